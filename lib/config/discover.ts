@@ -1,0 +1,87 @@
+import { dirname, join, resolve } from "node:path";
+import { McpxError } from "../errors.ts";
+
+/** Names searched in each directory from the working directory upward, in order. */
+export const PROJECT_NAMES = [".mcpx.json", ".mcpx/config.json", ".mcp.json"] as const;
+
+/** Where configuration lives, found without parsing any of it. */
+export interface ConfigLocation {
+  /** The file that defines the servers (and keys the daemon), or undefined when none exists. */
+  primary?: string;
+  /** Every configuration file found, farthest first and nearest last: the settings layers. */
+  layers: string[];
+  /** Every path looked at, in search order, for error messages. */
+  searched: string[];
+  /** Whether the primary file was named explicitly (MCPX_CONFIG or --config). */
+  explicit: boolean;
+}
+
+/** The user and system locations searched after the project ones. */
+export function globalCandidates(env: Readonly<Record<string, string>>): string[] {
+  const home = env.HOME ?? "";
+  const out: string[] = [];
+  if (env.XDG_CONFIG_HOME) out.push(join(env.XDG_CONFIG_HOME, "mcpx", "config.json"));
+  if (home) out.push(join(home, ".config", "mcpx", "config.json"), join(home, ".mcpx.json"));
+  out.push("/etc/mcpx/config.json");
+  return [...new Set(out)];
+}
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Finds the configuration: `explicit` (from MCPX_CONFIG or --config) wins outright; otherwise
+ * `.mcpx.json`, `.mcpx/config.json`, `.mcp.json` upward from `cwd`, then the user and system files.
+ * @throws {McpxError} CONFIG_NOT_FOUND when an explicitly named file does not exist.
+ */
+export function discoverConfig(
+  cwd: string,
+  env: Readonly<Record<string, string>>,
+  explicit?: string,
+): ConfigLocation {
+  if (explicit) {
+    const path = resolve(cwd, explicit);
+    if (!isFile(path)) {
+      throw new McpxError("CONFIG_NOT_FOUND", `Configuration file "${path}" does not exist`, {
+        hint: "Fix the path given by MCPX_CONFIG or --config, or unset it to search",
+      });
+    }
+    return { primary: path, layers: [path], searched: [path], explicit: true };
+  }
+  const searched: string[] = [];
+  const found: string[] = [];
+  const seen = new Set<string>();
+  const consider = (path: string) => {
+    searched.push(path);
+    if (!isFile(path)) return;
+    let real = path;
+    try {
+      real = Deno.realPathSync(path);
+    } catch { /* keep the path as given */ }
+    if (seen.has(real)) return;
+    seen.add(real);
+    found.push(path);
+  };
+  for (let dir = resolve(cwd);; dir = dirname(dir)) {
+    for (const name of PROJECT_NAMES) consider(join(dir, name));
+    if (dirname(dir) === dir) break;
+  }
+  for (const path of globalCandidates(env)) consider(path);
+  return { primary: found[0], layers: found.reverse(), searched, explicit: false };
+}
+
+/** The error for a command that needs a configuration when none was found. */
+export function noConfigError(location: ConfigLocation): McpxError {
+  return new McpxError(
+    "CONFIG_NOT_FOUND",
+    `No configuration found: looked for ${
+      PROJECT_NAMES.join(", ")
+    } from the working directory up, then ${location.searched.slice(-4).join(", ")}`,
+    { hint: "Create .mcpx.json with an mcpServers object, or set MCPX_CONFIG to a file" },
+  );
+}

@@ -1,0 +1,116 @@
+import { McpxError } from "../errors.ts";
+
+/** One entry of `mcpServers`, as other MCP hosts write it, plus mcpx's own block. */
+export interface ServerConfig {
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  type?: string;
+  headers?: Record<string, string>;
+  disabled?: boolean;
+  mcpx?: Record<string, unknown>;
+  [other: string]: unknown;
+}
+
+/** A parsed configuration file. */
+export interface McpxConfig {
+  path: string;
+  mcpServers: Record<string, ServerConfig>;
+  pool: Record<string, unknown>;
+  /** The whole top-level object, for the settings layer. */
+  data: Record<string, unknown>;
+}
+
+/** Line and column (both from 1) of a character offset. */
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let start = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text[i] === "\n") [line, start] = [line + 1, i + 1];
+  }
+  return { line, column: offset - start + 1 };
+}
+
+/**
+ * Parses JSONC text: comments and trailing commas allowed, string-literal aware.
+ * Plain JSON takes the fast path; only text that JSON rejects loads the JSONC parser.
+ * @throws {McpxError} CONFIG_INVALID naming the file, line and column.
+ */
+export async function parseJsonc(text: string, path: string): Promise<unknown> {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // Not plain JSON: comments, trailing commas, or a real mistake.
+  }
+  const { parse, printParseErrorCode } = await import("jsonc-parser");
+  const errors: { error: number; offset: number; length: number }[] = [];
+  const value = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length > 0) {
+    const first = errors[0];
+    const { line, column } = lineColumn(text, first.offset);
+    const what = printParseErrorCode(first.error as Parameters<typeof printParseErrorCode>[0])
+      .replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+    throw new McpxError(
+      "CONFIG_INVALID",
+      `Cannot parse ${path}: ${what} at line ${line}, column ${column}`,
+      { hint: "Fix the file; comments and trailing commas are allowed" },
+    );
+  }
+  return value;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+function checkServer(name: string, raw: unknown, path: string): ServerConfig {
+  const bad = (what: string) =>
+    new McpxError("CONFIG_INVALID", `Server "${name}" in ${path}: ${what}`);
+  if (!isObject(raw)) throw bad("expected an object");
+  const s = raw as ServerConfig;
+  if (s.command === undefined && s.url === undefined && s.aliasOf === undefined) {
+    throw bad(`needs "command" (a program to start) or "url" (a remote server)`);
+  }
+  if (s.command !== undefined && typeof s.command !== "string") {
+    throw bad(`"command" must be a string`);
+  }
+  if (s.url !== undefined && typeof s.url !== "string") throw bad(`"url" must be a string`);
+  if (
+    s.args !== undefined && !(Array.isArray(s.args) && s.args.every((a) => typeof a === "string"))
+  ) {
+    throw bad(`"args" must be an array of strings`);
+  }
+  for (const field of ["env", "headers"] as const) {
+    const v = s[field];
+    if (v !== undefined && !(isObject(v) && Object.values(v).every((x) => typeof x === "string"))) {
+      throw bad(`"${field}" must be an object of strings`);
+    }
+  }
+  if (s.mcpx !== undefined && !isObject(s.mcpx)) throw bad(`"mcpx" must be an object`);
+  return s;
+}
+
+/**
+ * Parses and checks a configuration file's bytes.
+ * @throws {McpxError} CONFIG_INVALID with the file and what is wrong.
+ */
+export async function loadConfig(path: string, bytes?: Uint8Array): Promise<McpxConfig> {
+  const text = new TextDecoder().decode(bytes ?? await Deno.readFile(path));
+  const data = await parseJsonc(text, path);
+  if (!isObject(data)) {
+    throw new McpxError("CONFIG_INVALID", `${path} must hold a JSON object`);
+  }
+  const servers = data.mcpServers ?? {};
+  if (!isObject(servers)) {
+    throw new McpxError("CONFIG_INVALID", `"mcpServers" in ${path} must be an object`);
+  }
+  const pool = data.pool ?? {};
+  if (!isObject(pool)) throw new McpxError("CONFIG_INVALID", `"pool" in ${path} must be an object`);
+  const mcpServers: Record<string, ServerConfig> = {};
+  for (const [name, raw] of Object.entries(servers)) {
+    mcpServers[name] = checkServer(name, raw, path);
+  }
+  return { path, mcpServers, pool, data };
+}

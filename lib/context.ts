@@ -1,0 +1,81 @@
+import { type ConfigLocation, discoverConfig, noConfigError } from "./config/discover.ts";
+import { type Fingerprint, fingerprintConfig } from "./config/fingerprint.ts";
+import type { Io } from "./io.ts";
+import { type DaemonPaths, daemonPaths } from "./paths.ts";
+import { type FlagValue, resolveSettings, type Settings } from "./settings/resolve.ts";
+
+/** What the daemon exposes to operations that run inside it. */
+export interface DaemonHandle {
+  readonly pid: number;
+  readonly startedAt: number;
+  readonly autostarted: boolean;
+  readonly socket: string;
+  readonly configPath: string;
+  readonly fingerprint: string;
+  /** Stops the daemon after the current answer is sent. */
+  requestStop(reason: string): void;
+}
+
+/**
+ * Everything an operation may need, computed lazily so that a cheap command pays for none of it:
+ * `boot` holds the settings readable without files; `settings()` adds the configuration files.
+ */
+export class Context {
+  readonly io: Io;
+  readonly flags: readonly FlagValue[];
+  readonly boot: Settings;
+  readonly daemon?: DaemonHandle;
+  #location?: ConfigLocation;
+  #fingerprint?: Promise<Fingerprint>;
+  #settings?: Promise<Settings>;
+
+  constructor(io: Io, flags: readonly FlagValue[] = [], daemon?: DaemonHandle) {
+    this.io = io;
+    this.flags = flags;
+    this.boot = resolveSettings({ env: io.env, flags });
+    this.daemon = daemon;
+  }
+
+  /** Whether output should be JSON. */
+  get json(): boolean {
+    return this.boot.get("output.json");
+  }
+
+  /** Where the configuration files are; nothing is parsed. */
+  location(): ConfigLocation {
+    return this.#location ??= discoverConfig(
+      this.io.cwd,
+      this.io.env,
+      this.boot.get("config") || undefined,
+    );
+  }
+
+  /** The primary configuration's fingerprint. @throws {McpxError} CONFIG_NOT_FOUND */
+  fingerprint(): Promise<Fingerprint> {
+    const primary = this.location().primary;
+    if (!primary) return Promise.reject(noConfigError(this.location()));
+    return this.#fingerprint ??= fingerprintConfig(primary);
+  }
+
+  /** The full settings, if something already asked for them. */
+  loadedSettings(): Promise<Settings> | undefined {
+    return this.#settings;
+  }
+
+  /** Every setting, with the configuration files read (farthest first, nearest last). */
+  settings(): Promise<Settings> {
+    return this.#settings ??= (async () => {
+      const { loadConfig } = await import("./config/load.ts");
+      const files = [];
+      for (const path of this.location().layers) {
+        files.push({ path, data: (await loadConfig(path)).data });
+      }
+      return resolveSettings({ env: this.io.env, files, flags: this.flags });
+    })();
+  }
+
+  /** The daemon's files for this configuration. */
+  async paths(): Promise<DaemonPaths> {
+    return daemonPaths(this.boot, this.io.env, (await this.fingerprint()).short);
+  }
+}

@@ -1,0 +1,61 @@
+import { join } from "node:path";
+import type { DaemonRecord } from "./server.ts";
+import { probe } from "./client.ts";
+
+/** A daemon record and whether its daemon answers. */
+export interface DaemonEntry extends DaemonRecord {
+  /** `running` answers on its socket; `stale` is a record whose daemon is gone. */
+  state: "running" | "stale";
+  uptimeMs: number | null;
+}
+
+/** Whether a process with this pid exists. */
+export function pidAlive(pid: number): boolean {
+  try {
+    Deno.kill(pid, "SIGCONT");
+    return true;
+  } catch (e) {
+    return !(e instanceof Deno.errors.NotFound);
+  }
+}
+
+/** Every daemon record under `<state>/daemons`, each checked against its socket. */
+export async function listDaemons(daemonsDir: string): Promise<DaemonEntry[]> {
+  const out: DaemonEntry[] = [];
+  let entries: Deno.DirEntry[] = [];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(daemonsDir));
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    if (!e.isFile || !e.name.endsWith(".json")) continue;
+    let rec: DaemonRecord;
+    try {
+      rec = JSON.parse(await Deno.readTextFile(join(daemonsDir, e.name)));
+    } catch {
+      continue; // being written, or not ours
+    }
+    let state: DaemonEntry["state"] = "stale";
+    try {
+      const h = await probe(rec.socket);
+      if (typeof h === "object" && h.pid === rec.pid) state = "running";
+    } catch { /* foreign or unreadable: not a running daemon of this record */ }
+    out.push({
+      ...rec,
+      state,
+      uptimeMs: state === "running" ? Date.now() - Date.parse(rec.startedAt) : null,
+    });
+  }
+  return out.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+}
+
+/** Waits until `pid` has exited, up to `ms`; returns whether it did. */
+export async function waitForExit(pid: number, ms: number): Promise<boolean> {
+  const deadline = performance.now() + ms;
+  while (performance.now() < deadline) {
+    if (!pidAlive(pid)) return true;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return !pidAlive(pid);
+}

@@ -1,0 +1,214 @@
+import { dirname } from "node:path";
+import { McpxError } from "../errors.ts";
+import { Context, type DaemonHandle } from "../context.ts";
+import { fingerprintConfig } from "../config/fingerprint.ts";
+import { loadConfig, type McpxConfig } from "../config/load.ts";
+import { JsonlLog, type Level } from "../log.ts";
+import { buildRouter } from "../surfaces/http.ts";
+import { OPERATIONS } from "../operations/mod.ts";
+import { probe } from "./client.ts";
+import { VERSION } from "../version.ts";
+
+/** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
+export interface DaemonRecord {
+  pid: number;
+  fingerprint: string;
+  config: string;
+  socket: string;
+  log: string;
+  startedAt: string;
+  autostarted: boolean;
+  version: string;
+}
+
+/** A running daemon's state, as operations inside it see it. */
+export interface RunningDaemon extends DaemonHandle {
+  readonly config: McpxConfig;
+  readonly idleExitMs: number;
+  lastActivity: number;
+  inflight: number;
+  readonly log: JsonlLog;
+}
+
+async function writeAtomic(path: string, text: string): Promise<void> {
+  const tmp = `${path}.${Deno.pid}.tmp`;
+  await Deno.writeTextFile(tmp, text, { mode: 0o600 });
+  await Deno.rename(tmp, path);
+}
+
+async function withLock<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  const file = await Deno.open(path, { create: true, write: true, mode: 0o600 });
+  try {
+    await file.lock(true);
+    return await fn();
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * Runs the daemon for the context's configuration until it is stopped, idles out (when
+ * auto-started), or its configuration changes (when auto-started). Resolves to an exit status.
+ */
+export async function runDaemon(ctx: Context, autostarted: boolean): Promise<number> {
+  const fp = await ctx.fingerprint();
+  const paths = await ctx.paths();
+  const reportStart = async (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    await Deno.mkdir(paths.dir, { recursive: true, mode: 0o700 }).catch(() => {});
+    await Deno.writeTextFile(paths.startError, message + "\n").catch(() => {});
+  };
+  let settings, config: McpxConfig;
+  try {
+    settings = await ctx.settings();
+    config = await loadConfig(fp.path, fp.bytes);
+    await Deno.mkdir(paths.dir, { recursive: true, mode: 0o700 });
+    await Deno.mkdir(dirname(paths.log), { recursive: true, mode: 0o700 });
+  } catch (e) {
+    await reportStart(e);
+    throw e;
+  }
+  const log = await JsonlLog.open(paths.log, settings.get("logging.level") as Level, {
+    pid: Deno.pid,
+  });
+  for (const w of settings.warnings) log.write("warn", "config.warning", w);
+
+  let server: Deno.HttpServer<Deno.UnixAddr> | undefined;
+  let stopReason = "";
+  let resolveStopped!: () => void;
+  const stopped = new Promise<void>((r) => (resolveStopped = r));
+  const state: RunningDaemon = {
+    pid: Deno.pid,
+    startedAt: Date.now(),
+    autostarted,
+    socket: paths.socket,
+    configPath: fp.path,
+    fingerprint: fp.hash,
+    config,
+    idleExitMs: settings.get("daemon.idleExit"),
+    lastActivity: Date.now(),
+    inflight: 0,
+    log,
+    requestStop(reason: string) {
+      if (stopReason) return;
+      stopReason = reason;
+      // Let the answer that asked for the stop leave before the listener closes.
+      setTimeout(resolveStopped, 0);
+    },
+  };
+  const route = buildRouter(OPERATIONS, () => new Context(ctx.io, ctx.flags, state));
+
+  try {
+    await withLock(paths.bindLock, async () => {
+      const existing = await probe(paths.socket);
+      if (typeof existing === "object") {
+        throw new McpxError(
+          "DAEMON_UNAVAILABLE",
+          `A daemon for ${existing.config} already runs (pid ${existing.pid}) on ${paths.socket}`,
+          { hint: "Use `mcpx stop` first, or just use the running one" },
+        );
+      }
+      if (existing === "stale") {
+        log.write(
+          "warn",
+          "daemon.stale_socket",
+          "Removing a stale socket left by a daemon that died",
+          {
+            socket: paths.socket,
+          },
+        );
+        await Deno.remove(paths.socket);
+      }
+      await Deno.mkdir(dirname(paths.socket), { recursive: true, mode: 0o700 }).catch(() => {});
+      try {
+        server = Deno.serve({
+          path: paths.socket,
+          onListen() {},
+          onError(error) {
+            log.write("error", "http.error", String(error));
+            return new Response("internal error", { status: 500 });
+          },
+        }, async (req) => {
+          state.lastActivity = Date.now();
+          state.inflight++;
+          try {
+            return await route(req);
+          } finally {
+            state.inflight--;
+            state.lastActivity = Date.now();
+          }
+        });
+      } catch (e) {
+        throw new McpxError(
+          "DAEMON_START_FAILED",
+          `Cannot listen on "${paths.socket}": ${(e as Error).message}`,
+          {
+            hint: "Set daemon.socket (MCPX_DAEMON_SOCKET) to a path in a writable directory",
+          },
+        );
+      }
+      await Deno.chmod(paths.socket, 0o600);
+      const record: DaemonRecord = {
+        pid: Deno.pid,
+        fingerprint: fp.hash,
+        config: fp.path,
+        socket: paths.socket,
+        log: paths.log,
+        startedAt: new Date(state.startedAt).toISOString(),
+        autostarted,
+        version: VERSION,
+      };
+      await writeAtomic(paths.record, JSON.stringify(record, null, 2) + "\n");
+    });
+  } catch (e) {
+    log.write("error", "daemon.start_failed", e instanceof Error ? e.message : String(e));
+    log.close();
+    await reportStart(e);
+    await server?.shutdown();
+    throw e;
+  }
+  log.write("info", "daemon.started", "Daemon listening", {
+    socket: paths.socket,
+    config: fp.path,
+    autostarted,
+    fallbackSocket: paths.socketFallback,
+  });
+
+  const onSignal = () => state.requestStop("signal");
+  Deno.addSignalListener("SIGTERM", onSignal);
+  Deno.addSignalListener("SIGINT", onSignal);
+  const tickMs = Math.min(
+    30_000,
+    Math.max(50, state.idleExitMs > 0 ? state.idleExitMs / 4 : 30_000),
+  );
+  const timer = setInterval(async () => {
+    if (!autostarted || state.inflight > 0) return;
+    if (state.idleExitMs > 0 && Date.now() - state.lastActivity >= state.idleExitMs) {
+      state.requestStop("idle");
+      return;
+    }
+    try {
+      if ((await fingerprintConfig(fp.path)).hash !== fp.hash) state.requestStop("config changed");
+    } catch {
+      state.requestStop("config removed");
+    }
+  }, tickMs);
+
+  await stopped;
+  clearInterval(timer);
+  Deno.removeSignalListener("SIGTERM", onSignal);
+  Deno.removeSignalListener("SIGINT", onSignal);
+  log.write("info", "daemon.stopping", `Daemon stopping: ${stopReason}`, { reason: stopReason });
+  await server!.shutdown();
+  // Only remove files that are still ours: a successor may already have replaced them.
+  try {
+    const rec = JSON.parse(await Deno.readTextFile(paths.record)) as DaemonRecord;
+    if (rec.pid === Deno.pid) {
+      await Deno.remove(paths.record).catch(() => {});
+      await Deno.remove(paths.socket).catch(() => {});
+    }
+  } catch { /* record already gone */ }
+  log.write("info", "daemon.stopped", "Daemon stopped", { reason: stopReason });
+  log.close();
+  return 0;
+}

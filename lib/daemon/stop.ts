@@ -1,0 +1,79 @@
+import { join } from "node:path";
+import type { Context } from "../context.ts";
+import { stateDir } from "../paths.ts";
+import { probe } from "./client.ts";
+import { type DaemonEntry, listDaemons, pidAlive, waitForExit } from "./records.ts";
+
+/** Whether `pid` still looks like an mcpx daemon (guards against a reused pid). */
+function looksLikeDaemon(pid: number): boolean {
+  try {
+    const argv = Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0");
+    return argv.includes("daemon");
+  } catch {
+    return false;
+  }
+}
+
+async function stopOne(
+  entry: DaemonEntry,
+): Promise<{ pid: number; config: string; forced: boolean }> {
+  if (entry.state === "running") {
+    const client = Deno.createHttpClient({ proxy: { transport: "unix", path: entry.socket } });
+    try {
+      const res = await fetch("http://mcpx/v1/stop", { method: "POST", client, body: "{}" });
+      await res.body?.cancel();
+    } catch {
+      /* it may close the connection as it goes */
+    } finally {
+      client.close();
+    }
+    if (await waitForExit(entry.pid, 5000)) {
+      return { pid: entry.pid, config: entry.config, forced: false };
+    }
+  }
+  // Still alive: its process group holds its servers, so end the whole group.
+  for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+    if (!pidAlive(entry.pid) || !looksLikeDaemon(entry.pid)) break;
+    try {
+      Deno.kill(-entry.pid, signal);
+    } catch {
+      try {
+        Deno.kill(entry.pid, signal);
+      } catch { /* gone */ }
+    }
+    if (await waitForExit(entry.pid, 2000)) break;
+  }
+  return { pid: entry.pid, config: entry.config, forced: true };
+}
+
+async function removeStale(entry: DaemonEntry, dir: string): Promise<void> {
+  await Deno.remove(join(dir, `${entry.fingerprint.slice(0, 16)}.json`)).catch(() => {});
+  if ((await probe(entry.socket).catch(() => "foreign")) === "stale") {
+    await Deno.remove(entry.socket).catch(() => {});
+  }
+}
+
+/** Stops this configuration's daemon, or every daemon recorded under the state directory. */
+export async function stopDaemons(
+  ctx: Context,
+  all: boolean,
+): Promise<{ stopped: { pid: number; config: string; forced: boolean }[]; stale: string[] }> {
+  const dir = join(stateDir(ctx.boot, ctx.io.env), "daemons");
+  let entries = await listDaemons(dir);
+  if (!all) {
+    const fp = await ctx.fingerprint();
+    entries = entries.filter((e) => e.fingerprint === fp.hash);
+  }
+  const stopped = [];
+  const stale: string[] = [];
+  for (const entry of entries) {
+    if (entry.state === "stale" && !(pidAlive(entry.pid) && looksLikeDaemon(entry.pid))) {
+      stale.push(entry.config);
+      await removeStale(entry, dir);
+      continue;
+    }
+    stopped.push(await stopOne(entry));
+    await removeStale(entry, dir);
+  }
+  return { stopped, stale };
+}

@@ -1,0 +1,75 @@
+/**
+ * The one error table: every failure mcpx reports has a code, and each code says
+ * which exit status the CLI uses, which HTTP status `/v1` answers with, and
+ * (optionally) a hint telling the user how to fix it.
+ */
+export const ERRORS = {
+  INTERNAL: { exit: 1, http: 500, hint: "This is a bug in mcpx; please report it" },
+  USAGE: { exit: 2, http: 400, hint: "" },
+  CONFIG_NOT_FOUND: { exit: 3, http: 404, hint: "" },
+  CONFIG_INVALID: { exit: 3, http: 422, hint: "" },
+  SETTING_INVALID: { exit: 3, http: 422, hint: "Run `mcpx config --schema` for every setting" },
+  DAEMON_UNAVAILABLE: { exit: 4, http: 503, hint: "" },
+  DAEMON_START_FAILED: { exit: 4, http: 503, hint: "" },
+  SOCKET_FOREIGN: { exit: 4, http: 409, hint: "" },
+  NOT_FOUND: { exit: 5, http: 404, hint: "" },
+} as const satisfies Record<string, { exit: number; http: number; hint: string }>;
+
+/** A code from {@linkcode ERRORS}. */
+export type ErrorCode = keyof typeof ERRORS;
+
+/** A failure mcpx reports to a user: classified where it happens, never by message text. */
+export class McpxError extends Error {
+  override name = "McpxError";
+  readonly code: ErrorCode;
+  readonly hint: string;
+  readonly data: unknown;
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options?: ErrorOptions & { hint?: string; data?: unknown },
+  ) {
+    super(message, options);
+    this.code = code;
+    this.hint = options?.hint ?? ERRORS[code].hint;
+    this.data = options?.data;
+  }
+}
+
+/** Whether `code` names an entry of the error table. */
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === "string" && Object.hasOwn(ERRORS, code);
+}
+
+/** The body of an `application/problem+json` answer for an error. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  code: ErrorCode;
+  detail: string;
+  hint?: string;
+}
+
+/** Turns any thrown value into the problem document `/v1` answers with. */
+export function toProblem(error: unknown): Problem {
+  const e = error instanceof McpxError
+    ? error
+    : new McpxError("INTERNAL", error instanceof Error ? error.message : String(error));
+  return {
+    type: `https://mcpx.dev/errors/${e.code.toLowerCase().replaceAll("_", "-")}`,
+    title: e.code,
+    status: ERRORS[e.code].http,
+    code: e.code,
+    detail: e.message,
+    ...(e.hint ? { hint: e.hint } : {}),
+  };
+}
+
+/** Rebuilds the error a problem document describes, on the client side of `/v1`. */
+export function fromProblem(problem: Partial<Problem>, status: number): McpxError {
+  const code = isErrorCode(problem.code) ? problem.code : "INTERNAL";
+  return new McpxError(code, problem.detail ?? `The daemon answered HTTP ${status}`, {
+    hint: problem.hint,
+  });
+}

@@ -1,0 +1,48 @@
+/** What a command may touch of the outside world; tests pass their own. */
+export interface Io {
+  /** Writes to standard output. */
+  out(text: string): void;
+  /** Writes to standard error. */
+  err(text: string): void;
+  /** The environment the command sees. Only the settings module reads it. */
+  readonly env: Readonly<Record<string, string>>;
+  /** The working directory the command resolves relative paths against. */
+  readonly cwd: string;
+  /** Whether standard output is a terminal. */
+  readonly isTerminal: boolean;
+}
+
+const encoder = new TextEncoder();
+
+/** The process's own standard streams, environment and working directory. */
+export function realIo(): Io {
+  return {
+    out: (text) => writeAll(Deno.stdout, text),
+    err: (text) => writeAll(Deno.stderr, text),
+    env: Deno.env.toObject(),
+    cwd: Deno.cwd(),
+    isTerminal: Deno.stdout.isTerminal(),
+  };
+}
+
+function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): void {
+  let bytes = encoder.encode(text);
+  while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
+}
+
+/** An {@linkcode Io} that records what was written, for tests and in-process calls. */
+export function captureIo(
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Io & { stdout: () => string; stderr: () => string } {
+  let out = "";
+  let err = "";
+  return {
+    out: (text) => void (out += text),
+    err: (text) => void (err += text),
+    env: options.env ?? {},
+    cwd: options.cwd ?? Deno.cwd(),
+    isTerminal: false,
+    stdout: () => out,
+    stderr: () => err,
+  };
+}

@@ -1,0 +1,40 @@
+/** Levels in increasing severity. */
+export const LEVELS = ["debug", "info", "warn", "error"] as const;
+/** A log level. */
+export type Level = (typeof LEVELS)[number];
+
+/** Appends JSON-lines records to one file; the record of truth later indexes read. */
+export class JsonlLog {
+  readonly #file: Deno.FsFile;
+  readonly #min: number;
+  readonly #base: Record<string, unknown>;
+  readonly #encoder = new TextEncoder();
+
+  private constructor(file: Deno.FsFile, min: Level, base: Record<string, unknown>) {
+    this.#file = file;
+    this.#min = LEVELS.indexOf(min);
+    this.#base = base;
+  }
+
+  /** Opens (creating) the log at `path` for appending. */
+  static async open(
+    path: string,
+    min: Level,
+    base: Record<string, unknown> = {},
+  ): Promise<JsonlLog> {
+    const file = await Deno.open(path, { append: true, create: true, mode: 0o600 });
+    return new JsonlLog(file, min, base);
+  }
+
+  /** Writes one record if `level` is at or above the minimum. */
+  write(level: Level, event: string, msg: string, attrs: Record<string, unknown> = {}): void {
+    if (LEVELS.indexOf(level) < this.#min) return;
+    const record = { ts: new Date().toISOString(), level, event, msg, ...this.#base, ...attrs };
+    this.#file.writeSync(this.#encoder.encode(JSON.stringify(record) + "\n"));
+  }
+
+  /** Closes the file. */
+  close(): void {
+    this.#file.close();
+  }
+}

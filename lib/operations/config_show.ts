@@ -1,0 +1,106 @@
+import { defineOperation } from "./define.ts";
+import { envName, flagName, isPlumbing, SETTINGS, type SettingSpec } from "../settings/table.ts";
+import { renderTable } from "../table.ts";
+import type { ResolvedSetting } from "../settings/resolve.ts";
+
+interface ConfigShowOutput {
+  config: { primary: string | null; layers: string[] };
+  settings?: (ResolvedSetting & { plumbing: boolean })[];
+  schema?: {
+    key: string;
+    type: string;
+    default: string;
+    env: string[];
+    flag: string;
+    fileReadable: boolean;
+    values?: readonly string[];
+    doc: string;
+    detail?: string;
+    plumbing: boolean;
+  }[];
+  warnings: string[];
+}
+
+const show = (v: unknown) => (typeof v === "string" ? (v === "" ? '""' : v) : JSON.stringify(v));
+
+/** `mcpx config`: resolved settings and where each came from, or the schema of them all. */
+export const configShow = defineOperation<
+  { schema?: boolean; plumbing?: boolean },
+  ConfigShowOutput
+>({
+  id: "config.show",
+  summary: "Show every setting's value and where it came from",
+  description:
+    "Settings resolve defaults, then configuration files (nearest last), then MCPX_* variables, then flags. Each value says what it overrode.",
+  params: [
+    { name: "schema", type: "boolean", doc: "Print the declaration of every setting instead" },
+    { name: "plumbing", type: "boolean", doc: "Include internal plumbing.* switches" },
+  ],
+  cli: { command: ["config"] },
+  http: { method: "GET", path: "/v1/config" },
+  mcp: { expose: true, readOnly: true },
+  where: "local",
+  output: (z) =>
+    z.object({
+      config: z.object({ primary: z.string().nullable(), layers: z.array(z.string()) }),
+      settings: z.array(z.object({ key: z.string(), value: z.unknown() }).loose()).optional(),
+      schema: z.array(z.object({ key: z.string(), type: z.string() }).loose()).optional(),
+      warnings: z.array(z.string()),
+    }),
+  async run(input, ctx) {
+    const location = ctx.location();
+    const config = { primary: location.primary ?? null, layers: location.layers };
+    const keep = (key: string) => input.plumbing || !isPlumbing(key);
+    if (input.schema) {
+      const schema = Object.entries(SETTINGS as Record<string, SettingSpec>).filter(([k]) =>
+        keep(k)
+      )
+        .map(([key, s]) => ({
+          key,
+          type: s.type,
+          default: s.default,
+          env: [envName(key), ...(s.envAliases ?? [])],
+          flag: flagName(key),
+          fileReadable: !s.early,
+          ...(s.values ? { values: s.values } : {}),
+          doc: s.doc,
+          ...(s.detail ? { detail: s.detail } : {}),
+          plumbing: isPlumbing(key),
+        }));
+      return { config, schema, warnings: [] };
+    }
+    const settings = await ctx.settings();
+    return {
+      config,
+      settings: settings.all().filter((s) => keep(s.key)).map((s) => ({
+        ...s,
+        plumbing: isPlumbing(s.key),
+      })),
+      warnings: [...settings.warnings],
+    };
+  },
+  render(out) {
+    if (out.schema) {
+      return out.schema.map((s) =>
+        `${s.key} (${s.type}${s.values ? `: ${s.values.join("|")}` : ""}, default ${
+          show(s.default)
+        })\n` +
+        `  ${s.doc}\n  ${
+          [s.fileReadable ? `file: ${s.key}` : "", `env: ${s.env.join(", ")}`, `flag: ${s.flag}`]
+            .filter(Boolean).join("  ")
+        }\n` + (s.detail ? `  ${s.detail}\n` : "")
+      ).join("\n");
+    }
+    const rows = out.settings!.map((s) => [
+      s.key,
+      show(s.text),
+      s.source.kind === "default" ? "default" : `${s.source.kind} ${s.source.where}`,
+      s.overrode.map((o) =>
+        `${show(o.text)} (${o.source.kind === "default" ? "default" : o.source.where})`
+      )
+        .join(", "),
+    ]);
+    const head = `config: ${out.config.primary ?? "(none found)"}\n`;
+    return head + renderTable(["SETTING", "VALUE", "SOURCE", "OVERRODE"], rows);
+  },
+});

@@ -1,0 +1,237 @@
+import { McpxError } from "../errors.ts";
+import { defineOperation } from "./define.ts";
+import { formatDuration } from "../duration.ts";
+import { renderTable } from "../table.ts";
+import { VERSION } from "../version.ts";
+import type { RunningDaemon } from "../daemon/server.ts";
+import type { Health } from "../daemon/client.ts";
+import type { DaemonEntry } from "../daemon/records.ts";
+import type { Context } from "../context.ts";
+
+function running(ctx: Context): RunningDaemon {
+  if (!ctx.daemon) throw new McpxError("INTERNAL", "This operation runs inside the daemon");
+  return ctx.daemon as RunningDaemon;
+}
+
+/** `mcpx daemon`: run the daemon for this configuration in the foreground. */
+export const daemonRun = defineOperation<Record<string, never>, { exitCode: number }>({
+  id: "daemon.run",
+  summary: "Run the daemon for this configuration in the foreground",
+  description:
+    "A daemon started this way never exits on idle. Commands start one on demand (detached), so running it by hand is only needed under a supervisor.",
+  params: [],
+  cli: { command: ["daemon"] },
+  http: { none: "it is the daemon that serves /v1" },
+  mcp: { expose: false },
+  where: "local",
+  output: (z) => z.object({ exitCode: z.number() }),
+  async run(_input, ctx) {
+    const { runDaemon } = await import("../daemon/server.ts");
+    return { exitCode: await runDaemon(ctx, ctx.io.env.MCPX_DAEMON_CHILD === "1") };
+  },
+  render: () => "",
+});
+
+/** `mcpx start`: make sure a daemon runs for this configuration, starting it detached. */
+export const daemonStart = defineOperation<Record<string, never>, Health>({
+  id: "daemon.start",
+  summary: "Start the daemon for this configuration in the background, if it is not running",
+  params: [],
+  cli: { command: ["start"] },
+  http: { none: "a daemon that answers /v1 has already started" },
+  mcp: { expose: false },
+  where: "local",
+  output: (z) => z.object({ pid: z.number(), socket: z.string() }).loose(),
+  async run(_input, ctx) {
+    const { connectDaemon } = await import("../daemon/client.ts");
+    const conn = (await connectDaemon(ctx, { start: true }))!;
+    conn.close();
+    return conn.health;
+  },
+  render: (h) => `daemon ${h.pid} on ${h.socket}\n`,
+});
+
+/** `mcpx health`: the daemon's identity, starting it if needed. */
+export const health = defineOperation<Record<string, never>, Health>({
+  id: "daemon.health",
+  summary: "Check that the daemon answers, starting it if needed",
+  params: [],
+  cli: { command: ["health"] },
+  http: { method: "GET", path: "/v1/health" },
+  mcp: { expose: true, readOnly: true },
+  where: { daemon: "start" },
+  output: (z) =>
+    z.object({
+      service: z.literal("mcpx"),
+      version: z.string(),
+      pid: z.number(),
+      fingerprint: z.string(),
+      config: z.string(),
+      socket: z.string(),
+      startedAt: z.string(),
+      uptimeMs: z.number(),
+      autostarted: z.boolean(),
+    }),
+  run(_input, ctx) {
+    const d = running(ctx);
+    return Promise.resolve({
+      service: "mcpx",
+      version: VERSION,
+      pid: d.pid,
+      fingerprint: d.fingerprint,
+      config: d.configPath,
+      socket: d.socket,
+      startedAt: new Date(d.startedAt).toISOString(),
+      uptimeMs: Date.now() - d.startedAt,
+      autostarted: d.autostarted,
+    });
+  },
+  render: (h) => `ok: daemon ${h.pid}, up ${formatDuration(h.uptimeMs)}, config ${h.config}\n`,
+});
+
+interface StatusOutput {
+  running: boolean;
+  config: string;
+  socket: string;
+  pid?: number;
+  uptimeMs?: number;
+  autostarted?: boolean;
+  idleExitMs?: number;
+  servers: { namespace: string; transport: string; live: number; state: string }[];
+}
+
+/** `mcpx status`: the daemon and the server processes it holds. */
+export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>({
+  id: "daemon.status",
+  summary: "Show the daemon and the server processes it holds",
+  description: "Does not start a daemon: with none running it says so.",
+  params: [],
+  cli: { command: ["status"] },
+  http: { method: "GET", path: "/v1/status" },
+  mcp: { expose: true, readOnly: true },
+  where: { daemon: "running" },
+  output: (z) =>
+    z.object({
+      running: z.boolean(),
+      config: z.string(),
+      socket: z.string(),
+      pid: z.number().optional(),
+      uptimeMs: z.number().optional(),
+      autostarted: z.boolean().optional(),
+      idleExitMs: z.number().optional(),
+      servers: z.array(
+        z.object({
+          namespace: z.string(),
+          transport: z.string(),
+          live: z.number(),
+          state: z.string(),
+        }),
+      ),
+    }),
+  run(_input, ctx) {
+    const d = running(ctx);
+    return Promise.resolve({
+      running: true,
+      config: d.configPath,
+      socket: d.socket,
+      pid: d.pid,
+      uptimeMs: Date.now() - d.startedAt,
+      autostarted: d.autostarted,
+      idleExitMs: d.idleExitMs,
+      servers: Object.entries(d.config.mcpServers).map(([name, s]) => ({
+        namespace: name,
+        transport: s.url ? "http" : "stdio",
+        live: 0,
+        state: s.disabled ? "disabled" : "idle",
+      })),
+    });
+  },
+  async offline(_input, ctx) {
+    const fp = await ctx.fingerprint();
+    return { running: false, config: fp.path, socket: (await ctx.paths()).socket, servers: [] };
+  },
+  render(s) {
+    if (!s.running) return `no daemon running for ${s.config}\n`;
+    const head = `daemon ${s.pid}  up ${formatDuration(s.uptimeMs!)}  ${
+      s.autostarted ? "auto-started" : "started by hand"
+    }  config ${s.config}\n`;
+    if (s.servers.length === 0) return head + "no servers configured\n";
+    return head + "\n" +
+      renderTable(
+        ["NAMESPACE", "TRANSPORT", "LIVE", "STATE"],
+        s.servers.map((r) => [r.namespace, r.transport, String(r.live), r.state]),
+      );
+  },
+});
+
+interface StopOutput {
+  stopped: { pid: number; config: string; forced: boolean }[];
+  stale: string[];
+}
+
+/** `mcpx stop [--all]`: stop this configuration's daemon, or every daemon. */
+export const daemonStop = defineOperation<{ all?: boolean }, StopOutput>({
+  id: "daemon.stop",
+  summary: "Stop this configuration's daemon, or every daemon with --all",
+  description: "Server processes go with the daemon. Stopping what is not running is not an error.",
+  params: [{ name: "all", type: "boolean", doc: "Stop every mcpx daemon of this user" }],
+  cli: { command: ["stop"] },
+  http: { method: "POST", path: "/v1/stop" },
+  mcp: { expose: true, destructive: true },
+  where: "local",
+  output: (z) =>
+    z.object({
+      stopped: z.array(z.object({ pid: z.number(), config: z.string(), forced: z.boolean() })),
+      stale: z.array(z.string()),
+    }),
+  async run(input, ctx) {
+    if (ctx.daemon && !input.all) {
+      ctx.daemon.requestStop("stop requested");
+      return {
+        stopped: [{ pid: ctx.daemon.pid, config: ctx.daemon.configPath, forced: false }],
+        stale: [],
+      };
+    }
+    const { stopDaemons } = await import("../daemon/stop.ts");
+    return await stopDaemons(ctx, input.all ?? false);
+  },
+  render(out) {
+    const lines = out.stopped.map((s) =>
+      `stopped daemon ${s.pid}${s.forced ? " (killed)" : ""} for ${s.config}`
+    );
+    if (out.stale.length) lines.push(`removed ${out.stale.length} stale record(s)`);
+    return (lines.length ? lines.join("\n") : "no daemon was running") + "\n";
+  },
+});
+
+/** `mcpx daemons`: every daemon of this user, one per configuration. */
+export const daemonsList = defineOperation<Record<string, never>, { daemons: DaemonEntry[] }>({
+  id: "daemons.list",
+  summary: "List every mcpx daemon of this user, one per configuration",
+  params: [],
+  cli: { command: ["daemons"] },
+  http: { method: "GET", path: "/v1/daemons" },
+  mcp: { expose: true, readOnly: true },
+  where: "local",
+  output: (z) =>
+    z.object({ daemons: z.array(z.object({ pid: z.number(), state: z.string() }).loose()) }),
+  async run(_input, ctx) {
+    const { listDaemons } = await import("../daemon/records.ts");
+    const { stateDir } = await import("../paths.ts");
+    return { daemons: await listDaemons(`${stateDir(ctx.boot, ctx.io.env)}/daemons`) };
+  },
+  render(out) {
+    if (out.daemons.length === 0) return "no daemons\n";
+    return renderTable(
+      ["PID", "STATE", "UPTIME", "STARTED", "CONFIG", "SOCKET"],
+      out.daemons.map((d) => [
+        String(d.pid),
+        d.state,
+        d.uptimeMs === null ? "-" : formatDuration(d.uptimeMs),
+        d.autostarted ? "auto" : "by hand",
+        d.config,
+        d.socket,
+      ]),
+    );
+  },
+});

@@ -1,0 +1,65 @@
+import type { z } from "zod";
+import type { Context } from "../context.ts";
+
+/** The kinds of value an operation parameter takes. */
+export type ParamType = "string" | "boolean" | "integer" | "enum";
+
+/** One input of an operation: a CLI flag or positional, a query or body field, an MCP argument. */
+export interface ParamSpec {
+  /** camelCase; the flag is its kebab-case form. */
+  readonly name: string;
+  readonly type: ParamType;
+  readonly doc: string;
+  readonly positional?: boolean;
+  readonly required?: boolean;
+  readonly values?: readonly string[];
+  readonly short?: string;
+}
+
+/** The zod namespace, handed to schema builders so operation modules never import zod. */
+export type Zod = typeof z;
+
+/** An operation: declared once, rendered as a command, a `/v1` route and an MCP tool. */
+export interface Operation<I = Record<string, unknown>, O = unknown> {
+  /** `noun.verb`. */
+  readonly id: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly params: readonly ParamSpec[];
+  /** The command words; every operation has a command. */
+  readonly cli: { readonly command: readonly string[] };
+  /** The route, or why there is none. */
+  readonly http: { readonly method: "GET" | "POST"; readonly path: string } | {
+    readonly none: string;
+  };
+  /** MCP exposure and the annotations a client can scope on. */
+  readonly mcp: {
+    readonly expose: boolean;
+    readonly readOnly?: boolean;
+    readonly destructive?: boolean;
+  };
+  /**
+   * Where `run` executes when called from the CLI: `local` in the command's own process;
+   * `daemon` over `/v1`, starting the daemon on demand (`start`) or only if it runs (`running`).
+   */
+  readonly where: "local" | { readonly daemon: "start" | "running" };
+  /** The answer's shape, built from the zod namespace it is handed. */
+  readonly output: (z: Zod) => z.ZodType;
+  readonly run: (input: I, ctx: Context) => Promise<O>;
+  /** For `where.daemon === "running"`: the answer when no daemon runs. */
+  readonly offline?: (input: I, ctx: Context) => Promise<O>;
+  /** The human form; without it the output prints as JSON. */
+  readonly render?: (output: O, ctx: Context) => string;
+}
+
+/** Declares an operation; typed identity, so declarations stay plain data plus functions. */
+export function defineOperation<I = Record<string, unknown>, O = unknown>(
+  op: Operation<I, O>,
+): Operation<I, O> {
+  return op;
+}
+
+/** kebab-case flag for a camelCase parameter name. */
+export function paramFlag(name: string): string {
+  return "--" + name.replace(/([a-z0-9])([A-Z])/g, "$1-$2").toLowerCase();
+}

@@ -1,0 +1,25 @@
+import type { Operation } from "./define.ts";
+import { configShow } from "./config_show.ts";
+import {
+  daemonRun,
+  daemonsList,
+  daemonStart,
+  daemonStatus,
+  daemonStop,
+  health,
+} from "./daemon_ops.ts";
+import { agentsMd, completion, version } from "./misc_ops.ts";
+
+/** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
+export const OPERATIONS: readonly Operation[] = [
+  daemonStatus,
+  daemonStart,
+  daemonStop,
+  daemonsList,
+  daemonRun,
+  health,
+  configShow,
+  completion,
+  agentsMd,
+  version,
+] as unknown as readonly Operation[];

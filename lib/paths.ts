@@ -1,0 +1,75 @@
+import { join } from "node:path";
+import type { Settings } from "./settings/resolve.ts";
+
+/** The state directory: `paths.state`, else `$XDG_STATE_HOME/mcpx`, else `~/.local/state/mcpx`. */
+export function stateDir(settings: Settings, env: Readonly<Record<string, string>>): string {
+  const set = settings.get("paths.state");
+  if (set) return set;
+  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, "mcpx");
+  return join(env.HOME ?? "/tmp", ".local", "state", "mcpx");
+}
+
+/** The cache directory: `paths.cache`, else `$XDG_CACHE_HOME/mcpx`, else `~/.cache/mcpx`. */
+export function cacheDir(settings: Settings, env: Readonly<Record<string, string>>): string {
+  const set = settings.get("paths.cache");
+  if (set) return set;
+  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, "mcpx");
+  return join(env.HOME ?? "/tmp", ".cache", "mcpx");
+}
+
+/** Every file that belongs to the daemon of one configuration. */
+export interface DaemonPaths {
+  /** `<state>/daemons`. */
+  dir: string;
+  /** The JSON record a running daemon keeps (pid, socket, config). */
+  record: string;
+  /** Held by a command while it starts a daemon, so concurrent first commands start one. */
+  spawnLock: string;
+  /** Held by a daemon while it checks for and binds its socket. */
+  bindLock: string;
+  /** The unix socket. */
+  socket: string;
+  /** Whether the socket had to fall back to the short hashed path. */
+  socketFallback: boolean;
+  /** The daemon's JSON-lines log. */
+  log: string;
+  /** Where a detached daemon writes why it could not start, for the command waiting on it. */
+  startError: string;
+}
+
+function shortHash(text: string): string {
+  // FNV-1a, 64-bit: enough to tell socket paths apart, and synchronous.
+  let h = 0xcbf29ce484222325n;
+  for (const byte of new TextEncoder().encode(text)) {
+    h ^= BigInt(byte);
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return h.toString(16).padStart(16, "0").slice(0, 12);
+}
+
+/** Derives the daemon's files for one configuration fingerprint. */
+export function daemonPaths(
+  settings: Settings,
+  env: Readonly<Record<string, string>>,
+  short: string,
+): DaemonPaths {
+  const dir = join(stateDir(settings, env), "daemons");
+  let socket = settings.get("daemon.socket") || join(dir, `${short}.sock`);
+  let socketFallback = false;
+  const max = settings.get("plumbing.sunPathMax");
+  if (new TextEncoder().encode(socket).length > max) {
+    const tmp = env.TMPDIR || "/tmp";
+    socket = join(tmp, `mcpx-${Deno.uid() ?? "u"}`, `${shortHash(socket)}.sock`);
+    socketFallback = true;
+  }
+  return {
+    dir,
+    record: join(dir, `${short}.json`),
+    spawnLock: join(dir, `${short}.spawn.lock`),
+    bindLock: join(dir, `${short}.bind.lock`),
+    socket,
+    socketFallback,
+    log: join(stateDir(settings, env), "logs", `daemon-${short}.jsonl`),
+    startError: join(dir, `${short}.start-error`),
+  };
+}

@@ -1,0 +1,115 @@
+/** The kinds of value a setting holds. */
+export type SettingType = "string" | "path" | "boolean" | "integer" | "duration" | "enum";
+
+/** One knob, declared once; its file path, variable and flag are derived from the key. */
+export interface SettingSpec {
+  readonly type: SettingType;
+  /** The default, written as a user would type it; it goes through the same parser as overrides. */
+  readonly default: string;
+  /** One sentence: what the setting controls. */
+  readonly doc: string;
+  /** A paragraph: when and why to change it. */
+  readonly detail?: string;
+  /** For `enum`: the accepted values. */
+  readonly values?: readonly string[];
+  /** Other environment spellings accepted for the same setting (each is one more spelling). */
+  readonly envAliases?: readonly string[];
+  /** The flag, when it is not the derived `--a-b` spelling. */
+  readonly flag?: string;
+  /** Settings needed before configuration files are found are read from variables and flags only. */
+  readonly early?: boolean;
+}
+
+/** Every setting mcpx has. Keys are dotted paths in a configuration file. */
+export const SETTINGS = {
+  "config": {
+    type: "path",
+    default: "",
+    doc: "Configuration file to load instead of searching for one",
+    detail:
+      "When empty, mcpx searches .mcpx.json, .mcpx/config.json and .mcp.json upward from the working directory, then the user and system locations. Read before any file, so it comes from the environment or a flag only.",
+    early: true,
+  },
+  "output.json": {
+    type: "boolean",
+    default: "false",
+    doc: "Print machine-readable JSON instead of tables",
+    detail: "Every command honours it. Agents should parse this form, never the tables.",
+    flag: "--json",
+    early: true,
+  },
+  "paths.state": {
+    type: "path",
+    default: "",
+    doc: "Directory for daemon sockets, records and logs",
+    detail: "Empty means $XDG_STATE_HOME/mcpx, else ~/.local/state/mcpx.",
+    early: true,
+  },
+  "paths.cache": {
+    type: "path",
+    default: "",
+    doc: "Directory for the schema cache",
+    detail: "Empty means $XDG_CACHE_HOME/mcpx, else ~/.cache/mcpx.",
+    early: true,
+  },
+  "daemon.socket": {
+    type: "path",
+    default: "",
+    doc: "Unix socket the daemon listens on, overriding the derived per-config path",
+    detail:
+      "Empty derives <state>/daemons/<fingerprint>.sock, falling back to a short hashed path under $TMPDIR when that is longer than a socket path may be.",
+    early: true,
+  },
+  "daemon.idleExit": {
+    type: "duration",
+    default: "4h",
+    doc: "How long an auto-started daemon waits with no requests before it exits",
+    detail:
+      "A daemon started deliberately with `mcpx daemon` or `mcpx start` never exits on idle. 0 disables idle exit.",
+  },
+  "daemon.startTimeout": {
+    type: "duration",
+    default: "10s",
+    doc: "How long a command waits for a daemon it started to answer",
+    early: true,
+  },
+  "logging.level": {
+    type: "enum",
+    values: ["debug", "info", "warn", "error"],
+    default: "info",
+    doc: "Lowest level the daemon writes to its log",
+  },
+  "logging.trace": {
+    type: "boolean",
+    default: "false",
+    doc: "Log one line per tool call naming the server instance that served it",
+    envAliases: ["MCPX_TRACE"],
+  },
+  "plumbing.sunPathMax": {
+    type: "integer",
+    default: "107",
+    doc: "Longest socket path, in bytes, before the short hashed fallback path is used",
+    detail:
+      "Linux allows 107 bytes and macOS 103. Lowering it forces the fallback, which tests use.",
+  },
+} as const satisfies Record<string, SettingSpec>;
+
+/** A setting's dotted key. */
+export type SettingKey = keyof typeof SETTINGS;
+
+/** The derived environment variable: `daemon.idleExit` → `MCPX_DAEMON_IDLE_EXIT`. */
+export function envName(key: string): string {
+  return "MCPX_" + key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replaceAll(".", "_").toUpperCase();
+}
+
+/** The derived flag: `daemon.idleExit` → `--daemon-idle-exit`. */
+export function flagName(key: string): string {
+  const spec = (SETTINGS as Record<string, SettingSpec>)[key];
+  if (spec?.flag) return spec.flag;
+  return "--" + key.replace(/([a-z0-9])([A-Z])/g, "$1-$2").replaceAll(".", "-").toLowerCase();
+}
+
+/** Whether a setting is an internal switch, hidden from help and completion. */
+export function isPlumbing(key: string): boolean {
+  return key.startsWith("plumbing.");
+}

@@ -1,0 +1,250 @@
+import { ERRORS, McpxError } from "../errors.ts";
+import { Context } from "../context.ts";
+import type { Io } from "../io.ts";
+import type { Operation, ParamSpec } from "../operations/define.ts";
+import { paramFlag } from "../operations/define.ts";
+import { OPERATIONS } from "../operations/mod.ts";
+import type { FlagValue } from "../settings/resolve.ts";
+import { flagName, SETTINGS, type SettingSpec } from "../settings/table.ts";
+import { didYouMean } from "../near.ts";
+import { commandHelp, mainHelp } from "./help.ts";
+
+/** What the command line asked for. */
+export interface ParsedArgs {
+  op?: Operation;
+  input: Record<string, unknown>;
+  flags: FlagValue[];
+  help: boolean;
+}
+
+const SETTING_FLAGS = new Map<string, string>(
+  Object.keys(SETTINGS).map((key) => [flagName(key), key]),
+);
+const SPECS = SETTINGS as Record<string, SettingSpec>;
+
+function usageError(message: string, op?: Operation): McpxError {
+  return new McpxError("USAGE", message, {
+    hint: `Run \`mcpx ${op ? op.cli.command.join(" ") + " " : ""}--help\``,
+  });
+}
+
+function parseParam(op: Operation, p: ParamSpec, text: string, shown: string): unknown {
+  if (p.type === "integer") {
+    if (!/^-?\d+$/.test(text)) throw usageError(`${shown} takes a whole number, not "${text}"`, op);
+    return Number(text);
+  }
+  if (p.type === "boolean") {
+    if (!["true", "false"].includes(text)) {
+      throw usageError(`${shown} takes true or false, not "${text}"`, op);
+    }
+    return text === "true";
+  }
+  if (p.type === "enum" && !p.values!.includes(text)) {
+    throw usageError(
+      `${shown} must be one of ${p.values!.join(", ")}, not "${text}"${
+        didYouMean(text, p.values!)
+      }`,
+      op,
+    );
+  }
+  return text;
+}
+
+/**
+ * Parses a command line against the operations table and the settings table. Global options
+ * (one per setting) may stand anywhere; a command's own options come after its name.
+ * @throws {McpxError} USAGE naming the unknown command, option or bad value.
+ */
+export function parseArgs(
+  args: readonly string[],
+  ops: readonly Operation[] = OPERATIONS,
+): ParsedArgs {
+  const out: ParsedArgs = { input: {}, flags: [], help: false };
+  const positionals: string[] = [];
+  let op: Operation | undefined;
+  let rest = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (rest || !arg.startsWith("-") || arg === "-") {
+      if (!op && !rest) {
+        op = ops.find((o) => o.cli.command[0] === arg);
+        if (!op) {
+          throw usageError(
+            `Unknown command "${arg}"${didYouMean(arg, ops.map((o) => o.cli.command[0]))}`,
+          );
+        }
+        out.op = op;
+        continue;
+      }
+      positionals.push(arg);
+      continue;
+    }
+    if (arg === "--") {
+      rest = true;
+      continue;
+    }
+    if (arg === "-h" || arg === "--help") {
+      out.help = true;
+      continue;
+    }
+    if (arg === "-V" || arg === "--version") {
+      op ??= out.op = ops.find((o) => o.id === "mcpx.version");
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    let name = eq >= 0 ? arg.slice(0, eq) : arg;
+    let inline = eq >= 0 ? arg.slice(eq + 1) : undefined;
+    let negated = false;
+    const param = op?.params.find((p) =>
+      !p.positional && (paramFlag(p.name) === name || (p.short && `-${p.short}` === name))
+    );
+    let settingKey = SETTING_FLAGS.get(name);
+    if (!param && !settingKey && name.startsWith("--no-")) {
+      const positive = "--" + name.slice(5);
+      const p = op?.params.find((q) =>
+        !q.positional && q.type === "boolean" && paramFlag(q.name) === positive
+      );
+      const s = SETTING_FLAGS.get(positive);
+      if (p || (s && SPECS[s].type === "boolean")) {
+        if (inline !== undefined) throw usageError(`${name} takes no value`, op);
+        [name, inline, negated, settingKey] = [positive, "false", true, s];
+        if (p) {
+          out.input[p.name] = false;
+          continue;
+        }
+      }
+    }
+    if (param) {
+      if (param.type === "boolean") {
+        out.input[param.name] = inline === undefined ? true : parseParam(op!, param, inline, name);
+        continue;
+      }
+      const text = inline ?? args[++i];
+      if (text === undefined) throw usageError(`${name} needs a value`, op);
+      out.input[param.name] = parseParam(op!, param, text, name);
+      continue;
+    }
+    if (settingKey) {
+      const spec = SPECS[settingKey];
+      let text = inline;
+      if (text === undefined) {
+        if (spec.type === "boolean") text = "true";
+        else {
+          text = args[++i];
+          if (text === undefined) throw usageError(`${name} needs a value`, op);
+        }
+      }
+      out.flags.push({ key: settingKey, text, spelling: negated ? `--no-${name.slice(2)}` : name });
+      continue;
+    }
+    const known = [
+      ...SETTING_FLAGS.keys(),
+      ...(op?.params.filter((p) => !p.positional).map((p) => paramFlag(p.name)) ?? []),
+    ];
+    throw usageError(
+      `Unknown option "${name}"${op ? ` for "mcpx ${op.cli.command.join(" ")}"` : ""}${
+        didYouMean(name, known)
+      }`,
+      op,
+    );
+  }
+  if (op && !out.help) {
+    const pos = op.params.filter((p) => p.positional);
+    if (positionals.length > pos.length) {
+      throw usageError(
+        `Unexpected argument "${positionals[pos.length]}" for "mcpx ${op.cli.command.join(" ")}"`,
+        op,
+      );
+    }
+    pos.forEach((p, i) => {
+      if (positionals[i] !== undefined) {
+        out.input[p.name] = parseParam(op!, p, positionals[i], `<${p.name}>`);
+      } else if (p.required) {
+        throw usageError(`"mcpx ${op!.cli.command.join(" ")}" needs <${p.name}>`, op);
+      }
+    });
+  }
+  return out;
+}
+
+function routePath(
+  op: Operation & { http: { method: string; path: string } },
+  input: Record<string, unknown>,
+) {
+  const used = new Set<string>();
+  let path = op.http.path.replace(/\{(\w+)\}/g, (_, name) => {
+    used.add(name);
+    return encodeURIComponent(String(input[name]));
+  });
+  const rest = Object.entries(input).filter(([k, v]) => !used.has(k) && v !== undefined);
+  if (op.http.method === "GET" && rest.length > 0) {
+    path += "?" + new URLSearchParams(rest.map(([k, v]) => [k, String(v)])).toString();
+  }
+  return { path, body: op.http.method === "POST" ? Object.fromEntries(rest) : undefined };
+}
+
+async function execute(
+  op: Operation,
+  input: Record<string, unknown>,
+  ctx: Context,
+): Promise<unknown> {
+  if (op.where === "local" || !("method" in op.http)) return await op.run(input, ctx);
+  const { connectDaemon } = await import("../daemon/client.ts");
+  const conn = await connectDaemon(ctx, { start: op.where.daemon === "start" });
+  if (!conn) return await op.offline!(input, ctx);
+  try {
+    const { path, body } = routePath(
+      op as Operation & { http: { method: string; path: string } },
+      input,
+    );
+    return await conn.request(op.http.method, path, body);
+  } finally {
+    conn.close();
+  }
+}
+
+/** Runs one command line and returns the exit status. Never throws for a user's mistake. */
+export async function main(args: readonly string[], io: Io): Promise<number> {
+  let ctx: Context | undefined;
+  let json = args.includes("--json");
+  try {
+    const parsed = parseArgs(args);
+    ctx = new Context(io, parsed.flags);
+    json = ctx.json;
+    for (const w of ctx.boot.warnings) io.err(`mcpx: warning: ${w}\n`);
+    if (parsed.help || !parsed.op) {
+      io.out(parsed.op ? commandHelp(parsed.op) : mainHelp(OPERATIONS));
+      return 0;
+    }
+    const output = await execute(parsed.op, parsed.input, ctx);
+    const loaded = ctx.loadedSettings();
+    if (loaded) { for (const w of (await loaded).warnings) io.err(`mcpx: warning: ${w}\n`); }
+    if (json) io.out(JSON.stringify(output, null, 2) + "\n");
+    else {io.out(
+        parsed.op.render
+          ? parsed.op.render(output as never, ctx)
+          : JSON.stringify(output, null, 2) + "\n",
+      );}
+    const code = (output as { exitCode?: unknown } | null)?.exitCode;
+    return typeof code === "number" ? code : 0;
+  } catch (error) {
+    if (!(error instanceof McpxError)) {
+      const message = error instanceof Error ? error.message : String(error);
+      io.err(`mcpx: internal error: ${message}. ${ERRORS.INTERNAL.hint}\n`);
+      if (io.env.MCPX_DEBUG && error instanceof Error) io.err(`${error.stack}\n`);
+      if (json) io.out(JSON.stringify({ error: { code: "INTERNAL", message } }, null, 2) + "\n");
+      return ERRORS.INTERNAL.exit;
+    }
+    io.err(`mcpx: ${error.message}${error.hint ? `. ${error.hint}` : ""}\n`);
+    if (json) {
+      io.out(
+        JSON.stringify(
+          { error: { code: error.code, message: error.message, hint: error.hint || undefined } },
+          null,
+          2,
+        ) + "\n",
+      );
+    }
+    return ERRORS[error.code].exit;
+  }
+}

@@ -1,0 +1,103 @@
+import { McpxError, toProblem } from "../errors.ts";
+import type { Context } from "../context.ts";
+import type { Operation, ParamSpec, Zod } from "../operations/define.ts";
+
+/** A compiled route: the operation, its method, and a matcher for its path template. */
+interface Route {
+  op: Operation;
+  method: string;
+  pattern: RegExp;
+  names: string[];
+}
+
+function compile(op: Operation): Route | undefined {
+  if (!("method" in op.http)) return undefined;
+  const names: string[] = [];
+  const source = op.http.path.replace(/\{(\w+)\}/g, (_, name) => {
+    names.push(name);
+    return "([^/]+)";
+  });
+  return { op, method: op.http.method, pattern: new RegExp(`^${source}$`), names };
+}
+
+function paramSchema(z: Zod, p: ParamSpec) {
+  const base = p.type === "boolean"
+    ? z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")])
+    : p.type === "integer"
+    ? z.union([z.number().int(), z.string().regex(/^-?\d+$/).transform(Number)])
+    : p.type === "enum"
+    ? z.enum(p.values as [string, ...string[]])
+    : z.string();
+  return p.required ? base : base.optional();
+}
+
+/** The zod schema of an operation's input, derived from its parameter declarations. */
+export function inputSchema(z: Zod, op: Operation) {
+  return z.strictObject(Object.fromEntries(op.params.map((p) => [p.name, paramSchema(z, p)])));
+}
+
+/**
+ * Builds the `/v1` handler from the operations table: one route per declared operation, inputs
+ * validated against the declaration, failures answered as `application/problem+json`.
+ */
+export function buildRouter(
+  operations: readonly Operation[],
+  context: () => Context,
+): (req: Request) => Promise<Response> {
+  const routes = operations.map(compile).filter((r): r is Route => r !== undefined);
+  let zod: Zod | undefined;
+  return async (req) => {
+    try {
+      const url = new URL(req.url);
+      const matching = routes.filter((r) => r.pattern.test(url.pathname));
+      if (matching.length === 0) {
+        throw new McpxError("NOT_FOUND", `No route ${url.pathname}`, {
+          hint: "GET /v1/openapi.json lists every route",
+        });
+      }
+      const route = matching.find((r) => r.method === req.method);
+      if (!route) {
+        throw new McpxError(
+          "USAGE",
+          `${req.method} is not allowed on ${url.pathname}: use ${matching[0].method}`,
+        );
+      }
+      const raw: Record<string, unknown> = {};
+      const match = route.pattern.exec(url.pathname)!;
+      route.names.forEach((n, i) => (raw[n] = decodeURIComponent(match[i + 1])));
+      for (const [k, v] of url.searchParams) raw[k] = v;
+      if (req.method === "POST") {
+        const text = await req.text();
+        if (text.trim() !== "") {
+          let body: unknown;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            throw new McpxError("USAGE", "The request body is not JSON");
+          }
+          if (body === null || typeof body !== "object" || Array.isArray(body)) {
+            throw new McpxError("USAGE", "The request body must be a JSON object");
+          }
+          Object.assign(raw, body);
+        }
+      }
+      zod ??= (await import("zod")).z;
+      const parsed = inputSchema(zod, route.op).safeParse(raw);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new McpxError(
+          "USAGE",
+          `Invalid input for ${route.op.id}: ${issue.path.join(".") || "(body)"}: ${issue.message}`,
+        );
+      }
+      const output = await route.op.run(parsed.data, context());
+      return Response.json(output ?? null);
+    } catch (error) {
+      const problem = toProblem(error);
+      return new Response(JSON.stringify(problem), {
+        status: problem.status,
+        headers: { "content-type": "application/problem+json" },
+      });
+    }
+  };
+}
