@@ -1,6 +1,6 @@
 import { dirname } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
-import { fromProblem, McpxError } from "../errors.ts";
+import { fromProblem, isErrorCode, McpxError } from "../errors.ts";
 import type { Context } from "../context.ts";
 import type { DaemonPaths } from "../paths.ts";
 
@@ -172,6 +172,7 @@ async function spawnAndWait(
   ctx: Context,
   paths: DaemonPaths,
   fingerprint: string,
+  deliberate: boolean,
 ): Promise<Health> {
   await Deno.remove(paths.startError).catch(() => {});
   const flagArgs = ctx.flags.filter((f) => f.key !== "output.json").map((f) =>
@@ -182,7 +183,7 @@ async function spawnAndWait(
   const child = new Deno.Command(self.command, {
     args: self.args,
     cwd: dirname(fp.path),
-    env: { ...ctx.io.env, MCPX_DAEMON_CHILD: "1", MCPX_CONFIG: fp.path },
+    env: { ...ctx.io.env, MCPX_DAEMON_CHILD: deliberate ? "hand" : "auto", MCPX_CONFIG: fp.path },
     clearEnv: true,
     stdin: "null",
     stdout: "null",
@@ -201,15 +202,23 @@ async function spawnAndWait(
       return state;
     }
     if (exited) {
-      let why = `it exited with status ${exited.code}`;
+      let report: { code?: string; message?: string; hint?: string } = {};
       try {
-        why = (await Deno.readTextFile(paths.startError)).trim();
+        report = JSON.parse(await Deno.readTextFile(paths.startError));
       } catch { /* no report written */ }
+      // A mistake in the configuration is the user's, and keeps its own code and fix.
+      if (
+        isErrorCode(report.code) && !["INTERNAL", "DAEMON_START_FAILED"].includes(report.code) &&
+        report.message
+      ) {
+        throw new McpxError(report.code, report.message, { hint: report.hint });
+      }
+      const why = report.message ?? `it exited with status ${exited.code}`;
       throw new McpxError(
         "DAEMON_START_FAILED",
         `The daemon for ${fp.path} did not start: ${why}`,
         {
-          hint: `See ${paths.log}`,
+          hint: report.hint ?? `See ${paths.log}`,
         },
       );
     }
@@ -235,7 +244,7 @@ async function spawnAndWait(
  */
 export async function connectDaemon(
   ctx: Context,
-  options: { start: boolean },
+  options: { start: boolean; deliberate?: boolean },
 ): Promise<DaemonConnection | undefined> {
   const fp = await ctx.fingerprint();
   const paths = await ctx.paths();
@@ -262,7 +271,7 @@ export async function connectDaemon(
       checkOwner(again, fp.hash, paths.socket);
       return again;
     }
-    return await spawnAndWait(ctx, paths, fp.hash);
+    return await spawnAndWait(ctx, paths, fp.hash, options.deliberate ?? false);
   });
   return connection(paths.socket, health);
 }

@@ -54,9 +54,11 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
   const fp = await ctx.fingerprint();
   const paths = await ctx.paths();
   const reportStart = async (error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
+    const report = error instanceof McpxError
+      ? { code: error.code, message: error.message, hint: error.hint }
+      : { code: "INTERNAL", message: error instanceof Error ? error.message : String(error) };
     await Deno.mkdir(paths.dir, { recursive: true, mode: 0o700 }).catch(() => {});
-    await Deno.writeTextFile(paths.startError, message + "\n").catch(() => {});
+    await Deno.writeTextFile(paths.startError, JSON.stringify(report) + "\n").catch(() => {});
   };
   let settings, config: McpxConfig;
   try {

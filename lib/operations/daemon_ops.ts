@@ -27,7 +27,7 @@ export const daemonRun = defineOperation<Record<string, never>, { exitCode: numb
   output: (z) => z.object({ exitCode: z.number() }),
   async run(_input, ctx) {
     const { runDaemon } = await import("../daemon/server.ts");
-    return { exitCode: await runDaemon(ctx, ctx.io.env.MCPX_DAEMON_CHILD === "1") };
+    return { exitCode: await runDaemon(ctx, ctx.io.env.MCPX_DAEMON_CHILD === "auto") };
   },
   render: () => "",
 });
@@ -44,7 +44,7 @@ export const daemonStart = defineOperation<Record<string, never>, Health>({
   output: (z) => z.object({ pid: z.number(), socket: z.string() }).loose(),
   async run(_input, ctx) {
     const { connectDaemon } = await import("../daemon/client.ts");
-    const conn = (await connectDaemon(ctx, { start: true }))!;
+    const conn = (await connectDaemon(ctx, { start: true, deliberate: true }))!;
     conn.close();
     return conn.health;
   },

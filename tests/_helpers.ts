@@ -1,0 +1,158 @@
+import { join } from "node:path";
+
+const REPO = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+
+/** Deno's own cache, kept when HOME moves so that npm packages are not fetched again. */
+const DENO_DIR = Deno.env.get("DENO_DIR") ??
+  JSON.parse(
+    new TextDecoder().decode(
+      new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stderr: "null" }).outputSync()
+        .stdout,
+    ),
+  ).denoDir;
+
+/** What one mcpx process printed and how it ended. */
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * A private world for real mcpx processes: its own HOME and XDG directories, so daemons,
+ * sockets and records never meet another test's. Disposing stops every daemon it started and
+ * fails if any process of this sandbox is left.
+ */
+export class Sandbox {
+  readonly root: string;
+  readonly env: Record<string, string>;
+
+  private constructor(root: string) {
+    this.root = root;
+    this.env = {
+      HOME: join(root, "home"),
+      XDG_STATE_HOME: join(root, "state"),
+      XDG_CACHE_HOME: join(root, "cache"),
+      XDG_CONFIG_HOME: join(root, "config"),
+      TMPDIR: join(root, "tmp"),
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      NO_COLOR: "1",
+      DENO_DIR,
+      E2E_SANDBOX: root,
+    };
+  }
+
+  /** Makes a sandbox under the system temp directory. */
+  static async create(): Promise<Sandbox> {
+    const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "mcpx-e2e-" }));
+    const box = new Sandbox(root);
+    for (const d of ["home", "state", "cache", "config", "tmp", "work"]) {
+      await Deno.mkdir(join(root, d), { recursive: true });
+    }
+    return box;
+  }
+
+  /** Writes a configuration file (an object is written as JSON) and returns its path. */
+  async write(rel: string, content: string | Record<string, unknown>): Promise<string> {
+    const path = join(this.root, rel);
+    await Deno.mkdir(join(path, ".."), { recursive: true });
+    await Deno.writeTextFile(
+      path,
+      typeof content === "string" ? content : JSON.stringify(content, null, 2),
+    );
+    return path;
+  }
+
+  /** Runs `mcpx args…` as a real process under `deno run`, in `cwd` (relative to the root). */
+  async mcpx(
+    args: string[],
+    options: { cwd?: string; env?: Record<string, string> } = {},
+  ): Promise<Run> {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--config", `${REPO}/deno.json`, `${REPO}/main.ts`, ...args],
+      cwd: join(this.root, options.cwd ?? "work"),
+      env: { ...this.env, ...options.env },
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const dec = new TextDecoder();
+    return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  }
+
+  /** Like {@linkcode mcpx} with `--json`, parsing stdout; throws with stderr when it fails. */
+  async json<T = Record<string, unknown>>(
+    args: string[],
+    options: { cwd?: string; env?: Record<string, string> } = {},
+  ): Promise<T> {
+    const r = await this.mcpx(["--json", ...args], options);
+    if (r.code !== 0) throw new Error(`mcpx ${args.join(" ")} exited ${r.code}: ${r.stderr}`);
+    return JSON.parse(r.stdout) as T;
+  }
+
+  /** Pids of every live process whose environment carries this sandbox (daemons included). */
+  processes(): number[] {
+    const pids: number[] = [];
+    const mark = new TextEncoder().encode(`E2E_SANDBOX=${this.root}\0`);
+    for (const e of Deno.readDirSync("/proc")) {
+      if (!/^\d+$/.test(e.name) || Number(e.name) === Deno.pid) continue;
+      try {
+        const env = Deno.readFileSync(`/proc/${e.name}/environ`);
+        if (indexOf(env, mark) >= 0) pids.push(Number(e.name));
+      } catch { /* gone, or not ours to read */ }
+    }
+    return pids;
+  }
+
+  /** Stops every daemon, then fails if any process of the sandbox is still alive. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.mcpx(["stop", "--all"]);
+    const deadline = Date.now() + 5000;
+    let left = this.processes();
+    while (left.length > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      left = this.processes();
+    }
+    for (const pid of left) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch { /* gone */ }
+    }
+    await Deno.remove(this.root, { recursive: true }).catch(() => {});
+    if (left.length > 0) {
+      throw new Error(`processes left behind by the sandbox: ${left.join(", ")}`);
+    }
+  }
+}
+
+function indexOf(hay: Uint8Array, needle: Uint8Array): number {
+  outer: for (let i = 0; i + needle.length <= hay.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+/** Whether a process exists. */
+export function alive(pid: number): boolean {
+  try {
+    Deno.kill(pid, "SIGCONT");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `check` every 25 ms until it holds or `ms` pass; returns whether it held. */
+export async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return await check();
+}
+
+/** A minimal configuration with one server that is never started in these tests. */
+export const ONE_SERVER = { mcpServers: { echo: { command: "true" } } };
