@@ -1,4 +1,5 @@
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
+import { SETTINGS, type SettingSpec } from "../settings/table.ts";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { fromProblem, isErrorCode, McpxError } from "../errors.ts";
 import type { Context } from "../context.ts";
@@ -175,8 +176,14 @@ async function spawnAndWait(
   deliberate: boolean,
 ): Promise<Health> {
   await Deno.remove(paths.startError).catch(() => {});
-  const flagArgs = ctx.flags.filter((f) => f.key !== "output.json").map((f) =>
-    `${f.spelling}=${f.text}`
+  // The daemon gets the command's settings flags, with paths made absolute because it runs in
+  // the configuration's folder; the configuration itself goes by MCPX_CONFIG.
+  const flagArgs = ctx.flags.filter((f) => f.key !== "output.json" && f.key !== "config").map(
+    (f) => {
+      const spec = (SETTINGS as Record<string, SettingSpec>)[f.key];
+      const text = spec.type === "path" && f.text ? resolve(ctx.io.cwd, f.text) : f.text;
+      return `${f.spelling}=${text}`;
+    },
   );
   const self = selfCommand(["daemon", ...flagArgs]);
   const fp = await ctx.fingerprint();
