@@ -235,7 +235,8 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
       if (json) io.out(JSON.stringify({ error: { code: "INTERNAL", message } }, null, 2) + "\n");
       return ERRORS.INTERNAL.exit;
     }
-    io.err(`mcpx: ${error.message}${error.hint ? `. ${error.hint}` : ""}\n`);
+    const sep = /[?.!]$/.test(error.message) ? " " : ". ";
+    io.err(`mcpx: ${error.message}${error.hint ? sep + error.hint : ""}\n`);
     if (json) {
       io.out(
         JSON.stringify(

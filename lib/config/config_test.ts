@@ -1,0 +1,95 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { McpxError } from "../errors.ts";
+import { discoverConfig } from "./discover.ts";
+import { fingerprintConfig } from "./fingerprint.ts";
+import { lineColumn, loadConfig, parseJsonc } from "./load.ts";
+
+async function tree(files: Record<string, string>): Promise<string> {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  for (const [rel, text] of Object.entries(files)) {
+    await Deno.mkdir(join(root, rel, ".."), { recursive: true });
+    await Deno.writeTextFile(join(root, rel), text);
+  }
+  return root;
+}
+
+Deno.test("discoverConfig() takes the nearest project file and layers every file found", async () => {
+  const root = await tree({
+    "repo/.mcp.json": "{}",
+    "repo/sub/.mcpx/config.json": "{}",
+    "repo/sub/deeper/x": "",
+    "xdg/mcpx/config.json": "{}",
+    "home/.mcpx.json": "{}",
+  });
+  const env = { HOME: join(root, "home"), XDG_CONFIG_HOME: join(root, "xdg") };
+  const loc = discoverConfig(join(root, "repo/sub/deeper"), env);
+  assert.equal(loc.primary, join(root, "repo/sub/.mcpx/config.json"));
+  assert.deepEqual(loc.layers, [
+    join(root, "home/.mcpx.json"),
+    join(root, "xdg/mcpx/config.json"),
+    join(root, "repo/.mcp.json"),
+    join(root, "repo/sub/.mcpx/config.json"),
+  ]);
+  assert.equal(loc.explicit, false);
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("discoverConfig() prefers .mcpx.json over .mcp.json in one folder, and an explicit path over all", async () => {
+  const root = await tree({ ".mcpx.json": "{}", ".mcp.json": "{}", "other.json": "{}" });
+  assert.equal(discoverConfig(root, { HOME: root }).primary, join(root, ".mcpx.json"));
+  const loc = discoverConfig(root, { HOME: root }, "other.json");
+  assert.deepEqual([loc.primary, loc.layers, loc.explicit], [join(root, "other.json"), [
+    join(root, "other.json"),
+  ], true]);
+  assert.throws(
+    () => discoverConfig(root, {}, "missing.json"),
+    (e: unknown) => e instanceof McpxError && e.code === "CONFIG_NOT_FOUND",
+  );
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("fingerprintConfig() changes with the bytes and with the path, not with a symlink", async () => {
+  const root = await tree({ "a.json": "{}", "b.json": "{}" });
+  await Deno.symlink(join(root, "a.json"), join(root, "link.json"));
+  const a = await fingerprintConfig(join(root, "a.json"));
+  assert.equal((await fingerprintConfig(join(root, "link.json"))).hash, a.hash);
+  assert.notEqual((await fingerprintConfig(join(root, "b.json"))).hash, a.hash);
+  await Deno.writeTextFile(join(root, "a.json"), "{ }");
+  assert.notEqual((await fingerprintConfig(join(root, "a.json"))).hash, a.hash);
+  assert.equal(a.short, a.hash.slice(0, 16));
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("parseJsonc() accepts comments and trailing commas and keeps string contents", async () => {
+  const v = await parseJsonc('{ "a": "// not a comment", /* c */ "b": [1, 2,], }', "f");
+  assert.deepEqual(v, { a: "// not a comment", b: [1, 2] });
+});
+
+Deno.test("parseJsonc() reports the line and column of the first mistake", async () => {
+  await assert.rejects(
+    () => parseJsonc('{\n  "a": 1\n  "b": 2\n}', "/x/.mcpx.json"),
+    (e: unknown) =>
+      e instanceof McpxError && e.code === "CONFIG_INVALID" &&
+      e.message === "Cannot parse /x/.mcpx.json: comma expected at line 3, column 3",
+  );
+  assert.deepEqual(lineColumn("ab\ncd", 4), { line: 2, column: 2 });
+});
+
+Deno.test("loadConfig() names the server and the field that is wrong", async () => {
+  const root = await tree({
+    "bad.json": JSON.stringify({ mcpServers: { fs: { command: "x", args: "not-an-array" } } }),
+    "none.json": JSON.stringify({ mcpServers: { fs: { args: [] } } }),
+    "list.json": "[]",
+  });
+  await assert.rejects(
+    () => loadConfig(join(root, "bad.json")),
+    /Server "fs" in .*bad\.json: "args" must be an array of strings/,
+  );
+  await assert.rejects(
+    () => loadConfig(join(root, "none.json")),
+    /Server "fs" .*needs "command".*or "url"/,
+  );
+  await assert.rejects(() => loadConfig(join(root, "list.json")), /must hold a JSON object/);
+  await Deno.remove(root, { recursive: true });
+});

@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { McpxError } from "../errors.ts";
+import { resolveSettings } from "./resolve.ts";
+import { envName, flagName } from "./table.ts";
+
+Deno.test("envName() and flagName() derive from the dotted key", () => {
+  assert.equal(envName("daemon.idleExit"), "MCPX_DAEMON_IDLE_EXIT");
+  assert.equal(flagName("daemon.idleExit"), "--daemon-idle-exit");
+  assert.equal(flagName("output.json"), "--json");
+});
+
+Deno.test("resolveSettings() layers defaults, files nearest last, env, then flags", () => {
+  const s = resolveSettings({
+    files: [
+      { path: "/etc/mcpx/config.json", data: { logging: { level: "debug" } } },
+      { path: "/p/.mcpx.json", data: { "logging.level": "warn", daemon: { idleExit: "1h" } } },
+    ],
+    env: { MCPX_DAEMON_IDLE_EXIT: "2h" },
+    flags: [{ key: "daemon.idleExit", text: "30m", spelling: "--daemon-idle-exit" }],
+  });
+  assert.equal(s.get("logging.level"), "warn");
+  assert.equal(s.get("daemon.idleExit"), 30 * 60_000);
+  const idle = s.describe("daemon.idleExit");
+  assert.deepEqual(idle.source, { kind: "flag", where: "--daemon-idle-exit" });
+  assert.deepEqual(idle.overrode.map((o) => o.source.where), [
+    "MCPX_DAEMON_IDLE_EXIT",
+    "/p/.mcpx.json",
+    "default",
+  ]);
+  assert.deepEqual(s.describe("logging.level").overrode.map((o) => o.text), ["debug", "info"]);
+});
+
+Deno.test("resolveSettings() lets the same flag repeat, last one winning", () => {
+  const s = resolveSettings({
+    env: {},
+    flags: [
+      { key: "logging.level", text: "debug", spelling: "--logging-level" },
+      { key: "logging.level", text: "error", spelling: "--logging-level" },
+    ],
+  });
+  assert.equal(s.get("logging.level"), "error");
+});
+
+Deno.test("resolveSettings() refuses two spellings at one level", () => {
+  assert.throws(
+    () =>
+      resolveSettings({
+        env: {},
+        files: [{ path: "f", data: { logging: { level: "debug" }, "logging.level": "warn" } }],
+      }),
+    (e: unknown) => e instanceof McpxError && e.code === "SETTING_INVALID",
+  );
+  assert.throws(
+    () => resolveSettings({ env: { MCPX_TRACE: "true", MCPX_LOGGING_TRACE: "false" } }),
+    /MCPX_LOGGING_TRACE and MCPX_TRACE both set logging\.trace/,
+  );
+  assert.equal(resolveSettings({ env: { MCPX_TRACE: "1" } }).get("logging.trace"), true);
+});
+
+Deno.test("resolveSettings() warns once per unknown key with the near miss", () => {
+  const s = resolveSettings({
+    env: { MCPX_LOGING_LEVEL: "x", MCPX_SESSION_ID: "abc" },
+    files: [{ path: "f", data: { mcpServers: {}, deamon: { idleExit: "1h" } } }],
+  });
+  assert.deepEqual(s.warnings, [
+    'Unknown setting "deamon.idleExit" in f: did you mean "daemon.idleExit"?',
+    'Unknown variable MCPX_LOGING_LEVEL: did you mean "MCPX_LOGGING_LEVEL"?',
+  ]);
+});
+
+Deno.test("resolveSettings() names a bad value, its source and what is expected", () => {
+  assert.throws(
+    () =>
+      resolveSettings({
+        env: {},
+        flags: [{ key: "logging.level", text: "loud", spelling: "--logging-level" }],
+      }),
+    (e: unknown) =>
+      e instanceof McpxError && e.code === "USAGE" &&
+      e.message ===
+        'Invalid value "loud" for logging.level (from --logging-level): expected one of debug, info, warn, error',
+  );
+  assert.throws(
+    () =>
+      resolveSettings({ env: {}, files: [{ path: "c.json", data: { daemon: { idleExit: 5 } } }] }),
+    /Invalid value "5" for daemon\.idleExit \(from c\.json\): expected a duration/,
+  );
+});
+
+Deno.test("resolveSettings() ignores early settings in files, saying where to set them", () => {
+  const s = resolveSettings({
+    env: {},
+    files: [{ path: "c.json", data: { paths: { state: "/x" } } }],
+  });
+  assert.equal(s.get("paths.state"), "");
+  assert.match(s.warnings[0], /paths\.state.*MCPX_PATHS_STATE or --paths-state/);
+});
