@@ -56,11 +56,12 @@ async function removeStale(entry: DaemonEntry, dir: string): Promise<void> {
 /** Stops this configuration's daemon, or every daemon recorded under the state directory. */
 export async function stopDaemons(
   ctx: Context,
-  all: boolean,
+  options: { all: boolean; except?: number },
 ): Promise<{ stopped: { pid: number; config: string; forced: boolean }[]; stale: string[] }> {
   const dir = join(stateDir(ctx.boot, ctx.io.env), "daemons");
   let entries = await listDaemons(dir);
-  if (!all) {
+  entries = entries.filter((e) => e.pid !== options.except);
+  if (!options.all) {
     const fp = await ctx.fingerprint();
     entries = entries.filter((e) => e.fingerprint === fp.hash);
   }

@@ -185,15 +185,15 @@ export const daemonStop = defineOperation<{ all?: boolean }, StopOutput>({
       stale: z.array(z.string()),
     }),
   async run(input, ctx) {
-    if (ctx.daemon && !input.all) {
-      ctx.daemon.requestStop("stop requested");
-      return {
-        stopped: [{ pid: ctx.daemon.pid, config: ctx.daemon.configPath, forced: false }],
-        stale: [],
-      };
-    }
     const { stopDaemons } = await import("../daemon/stop.ts");
-    return await stopDaemons(ctx, input.all ?? false);
+    if (!ctx.daemon) return await stopDaemons(ctx, { all: input.all ?? false });
+    // Inside the daemon: stop the others first (with --all), then this one, after answering.
+    const others = input.all
+      ? await stopDaemons(ctx, { all: true, except: ctx.daemon.pid })
+      : { stopped: [], stale: [] };
+    ctx.daemon.requestStop("stop requested");
+    const self = { pid: ctx.daemon.pid, config: ctx.daemon.configPath, forced: false };
+    return { stopped: [...others.stopped, self], stale: others.stale };
   },
   render(out) {
     const lines = out.stopped.map((s) =>

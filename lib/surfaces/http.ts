@@ -52,7 +52,7 @@ export function buildRouter(
       const matching = routes.filter((r) => r.pattern.test(url.pathname));
       if (matching.length === 0) {
         throw new McpxError("NOT_FOUND", `No route ${url.pathname}`, {
-          hint: "GET /v1/openapi.json lists every route",
+          hint: "docs/cli.md lists every route beside its command",
         });
       }
       const route = matching.find((r) => r.method === req.method);
