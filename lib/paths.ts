@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join } from "./_path.ts";
 import type { Settings } from "./settings/resolve.ts";
 
 /** The state directory: `paths.state`, else `$XDG_STATE_HOME/mcpx`, else `~/.local/state/mcpx`. */

@@ -1,4 +1,4 @@
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve } from "../_path.ts";
 import { McpxError } from "../errors.ts";
 
 /** Names searched in each directory from the working directory upward, in order. */
@@ -67,7 +67,7 @@ export function discoverConfig(
     seen.add(real);
     found.push(path);
   };
-  for (let dir = resolve(cwd);; dir = dirname(dir)) {
+  for (let dir = resolve(cwd, ".");; dir = dirname(dir)) {
     for (const name of PROJECT_NAMES) consider(join(dir, name));
     if (dirname(dir) === dir) break;
   }

@@ -1,9 +1,12 @@
-import { dirname, resolve } from "node:path";
+import { dirname, fromFileUrl, resolve } from "../_path.ts";
 import { SETTINGS, type SettingSpec } from "../settings/table.ts";
-import { fileURLToPath as fromFileUrl } from "node:url";
 import { fromProblem, isErrorCode, McpxError } from "../errors.ts";
 import type { Context } from "../context.ts";
 import type { DaemonPaths } from "../paths.ts";
+import { WireConnectError, wireRequest, type WireResponse, WireTimeoutError } from "./wire.ts";
+
+/** Every daemon answer carries its configuration's fingerprint, so one round trip both asks and checks. */
+export const FINGERPRINT_HEADER = "x-mcpx-fingerprint";
 
 /** What `/v1/health` answers. */
 export interface Health {
@@ -18,41 +21,18 @@ export interface Health {
   autostarted: boolean;
 }
 
-/** An open line to a running daemon. */
-export interface DaemonConnection {
-  readonly socket: string;
-  readonly health: Health;
-  /** Sends one request to `/v1`; decodes problem documents into {@linkcode McpxError}. */
-  request(method: string, path: string, body?: unknown): Promise<unknown>;
-  close(): void;
-}
-
-function isSocket(path: string): boolean | undefined {
-  try {
-    return Deno.lstatSync(path).isSocket ?? false;
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return undefined;
-    throw new McpxError(
-      "DAEMON_UNAVAILABLE",
-      `Cannot inspect socket path "${path}": ${(e as Error).message}`,
-    );
-  }
-}
-
-async function send(
-  client: Deno.HttpClient,
-  method: string,
-  path: string,
-  body?: unknown,
-  signal?: AbortSignal,
-): Promise<Response> {
-  return await fetch(`http://mcpx${path}`, {
-    method,
-    client,
-    signal,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
+function notASocket(socket: string): McpxError {
+  return new McpxError("SOCKET_FOREIGN", `"${socket}" exists and is not a socket`, {
+    hint: "Remove it, or set daemon.socket (MCPX_DAEMON_SOCKET) to another path",
   });
+}
+
+function foreign(socket: string): McpxError {
+  return new McpxError(
+    "SOCKET_FOREIGN",
+    `Socket "${socket}" is answered by something that is not an mcpx daemon`,
+    { hint: "Stop that program, or set daemon.socket (MCPX_DAEMON_SOCKET) to another path" },
+  );
 }
 
 /**
@@ -61,89 +41,64 @@ async function send(
  * @throws {McpxError} SOCKET_FOREIGN when the path is not a socket or something else answers.
  */
 export async function probe(socket: string): Promise<Health | "absent" | "stale"> {
-  const kind = isSocket(socket);
-  if (kind === undefined) return "absent";
-  if (!kind) {
-    throw new McpxError("SOCKET_FOREIGN", `"${socket}" exists and is not a socket`, {
-      hint: "Remove it, or set daemon.socket (MCPX_DAEMON_SOCKET) to another path",
-    });
-  }
-  const client = Deno.createHttpClient({ proxy: { transport: "unix", path: socket } });
+  let info: Deno.FileInfo;
   try {
-    let res: Response;
-    try {
-      res = await send(client, "GET", "/v1/health", undefined, AbortSignal.timeout(3000));
-    } catch (e) {
-      if (e instanceof DOMException && e.name === "TimeoutError") {
-        throw new McpxError(
-          "SOCKET_FOREIGN",
-          `Socket "${socket}" accepted a connection but never answered`,
-          {
-            hint:
-              "Something other than an mcpx daemon holds it; stop that program or set daemon.socket",
-          },
-        );
-      }
-      return "stale";
-    }
-    const text = await res.text();
-    let health: Partial<Health> | undefined;
-    try {
-      health = JSON.parse(text);
-    } catch { /* judged below */ }
-    if (!res.ok || health?.service !== "mcpx") {
+    info = Deno.lstatSync(socket);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return "absent";
+    throw new McpxError(
+      "DAEMON_UNAVAILABLE",
+      `Cannot inspect socket path "${socket}": ${(e as Error).message}`,
+    );
+  }
+  if (!info.isSocket) throw notASocket(socket);
+  let res: WireResponse;
+  try {
+    res = await wireRequest(socket, "GET", "/v1/health", { timeoutMs: 3000 });
+  } catch (e) {
+    if (e instanceof WireTimeoutError) {
       throw new McpxError(
         "SOCKET_FOREIGN",
-        `Socket "${socket}" is answered by something that is not an mcpx daemon`,
+        `Socket "${socket}" accepted a connection but never answered`,
         {
-          hint: "Stop that program, or set daemon.socket (MCPX_DAEMON_SOCKET) to another path",
+          hint:
+            "Something other than an mcpx daemon holds it; stop that program or set daemon.socket",
         },
       );
     }
-    return health as Health;
-  } finally {
-    client.close();
+    return "stale";
   }
+  let health: Partial<Health> | undefined;
+  try {
+    health = JSON.parse(res.text);
+  } catch { /* judged below */ }
+  if (res.status !== 200 || health?.service !== "mcpx") throw foreign(socket);
+  return health as Health;
 }
 
-function connection(socket: string, health: Health): DaemonConnection {
-  const client = Deno.createHttpClient({ proxy: { transport: "unix", path: socket } });
-  return {
-    socket,
-    health,
-    async request(method, path, body) {
-      let res: Response;
-      try {
-        res = await send(client, method, path, body);
-      } catch (e) {
-        throw new McpxError(
-          "DAEMON_UNAVAILABLE",
-          `The daemon on "${socket}" went away: ${(e as Error).message}`,
-          {
-            cause: e,
-          },
-        );
-      }
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text === "" ? null : JSON.parse(text);
-      } catch { /* a non-JSON answer is returned as text */ }
-      if (!res.ok) throw fromProblem(parsed as Record<string, never>, res.status);
-      return parsed;
-    },
-    close: () => client.close(),
-  };
+function otherConfig(socket: string, config: string): McpxError {
+  return new McpxError(
+    "SOCKET_FOREIGN",
+    `Socket "${socket}" belongs to the daemon for ${config}, not this configuration`,
+    { hint: "Give each configuration its own daemon.socket, or leave daemon.socket empty" },
+  );
 }
 
 function checkOwner(health: Health, fingerprint: string, socket: string): void {
-  if (health.fingerprint !== fingerprint) {
-    throw new McpxError(
-      "SOCKET_FOREIGN",
-      `Socket "${socket}" belongs to the daemon for ${health.config}, not this configuration`,
-      { hint: "Give each configuration its own daemon.socket, or leave daemon.socket empty" },
-    );
-  }
+  if (health.fingerprint !== fingerprint) throw otherConfig(socket, health.config);
+}
+
+/** Checks who answered and decodes the body; a problem document becomes an {@linkcode McpxError}. */
+function decode(res: WireResponse, socket: string, fingerprint: string): unknown {
+  const owner = res.headers.get(FINGERPRINT_HEADER);
+  if (owner === undefined) throw foreign(socket);
+  if (owner !== fingerprint) throw otherConfig(socket, "another configuration");
+  let parsed: unknown = res.text;
+  try {
+    parsed = res.text === "" ? null : JSON.parse(res.text);
+  } catch { /* a non-JSON answer is returned as text */ }
+  if (res.status >= 400) throw fromProblem(parsed as Record<string, never>, res.status);
+  return parsed;
 }
 
 /** The command that re-runs this program with other arguments (under `deno run` or compiled). */
@@ -245,34 +200,30 @@ async function spawnAndWait(
 }
 
 /**
- * Connects to this configuration's daemon. With `start`, a missing or stale one is started
- * (detached, auto-started) and awaited; concurrent callers serialise on a lock so exactly one
- * daemon starts. Without `start`, resolves to undefined when none runs.
+ * Makes sure this configuration's daemon runs: a missing or stale one is started detached and
+ * awaited; concurrent callers serialise on a lock so exactly one daemon starts.
  */
-export async function connectDaemon(
+export async function ensureDaemon(
   ctx: Context,
-  options: { start: boolean; deliberate?: boolean },
-): Promise<DaemonConnection | undefined> {
+  options: { deliberate?: boolean } = {},
+): Promise<Health> {
   const fp = await ctx.fingerprint();
   const paths = await ctx.paths();
   const state = await probe(paths.socket);
   if (typeof state === "object") {
     checkOwner(state, fp.hash, paths.socket);
-    return connection(paths.socket, state);
+    return state;
   }
-  if (!options.start) return undefined;
   try {
     await Deno.mkdir(paths.dir, { recursive: true, mode: 0o700 });
   } catch (e) {
     throw new McpxError(
       "DAEMON_UNAVAILABLE",
       `Cannot create state directory "${paths.dir}": ${(e as Error).message}`,
-      {
-        hint: "Set paths.state (MCPX_PATHS_STATE) to a writable directory",
-      },
+      { hint: "Set paths.state (MCPX_PATHS_STATE) to a writable directory" },
     );
   }
-  const health = await withLock(paths.spawnLock, async () => {
+  return await withLock(paths.spawnLock, async () => {
     const again = await probe(paths.socket);
     if (typeof again === "object") {
       checkOwner(again, fp.hash, paths.socket);
@@ -280,5 +231,41 @@ export async function connectDaemon(
     }
     return await spawnAndWait(ctx, paths, fp.hash, options.deliberate ?? false);
   });
-  return connection(paths.socket, health);
+}
+
+/**
+ * Sends one `/v1` request to this configuration's daemon. With `start`, a daemon that is not
+ * running is started first; without it, resolves to undefined when none runs.
+ */
+export async function callDaemon(
+  ctx: Context,
+  request: { method: string; path: string; body?: unknown; start: boolean },
+): Promise<{ value: unknown } | undefined> {
+  const fp = await ctx.fingerprint();
+  const paths = await ctx.paths();
+  try {
+    const res = await wireRequest(paths.socket, request.method, request.path, {
+      body: request.body,
+    });
+    return { value: decode(res, paths.socket, fp.hash) };
+  } catch (e) {
+    if (!(e instanceof WireConnectError)) throw e;
+    // Classify the failure: a plain file or a foreign socket is an error, absent or stale is not.
+    const state = await probe(paths.socket);
+    if (typeof state === "object") checkOwner(state, fp.hash, paths.socket);
+    if (!request.start && typeof state !== "object") return undefined;
+  }
+  await ensureDaemon(ctx);
+  try {
+    const res = await wireRequest(paths.socket, request.method, request.path, {
+      body: request.body,
+    });
+    return { value: decode(res, paths.socket, fp.hash) };
+  } catch (e) {
+    if (!(e instanceof WireConnectError)) throw e;
+    throw new McpxError(
+      "DAEMON_UNAVAILABLE",
+      `The daemon on "${paths.socket}" went away: ${e.message}`,
+    );
+  }
 }

@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join } from "../_path.ts";
 import type { DaemonRecord } from "./server.ts";
 import { probe } from "./client.ts";
 
@@ -9,13 +9,21 @@ export interface DaemonEntry extends DaemonRecord {
   uptimeMs: number | null;
 }
 
-/** Whether a process with this pid exists. */
+/** Whether a process with this pid runs; an exited one its parent has not reaped yet does not. */
 export function pidAlive(pid: number): boolean {
+  if (Deno.build.os !== "linux") {
+    try {
+      Deno.kill(pid, "SIGCONT");
+      return true;
+    } catch (e) {
+      return !(e instanceof Deno.errors.NotFound);
+    }
+  }
   try {
-    Deno.kill(pid, "SIGCONT");
-    return true;
-  } catch (e) {
-    return !(e instanceof Deno.errors.NotFound);
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return !/^\d+ \(.*\) [ZX] /s.test(stat);
+  } catch {
+    return false;
   }
 }
 

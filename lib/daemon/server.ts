@@ -1,4 +1,4 @@
-import { dirname } from "node:path";
+import { dirname } from "../_path.ts";
 import { McpxError } from "../errors.ts";
 import { Context, type DaemonHandle } from "../context.ts";
 import { fingerprintConfig } from "../config/fingerprint.ts";
@@ -6,7 +6,7 @@ import { loadConfig, type McpxConfig } from "../config/load.ts";
 import { JsonlLog, type Level } from "../log.ts";
 import { buildRouter } from "../surfaces/http.ts";
 import { OPERATIONS } from "../operations/mod.ts";
-import { probe } from "./client.ts";
+import { FINGERPRINT_HEADER, probe } from "./client.ts";
 import { VERSION } from "../version.ts";
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
@@ -134,7 +134,9 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
           state.lastActivity = Date.now();
           state.inflight++;
           try {
-            return await route(req);
+            const res = await route(req);
+            res.headers.set(FINGERPRINT_HEADER, fp.hash);
+            return res;
           } finally {
             state.inflight--;
             state.lastActivity = Date.now();

@@ -1,7 +1,8 @@
-import { join } from "node:path";
+import { join } from "../_path.ts";
 import type { Context } from "../context.ts";
 import { stateDir } from "../paths.ts";
 import { probe } from "./client.ts";
+import { wireRequest } from "./wire.ts";
 import { type DaemonEntry, listDaemons, pidAlive, waitForExit } from "./records.ts";
 
 /** Whether `pid` still looks like an mcpx daemon (guards against a reused pid). */
@@ -18,15 +19,9 @@ async function stopOne(
   entry: DaemonEntry,
 ): Promise<{ pid: number; config: string; forced: boolean }> {
   if (entry.state === "running") {
-    const client = Deno.createHttpClient({ proxy: { transport: "unix", path: entry.socket } });
     try {
-      const res = await fetch("http://mcpx/v1/stop", { method: "POST", client, body: "{}" });
-      await res.body?.cancel();
-    } catch {
-      /* it may close the connection as it goes */
-    } finally {
-      client.close();
-    }
+      await wireRequest(entry.socket, "POST", "/v1/stop", { body: {}, timeoutMs: 5000 });
+    } catch { /* it may close the connection as it goes */ }
     if (await waitForExit(entry.pid, 5000)) {
       return { pid: entry.pid, config: entry.config, forced: false };
     }

@@ -43,10 +43,8 @@ export const daemonStart = defineOperation<Record<string, never>, Health>({
   where: "local",
   output: (z) => z.object({ pid: z.number(), socket: z.string() }).loose(),
   async run(_input, ctx) {
-    const { connectDaemon } = await import("../daemon/client.ts");
-    const conn = (await connectDaemon(ctx, { start: true, deliberate: true }))!;
-    conn.close();
-    return conn.health;
+    const { ensureDaemon } = await import("../daemon/client.ts");
+    return await ensureDaemon(ctx, { deliberate: true });
   },
   render: (h) => `daemon ${h.pid} on ${h.socket}\n`,
 });

@@ -189,18 +189,18 @@ async function execute(
   ctx: Context,
 ): Promise<unknown> {
   if (op.where === "local" || !("method" in op.http)) return await op.run(input, ctx);
-  const { connectDaemon } = await import("../daemon/client.ts");
-  const conn = await connectDaemon(ctx, { start: op.where.daemon === "start" });
-  if (!conn) return await op.offline!(input, ctx);
-  try {
-    const { path, body } = routePath(
-      op as Operation & { http: { method: string; path: string } },
-      input,
-    );
-    return await conn.request(op.http.method, path, body);
-  } finally {
-    conn.close();
-  }
+  const { callDaemon } = await import("../daemon/client.ts");
+  const { path, body } = routePath(
+    op as Operation & { http: { method: string; path: string } },
+    input,
+  );
+  const answer = await callDaemon(ctx, {
+    method: op.http.method,
+    path,
+    body,
+    start: op.where.daemon === "start",
+  });
+  return answer ? answer.value : await op.offline!(input, ctx);
 }
 
 /** Runs one command line and returns the exit status. Never throws for a user's mistake. */
