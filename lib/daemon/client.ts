@@ -3,6 +3,7 @@ import { SETTINGS, type SettingSpec } from "../settings/table.ts";
 import { fromProblem, isErrorCode, McpxError } from "../errors.ts";
 import type { Context } from "../context.ts";
 import type { DaemonPaths } from "../paths.ts";
+import { withLock } from "./lock.ts";
 import { WireConnectError, wireRequest, type WireResponse, WireTimeoutError } from "./wire.ts";
 
 /** Every daemon answer carries its configuration's fingerprint, so one round trip both asks and checks. */
@@ -112,16 +113,6 @@ export function selfCommand(args: string[]): { command: string; args: string[] }
     command: Deno.execPath(),
     args: ["run", "-A", "--config", `${root}/deno.json`, fromFileUrl(main), ...args],
   };
-}
-
-async function withLock<T>(path: string, fn: () => Promise<T>): Promise<T> {
-  const file = await Deno.open(path, { create: true, write: true, mode: 0o600 });
-  try {
-    await file.lock(true);
-    return await fn();
-  } finally {
-    file.close();
-  }
 }
 
 async function spawnAndWait(
@@ -243,11 +234,14 @@ export async function callDaemon(
 ): Promise<{ value: unknown } | undefined> {
   const fp = await ctx.fingerprint();
   const paths = await ctx.paths();
-  try {
+  const send = async () => {
     const res = await wireRequest(paths.socket, request.method, request.path, {
       body: request.body,
     });
     return { value: decode(res, paths.socket, fp.hash) };
+  };
+  try {
+    return await send();
   } catch (e) {
     if (!(e instanceof WireConnectError)) throw e;
     // Classify the failure: a plain file or a foreign socket is an error, absent or stale is not.
@@ -257,10 +251,7 @@ export async function callDaemon(
   }
   await ensureDaemon(ctx);
   try {
-    const res = await wireRequest(paths.socket, request.method, request.path, {
-      body: request.body,
-    });
-    return { value: decode(res, paths.socket, fp.hash) };
+    return await send();
   } catch (e) {
     if (!(e instanceof WireConnectError)) throw e;
     throw new McpxError(

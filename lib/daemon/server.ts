@@ -7,6 +7,7 @@ import { JsonlLog, type Level } from "../log.ts";
 import { buildRouter } from "../surfaces/http.ts";
 import { OPERATIONS } from "../operations/mod.ts";
 import { FINGERPRINT_HEADER, probe } from "./client.ts";
+import { withLock } from "./lock.ts";
 import { VERSION } from "../version.ts";
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
@@ -34,16 +35,6 @@ async function writeAtomic(path: string, text: string): Promise<void> {
   const tmp = `${path}.${Deno.pid}.tmp`;
   await Deno.writeTextFile(tmp, text, { mode: 0o600 });
   await Deno.rename(tmp, path);
-}
-
-async function withLock<T>(path: string, fn: () => Promise<T>): Promise<T> {
-  const file = await Deno.open(path, { create: true, write: true, mode: 0o600 });
-  try {
-    await file.lock(true);
-    return await fn();
-  } finally {
-    file.close();
-  }
 }
 
 /**
