@@ -13,6 +13,14 @@ export const ERRORS = {
   DAEMON_START_FAILED: { exit: 4, http: 503, hint: "" },
   SOCKET_FOREIGN: { exit: 4, http: 409, hint: "" },
   NOT_FOUND: { exit: 5, http: 404, hint: "" },
+  SERVER_NOT_FOUND: { exit: 5, http: 404, hint: "Run `mcpx status` for the configured namespaces" },
+  TOOL_NOT_FOUND: { exit: 5, http: 404, hint: "" },
+  INVALID_ARGUMENTS: { exit: 2, http: 400, hint: "" },
+  SERVER_START_FAILED: { exit: 6, http: 502, hint: "`mcpx status` shows the server's stderr" },
+  SERVER_EXITED: { exit: 6, http: 502, hint: "The next call starts a fresh process" },
+  TOOL_TIMEOUT: { exit: 7, http: 504, hint: "Raise callTimeout for this server, or restart it" },
+  TOOL_ERROR: { exit: 8, http: 422, hint: "" },
+  CREDENTIALS_MISSING: { exit: 3, http: 422, hint: "" },
 } as const satisfies Record<string, { exit: number; http: number; hint: string }>;
 
 /** A code from {@linkcode ERRORS}. */
