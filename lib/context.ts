@@ -1,6 +1,7 @@
 import { type ConfigLocation, discoverConfig, noConfigError } from "./config/discover.ts";
 import { type Fingerprint, fingerprintConfig } from "./config/fingerprint.ts";
 import type { Io } from "./io.ts";
+import type { Caller } from "./pool/scope.ts";
 import { type DaemonPaths, daemonPaths } from "./paths.ts";
 import { type FlagValue, resolveSettings, type Settings } from "./settings/resolve.ts";
 
@@ -25,15 +26,33 @@ export class Context {
   readonly flags: readonly FlagValue[];
   readonly boot: Settings;
   readonly daemon?: DaemonHandle;
+  /** Inside the daemon: who sent the request (from the `x-mcpx-caller` header). */
+  readonly caller: Caller;
   #location?: ConfigLocation;
   #fingerprint?: Promise<Fingerprint>;
   #settings?: Promise<Settings>;
 
-  constructor(io: Io, flags: readonly FlagValue[] = [], daemon?: DaemonHandle) {
+  constructor(
+    io: Io,
+    flags: readonly FlagValue[] = [],
+    daemon?: DaemonHandle,
+    caller: Caller = {},
+  ) {
     this.io = io;
     this.flags = flags;
     this.boot = resolveSettings({ env: io.env, flags });
     this.daemon = daemon;
+    this.caller = caller;
+  }
+
+  /** What this process tells the daemon about its caller: cwd, parent pid, session ids. */
+  callerInfo(): Caller {
+    return {
+      cwd: this.io.cwd,
+      pid: this.io.ppid,
+      session: this.io.env.MCPX_SESSION_ID || undefined,
+      parentSession: this.io.env.MCPX_PARENT_SESSION_ID || undefined,
+    };
   }
 
   /** Whether output should be JSON. */

@@ -10,6 +10,8 @@ export interface Io {
   readonly cwd: string;
   /** Whether standard output is a terminal. */
   readonly isTerminal: boolean;
+  /** The parent process: what a `pid`-scoped server belongs to. */
+  readonly ppid?: number;
 }
 
 const encoder = new TextEncoder();
@@ -22,6 +24,7 @@ export function realIo(): Io {
     env: Deno.env.toObject(),
     cwd: Deno.cwd(),
     isTerminal: Deno.stdout.isTerminal(),
+    ppid: Deno.ppid,
   };
 }
 

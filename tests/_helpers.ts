@@ -156,3 +156,37 @@ export async function until(check: () => boolean | Promise<boolean>, ms = 5000):
 
 /** A minimal configuration with one server that is never started in these tests. */
 export const ONE_SERVER = { mcpServers: { echo: { command: "true" } } };
+
+const NPM = `${REPO}/tests/npm/node_modules`;
+
+/** A stdio entry for one of the real MCP servers installed under tests/npm (run with Node). */
+export function npmServer(
+  pkg: "server-everything" | "server-filesystem" | "server-memory",
+  args: string[] = [],
+): { command: string; args: string[] } {
+  return { command: "node", args: [`${NPM}/@modelcontextprotocol/${pkg}/dist/index.js`, ...args] };
+}
+
+/** Path of the real server's entry script, for starting it by hand (e.g. in HTTP mode). */
+export function npmServerScript(pkg: "server-everything"): string {
+  return `${NPM}/@modelcontextprotocol/${pkg}/dist/index.js`;
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+/** Reads the daemon's JSON-lines log records of a sandbox. */
+export async function daemonLog(box: Sandbox): Promise<Record<string, unknown>[]> {
+  const dir = join(box.root, "state", "mcpx", "logs");
+  const out: Record<string, unknown>[] = [];
+  for await (const e of Deno.readDir(dir)) {
+    const text = await Deno.readTextFile(join(dir, e.name));
+    for (const line of text.split("\n")) if (line) out.push(JSON.parse(line));
+  }
+  return out;
+}

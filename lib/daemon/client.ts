@@ -3,11 +3,14 @@ import { SETTINGS, type SettingSpec } from "../settings/table.ts";
 import { fromProblem, isErrorCode, McpxError } from "../errors.ts";
 import type { Context } from "../context.ts";
 import type { DaemonPaths } from "../paths.ts";
+import type { Caller } from "../pool/scope.ts";
 import { withLock } from "./lock.ts";
 import { WireConnectError, wireRequest, type WireResponse, WireTimeoutError } from "./wire.ts";
 
 /** Every daemon answer carries its configuration's fingerprint, so one round trip both asks and checks. */
 export const FINGERPRINT_HEADER = "x-mcpx-fingerprint";
+/** Who is calling (cwd, pid, session ids), as URI-encoded JSON: what scopes are computed from. */
+export const CALLER_HEADER = "x-mcpx-caller";
 
 /** What `/v1/health` answers. */
 export interface Health {
@@ -230,13 +233,16 @@ export async function ensureDaemon(
  */
 export async function callDaemon(
   ctx: Context,
-  request: { method: string; path: string; body?: unknown; start: boolean },
+  request: { method: string; path: string; body?: unknown; start: boolean; caller?: Caller },
 ): Promise<{ value: unknown } | undefined> {
   const fp = await ctx.fingerprint();
   const paths = await ctx.paths();
   const send = async () => {
     const res = await wireRequest(paths.socket, request.method, request.path, {
       body: request.body,
+      headers: request.caller
+        ? { [CALLER_HEADER]: encodeURIComponent(JSON.stringify(request.caller)) }
+        : undefined,
     });
     return { value: decode(res, paths.socket, fp.hash) };
   };

@@ -6,7 +6,12 @@ import { loadConfig, type McpxConfig } from "../config/load.ts";
 import { JsonlLog, type Level } from "../log.ts";
 import { buildRouter } from "../surfaces/http.ts";
 import { OPERATIONS } from "../operations/mod.ts";
-import { FINGERPRINT_HEADER, probe } from "./client.ts";
+import { CALLER_HEADER, FINGERPRINT_HEADER, probe } from "./client.ts";
+import { Registry } from "../pool/registry.ts";
+import { serverDefs } from "../pool/defs.ts";
+import type { Caller } from "../pool/scope.ts";
+import type { Settings } from "../settings/resolve.ts";
+import { resolve } from "../_path.ts";
 import { withLock } from "./lock.ts";
 import { VERSION } from "../version.ts";
 
@@ -29,6 +34,7 @@ export interface RunningDaemon extends DaemonHandle {
   lastActivity: number;
   inflight: number;
   readonly log: JsonlLog;
+  readonly registry: Registry;
 }
 
 async function writeAtomic(path: string, text: string): Promise<void> {
@@ -66,6 +72,14 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
   });
   for (const w of settings.warnings) log.write("warn", "config.warning", w);
 
+  let registry: Registry;
+  try {
+    registry = await makeRegistry(config, ctx, settings, log);
+  } catch (e) {
+    log.close();
+    await reportStart(e);
+    throw e;
+  }
   let server: Deno.HttpServer<Deno.UnixAddr> | undefined;
   let stopReason = "";
   let resolveStopped!: () => void;
@@ -82,6 +96,7 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
     lastActivity: Date.now(),
     inflight: 0,
     log,
+    registry,
     requestStop(reason: string) {
       if (stopReason) return;
       stopReason = reason;
@@ -89,7 +104,16 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
       setTimeout(resolveStopped, 0);
     },
   };
-  const route = buildRouter(OPERATIONS, () => new Context(ctx.io, ctx.flags, state));
+  const route = buildRouter(OPERATIONS, (req) => {
+    let caller: Caller = {};
+    const header = req.headers.get(CALLER_HEADER);
+    if (header) {
+      try {
+        caller = JSON.parse(decodeURIComponent(header));
+      } catch { /* a malformed caller is treated as an unknown one */ }
+    }
+    return new Context(ctx.io, ctx.flags, state, caller);
+  });
 
   try {
     await withLock(paths.bindLock, async () => {
@@ -160,8 +184,10 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
     log.close();
     await reportStart(e);
     await server?.shutdown();
+    await registry.close();
     throw e;
   }
+  registry.start();
   log.write("info", "daemon.started", "Daemon listening", {
     socket: paths.socket,
     config: fp.path,
@@ -195,6 +221,7 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
   Deno.removeSignalListener("SIGINT", onSignal);
   log.write("info", "daemon.stopping", `Daemon stopping: ${stopReason}`, { reason: stopReason });
   await server!.shutdown();
+  await registry.close();
   // Only remove files that are still ours: a successor may already have replaced them.
   try {
     const rec = JSON.parse(await Deno.readTextFile(paths.record)) as DaemonRecord;
@@ -206,4 +233,40 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
   log.write("info", "daemon.stopped", "Daemon stopped", { reason: stopReason });
   log.close();
   return 0;
+}
+
+async function makeRegistry(
+  config: McpxConfig,
+  ctx: Context,
+  settings: Settings,
+  log: JsonlLog,
+): Promise<Registry> {
+  const defs = serverDefs(config);
+  const { connectServer } = await import("../mcp/connect.ts");
+  const { resolveAuth } = await import("../mcp/auth.ts");
+  const { discoverRepository } = await import("../git/discover.ts");
+  const { pidAlive } = await import("./records.ts");
+  const configDir = dirname(config.path);
+  return new Registry(defs, {
+    connect: (spec, startTimeoutMs) => connectServer(spec, { startTimeoutMs }),
+    spec(def) {
+      const auth = resolveAuth(def.name, def.entry, ctx.io.env);
+      return {
+        name: def.name,
+        transport: def.transport,
+        command: def.entry.command,
+        args: def.entry.args ?? [],
+        env: auth.env,
+        cwd: resolve(configDir, def.entry.cwd ?? "."),
+        url: auth.url,
+        headers: auth.headers,
+        protocol: def.protocol,
+      };
+    },
+    discover: (cwd) => discoverRepository(cwd),
+    log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
+    trace: settings.get("logging.trace"),
+    reapIntervalMs: settings.get("plumbing.reapInterval"),
+    alive: pidAlive,
+  });
 }

@@ -54,7 +54,7 @@ export async function wireRequest(
   socket: string,
   method: string,
   path: string,
-  options: { body?: unknown; timeoutMs?: number } = {},
+  options: { body?: unknown; timeoutMs?: number; headers?: Record<string, string> } = {},
 ): Promise<WireResponse> {
   let conn: Deno.UnixConn;
   try {
@@ -72,6 +72,7 @@ export async function wireRequest(
     : encoder.encode(JSON.stringify(options.body));
   const head = `${method} ${path} HTTP/1.1\r\nHost: mcpx\r\nConnection: close\r\n` +
     (body.length ? "Content-Type: application/json\r\n" : "") +
+    Object.entries(options.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join("") +
     `Content-Length: ${body.length}\r\n\r\n`;
   let timedOut = false;
   const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => {

@@ -87,6 +87,18 @@ export const health = defineOperation<Record<string, never>, Health>({
   render: (h) => `ok: daemon ${h.pid}, up ${formatDuration(h.uptimeMs)}, config ${h.config}\n`,
 });
 
+interface InstanceRow {
+  id: string;
+  key: string;
+  pid: number | null;
+  state: string;
+  uptimeMs: number;
+  calls: number;
+  leases: number;
+  waiting: number;
+  stderrTail: string[];
+}
+
 interface StatusOutput {
   running: boolean;
   config: string;
@@ -95,14 +107,30 @@ interface StatusOutput {
   uptimeMs?: number;
   autostarted?: boolean;
   idleExitMs?: number;
-  servers: { namespace: string; transport: string; live: number; state: string }[];
+  servers: {
+    namespace: string;
+    name: string;
+    transport: string;
+    sharing: string;
+    scope: string;
+    live: number;
+    state: string;
+    error?: string;
+    retryInMs?: number;
+    instances: InstanceRow[];
+  }[];
+}
+
+function clip(text: string, width: number): string {
+  return text.length > width ? text.slice(0, width - 1) + "…" : text;
 }
 
 /** `mcpx status`: the daemon and the server processes it holds. */
 export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>({
   id: "daemon.status",
   summary: "Show the daemon and the server processes it holds",
-  description: "Does not start a daemon: with none running it says so.",
+  description:
+    "Does not start a daemon: with none running it says so. Each live process shows the KEY it serves (its scope key), its pid, uptime, calls and stderr tail; a server that failed to start shows why.",
   params: [],
   cli: { command: ["status"] },
   http: { method: "GET", path: "/v1/status" },
@@ -120,9 +148,17 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
       servers: z.array(
         z.object({
           namespace: z.string(),
+          name: z.string(),
           transport: z.string(),
+          sharing: z.string(),
+          scope: z.string(),
           live: z.number(),
           state: z.string(),
+          error: z.string().optional(),
+          retryInMs: z.number().optional(),
+          instances: z.array(
+            z.object({ id: z.string(), key: z.string(), pid: z.number().nullable() }).loose(),
+          ),
         }),
       ),
     }),
@@ -136,11 +172,16 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
       uptimeMs: Date.now() - d.startedAt,
       autostarted: d.autostarted,
       idleExitMs: d.idleExitMs,
-      servers: Object.entries(d.config.mcpServers).map(([name, s]) => ({
-        namespace: name,
-        transport: s.url ? "http" : "stdio",
-        live: 0,
-        state: s.disabled ? "disabled" : "idle",
+      servers: d.registry.status().map((p) => ({
+        namespace: p.namespace,
+        name: p.name,
+        transport: p.transport,
+        sharing: p.sharing,
+        scope: p.scope,
+        live: p.instances.length,
+        state: p.state,
+        ...(p.error ? { error: p.error, retryInMs: p.retryInMs } : {}),
+        instances: p.instances,
       })),
     });
   },
@@ -150,15 +191,35 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
   },
   render(s) {
     if (!s.running) return `no daemon running for ${s.config}\n`;
-    const head = `daemon ${s.pid}  up ${formatDuration(s.uptimeMs!)}  ${
+    let out = `daemon ${s.pid}  up ${formatDuration(s.uptimeMs!)}  ${
       s.autostarted ? "auto-started" : "started by hand"
     }  config ${s.config}\n`;
-    if (s.servers.length === 0) return head + "no servers configured\n";
-    return head + "\n" +
-      renderTable(
-        ["NAMESPACE", "TRANSPORT", "LIVE", "STATE"],
-        s.servers.map((r) => [r.namespace, r.transport, String(r.live), r.state]),
+    if (s.servers.length === 0) return out + "no servers configured\n";
+    out += "\n" + renderTable(
+      ["NAMESPACE", "TRANSPORT", "SHARING", "SCOPE", "LIVE", "STATE"],
+      s.servers.map((r) => [r.namespace, r.transport, r.sharing, r.scope, String(r.live), r.state]),
+    );
+    const live = s.servers.flatMap((r) =>
+      r.instances.map((i) => ({ ...i, namespace: r.namespace }))
+    );
+    if (live.length > 0) {
+      out += "\n" + renderTable(
+        ["NAMESPACE", "KEY", "PID", "UPTIME", "CALLS", "STATE", "STDERR"],
+        live.map((i) => [
+          i.namespace,
+          clip(i.key, 40),
+          i.pid === null ? "-" : String(i.pid),
+          formatDuration(i.uptimeMs),
+          String(i.calls),
+          i.leases > 0 ? `busy${i.waiting ? ` (+${i.waiting} waiting)` : ""}` : i.state,
+          clip(i.stderrTail.at(-1) ?? "", 60),
+        ]),
       );
+    }
+    for (const r of s.servers.filter((r) => r.error)) {
+      out += `\n${r.namespace}: ${r.error}\n`;
+    }
+    return out;
   },
 });
 

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { Context } from "../context.ts";
 
 /** The kinds of value an operation parameter takes. */
-export type ParamType = "string" | "boolean" | "integer" | "enum";
+export type ParamType = "string" | "boolean" | "integer" | "enum" | "json";
 
 /** One input of an operation: a CLI flag or positional, a query or body field, an MCP argument. */
 export interface ParamSpec {
@@ -26,10 +26,27 @@ export interface Operation<I = Record<string, unknown>, O = unknown> {
   readonly summary: string;
   readonly description?: string;
   readonly params: readonly ParamSpec[];
-  /** The command words; every operation has a command. */
-  readonly cli: { readonly command: readonly string[] };
+  /**
+   * The command words; every operation has a command. `positionals` replaces the declared
+   * positional parameters with a parser of the words after the command (e.g. `ns.tool k=v`),
+   * shown in help as `usage`.
+   */
+  readonly cli: {
+    readonly command: readonly string[];
+    readonly usage?: string;
+    readonly positionals?: (words: readonly string[]) => Record<string, unknown>;
+  };
   /** The route, or why there is none. */
-  readonly http: { readonly method: "GET" | "POST"; readonly path: string } | {
+  readonly http: {
+    readonly method: "GET" | "POST";
+    readonly path: string;
+    /** More routes to the same operation; `bodyField` takes the whole JSON body as that input. */
+    readonly also?: readonly {
+      readonly method: "POST";
+      readonly path: string;
+      readonly bodyField: string;
+    }[];
+  } | {
     readonly none: string;
   };
   /** MCP exposure and the annotations a client can scope on. */

@@ -85,6 +85,11 @@ export const SETTINGS = {
     doc: "Log one line per tool call naming the server instance that served it",
     envAliases: ["MCPX_TRACE"],
   },
+  "plumbing.reapInterval": {
+    type: "duration",
+    default: "30s",
+    doc: "How often the daemon stops server instances that have been idle past their idleTimeout",
+  },
   "plumbing.sunPathMax": {
     type: "integer",
     default: "107",

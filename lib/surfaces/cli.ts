@@ -39,6 +39,18 @@ function parseParam(op: Operation, p: ParamSpec, text: string, shown: string): u
     }
     return text === "true";
   }
+  if (p.type === "json") {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw usageError(`${shown} takes a JSON object, and "${text}" is not JSON`, op);
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      throw usageError(`${shown} takes a JSON object`, op);
+    }
+    return value;
+  }
   if (p.type === "enum" && !p.values!.includes(text)) {
     throw usageError(
       `${shown} must be one of ${p.values!.join(", ")}, not "${text}"${
@@ -148,7 +160,9 @@ export function parseArgs(
       op,
     );
   }
-  if (op && !out.help) {
+  if (op && !out.help && op.cli.positionals) {
+    Object.assign(out.input, op.cli.positionals(positionals));
+  } else if (op && !out.help) {
     const pos = op.params.filter((p) => p.positional);
     if (positionals.length > pos.length) {
       throw usageError(
@@ -199,6 +213,7 @@ async function execute(
     path,
     body,
     start: op.where.daemon === "start",
+    caller: ctx.callerInfo(),
   });
   return answer ? answer.value : await op.offline!(input, ctx);
 }

@@ -11,6 +11,7 @@ function paramUsage(p: ParamSpec): string {
 
 /** `mcpx <command> [args]` for one operation. */
 export function usage(op: Operation): string {
+  if (op.cli.usage) return `mcpx ${op.cli.command.join(" ")} ${op.cli.usage}`;
   const pos = op.params.filter((p) => p.positional).map(paramUsage);
   const opts = op.params.some((p) => !p.positional) ? ["[options]"] : [];
   return ["mcpx", ...op.cli.command, ...pos, ...opts].join(" ");

@@ -8,16 +8,24 @@ interface Route {
   method: string;
   pattern: RegExp;
   names: string[];
+  bodyField?: string;
 }
 
-function compile(op: Operation): Route | undefined {
-  if (!("method" in op.http)) return undefined;
+function compileOne(op: Operation, method: string, path: string, bodyField?: string): Route {
   const names: string[] = [];
-  const source = op.http.path.replace(/\{(\w+)\}/g, (_, name) => {
+  const source = path.replace(/\{(\w+)\}/g, (_, name) => {
     names.push(name);
     return "([^/]+)";
   });
-  return { op, method: op.http.method, pattern: new RegExp(`^${source}$`), names };
+  return { op, method, pattern: new RegExp(`^${source}$`), names, bodyField };
+}
+
+function compile(op: Operation): Route[] {
+  if (!("method" in op.http)) return [];
+  return [
+    compileOne(op, op.http.method, op.http.path),
+    ...(op.http.also ?? []).map((a) => compileOne(op, a.method, a.path, a.bodyField)),
+  ];
 }
 
 function paramSchema(z: Zod, p: ParamSpec) {
@@ -25,6 +33,8 @@ function paramSchema(z: Zod, p: ParamSpec) {
     ? z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")])
     : p.type === "integer"
     ? z.union([z.number().int(), z.string().regex(/^-?\d+$/).transform(Number)])
+    : p.type === "json"
+    ? z.record(z.string(), z.unknown())
     : p.type === "enum"
     ? z.enum(p.values as [string, ...string[]])
     : z.string();
@@ -42,9 +52,9 @@ export function inputSchema(z: Zod, op: Operation) {
  */
 export function buildRouter(
   operations: readonly Operation[],
-  context: () => Context,
+  context: (req: Request) => Context,
 ): (req: Request) => Promise<Response> {
-  const routes = operations.map(compile).filter((r): r is Route => r !== undefined);
+  const routes = operations.flatMap(compile);
   let zod: Zod | undefined;
   return async (req) => {
     try {
@@ -78,8 +88,9 @@ export function buildRouter(
           if (body === null || typeof body !== "object" || Array.isArray(body)) {
             throw new McpxError("USAGE", "The request body must be a JSON object");
           }
-          Object.assign(raw, body);
-        }
+          if (route.bodyField) raw[route.bodyField] = body;
+          else Object.assign(raw, body);
+        } else if (route.bodyField) raw[route.bodyField] = {};
       }
       zod ??= (await import("zod")).z;
       const parsed = inputSchema(zod, route.op).safeParse(raw);
@@ -90,7 +101,7 @@ export function buildRouter(
           `Invalid input for ${route.op.id}: ${issue.path.join(".") || "(body)"}: ${issue.message}`,
         );
       }
-      const output = await route.op.run(parsed.data, context());
+      const output = await route.op.run(parsed.data, context(req));
       return Response.json(output ?? null);
     } catch (error) {
       const problem = toProblem(error);

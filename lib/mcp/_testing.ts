@@ -1,0 +1,153 @@
+/** Shared by the tests of lib/mcp: real servers, free ports, and a look at process groups. */
+import type { ServerSpec } from "./types.ts";
+
+const REPO = new URL("../../", import.meta.url).pathname;
+
+/** The real server-everything, installed by `npm ci` in tests/npm. */
+export const EVERYTHING = `${REPO}tests/npm/node_modules/.bin/mcp-server-everything`;
+const EVERYTHING_MAIN =
+  `${REPO}tests/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
+
+/** Whether the real servers are installed; tests that need them are skipped (and counted) if not. */
+export const HAVE_EVERYTHING = exists(EVERYTHING) && exists(EVERYTHING_MAIN);
+
+/** Our scripted stdio server (see testdata/scripted_server.ts), as a command and arguments. */
+export const SCRIPTED = {
+  command: Deno.execPath(),
+  args: [
+    "run",
+    "--quiet",
+    "--no-config",
+    new URL("./testdata/scripted_server.ts", import.meta.url).pathname,
+  ],
+};
+
+/** A complete spec from the fields a test cares about. */
+export function spec(fields: Partial<ServerSpec> & { name: string }): ServerSpec {
+  return {
+    transport: "stdio",
+    args: [],
+    env: {},
+    headers: {},
+    protocol: "legacy",
+    ...fields,
+  };
+}
+
+/**
+ * The live processes in process group `pgid`, read from /proc. Zombies are left out: once a
+ * group member's parent has exited it is reparented to PID 1, and reaping it is PID 1's job
+ * (on some machines, never); a zombie holds no memory, files or ports.
+ */
+export function groupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    let stat: string;
+    try {
+      stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+    } catch {
+      continue; // It exited while we looked.
+    }
+    // The command name (field 2) may contain spaces and parentheses; fields after it don't.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const [state, , pgrp] = fields;
+    if (Number(pgrp) === pgid && state !== "Z") members.push(Number(entry.name));
+  }
+  return members;
+}
+
+/** The process group id of `pid`, from /proc. */
+export function processGroupOf(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+/** server-everything running in an HTTP mode on 127.0.0.1; dispose it to kill its group. */
+export interface HttpEverything extends AsyncDisposable {
+  /** The MCP endpoint (`/mcp` or `/sse`). */
+  url: string;
+  /** Everything it has written to stdout and stderr so far. */
+  output(): string;
+}
+
+/** Starts server-everything in `streamableHttp` or `sse` mode on a free loopback port. */
+export async function startHttpEverything(mode: "streamableHttp" | "sse"): Promise<HttpEverything> {
+  const port = freePort();
+  const loopback = new URL("./testdata/loopback.mjs", import.meta.url).pathname;
+  const child = new Deno.Command("node", {
+    args: ["--import", loopback, EVERYTHING_MAIN, mode],
+    env: { PORT: String(port) },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    detached: true,
+  }).spawn();
+  let text = "";
+  const decoder = new TextDecoder();
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
+  };
+  const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
+  const stop = async () => {
+    try {
+      Deno.kill(-child.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+    await child.status;
+    await pumps;
+  };
+  try {
+    await waitForPort(port, 10_000);
+  } catch (error) {
+    await stop();
+    throw new Error(`server-everything (${mode}) did not listen: ${text}`, { cause: error });
+  }
+  return {
+    url: `http://127.0.0.1:${port}/${mode === "sse" ? "sse" : "mcp"}`,
+    output: () => text,
+    [Symbol.asyncDispose]: stop,
+  };
+}
+
+async function waitForPort(port: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+      conn.close();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+/** Polls `check` until it holds or `ms` pass; returns whether it held. */
+export async function eventually(check: () => boolean, ms = 2000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * A small stdio MCP server for tests, speaking just enough JSON-RPC to drive the cases the
+ * real servers cannot be made to show on demand. Tools:
+ *
+ * - `echo`: answers `{ text }` back.
+ * - `change`: sends `notifications/tools/list_changed`, then answers.
+ * - `hang`: never answers; a `notifications/cancelled` for it is written to stderr.
+ * - `crash`: writes "dying on purpose" to stderr and exits with code 7.
+ *
+ * `tools/list` answers in two pages, so that clients must follow `nextCursor`.
+ */
+const encoder = new TextEncoder();
+
+async function send(message: Record<string, unknown>): Promise<void> {
+  await Deno.stdout.write(encoder.encode(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n"));
+}
+
+function tool(name: string) {
+  return { name, description: `The ${name} tool`, inputSchema: { type: "object" } };
+}
+
+async function handle(message: {
+  id?: number | string;
+  method?: string;
+  params?: Record<string, unknown>;
+}): Promise<void> {
+  const { id, method, params = {} } = message;
+  if (method === "notifications/cancelled") {
+    console.error(`cancelled ${params.requestId}`);
+    return;
+  }
+  if (id === undefined) return;
+  switch (method) {
+    case "initialize":
+      return send({
+        id,
+        result: {
+          protocolVersion: params.protocolVersion,
+          capabilities: { tools: { listChanged: true } },
+          serverInfo: { name: "scripted", version: "1.0.0" },
+        },
+      });
+    case "ping":
+      return send({ id, result: {} });
+    case "tools/list":
+      return send({
+        id,
+        result: params.cursor === "page-2"
+          ? { tools: [tool("change"), tool("hang"), tool("crash")] }
+          : { tools: [tool("echo")], nextCursor: "page-2" },
+      });
+    case "tools/call": {
+      const args = (params.arguments ?? {}) as Record<string, unknown>;
+      switch (params.name) {
+        case "echo":
+          return send({ id, result: { content: [{ type: "text", text: String(args.text) }] } });
+        case "change":
+          await send({ method: "notifications/tools/list_changed" });
+          return send({ id, result: { content: [{ type: "text", text: "changed" }] } });
+        case "hang":
+          return;
+        case "crash":
+          console.error("dying on purpose");
+          Deno.exit(7);
+      }
+      return send({ id, error: { code: -32602, message: `Unknown tool: ${params.name}` } });
+    }
+  }
+  return send({ id, error: { code: -32601, message: `Method not found: ${method}` } });
+}
+
+let buffer = "";
+for await (const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
+  buffer += chunk;
+  let newline;
+  while ((newline = buffer.indexOf("\n")) !== -1) {
+    const line = buffer.slice(0, newline).trim();
+    buffer = buffer.slice(newline + 1);
+    if (line) await handle(JSON.parse(line));
+  }
+}

@@ -1,0 +1,74 @@
+/** How a client speaks to one server, resolved from its configuration entry. */
+export interface ServerSpec {
+  /** The key under `mcpServers`. */
+  name: string;
+  transport: "stdio" | "http" | "sse";
+  /** stdio: the program, its arguments, extra environment and working directory. */
+  command?: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  /** http/sse: the endpoint and the headers to send (credentials already expanded). */
+  url?: string;
+  headers: Record<string, string>;
+  /** Protocol era: legacy first by default; the other three are explicit choices. */
+  protocol: "legacy" | "prefer-modern" | "force-legacy" | "force-modern";
+}
+
+/** One tool as a server lists it. */
+export interface ToolInfo {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}
+
+/** The MCP `CallToolResult` envelope, as received. */
+export interface CallToolEnvelope {
+  content?: {
+    type: string;
+    text?: string;
+    data?: string;
+    mimeType?: string;
+    [k: string]: unknown;
+  }[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  [k: string]: unknown;
+}
+
+/** Why a connection ended. */
+export interface ConnectionEnd {
+  code: number | null;
+  signal: string | null;
+  reason: string;
+}
+
+/** A live, initialised client connection to one server process or endpoint. */
+export interface McpConnection {
+  /** The child's pid (stdio only). */
+  readonly pid?: number;
+  /** The negotiated protocol version. */
+  readonly protocolVersion?: string;
+  /** Resolves once, when the process exits or the connection drops. */
+  readonly ended: Promise<ConnectionEnd>;
+  /** The last lines the child wrote to stderr (stdio only), oldest first. */
+  stderrTail(): string[];
+  /** Every tool, across pages. */
+  listTools(): Promise<ToolInfo[]>;
+  /**
+   * Calls a tool. On timeout or abort it sends `notifications/cancelled` and rejects with
+   * McpxError TOOL_TIMEOUT; if the connection ends first it rejects with SERVER_EXITED.
+   */
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<CallToolEnvelope>;
+  /** Called when the server sends `notifications/tools/list_changed`. */
+  onToolsChanged(listener: () => void): void;
+  /** Closes: HTTP sessions are ended with DELETE; stdio children are killed by process group. */
+  close(): Promise<void>;
+}

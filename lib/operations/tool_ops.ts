@@ -1,0 +1,211 @@
+import { McpxError } from "../errors.ts";
+import { defineOperation } from "./define.ts";
+import type { Context } from "../context.ts";
+import type { RunningDaemon } from "../daemon/server.ts";
+import type { CallOutput } from "../pool/registry.ts";
+
+function registry(ctx: Context) {
+  const d = ctx.daemon as RunningDaemon | undefined;
+  if (!d) throw new McpxError("INTERNAL", "This operation runs inside the daemon");
+  return d.registry;
+}
+
+/**
+ * `ns.tool` followed by one JSON object, or by `key=value` pairs whose values are read as JSON
+ * when they parse (`n=3`, `flag=true`, `list=[1,2]`) and as strings otherwise.
+ */
+export function parseCallWords(words: readonly string[]): Record<string, unknown> {
+  const [target, ...rest] = words;
+  const usage = (message: string) =>
+    new McpxError("USAGE", message, { hint: "Run `mcpx call --help`" });
+  if (!target) {
+    throw usage('"mcpx call" needs <namespace.tool>, e.g. `mcpx call everything.echo message=hi`');
+  }
+  const dot = target.indexOf(".");
+  if (dot <= 0 || dot === target.length - 1) {
+    throw usage(`"${target}" is not <namespace.tool>: write it like everything.echo`);
+  }
+  const input: Record<string, unknown> = {
+    server: target.slice(0, dot),
+    tool: target.slice(dot + 1),
+  };
+  if (rest.length === 1 && rest[0].trim().startsWith("{")) {
+    try {
+      input.arguments = JSON.parse(rest[0]);
+    } catch (e) {
+      throw usage(`The arguments are not valid JSON: ${(e as Error).message}`);
+    }
+    return input;
+  }
+  const args: Record<string, unknown> = {};
+  for (const word of rest) {
+    const eq = word.indexOf("=");
+    if (eq <= 0) throw usage(`"${word}" is neither a JSON object nor key=value`);
+    const text = word.slice(eq + 1);
+    let value: unknown = text;
+    try {
+      value = JSON.parse(text);
+    } catch { /* a plain string */ }
+    args[word.slice(0, eq)] = value;
+  }
+  input.arguments = args;
+  return input;
+}
+
+/** `mcpx call ns.tool …`: one tool call through the daemon's pools. */
+export const toolsCall = defineOperation<
+  {
+    server: string;
+    tool: string;
+    arguments?: Record<string, unknown>;
+    raw?: boolean;
+    session?: string;
+  },
+  CallOutput
+>({
+  id: "tools.call",
+  summary: "Call one tool on a managed server",
+  description:
+    "Arguments are one JSON object or key=value pairs, checked against the tool's input schema before they are sent. The result arrives unwrapped: structured content or JSON-in-text parsed, plain text as a string. A tool that reports an error exits non-zero with the server's text.",
+  params: [
+    { name: "server", type: "string", required: true, doc: "The namespace (or configured name)" },
+    {
+      name: "tool",
+      type: "string",
+      required: true,
+      doc: "The tool's name, or its identifier form",
+    },
+    { name: "arguments", type: "json", doc: "The tool's arguments as a JSON object" },
+    { name: "raw", type: "boolean", doc: "Print the full MCP result envelope" },
+    {
+      name: "session",
+      type: "string",
+      doc: "Join the lease of this session key (default MCPX_SESSION_ID)",
+    },
+  ],
+  cli: {
+    command: ["call"],
+    usage: "<namespace.tool> [json | key=value ...] [options]",
+    positionals: parseCallWords,
+  },
+  http: {
+    method: "POST",
+    path: "/v1/tools/call",
+    also: [{ method: "POST", path: "/v1/call/{server}/{tool}", bodyField: "arguments" }],
+  },
+  mcp: { expose: true },
+  where: { daemon: "start" },
+  output: (z) =>
+    z.object({
+      server: z.string(),
+      tool: z.string(),
+      result: z.unknown(),
+      raw: z.unknown().optional(),
+      instance: z.object({ id: z.string(), pid: z.number().nullable(), key: z.string() }),
+      durationMs: z.number(),
+    }),
+  async run(input, ctx) {
+    return await registry(ctx).call({
+      server: input.server,
+      tool: input.tool,
+      arguments: input.arguments ?? {},
+      raw: input.raw,
+      caller: { ...ctx.caller, ...(input.session ? { session: input.session } : {}) },
+    });
+  },
+  render(out) {
+    if (out.raw !== undefined) return JSON.stringify(out.raw, null, 2) + "\n";
+    if (typeof out.result === "string") {
+      return out.result.endsWith("\n") ? out.result : out.result + "\n";
+    }
+    return JSON.stringify(out.result, null, 2) + "\n";
+  },
+});
+
+/** `mcpx restart <ns> [--session key]`. */
+export const serversRestart = defineOperation<
+  { server: string; session?: string },
+  { server: string; stopped: number }
+>({
+  id: "servers.restart",
+  summary: "Restart a server: stop its processes (or one session's) so the next call starts fresh",
+  params: [
+    { name: "server", type: "string", positional: true, required: true, doc: "The namespace" },
+    { name: "session", type: "string", doc: "Only the instance serving this session key" },
+  ],
+  cli: { command: ["restart"] },
+  http: { method: "POST", path: "/v1/servers/{server}/restart" },
+  mcp: { expose: true, destructive: true },
+  where: { daemon: "start" },
+  output: (z) => z.object({ server: z.string(), stopped: z.number() }),
+  async run(input, ctx) {
+    return {
+      server: input.server,
+      stopped: await registry(ctx).restart(input.server, input.session),
+    };
+  },
+  render: (o) => `restarted ${o.server}: stopped ${o.stopped} process(es)\n`,
+});
+
+/** `mcpx refresh`: list every server's tools again. */
+export const serversRefresh = defineOperation<
+  Record<string, never>,
+  { servers: { namespace: string; tools: number | null; error?: string }[] }
+>({
+  id: "servers.refresh",
+  summary: "Re-read every server's tool list",
+  params: [],
+  cli: { command: ["refresh"] },
+  http: { method: "POST", path: "/v1/servers/refresh" },
+  mcp: { expose: true },
+  where: { daemon: "start" },
+  output: (z) =>
+    z.object({
+      servers: z.array(
+        z.object({
+          namespace: z.string(),
+          tools: z.number().nullable(),
+          error: z.string().optional(),
+        }),
+      ),
+    }),
+  async run(_input, ctx) {
+    const out = await registry(ctx).refresh();
+    return {
+      servers: out.map((s) => ({
+        namespace: s.namespace,
+        tools: s.tools ? s.tools.length : null,
+        ...(s.error ? { error: s.error } : {}),
+      })),
+    };
+  },
+  render: (o) =>
+    o.servers.map((s) => `${s.namespace}: ${s.error ? `error: ${s.error}` : `${s.tools} tools`}`)
+      .join("\n") + "\n",
+});
+
+/** `mcpx end-session <key>`: stop what a session a caller minted holds. */
+export const sessionsEnd = defineOperation<
+  { session: string },
+  { session: string; stopped: number }
+>({
+  id: "sessions.end",
+  summary: "Stop every server process held for a session key, now that the session is over",
+  params: [{
+    name: "session",
+    type: "string",
+    positional: true,
+    required: true,
+    doc: "The session key",
+  }],
+  cli: { command: ["end-session"] },
+  http: { method: "POST", path: "/v1/sessions/{session}/end" },
+  mcp: { expose: true, destructive: true },
+  where: { daemon: "running" },
+  output: (z) => z.object({ session: z.string(), stopped: z.number() }),
+  async run(input, ctx) {
+    return { session: input.session, stopped: await registry(ctx).endSession(input.session) };
+  },
+  offline: (input) => Promise.resolve({ session: input.session, stopped: 0 }),
+  render: (o) => `session ${o.session}: stopped ${o.stopped} process(es)\n`,
+});

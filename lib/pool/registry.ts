@@ -1,0 +1,237 @@
+import { McpxError } from "../errors.ts";
+import { didYouMean } from "../near.ts";
+import type { McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
+import { type ServerDef, toIdentifier } from "./defs.ts";
+import { type Instance, Pool, type PoolStatus } from "./pool.ts";
+import { type Caller, type Discover, scopeKey } from "./scope.ts";
+import { errorText, unwrapResult } from "./unwrap.ts";
+import { validateArguments } from "./validate.ts";
+
+type Log = (
+  level: "debug" | "info" | "warn" | "error",
+  event: string,
+  msg: string,
+  attrs?: Record<string, unknown>,
+) => void;
+
+/** What the registry needs from the daemon. */
+export interface RegistryDeps {
+  connect(spec: ServerSpec, startTimeoutMs: number): Promise<McpConnection>;
+  spec(def: ServerDef): ServerSpec;
+  discover: Discover;
+  log: Log;
+  /** MCPX_TRACE / logging.trace: one log line per call naming the instance that served it. */
+  trace: boolean;
+  /** How often idle instances are reaped. */
+  reapIntervalMs: number;
+  alive(pid: number): boolean;
+}
+
+/** One tool call, as `/v1` and the CLI ask for it. */
+export interface CallRequest {
+  server: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  caller: Caller;
+  raw?: boolean;
+}
+
+/** One tool call's answer. */
+export interface CallOutput {
+  server: string;
+  tool: string;
+  result: unknown;
+  raw?: unknown;
+  instance: { id: string; pid: number | null; key: string };
+  durationMs: number;
+}
+
+/** Finds a tool by its real name or by its identifier form (`fancy-name` as `fancy_name`). */
+export function findTool(server: string, tools: ToolInfo[], name: string): ToolInfo {
+  const tool = tools.find((t) => t.name === name) ??
+    tools.find((t) => toIdentifier(t.name) === name);
+  if (tool) return tool;
+  const names = tools.map((t) => toIdentifier(t.name));
+  throw new McpxError(
+    "TOOL_NOT_FOUND",
+    `Server "${server}" has no tool "${name}"${didYouMean(name, names)}`,
+    { hint: `It has: ${names.slice(0, 12).join(", ")}${names.length > 12 ? ", …" : ""}` },
+  );
+}
+
+/** Every configured server's pool, with calls, status, restart and refresh over them. */
+export class Registry {
+  readonly #pools = new Map<string, Pool>();
+  readonly #deps: RegistryDeps;
+  readonly #degradedSaid = new Set<string>();
+  #timer?: ReturnType<typeof setInterval>;
+  #pidTimer?: ReturnType<typeof setInterval>;
+
+  constructor(defs: ServerDef[], deps: RegistryDeps) {
+    this.#deps = deps;
+    for (const def of defs) this.#pools.set(def.namespace, new Pool(def, deps));
+  }
+
+  /** Starts the idle reaper and the pid watcher. */
+  start(): void {
+    const reap = () => {
+      for (const p of this.#pools.values()) void p.reap(Date.now(), this.#deps.alive);
+    };
+    this.#timer = setInterval(reap, this.#deps.reapIntervalMs);
+    // pid-scoped instances go as soon as their process does: there is no possible future caller.
+    this.#pidTimer = setInterval(() => {
+      for (const p of this.#pools.values()) {
+        for (const i of p.instances()) {
+          if (i.watchPid !== undefined && i.leases === 0 && !this.#deps.alive(i.watchPid)) {
+            void p.stop(i, `process ${i.watchPid} exited`);
+          }
+        }
+      }
+    }, 1000);
+  }
+
+  /** The pool serving a namespace (or a configured server name). */
+  pool(name: string): Pool {
+    const pool = this.#pools.get(name) ??
+      [...this.#pools.values()].find((p) => p.def.name === name);
+    if (!pool) {
+      const known = [...this.#pools.keys()];
+      throw new McpxError(
+        "SERVER_NOT_FOUND",
+        `No server "${name}"${didYouMean(name, known)}`,
+        { hint: `Configured: ${known.join(", ") || "none"}` },
+      );
+    }
+    if (pool.def.disabled) {
+      throw new McpxError("SERVER_NOT_FOUND", `Server "${name}" is disabled in the configuration`, {
+        hint: 'Remove "disabled" from its entry to use it',
+      });
+    }
+    return pool;
+  }
+
+  /** Calls one tool under the caller's scope key. */
+  async call(req: CallRequest): Promise<CallOutput> {
+    const pool = this.pool(req.server);
+    const def = pool.def;
+    const key = scopeKey(def, req.caller, this.#deps.discover);
+    if (key.degraded && !this.#degradedSaid.has(def.name)) {
+      this.#degradedSaid.add(def.name);
+      this.#deps.log(
+        "warn",
+        "scope.degraded",
+        `Scope "${def.pool.scope}" of server "${def.name}" could not resolve, so each call gets its own process: ${key.degraded}`,
+        { server: def.name, scope: def.pool.scope },
+      );
+    }
+    const started = performance.now();
+    const lease = await pool.acquire(key, def.pool.startTimeoutMs + def.pool.callTimeoutMs);
+    try {
+      const tool = findTool(def.namespace, lease.instance.tools, req.tool);
+      validateArguments(def.namespace, tool.name, tool.inputSchema, req.arguments);
+      lease.instance.calls++;
+      const envelope = await lease.conn.callTool(tool.name, req.arguments, {
+        timeoutMs: def.pool.callTimeoutMs,
+      });
+      const durationMs = Math.round((performance.now() - started) * 100) / 100;
+      this.#trace(def, tool.name, lease.instance, durationMs, envelope.isError === true);
+      if (envelope.isError) {
+        throw new McpxError(
+          "TOOL_ERROR",
+          `${def.namespace}.${tool.name} failed: ${errorText(envelope)}`,
+          { data: envelope },
+        );
+      }
+      return {
+        server: def.namespace,
+        tool: tool.name,
+        result: unwrapResult(envelope),
+        ...(req.raw ? { raw: envelope } : {}),
+        instance: {
+          id: lease.instance.id,
+          pid: lease.instance.pid ?? null,
+          key: lease.instance.key,
+        },
+        durationMs,
+      };
+    } finally {
+      lease.release();
+    }
+  }
+
+  #trace(def: ServerDef, tool: string, inst: Instance, ms: number, failed: boolean): void {
+    if (!this.#deps.trace) return;
+    this.#deps.log("info", "call.trace", `${def.namespace}.${tool} served by ${inst.id}`, {
+      server: def.name,
+      tool,
+      instance: inst.id,
+      pid: inst.pid,
+      key: inst.key,
+      durationMs: ms,
+      isError: failed,
+    });
+  }
+
+  /** Every pool's state and live instances. */
+  status(): (PoolStatus & { name: string; sharing: string; scope: string; transport: string })[] {
+    return [...this.#pools.values()].map((p) => ({
+      name: p.def.name,
+      sharing: p.def.pool.sharing,
+      scope: p.def.pool.scope,
+      transport: p.def.transport,
+      ...p.status(),
+    }));
+  }
+
+  /** Stops a namespace's instances (or the one serving `session`), so the next call starts fresh. */
+  async restart(name: string, session?: string): Promise<number> {
+    const pool = this.pool(name);
+    pool.clearCooldown();
+    const match = session === undefined
+      ? undefined
+      : (key: string) => key === `session:${session}` || key === `psession:${session}`;
+    return await pool.stopAll(session ? `restart of session ${session}` : "restart", match);
+  }
+
+  /** Stops every instance keyed to a session a caller minted, now that it has finished. */
+  async endSession(session: string): Promise<number> {
+    let n = 0;
+    for (const p of this.#pools.values()) {
+      n += await p.stopAll(`session ${session} ended`, (k) => k === `session:${session}`);
+    }
+    return n;
+  }
+
+  /** Lists every enabled server's tools again, starting a short-lived instance where none runs. */
+  async refresh(): Promise<{ namespace: string; tools?: ToolInfo[]; error?: string }[]> {
+    return await Promise.all(
+      [...this.#pools.values()].filter((p) => !p.def.disabled).map(async (p) => {
+        const live = p.instances().find((i) => i.state === "ready" && i.conn);
+        try {
+          if (live) {
+            return { namespace: p.def.namespace, tools: live.tools = await live.conn!.listTools() };
+          }
+          p.clearCooldown();
+          const lease = await p.acquire(
+            { key: `refresh:${crypto.randomUUID()}`, ephemeral: true },
+            p.def.pool.startTimeoutMs,
+          );
+          try {
+            return { namespace: p.def.namespace, tools: lease.instance.tools };
+          } finally {
+            lease.release();
+          }
+        } catch (e) {
+          return { namespace: p.def.namespace, error: (e as Error).message };
+        }
+      }),
+    );
+  }
+
+  /** Stops every instance of every pool and the timers. */
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    clearInterval(this.#pidTimer);
+    await Promise.all([...this.#pools.values()].map((p) => p.stopAll("daemon stopping")));
+  }
+}

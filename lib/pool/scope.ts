@@ -1,0 +1,70 @@
+import type { ServerDef } from "./defs.ts";
+
+/** Who is calling: what the CLI (or a script) tells the daemon about itself. */
+export interface Caller {
+  /** The caller's working directory. */
+  cwd?: string;
+  /** The process a `pid` scope belongs to (the CLI sends its parent: the shell or agent). */
+  pid?: number;
+  /** MCPX_SESSION_ID, or `--session`. */
+  session?: string;
+  /** MCPX_PARENT_SESSION_ID. */
+  parentSession?: string;
+}
+
+/** The key a call is served under, and how long a process under it may live. */
+export interface ScopeKey {
+  key: string;
+  /** Stopped as soon as its lease is released: `call` scope, and scopes that could not resolve. */
+  ephemeral: boolean;
+  /** For `pid` scope: the process whose exit stops the instance. */
+  watchPid?: number;
+  /** Set when the scope could not resolve: which variable or condition would fix it. */
+  degraded?: string;
+}
+
+/** The repository facts the `repo` and `worktree` scopes need. */
+export type Discover = (cwd: string) => { commonDir: string; worktree: string } | undefined;
+
+/**
+ * Computes the key for one call. A scope that cannot resolve degrades to per-call isolation:
+ * sharing a stateful process by accident corrupts results, over-isolating only costs a process.
+ */
+export function scopeKey(def: ServerDef, caller: Caller, discover: Discover): ScopeKey {
+  const once = (why: string): ScopeKey => ({
+    key: `call:${crypto.randomUUID()}`,
+    ephemeral: true,
+    degraded: why,
+  });
+  switch (def.pool.scope) {
+    case "global":
+      return { key: "global", ephemeral: false };
+    case "call":
+      return { key: `call:${crypto.randomUUID()}`, ephemeral: true };
+    case "session":
+      return caller.session
+        ? { key: `session:${caller.session}`, ephemeral: false }
+        : once("set MCPX_SESSION_ID (or pass --session) so calls of one session share a process");
+    case "parent-session":
+      return caller.parentSession
+        ? { key: `psession:${caller.parentSession}`, ephemeral: false }
+        : once("set MCPX_PARENT_SESSION_ID so the subagents of one parent share a process");
+    case "pid":
+      return caller.pid
+        ? { key: `pid:${caller.pid}`, ephemeral: false, watchPid: caller.pid }
+        : once("the caller did not say which process it belongs to");
+    case "cwd":
+      return caller.cwd
+        ? { key: `cwd:${caller.cwd}`, ephemeral: false }
+        : once("the caller did not say its working directory");
+    case "repo":
+    case "worktree": {
+      if (!caller.cwd) return once("the caller did not say its working directory");
+      const repo = discover(caller.cwd);
+      if (!repo) return once(`run from inside a git repository (${caller.cwd} is not in one)`);
+      return def.pool.scope === "repo"
+        ? { key: `repo:${repo.commonDir}`, ephemeral: false }
+        : { key: `worktree:${repo.worktree}`, ephemeral: false };
+    }
+  }
+}

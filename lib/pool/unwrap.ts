@@ -1,0 +1,38 @@
+import type { CallToolEnvelope } from "../mcp/types.ts";
+
+/** A non-text content item described in one line, since bytes must not reach a terminal. */
+export function describeContent(item: { type: string; mimeType?: string; data?: string }): string {
+  const bytes = item.data ? Math.floor((item.data.length * 3) / 4) : 0;
+  const size = bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} B`;
+  return `[${item.type}${
+    item.mimeType ? ` ${item.mimeType}` : ""
+  }, ${size}; use --raw for the bytes]`;
+}
+
+/**
+ * A result as a caller wants it: structured content parsed, JSON-in-text parsed, plain text as a
+ * string; several items are joined, and non-text items are described.
+ */
+export function unwrapResult(envelope: CallToolEnvelope): unknown {
+  if (envelope.structuredContent !== undefined) return envelope.structuredContent;
+  const content = envelope.content ?? [];
+  const texts = content.filter((c) => c.type === "text").map((c) => c.text ?? "");
+  if (content.length === 1 && texts.length === 1) {
+    const t = texts[0].trim();
+    if ((t.startsWith("{") && t.endsWith("}")) || (t.startsWith("[") && t.endsWith("]"))) {
+      try {
+        return JSON.parse(t);
+      } catch { /* text that only looks like JSON */ }
+    }
+    return texts[0];
+  }
+  return content.map((c) => (c.type === "text" ? c.text ?? "" : describeContent(c))).join("\n");
+}
+
+/** The text a failing tool gave, for the error message. */
+export function errorText(envelope: CallToolEnvelope): string {
+  const text = (envelope.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join(
+    " ",
+  ).trim();
+  return text || "the server gave no reason";
+}

@@ -1,0 +1,377 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { faultyServer } from "../fixtures/servers.ts";
+import {
+  alive,
+  daemonLog,
+  freePort,
+  npmServer,
+  npmServerScript,
+  Sandbox,
+  until,
+} from "../_helpers.ts";
+
+interface Call {
+  result: unknown;
+  raw?: { content: { type: string; text?: string }[] };
+  instance: { id: string; pid: number; key: string };
+}
+
+interface Status {
+  servers: {
+    namespace: string;
+    state: string;
+    error?: string;
+    instances: { key: string; pid: number; calls: number; stderrTail: string[] }[];
+  }[];
+}
+
+Deno.test("call: real servers over stdio, result forms, and what goes wrong", async () => {
+  await using box = await Sandbox.create();
+  await box.write("files/hello.txt", "hello from a file");
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      everything: npmServer("server-everything"),
+      filesystem: npmServer("server-filesystem", [join(box.root, "files")]),
+      memory: {
+        ...npmServer("server-memory"),
+        env: { MEMORY_FILE_PATH: join(box.root, "memory.jsonl") },
+      },
+      fixture: faultyServer(),
+    },
+  });
+  const echo = await box.mcpx(["call", "everything.echo", "message=hi there"]);
+  assert.equal(echo.code, 0, echo.stderr);
+  assert.equal(echo.stdout, "Echo: hi there\n");
+
+  const json = await box.json<Call>(["call", "everything.echo", '{"message":"x"}']);
+  assert.equal(json.result, "Echo: x");
+  assert.equal(json.instance.key, "global");
+  const raw = await box.json<Call>(["call", "everything.echo", "message=y", "--raw"]);
+  assert.deepEqual(raw.raw?.content, [{ type: "text", text: "Echo: y" }]);
+  const again = await box.json<Call>(["call", "everything.echo", "message=z"]);
+  assert.equal(again.instance.pid, json.instance.pid, "a shared global server is reused");
+
+  const listing = await box.mcpx([
+    "call",
+    "filesystem.list_directory",
+    `path=${join(box.root, "files")}`,
+  ]);
+  assert.equal(listing.code, 0, listing.stderr);
+  assert.match(listing.stdout, /hello\.txt/);
+
+  await box.json([
+    "call",
+    "memory.create_entities",
+    JSON.stringify({
+      entities: [{ name: "mcpx", entityType: "tool", observations: ["leases servers"] }],
+    }),
+  ]);
+  const graph = await box.json<{ result: { entities: { name: string }[] } }>([
+    "call",
+    "memory.read_graph",
+  ]);
+  assert.deepEqual(graph.result.entities.map((e) => e.name), ["mcpx"]);
+
+  assert.deepEqual((await box.json<Call>(["call", "fixture.structured"])).result, { a: 1 });
+  assert.deepEqual((await box.json<Call>(["call", "fixture.json_text"])).result, { b: 2 });
+  assert.equal((await box.json<Call>(["call", "fixture.fancy_name"])).result, "fancy");
+
+  const missing = await box.mcpx(["call", "everything.echo"]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /Invalid arguments for everything\.echo: "message" is required/);
+  const wrongType = await box.mcpx(["call", "fixture.sleep", "ms=soon"]);
+  assert.equal(wrongType.code, 2);
+  assert.match(wrongType.stderr, /"ms"/);
+  const noTool = await box.mcpx(["call", "everything.ecoh", "message=x"]);
+  assert.equal(noTool.code, 5);
+  assert.match(noTool.stderr, /no tool "ecoh": did you mean "echo"\?/);
+  const noServer = await box.mcpx(["call", "everythin.echo"]);
+  assert.equal(noServer.code, 5);
+  assert.match(noServer.stderr, /No server "everythin": did you mean "everything"\?/);
+  const failed = await box.mcpx(["call", "fixture.fail"]);
+  assert.equal(failed.code, 8);
+  assert.match(failed.stderr, /fixture\.fail failed: it failed on purpose/);
+  assert.equal(failed.stdout, "", "an error result is never reported as success");
+  const badWords = await box.mcpx(["call", "everything"]);
+  assert.equal(badWords.code, 2);
+  assert.match(badWords.stderr, /is not <namespace\.tool>/);
+});
+
+Deno.test("call: the same over /v1 with curl, including POST /v1/call/<ns>/<tool>", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { everything: npmServer("server-everything") },
+  });
+  const health = await box.json<{ socket: string }>(["health"]);
+  const curl = async (path: string, body: unknown) => {
+    const out = await new Deno.Command("curl", {
+      args: [
+        "-s",
+        "--unix-socket",
+        health.socket,
+        "-X",
+        "POST",
+        "-H",
+        "content-type: application/json",
+        "-d",
+        JSON.stringify(body),
+        `http://mcpx${path}`,
+      ],
+      stdout: "piped",
+    }).output();
+    return JSON.parse(new TextDecoder().decode(out.stdout));
+  };
+  const direct = await curl("/v1/call/everything/echo", { message: "curl" });
+  assert.equal(direct.result, "Echo: curl");
+  const general = await curl("/v1/tools/call", {
+    server: "everything",
+    tool: "echo",
+    arguments: { message: "v1" },
+  });
+  assert.equal(general.result, "Echo: v1");
+  const problem = await curl("/v1/call/everything/echo", {});
+  assert.equal(problem.code, "INVALID_ARGUMENTS");
+  assert.equal(problem.status, 400);
+});
+
+Deno.test("call: server-everything over Streamable HTTP on 127.0.0.1, no shim process", async () => {
+  await using box = await Sandbox.create();
+  const port = freePort();
+  const server = new Deno.Command("node", {
+    args: [npmServerScript("server-everything"), "streamableHttp"],
+    env: { PORT: String(port) },
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  try {
+    const reader = server.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    while (!seen.includes("listening")) seen += (await reader.read()).value ?? "";
+    reader.releaseLock();
+    void server.stderr.cancel().catch(() => {});
+    await box.write("work/.mcpx.json", {
+      mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp` } },
+    });
+    const out = await box.json<Call>(["call", "remote.echo", "message=over http"]);
+    assert.equal(out.result, "Echo: over http");
+    assert.equal(out.instance.pid, null, "no process: the daemon speaks HTTP itself");
+    const status = await box.json<Status>(["status"]);
+    assert.equal(status.servers[0].instances.length, 1);
+  } finally {
+    server.kill("SIGKILL");
+    await server.status;
+  }
+});
+
+Deno.test("faults: a server that will not start is reported with its stderr and cools down", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { broken: faultyServer(["--exit-at-start"]) } });
+  const first = await box.mcpx(["call", "broken.echo", "text=x"]);
+  assert.equal(first.code, 6);
+  assert.match(first.stderr, /Cannot start server "broken".*refusing to start/);
+  const second = await box.mcpx(["call", "broken.echo", "text=x"]);
+  assert.equal(second.code, 6);
+  assert.match(second.stderr, /retrying in \d+s/);
+  const status = await box.json<Status>(["status"]);
+  assert.equal(status.servers[0].state, "error", "it never vanishes from listings");
+  assert.match(status.servers[0].error ?? "", /refusing to start/);
+  const human = await box.mcpx(["status"]);
+  assert.match(human.stdout, /broken: Cannot start server "broken"/);
+});
+
+Deno.test("faults: slow start, stderr flood, crash mid-call, hang past callTimeout", async () => {
+  await using box = await Sandbox.create();
+  const cancelLog = join(box.root, "cancelled.log");
+  await Deno.writeTextFile(cancelLog, "");
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      slow: { ...faultyServer(["--slow-start", "700"]) },
+      noisy: faultyServer(["--flood-stderr", "4"]),
+      fragile: faultyServer(),
+      stuck: {
+        ...faultyServer([], { allowCancelLog: cancelLog }),
+        env: { FIXTURE_CANCEL_LOG: cancelLog },
+        mcpx: { callTimeout: "500ms" },
+      },
+    },
+  });
+  assert.equal((await box.json<Call>(["call", "slow.echo", "text=late"])).result, "late");
+  assert.equal((await box.json<Call>(["call", "noisy.echo", "text=loud"])).result, "loud");
+  const noisy = (await box.json<Status>(["status"])).servers.find((s) => s.namespace === "noisy")!;
+  const tail = noisy.instances[0].stderrTail;
+  assert.ok(tail.length <= 10 && tail.every((l) => l.length <= 2048), "the stderr tail is bounded");
+
+  const before = await box.json<Call>(["call", "fragile.pid"]);
+  const crash = await box.mcpx(["call", "fragile.crash"]);
+  assert.equal(crash.code, 6);
+  assert.match(crash.stderr, /fragile/);
+  const after = await box.json<Call>(["call", "fragile.pid"]);
+  assert.notEqual(after.instance.pid, before.instance.pid, "the next call gets a fresh process");
+
+  const hang = await box.mcpx(["call", "stuck.hang"]);
+  assert.equal(hang.code, 7);
+  assert.match(hang.stderr, /did not answer within 500 ms/);
+  assert.ok(
+    await until(async () => (await Deno.readTextFile(cancelLog)).includes("cancelled"), 3000),
+    "notifications/cancelled reached the server",
+  );
+  assert.equal(
+    (await box.json<Call>(["call", "stuck.echo", "text=still here"])).result,
+    "still here",
+  );
+});
+
+Deno.test("faults: kill -9 of a server mid-call fails that call only; the next gets a fresh process", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      victim: { ...faultyServer(), mcpx: { callTimeout: "20s" } },
+      bystander: faultyServer(),
+    },
+  });
+  const bystander = await box.json<Call>(["call", "bystander.pid"]);
+  const first = await box.json<Call>(["call", "victim.pid"]);
+  const pending = box.mcpx(["call", "victim.sleep", "ms=15000"]);
+  await until(async () =>
+    (await box.json<Status>(["status"])).servers.some((s) =>
+      s.namespace === "victim" && s.instances[0]?.calls === 2
+    )
+  );
+  const t0 = Date.now();
+  Deno.kill(first.instance.pid, "SIGKILL");
+  const failed = await pending;
+  assert.equal(failed.code, 6, failed.stderr);
+  assert.match(failed.stderr, /victim/);
+  assert.ok(Date.now() - t0 < 20_000, "the caller heard within callTimeout");
+  const next = await box.json<Call>(["call", "victim.pid"]);
+  assert.notEqual(next.instance.pid, first.instance.pid);
+  const still = await box.json<Call>(["call", "bystander.pid"]);
+  assert.equal(still.instance.pid, bystander.instance.pid, "nothing else was disturbed");
+});
+
+Deno.test("scope: sessions, parent sessions, per-call and pid keys", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      sess: { ...faultyServer(), mcpx: { sharing: "exclusive", scope: "session" } },
+      parent: { ...faultyServer(), mcpx: { sharing: "exclusive", scope: "parent-session" } },
+      percall: { ...faultyServer(), mcpx: { scope: "call" } },
+      bypid: { ...faultyServer(), mcpx: { scope: "pid" } },
+    },
+  });
+  const a = { MCPX_SESSION_ID: "alpha" };
+  const b = { MCPX_SESSION_ID: "beta" };
+  await box.json(["call", "sess.set", "key=k", "value=from-alpha"], { env: a });
+  const sameA = await box.json<Call>(["call", "sess.get", "key=k"], { env: a });
+  assert.equal(sameA.result, "from-alpha", "two calls under one session reach one process");
+  const otherB = await box.json<Call>(["call", "sess.get", "key=k"], { env: b });
+  assert.notEqual(otherB.result, "from-alpha", "another session sees nothing of it");
+  assert.notEqual(otherB.instance.pid, sameA.instance.pid);
+  const flag = await box.json<Call>(["call", "sess.get", "key=k", "--session", "alpha"]);
+  assert.equal(flag.result, "from-alpha", "--session joins a lease");
+
+  const root1 = await box.json<Call>(["call", "parent.pid"], {
+    env: { MCPX_PARENT_SESSION_ID: "root", MCPX_SESSION_ID: "sub1" },
+  });
+  const root2 = await box.json<Call>(["call", "parent.pid"], {
+    env: { MCPX_PARENT_SESSION_ID: "root", MCPX_SESSION_ID: "sub2" },
+  });
+  const other = await box.json<Call>(["call", "parent.pid"], {
+    env: { MCPX_PARENT_SESSION_ID: "other" },
+  });
+  assert.equal(root1.instance.pid, root2.instance.pid);
+  assert.notEqual(other.instance.pid, root1.instance.pid);
+  const status = await box.json<Status>(["status"]);
+  assert.deepEqual(
+    status.servers.find((s) => s.namespace === "parent")!.instances.map((i) => i.key).sort(),
+    ["psession:other", "psession:root"],
+  );
+
+  const c1 = await box.json<Call>(["call", "percall.pid"]);
+  const c2 = await box.json<Call>(["call", "percall.pid"]);
+  assert.notEqual(c1.instance.pid, c2.instance.pid);
+  assert.ok(
+    await until(() => !alive(c1.instance.pid) && !alive(c2.instance.pid)),
+    "per-call processes stop after their call",
+  );
+
+  // With no session id a session-scoped server degrades to per-call isolation and says so once.
+  const d1 = await box.json<Call>(["call", "sess.pid"]);
+  const d2 = await box.json<Call>(["call", "sess.pid"]);
+  assert.notEqual(d1.instance.pid, d2.instance.pid);
+  const degraded = (await daemonLog(box)).filter((r) => r.event === "scope.degraded");
+  assert.equal(degraded.length, 1);
+  assert.match(String(degraded[0].msg), /MCPX_SESSION_ID/);
+
+  // pid scope: the instance belongs to the CLI's parent (here a shell) and goes when it exits.
+  const viaShell = await new Deno.Command("sh", {
+    args: [
+      "-c",
+      `exec 3>&1; ${Deno.execPath()} run -A --config ${
+        new URL("../../deno.json", import.meta.url).pathname
+      } ${new URL("../../main.ts", import.meta.url).pathname} --json call bypid.pid`,
+    ],
+    cwd: join(box.root, "work"),
+    env: box.env,
+    clearEnv: true,
+    stdout: "piped",
+  }).output();
+  const byPid = JSON.parse(new TextDecoder().decode(viaShell.stdout)) as Call;
+  assert.match(byPid.instance.key, /^pid:\d+$/);
+  assert.ok(await until(() => !alive(byPid.instance.pid), 5000), "stopped once its process exited");
+});
+
+Deno.test("ops: restart (whole namespace or one session), refresh, trace, and stop leaves nothing", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      sess: { ...faultyServer(), mcpx: { sharing: "exclusive", scope: "session" } },
+      everything: npmServer("server-everything"),
+    },
+  });
+  const env = { MCPX_TRACE: "1" };
+  const a1 = await box.json<Call>(["call", "sess.pid"], { env: { ...env, MCPX_SESSION_ID: "a" } });
+  const b1 = await box.json<Call>(["call", "sess.pid"], { env: { MCPX_SESSION_ID: "b" } });
+  const r = await box.json<{ stopped: number }>(["restart", "sess", "--session", "a"]);
+  assert.equal(r.stopped, 1);
+  const a2 = await box.json<Call>(["call", "sess.pid"], { env: { MCPX_SESSION_ID: "a" } });
+  const b2 = await box.json<Call>(["call", "sess.pid"], { env: { MCPX_SESSION_ID: "b" } });
+  assert.notEqual(a2.instance.pid, a1.instance.pid);
+  assert.equal(b2.instance.pid, b1.instance.pid, "restarting one session leaves the others");
+  assert.equal((await box.json<{ stopped: number }>(["restart", "sess"])).stopped, 2);
+
+  const refreshed = await box.json<{ servers: { namespace: string; tools: number }[] }>([
+    "refresh",
+  ]);
+  const counts = Object.fromEntries(refreshed.servers.map((s) => [s.namespace, s.tools]));
+  assert.ok(counts.everything >= 10, JSON.stringify(counts));
+  assert.ok(counts.sess >= 10);
+
+  const traced = (await daemonLog(box)).filter((r) => r.event === "call.trace");
+  assert.ok(traced.length >= 1);
+  assert.match(String(traced[0].msg), /sess\.pid served by sess#\d+/);
+
+  const pids = (await box.json<Status>(["status"])).servers.flatMap((s) =>
+    s.instances.map((i) => i.pid)
+  );
+  assert.ok(pids.length >= 1);
+  await box.json(["stop"]);
+  assert.ok(pids.every((p) => !alive(p)), "no server outlives the daemon");
+});
+
+Deno.test("credentials: an unset variable is named before the first request", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      api: {
+        url: "http://127.0.0.1:9/mcp",
+        auth: { type: "bearer", token: "${MCPX_TEST_API_TOKEN}" },
+      },
+    },
+  });
+  const r = await box.mcpx(["call", "api.anything"]);
+  assert.equal(r.code, 3, r.stderr);
+  assert.match(r.stderr, /needs \$\{MCPX_TEST_API_TOKEN\}/);
+  assert.doesNotMatch(r.stderr, /Bearer/);
+});
