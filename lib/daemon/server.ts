@@ -250,12 +250,12 @@ async function makeRegistry(
   return new Registry(defs, {
     connect: (spec, startTimeoutMs) => connectServer(spec, { startTimeoutMs }),
     spec(def) {
-      const auth = resolveAuth(def.name, def.entry, ctx.io.env);
+      const auth = resolveAuth(def.name, def.entry, { env: { ...ctx.io.env } });
       return {
         name: def.name,
         transport: def.transport,
         command: def.entry.command,
-        args: def.entry.args ?? [],
+        args: auth.args,
         env: auth.env,
         cwd: resolve(configDir, def.entry.cwd ?? "."),
         url: auth.url,

@@ -5,6 +5,7 @@ import {
   SdkErrorCode,
   SdkHttpError,
   SSEClientTransport,
+  SseError,
 } from "@modelcontextprotocol/client";
 import type {
   JSONRPCMessage,
@@ -396,6 +397,12 @@ class Connection implements McpConnection {
         ? " (the credentials were refused or are missing)"
         : "";
       return `${where} answered HTTP ${error.status}${refused}`;
+    }
+    if (error instanceof SseError) {
+      // The event stream never opened; the eventsource library's text repeats the URL.
+      return error.code
+        ? `${where} answered HTTP ${error.code} when opening the event stream`
+        : `cannot open the event stream at ${where}`;
     }
     const message = error instanceof Error ? error.message : String(error);
     // SDK messages can quote the URL; never let a query-string credential through.

@@ -352,10 +352,12 @@ Deno.test("ops: restart (whole namespace or one session), refresh, trace, and st
   assert.ok(traced.length >= 1);
   assert.match(String(traced[0].msg), /sess\.pid served by sess#\d+/);
 
+  await box.json(["call", "everything.echo", "message=keep me"]);
+  await box.json(["call", "sess.pid"], { env: { MCPX_SESSION_ID: "a" } });
   const pids = (await box.json<Status>(["status"])).servers.flatMap((s) =>
     s.instances.map((i) => i.pid)
   );
-  assert.ok(pids.length >= 1);
+  assert.equal(pids.length, 2, "refresh left no instance behind; the two calls did");
   await box.json(["stop"]);
   assert.ok(pids.every((p) => !alive(p)), "no server outlives the daemon");
 });

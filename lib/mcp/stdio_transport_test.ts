@@ -1,0 +1,142 @@
+import assert from "node:assert/strict";
+import type { JSONRPCMessage } from "@modelcontextprotocol/client";
+import { McpxError } from "../errors.ts";
+import { StdioTransport } from "./stdio_transport.ts";
+import { eventually, groupMembers, processGroupOf } from "./_testing.ts";
+
+Deno.test("StdioTransport makes the child lead its own process group and kills the whole group", async () => {
+  // A shell with two children of its own: all three share the shell's group.
+  const transport = new StdioTransport({
+    name: "tree",
+    command: "sh",
+    args: ["-c", "sleep 30 & sleep 30 & wait"],
+  });
+  await transport.start();
+  const pid = transport.pid!;
+  assert.equal(processGroupOf(pid), pid);
+  assert.ok(await eventually(() => groupMembers(pid).length === 3), "three processes in the group");
+  await transport.close();
+  assert.deepEqual(groupMembers(pid), []);
+  assert.deepEqual(await transport.exited, { code: null, signal: "SIGTERM", closed: true });
+});
+
+Deno.test("StdioTransport.close() escalates to SIGKILL when SIGTERM is ignored", async () => {
+  const transport = new StdioTransport({
+    name: "stubborn",
+    command: "sh",
+    args: ["-c", `trap "" TERM; sleep 30 & wait; sleep 30`],
+    killGraceMs: 100,
+  });
+  await transport.start();
+  const pid = transport.pid!;
+  await eventually(() => groupMembers(pid).length === 2);
+  const started = performance.now();
+  await transport.close();
+  assert.ok(performance.now() - started < 2000);
+  assert.deepEqual(groupMembers(pid), []);
+  assert.equal((await transport.exited).signal, "SIGKILL");
+});
+
+Deno.test("StdioTransport frames newline-delimited JSON-RPC both ways", async () => {
+  // cat answers every message with itself.
+  const transport = new StdioTransport({ name: "cat", command: "cat" });
+  const received: JSONRPCMessage[] = [];
+  const errors: string[] = [];
+  transport.onmessage = (message) => received.push(message);
+  transport.onerror = (error) => errors.push(error.message);
+  await transport.start();
+  const ping: JSONRPCMessage = { jsonrpc: "2.0", id: 1, method: "ping" };
+  await transport.send(ping);
+  await transport.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  assert.ok(await eventually(() => received.length === 2));
+  assert.deepEqual(received[0], ping);
+  assert.deepEqual(errors, []);
+  await transport.close();
+});
+
+Deno.test("StdioTransport reports a stdout line that is not JSON-RPC and keeps going", async () => {
+  const transport = new StdioTransport({
+    name: "noisy",
+    command: "sh",
+    args: [
+      "-c",
+      `echo "starting up"; echo '{"jsonrpc":"2.0","method":"notifications/x"}'; sleep 30`,
+    ],
+  });
+  const received: JSONRPCMessage[] = [];
+  const errors: string[] = [];
+  transport.onmessage = (message) => received.push(message);
+  transport.onerror = (error) => errors.push(error.message);
+  await transport.start();
+  assert.ok(await eventually(() => received.length === 1));
+  assert.deepEqual(errors, [`Server "noisy" wrote a line that is not JSON-RPC: starting up`]);
+  await transport.close();
+});
+
+Deno.test("StdioTransport gives the child the daemon's environment plus its own, in its cwd", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const transport = new StdioTransport({
+    name: "env",
+    command: "sh",
+    args: ["-c", `echo "$MCPX_TEST_VALUE|$PWD|\${PATH:+path}" >&2`],
+    env: { MCPX_TEST_VALUE: "from spec" },
+    cwd: dir,
+  });
+  await transport.start();
+  assert.deepEqual(await transport.exited, { code: 0, signal: null, closed: false });
+  assert.deepEqual(transport.stderrTail(), [`from spec|${dir}|path`]);
+  await transport.close();
+  await Deno.remove(dir);
+});
+
+Deno.test("StdioTransport says which command was not found", async () => {
+  const transport = new StdioTransport({ name: "x", command: "mcpx-no-such-command" });
+  await assert.rejects(transport.start(), (error: unknown) => {
+    assert.ok(error instanceof McpxError);
+    assert.equal(error.code, "SERVER_START_FAILED");
+    assert.equal(
+      error.message,
+      `Cannot start server "x": command "mcpx-no-such-command" was not found`,
+    );
+    return true;
+  });
+  await transport.close();
+});
+
+Deno.test("StdioTransport says when the working directory is missing", async () => {
+  const transport = new StdioTransport({ name: "x", command: "sh", cwd: "/no/such/dir" });
+  await assert.rejects(
+    transport.start(),
+    {
+      code: "SERVER_START_FAILED",
+      message: `Cannot start server "x": working directory "/no/such/dir" does not exist`,
+    },
+  );
+  await transport.close();
+});
+
+Deno.test("StdioTransport keeps a bounded stderr tail while the child floods stderr", async () => {
+  // 4 MB without a newline, then 200 000 short lines, then a marker.
+  const script = `head -c 4000000 /dev/zero | tr '\\0' x >&2; echo >&2; ` +
+    `yes flood | head -n 200000 >&2; echo last >&2`;
+  const transport = new StdioTransport({ name: "flood", command: "sh", args: ["-c", script] });
+  await transport.start();
+  assert.equal((await transport.exited).code, 0);
+  const tail = transport.stderrTail();
+  assert.equal(tail.length, 50);
+  assert.equal(tail.at(-1), "last");
+  assert.ok(tail.every((line) => line.length <= 2049));
+  await transport.close();
+});
+
+Deno.test("StdioTransport keeps only the first 2 KB of an endless stderr line", async () => {
+  const transport = new StdioTransport({
+    name: "flood",
+    command: "sh",
+    args: ["-c", "head -c 3000000 /dev/zero | tr '\\0' y >&2"],
+  });
+  await transport.start();
+  await transport.exited;
+  assert.deepEqual(transport.stderrTail(), ["y".repeat(2048) + "…"]);
+  await transport.close();
+});
