@@ -5,6 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { Registry } from "../lib/pool/registry.ts";
+import { serverDefs } from "../lib/pool/defs.ts";
+import type { McpConnection } from "../lib/mcp/types.ts";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { Context, type DaemonHandle } from "../lib/context.ts";
@@ -33,6 +36,7 @@ function validValue(p: ParamSpec): string {
   if (p.type === "enum") return p.values![0];
   if (p.type === "integer") return "1";
   if (p.type === "boolean") return "true";
+  if (p.type === "json") return "{}";
   return "x";
 }
 
@@ -153,6 +157,7 @@ function mcpProblems(ops: Ops): string[] {
 }
 
 function argsFor(op: Operation): string[] {
+  if (op.cli.positionals) return [...op.cli.command, ...(op.cli.example ?? [])];
   const pos = op.params.filter((p) => p.positional && p.required).map(validValue);
   return [...op.cli.command, ...pos];
 }
@@ -175,11 +180,18 @@ function parserProblems(ops: Ops): string[] {
       for (const p of op.params.filter((q) => q.positional && q.required)) {
         if (r.input[p.name] === undefined) out.push(`${op.id}: <${p.name}> not parsed`);
       }
+      for (const name of op.cli.fills ?? []) {
+        const p = op.params.find((q) => q.name === name);
+        if (!p) out.push(`${op.id}: cli.fills names undeclared ${name}`);
+        else if (p.required && r.input[name] === undefined) {
+          out.push(`${op.id}: ${name} not filled from the example`);
+        }
+      }
     });
     attempt([...args, "--help"], (r) => {
       if (r.op !== op || !r.help) out.push(`mcpx ${args.join(" ")} --help is not ${op.id}'s help`);
     });
-    for (const p of op.params.filter((q) => !q.positional)) {
+    for (const p of op.params.filter((q) => !q.positional && !op.cli.fills?.includes(q.name))) {
       const flagArgs = p.type === "boolean"
         ? [...args, paramFlag(p.name)]
         : [...args, paramFlag(p.name), validValue(p)];
@@ -203,11 +215,13 @@ function helpProblems(ops: Ops): string[] {
     }
     if (!help.includes(op.summary)) out.push(`${op.id}: help lacks the summary`);
     for (const p of op.params) {
-      const shown = p.positional ? `<${p.name}>` : paramFlag(p.name);
+      const filled = op.cli.fills?.includes(p.name) ?? false;
+      const shown = p.positional || filled ? `<${p.name}>` : paramFlag(p.name);
       if (!help.includes(shown)) out.push(`${op.id}: help lacks ${shown}`);
       if (!help.includes(p.doc)) out.push(`${op.id}: help lacks the doc of ${p.name}`);
       if (
-        p.positional && !usage(op).includes(shown.replace(/^<(.*)>$/, p.required ? "<$1>" : "[$1]"))
+        p.positional && !op.cli.usage &&
+        !usage(op).includes(shown.replace(/^<(.*)>$/, p.required ? "<$1>" : "[$1]"))
       ) {
         out.push(`${op.id}: usage lacks ${shown}`);
       }
@@ -216,7 +230,11 @@ function helpProblems(ops: Ops): string[] {
       }
     }
     const section = help.split("Arguments and options:\n")[1]?.split("\n\n")[0] ?? "";
-    const declared = new Set(op.params.filter((p) => !p.positional).map((p) => paramFlag(p.name)));
+    const declared = new Set(
+      op.params.filter((p) => !p.positional && !op.cli.fills?.includes(p.name)).map((p) =>
+        paramFlag(p.name)
+      ),
+    );
     for (const flag of section.match(/--[a-z][a-z0-9-]*/g) ?? []) {
       if (!declared.has(flag)) out.push(`${op.id}: help lists undeclared ${flag}`);
     }
@@ -316,6 +334,35 @@ Deno.test("every operation's output builds a zod object schema that converts to 
 });
 
 /** A stand-in for the running daemon, as operations inside it see it. */
+/** A registry with one in-process server "x" offering one tool "x", for routes that call tools. */
+function fakeRegistry(configPath: string): Registry {
+  const conn: McpConnection = {
+    ended: new Promise(() => {}),
+    stderrTail: () => [],
+    listTools: () => Promise.resolve([{ name: "x", inputSchema: { type: "object" } }]),
+    callTool: () => Promise.resolve({ content: [{ type: "text", text: "ok" }] }),
+    onToolsChanged() {},
+    close: () => Promise.resolve(),
+  };
+  const config = { path: configPath, mcpServers: { x: { command: "fake" } }, pool: {}, data: {} };
+  return new Registry(serverDefs(config), {
+    connect: () => Promise.resolve(conn),
+    spec: (def) => ({
+      name: def.name,
+      transport: "stdio",
+      args: [],
+      env: {},
+      headers: {},
+      protocol: "legacy",
+    }),
+    discover: () => undefined,
+    log() {},
+    trace: false,
+    reapIntervalMs: 60_000,
+    alive: () => true,
+  });
+}
+
 function fakeDaemon(tmp: string, configPath: string) {
   const stops: string[] = [];
   const handle: DaemonHandle & Record<string, unknown> = {
@@ -327,6 +374,7 @@ function fakeDaemon(tmp: string, configPath: string) {
     fingerprint: "0123456789ab",
     requestStop: (reason: string) => void stops.push(reason),
     config: { path: configPath, mcpServers: {}, pool: {}, data: {} },
+    registry: fakeRegistry(configPath),
     idleExitMs: 0,
     lastActivity: Date.now(),
     inflight: 0,

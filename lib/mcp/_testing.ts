@@ -18,6 +18,7 @@ export const SCRIPTED = {
     "run",
     "--quiet",
     "--no-config",
+    "--allow-env=SCRIPTED_SILENT",
     new URL("./testdata/scripted_server.ts", import.meta.url).pathname,
   ],
 };

@@ -41,7 +41,21 @@ const REFERENCE = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** Names (of headers, variables, query parameters, flags) whose values are treated as secret. */
 const SECRET_NAME =
-  /token|secret|passw|pwd|api[-_]?key|apikey|auth|credential|cookie|session|private[-_]?key|access[-_]?key|signature/i;
+  /token|secret|passw|pwd|api[-_]?key|apikey|auth|credential|cookie|session|private[-_]?key|access[-_]?key|signature|^-*key$|[-_]key$/i;
+
+/**
+ * Headers shown as they are. Every other header's value is masked: HTTP credentials travel in
+ * headers under any name a vendor chose, so for headers the name proves nothing.
+ */
+const PLAIN_HEADERS = new Set([
+  "accept",
+  "accept-language",
+  "cache-control",
+  "content-type",
+  "mcp-protocol-version",
+  "user-agent",
+  "x-request-id",
+]);
 
 /**
  * Expands `${VAR}` references in an entry's headers, env, url and args from `options.env`, and
@@ -119,9 +133,10 @@ export function resolveAuth(
 /**
  * A copy of `spec` fit for printing: every secret value is replaced by the `${VAR}` reference it
  * came from (when `entry`, the configuration as written, shows one) or by `***`. Secret means:
- * produced by the `auth` block, or under a name that looks like a credential (`Authorization`,
- * `*_TOKEN`, `api_key`, `--password`, …). Any other value that happens to contain a secret's
- * text has that text masked too.
+ * produced by the `auth` block; any header value but a few plain ones (`Accept`,
+ * `Content-Type`, …); or an env variable, query parameter or flag whose name looks like a
+ * credential (`*_TOKEN`, `*_KEY`, `api_key`, `--password`, …). Any other value that contains a
+ * secret's text has that text masked too.
  */
 export function redact<T extends Redactable>(spec: T, entry?: AuthEntry): T {
   const auth = entry && isObject(entry.auth) ? entry.auth as Partial<Record<string, unknown>> : {};
@@ -143,7 +158,7 @@ export function redact<T extends Redactable>(spec: T, entry?: AuthEntry): T {
       }
       if (key.toLowerCase() === "authorization" && auth.type === "basic") return "Basic ***";
       if (auth.type === "header" && key === auth.name) return template(auth.value) ?? "***";
-      return SECRET_NAME.test(key) ? "***" : mask(value);
+      return PLAIN_HEADERS.has(key.toLowerCase()) ? mask(value) : "***";
     });
   }
   if (spec.env) {
@@ -276,8 +291,7 @@ function collectSecrets(spec: Redactable, auth: Partial<Record<string, unknown>>
     if (value && value.length >= 4) found.add(value);
   };
   for (const [key, value] of Object.entries(spec.headers ?? {})) {
-    const fromAuth = auth.type === "header" && key === auth.name;
-    if (!fromAuth && !SECRET_NAME.test(key)) continue;
+    if (PLAIN_HEADERS.has(key.toLowerCase())) continue;
     add(value);
     const scheme = /^(?:Bearer|Basic|Token)\s+(.+)$/i.exec(value);
     if (scheme) {

@@ -50,11 +50,18 @@ const MODERN_REVISION = "2026-07-28";
 /** How long `close()` waits for an HTTP server to acknowledge the session's DELETE. */
 const TERMINATE_SESSION_MS = 2000;
 
-/** Maps `spec.protocol` onto the SDK's `versionNegotiation`. */
-export function negotiationFor(protocol: ServerSpec["protocol"]): VersionNegotiationOptions {
+/**
+ * Maps `spec.protocol` onto the SDK's `versionNegotiation`. The `server/discover` probe of
+ * `prefer-modern` gets a third of the start budget: on stdio a probe that goes unanswered means
+ * a legacy server, and the `initialize` that follows needs the rest of the time.
+ */
+export function negotiationFor(
+  protocol: ServerSpec["protocol"],
+  startTimeoutMs: number,
+): VersionNegotiationOptions {
   switch (protocol) {
     case "prefer-modern":
-      return { mode: "auto" };
+      return { mode: "auto", probe: { timeoutMs: Math.max(1, Math.floor(startTimeoutMs / 3)) } };
     case "force-modern":
       return { mode: { pin: MODERN_REVISION } };
     case "legacy":
@@ -103,7 +110,7 @@ class Connection implements McpConnection {
       // No roots, sampling or elicitation: mcpx cannot answer those requests yet, and a server
       // that believes it can ask would wait on silence.
       capabilities: {},
-      versionNegotiation: negotiationFor(spec.protocol),
+      versionNegotiation: negotiationFor(spec.protocol, options.startTimeoutMs),
       listChanged: {
         tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.#toolsChanged() },
       },

@@ -181,10 +181,32 @@ Deno.test("connectServer() gives up on a silent server at the start timeout and 
 });
 
 Deno.test("negotiationFor() maps protocol eras onto the SDK's versionNegotiation", () => {
-  assert.deepEqual(negotiationFor("legacy"), { mode: "legacy" });
-  assert.deepEqual(negotiationFor("force-legacy"), { mode: "legacy" });
-  assert.deepEqual(negotiationFor("prefer-modern"), { mode: "auto" });
-  assert.deepEqual(negotiationFor("force-modern"), { mode: { pin: "2026-07-28" } });
+  assert.deepEqual(negotiationFor("legacy", 3000), { mode: "legacy" });
+  assert.deepEqual(negotiationFor("force-legacy", 3000), { mode: "legacy" });
+  assert.deepEqual(negotiationFor("prefer-modern", 3000), {
+    mode: "auto",
+    probe: { timeoutMs: 1000 },
+  });
+  assert.deepEqual(negotiationFor("force-modern", 3000), { mode: { pin: "2026-07-28" } });
+});
+
+Deno.test("connectServer() with prefer-modern falls back to initialize when the probe goes unanswered", async () => {
+  const started = performance.now();
+  const connection = await connectServer(
+    spec({
+      name: "silent",
+      ...SCRIPTED,
+      env: { SCRIPTED_SILENT: "1" },
+      protocol: "prefer-modern",
+    }),
+    { startTimeoutMs: 1500 },
+  );
+  try {
+    assert.equal(connection.protocolVersion, "2025-11-25");
+    assert.ok(performance.now() - started < 1500);
+  } finally {
+    await connection.close();
+  }
 });
 
 Deno.test({

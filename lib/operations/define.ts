@@ -35,6 +35,10 @@ export interface Operation<I = Record<string, unknown>, O = unknown> {
     readonly command: readonly string[];
     readonly usage?: string;
     readonly positionals?: (words: readonly string[]) => Record<string, unknown>;
+    /** The parameters `positionals` fills; they are not flags. */
+    readonly fills?: readonly string[];
+    /** Words after the command that `positionals` accepts, for help and tests. */
+    readonly example?: readonly string[];
   };
   /** The route, or why there is none. */
   readonly http: {

@@ -87,6 +87,8 @@ export const toolsCall = defineOperation<
     command: ["call"],
     usage: "<namespace.tool> [json | key=value ...] [options]",
     positionals: parseCallWords,
+    fills: ["server", "tool", "arguments"],
+    example: ["everything.echo", "message=hi"],
   },
   http: {
     method: "POST",

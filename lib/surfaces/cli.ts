@@ -108,7 +108,8 @@ export function parseArgs(
     let inline = eq >= 0 ? arg.slice(eq + 1) : undefined;
     let negated = false;
     const param = op?.params.find((p) =>
-      !p.positional && (paramFlag(p.name) === name || (p.short && `-${p.short}` === name))
+      !p.positional && !op?.cli.fills?.includes(p.name) &&
+      (paramFlag(p.name) === name || (p.short && `-${p.short}` === name))
     );
     let settingKey = SETTING_FLAGS.get(name);
     if (!param && !settingKey && name.startsWith("--no-")) {

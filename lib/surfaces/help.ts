@@ -57,7 +57,7 @@ Run \`mcpx <command> --help\` for a command's arguments.
 /** Help for one command. */
 export function commandHelp(op: Operation): string {
   const params = op.params.map((p): [string, string] => [
-    p.positional ? `<${p.name}>` : paramUsage(p),
+    p.positional || op.cli.fills?.includes(p.name) ? `<${p.name}>` : paramUsage(p),
     p.doc + (p.type === "enum" && p.positional ? ` (${p.values!.join(", ")})` : ""),
   ]);
   return `Usage: ${usage(op)}

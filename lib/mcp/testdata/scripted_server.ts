@@ -7,8 +7,11 @@
  * - `hang`: never answers; a `notifications/cancelled` for it is written to stderr.
  * - `crash`: writes "dying on purpose" to stderr and exits with code 7.
  *
- * `tools/list` answers in two pages, so that clients must follow `nextCursor`.
+ * `tools/list` answers in two pages, so that clients must follow `nextCursor`. With
+ * `SCRIPTED_SILENT=1` in its environment it ignores requests it does not know (as some legacy
+ * servers ignore `server/discover`) instead of answering "method not found".
  */
+const silent = Deno.env.get("SCRIPTED_SILENT") === "1";
 const encoder = new TextEncoder();
 
 async function send(message: Record<string, unknown>): Promise<void> {
@@ -66,6 +69,7 @@ async function handle(message: {
       return send({ id, error: { code: -32602, message: `Unknown tool: ${params.name}` } });
     }
   }
+  if (silent) return;
   return send({ id, error: { code: -32601, message: `Method not found: ${method}` } });
 }
 
