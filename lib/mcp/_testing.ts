@@ -23,6 +23,25 @@ export const SCRIPTED = {
   ],
 };
 
+/**
+ * A stdio server on the SDK v2 server (see testdata/modern_server.ts) that serves both eras.
+ * `--no-config` keeps it off the repository's lockfile; its npm packages are the ones deno.json
+ * already pins, so they are in the cache.
+ */
+export const MODERN = {
+  command: Deno.execPath(),
+  args: [
+    "run",
+    "--quiet",
+    "--no-config",
+    "--cached-only",
+    `--import-map=${new URL("./testdata/modern_server.imports.json", import.meta.url).pathname}`,
+    "--allow-env",
+    "--allow-read",
+    new URL("./testdata/modern_server.ts", import.meta.url).pathname,
+  ],
+};
+
 /** A complete spec from the fields a test cares about. */
 export function spec(fields: Partial<ServerSpec> & { name: string }): ServerSpec {
   return {

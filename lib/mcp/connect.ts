@@ -209,6 +209,7 @@ class Connection implements McpConnection {
             { cause: error },
           ),
         during: "while listing its tools",
+        rejected: (message) => `Server "${this.#spec.name}" refused to list its tools: ${message}`,
       });
     }
   }
@@ -347,7 +348,7 @@ class Connection implements McpConnection {
       during: string;
       rejected?: (message: string) => string;
     },
-  ): Promise<McpxError | unknown> {
+  ): Promise<unknown> {
     if (error instanceof McpxError) return error;
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
       return how.timeout();
@@ -360,14 +361,32 @@ class Connection implements McpConnection {
       return this.#exited(how.during, error);
     }
     if (
+      error instanceof SdkHttpError && error.status === 404 &&
+      this.#transport instanceof CancellableHttpTransport &&
+      this.#transport.sessionId !== undefined
+    ) {
+      // 404 on a session is the server saying the session is gone (it restarted, or expired
+      // it); the connection is over, and the next one must initialize again.
+      this.#finish({ code: null, signal: null, reason: "the server ended the session (HTTP 404)" });
+      void this.close();
+      return this.#exited(how.during, error);
+    }
+    if (
       this.#end ||
       (error instanceof SdkError &&
         (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected))
     ) {
-      // The transport reports the close before the child's exit is recorded only when the
-      // pipes outlive it; wait briefly so the message can say how the process ended.
+      // `ended` settles a moment after the transport reports the close; wait for it so the
+      // message can say how the process ended.
       if (!this.#end) await waitAtMost(this.ended, 500);
       return this.#exited(how.during, error);
+    }
+    if (error instanceof SdkHttpError) {
+      return new McpxError(
+        "TOOL_ERROR",
+        `Server "${this.#spec.name}" answered HTTP ${error.status} ${how.during}`,
+        { cause: error, data: { status: error.status } },
+      );
     }
     if (error instanceof ProtocolError) {
       const message = `${error.message} (JSON-RPC error ${error.code})`;

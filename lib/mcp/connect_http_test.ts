@@ -62,6 +62,9 @@ async function startHangingServer() {
           return json(res, 200, { jsonrpc: "2.0", id, result });
         }
         case "tools/call":
+          // "gone" plays a server that lost the session; "broken" one that fails outright.
+          if (params.name === "gone") return json(res, 404, { error: "no such session" });
+          if (params.name === "broken") return json(res, 500, { error: "oops" });
           held.add(res);
           res.on("close", () => {
             if (!res.writableEnded) seen.abandoned.push(id);
@@ -128,6 +131,47 @@ Deno.test("connectServer() over HTTP times out a call the server never answers, 
   // close() ended the session with a DELETE, and a 405 answer did not stop it.
   assert.equal(server.seen.deletes, 1);
   assert.equal((await connection.ended).reason, "closed by mcpx");
+});
+
+Deno.test("connectServer() over HTTP maps error statuses, and ends the connection on a lost session", async () => {
+  await using server = await startHangingServer();
+  const connection = await connectServer(
+    spec({ name: "hanging", transport: "http", url: server.url }),
+    START,
+  );
+  try {
+    await assert.rejects(connection.callTool("broken", {}, { timeoutMs: 5000 }), {
+      code: "TOOL_ERROR",
+      message: `Server "hanging" answered HTTP 500 during the call to "broken"`,
+    });
+    await assert.rejects(connection.callTool("gone", {}, { timeoutMs: 5000 }), {
+      code: "SERVER_EXITED",
+      message:
+        `Server "hanging" ended during the call to "gone": the server ended the session (HTTP 404)`,
+    });
+    assert.equal((await connection.ended).reason, "the server ended the session (HTTP 404)");
+  } finally {
+    await connection.close();
+  }
+});
+
+Deno.test("connectServer() over HTTP ends the connection when the endpoint goes away", async () => {
+  const server = await startHangingServer();
+  const connection = await connectServer(
+    spec({ name: "hanging", transport: "http", url: server.url }),
+    START,
+  );
+  try {
+    await server[Symbol.asyncDispose]();
+    const where = server.url;
+    await assert.rejects(connection.callTool("any", {}, { timeoutMs: 5000 }), {
+      code: "SERVER_EXITED",
+      message: `Server "hanging" ended during the call to "any": ${where} is unreachable`,
+    });
+    assert.equal((await connection.ended).reason, `${where} is unreachable`);
+  } finally {
+    await connection.close();
+  }
 });
 
 Deno.test("connectServer() says when an HTTP endpoint cannot be reached, without its query", async () => {

@@ -6,6 +6,7 @@ import {
   EVERYTHING,
   groupMembers,
   HAVE_EVERYTHING,
+  MODERN,
   SCRIPTED,
   spec,
 } from "./_testing.ts";
@@ -234,4 +235,27 @@ Deno.test({
     );
     assert.match(error.message, /^Cannot start server "everything": /);
   },
+});
+
+for (const protocol of ["prefer-modern", "force-modern"] as const) {
+  Deno.test(`connectServer() with ${protocol} speaks 2026-07-28 to a server that offers it`, async () => {
+    const connection = await connectServer(spec({ name: "modern", ...MODERN, protocol }), START);
+    try {
+      assert.equal(connection.protocolVersion, "2026-07-28");
+      assert.deepEqual((await connection.listTools()).map((tool) => tool.name), ["echo"]);
+      const result = await connection.callTool("echo", { text: "modern" }, { timeoutMs: 5000 });
+      assert.deepEqual(result.content, [{ type: "text", text: "modern" }]);
+    } finally {
+      await connection.close();
+    }
+  });
+}
+
+Deno.test("connectServer() with legacy speaks 2025-11-25 even to a server that offers 2026-07-28", async () => {
+  const connection = await connectServer(spec({ name: "modern", ...MODERN }), START);
+  try {
+    assert.equal(connection.protocolVersion, "2025-11-25");
+  } finally {
+    await connection.close();
+  }
 });

@@ -184,8 +184,9 @@ export class StdioTransport implements Transport {
       await drained;
     }
     this.#stderr.flush();
-    await this.#stdin?.close().catch(() => {
-      // The read end is gone with the child; the handle is released either way.
+    // abort(), not close(): a write still queued for a dead reader must not hold up the end.
+    await this.#stdin?.abort().catch(() => {
+      // The handle is released either way.
     });
     this.#resolveExited(this.#exit);
     this.#fireClose();
