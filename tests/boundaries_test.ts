@@ -6,7 +6,7 @@ const ROOT = new URL("..", import.meta.url).pathname;
 function* sources(dir: string): Generator<string> {
   for (const e of Deno.readDirSync(dir)) {
     const path = join(dir, e.name);
-    if (e.isDirectory) yield* sources(path);
+    if (e.isDirectory && e.name !== "testdata") yield* sources(path);
     else if (e.name.endsWith(".ts") && !e.name.endsWith("_test.ts")) yield path;
   }
 }
