@@ -112,7 +112,16 @@ function poolSettings(
   return out;
 }
 
-const POOL_KEYS = ["sharing", "scope", "max", "min", "idleTimeout", "callTimeout", "startTimeout"];
+const POOL_KEYS = [
+  "sharing",
+  "scope",
+  "max",
+  "min",
+  "idleTimeout",
+  "callTimeout",
+  "startTimeout",
+  "protocol",
+];
 const MCPX_KEYS = [
   ...POOL_KEYS,
   "namespace",
@@ -132,6 +141,14 @@ const MCPX_KEYS = [
  * @throws {McpxError} CONFIG_INVALID naming the server, the field and what it expects.
  */
 export function serverDefs(config: McpxConfig): ServerDef[] {
+  for (const key of Object.keys(config.pool)) {
+    if (![...POOL_KEYS, "default"].includes(key)) {
+      throw new McpxError(
+        "CONFIG_INVALID",
+        `"pool" in ${config.path}: unknown field "${key}"${didYouMean(key, POOL_KEYS)}`,
+      );
+    }
+  }
   const base = poolSettings(config.pool, DEFAULTS, `"pool" in ${config.path}`);
   const defs: ServerDef[] = [];
   const namespaces = new Map<string, string>();
@@ -157,7 +174,7 @@ export function serverDefs(config: McpxConfig): ServerDef[] {
       );
     }
     namespaces.set(namespace, name);
-    const protocol = block.protocol ?? "legacy";
+    const protocol = block.protocol ?? config.pool.protocol ?? "legacy";
     if (!PROTOCOLS.includes(protocol as never)) {
       throw new McpxError(
         "CONFIG_INVALID",

@@ -377,3 +377,46 @@ Deno.test("credentials: an unset variable is named before the first request", as
   assert.match(r.stderr, /needs \$\{MCPX_TEST_API_TOKEN\}/);
   assert.doesNotMatch(r.stderr, /Bearer/);
 });
+
+Deno.test("scope: repo and worktree keys come from the caller's checkout, read without git", async () => {
+  await using box = await Sandbox.create();
+  const git = async (cwd: string, ...args: string[]) => {
+    const out = await new Deno.Command("git", {
+      args: ["-c", "user.name=t", "-c", "user.email=t@t", ...args],
+      cwd: join(box.root, cwd),
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  };
+  await box.write("work/one/sub/x", "");
+  await box.write("work/two/x", "");
+  await git("work/one", "init", "-q");
+  await git("work/one", "commit", "-q", "--allow-empty", "-m", "x");
+  await git("work/two", "init", "-q");
+  await git("work/one", "worktree", "add", "-q", join(box.root, "work/one-wt"));
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      perrepo: { ...faultyServer(), mcpx: { scope: "repo" } },
+      pertree: { ...faultyServer(), mcpx: { scope: "worktree" } },
+    },
+  });
+  const config = { MCPX_CONFIG: join(box.root, "work/.mcpx.json") };
+  const at = (cwd: string, target: string) =>
+    box.json<Call>(["call", target], { cwd, env: config });
+  const top = await at("work/one", "perrepo.pid");
+  const deep = await at("work/one/sub", "perrepo.pid");
+  const wt = await at("work/one-wt", "perrepo.pid");
+  const other = await at("work/two", "perrepo.pid");
+  assert.equal(deep.instance.pid, top.instance.pid, "one process per clone, from any subfolder");
+  assert.equal(wt.instance.pid, top.instance.pid, "a linked worktree is the same repository");
+  assert.notEqual(other.instance.pid, top.instance.pid);
+  assert.equal(top.instance.key, `repo:${await Deno.realPath(join(box.root, "work/one/.git"))}`);
+  const treeMain = await at("work/one/sub", "pertree.pid");
+  const treeLinked = await at("work/one-wt", "pertree.pid");
+  assert.notEqual(treeMain.instance.pid, treeLinked.instance.pid, "one process per checkout");
+  assert.equal(
+    treeLinked.instance.key,
+    `worktree:${await Deno.realPath(join(box.root, "work/one-wt"))}`,
+  );
+});
