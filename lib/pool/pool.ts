@@ -118,7 +118,12 @@ export class Pool {
       let inst = this.#instances.get(key.key);
       if (!inst) {
         this.#checkCooldown();
-        if (!(await this.#makeRoom(deadline))) continue;
+        // Room is checked and the instance registered without yielding, so two first callers
+        // of one key can never start two processes.
+        if (this.#instances.size >= this.def.pool.max) {
+          await this.#makeRoom(deadline);
+          continue;
+        }
         inst = this.#start(key);
       }
       if (this.def.pool.sharing === "exclusive" && inst.leases > 0) {
@@ -190,9 +195,8 @@ export class Pool {
     }
   }
 
-  /** Under `max`, or after stopping the least recently used idle instance; else waits. */
-  async #makeRoom(deadline: number): Promise<boolean> {
-    if (this.#instances.size < this.def.pool.max) return true;
+  /** Stops the least recently used idle instance to get under `max`, or waits for room. */
+  async #makeRoom(deadline: number): Promise<void> {
     const idle = this.instances().filter((i) => i.leases === 0 && i.waiters.length === 0)
       .sort((a, b) => a.lastUsed - b.lastUsed)[0];
     if (idle) {
@@ -200,15 +204,10 @@ export class Pool {
         "info",
         "instance.evicted",
         "Stopping the least recently used idle instance to stay under max",
-        {
-          server: this.def.name,
-          instance: idle.id,
-          key: idle.key,
-          max: this.def.pool.max,
-        },
+        { server: this.def.name, instance: idle.id, key: idle.key, max: this.def.pool.max },
       );
       await this.stop(idle, "evicted to stay under max");
-      return this.#instances.size < this.def.pool.max;
+      return;
     }
     await this.#wait(
       this.#roomWaiters,
@@ -216,7 +215,6 @@ export class Pool {
       () =>
         `All ${this.def.pool.max} processes of ${this.def.namespace} are busy (max ${this.def.pool.max})`,
     );
-    return false;
   }
 
   #start(key: ScopeKey): Instance {
