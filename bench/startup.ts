@@ -9,12 +9,18 @@
  * ratio is therefore what mcpx itself adds.
  */
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import {
+  emptyArgs,
+  formatTable,
+  makeIsolated,
+  mcpxArgs,
+  median,
+  percentile,
+  timeRun,
+  wholeNumber,
+} from "./_shared.ts";
 
-const REPO = fileURLToPath(new URL("..", import.meta.url));
-const CONFIG = join(REPO, "deno.json");
-const MAIN = join(REPO, "main.ts");
 /** Every project gets the same configuration; the server is never started by these commands. */
 const PROJECT_CONFIG = JSON.stringify({ mcpServers: { echo: { command: "true" } } });
 
@@ -57,26 +63,11 @@ function options(): { runs: number; warmup: number; json: boolean } {
       json: { type: "boolean", default: false },
     },
   });
-  const count = (flag: string, text: string, min: number) => {
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < min) {
-      throw new Error(`--${flag} takes a whole number >= ${min}`);
-    }
-    return n;
-  };
   return {
-    runs: count("runs", values.runs, 1),
-    warmup: count("warmup", values.warmup, 0),
+    runs: wholeNumber("runs", values.runs, 1),
+    warmup: wholeNumber("warmup", values.warmup, 0),
     json: values.json,
   };
-}
-
-/** The Deno cache the caller uses: with a fresh HOME, Deno would otherwise re-download npm deps. */
-async function denoDir(): Promise<string> {
-  const info = new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stderr: "inherit" });
-  const out = await info.output();
-  if (!out.success) throw new Error("`deno info --json` failed");
-  return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
 }
 
 /**
@@ -86,66 +77,21 @@ async function denoDir(): Promise<string> {
  * a daemon that has been up and answering for the whole session.
  */
 async function makeEnvironment(): Promise<Environment> {
-  const cache = await denoDir();
-  const root = await Deno.makeTempDir({ prefix: "mcpx-bench-" });
-  const env: Record<string, string> = {
-    HOME: join(root, "home"),
-    XDG_STATE_HOME: join(root, "state"),
-    XDG_CACHE_HOME: join(root, "cache"),
-    XDG_CONFIG_HOME: join(root, "config"),
-    NO_COLOR: "1",
-    PATH: Deno.env.get("PATH") ?? "",
-    DENO_DIR: cache,
-    // The update check can touch the network from inside a measured run.
-    DENO_NO_UPDATE_CHECK: "1",
-  };
+  const { root, env } = await makeIsolated("mcpx-bench-");
   const warm = join(root, "warm");
   const cold = join(root, "cold");
-  for (const dir of [env.HOME, env.XDG_STATE_HOME, env.XDG_CACHE_HOME, env.XDG_CONFIG_HOME]) {
-    await Deno.mkdir(dir, { recursive: true });
-  }
   for (const dir of [warm, cold]) {
     await Deno.mkdir(dir);
     await Deno.writeTextFile(join(dir, ".mcpx.json"), PROJECT_CONFIG);
   }
-  await Deno.writeTextFile(join(root, "empty.ts"), "export {};\n");
   return { root, env, warm, cold };
 }
 
-function mcpxArgs(args: string[]): string[] {
-  return ["run", "-A", "--config", CONFIG, MAIN, ...args];
-}
-
-/** Runs deno once and returns the wall-clock milliseconds, spawn to exit. @throws on failure. */
-async function timeRun(args: string[], cwd: string, env: Record<string, string>): Promise<number> {
-  const command = new Deno.Command(Deno.execPath(), {
-    args,
-    cwd,
-    env,
-    clearEnv: true,
-    stdout: "null",
-    stderr: "piped",
-  });
-  const start = performance.now();
-  const out = await command.output();
-  const ms = performance.now() - start;
-  if (out.code !== 0) {
-    throw new Error(
-      `deno ${args.join(" ")} (in ${cwd}) exited with ${out.code}:\n${
-        new TextDecoder().decode(out.stderr)
-      }`,
-    );
-  }
-  return ms;
-}
-
 function stats(samples: number[]): Stats {
-  const sorted = samples.toSorted((a, b) => a - b);
-  const mid = sorted.length >> 1;
   return {
-    medianMs: sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2,
-    p90Ms: sorted[Math.ceil(sorted.length * 0.9) - 1],
-    minMs: sorted[0],
+    medianMs: median(samples),
+    p90Ms: percentile(samples, 0.9),
+    minMs: Math.min(...samples),
   };
 }
 
@@ -154,7 +100,7 @@ function cases(e: Environment): Case[] {
   return [
     {
       name: "empty deno run (baseline)",
-      args: ["run", "-A", "--config", CONFIG, join(e.root, "empty.ts")],
+      args: emptyArgs(e.root),
       cwd: e.root,
     },
     { name: "mcpx --help", args: mcpxArgs(["--help"]), cwd: e.warm },
@@ -179,16 +125,6 @@ function cases(e: Environment): Case[] {
     },
     { name: "mcpx status (no daemon)", args: mcpxArgs(["status"]), cwd: e.cold, before: [stop] },
   ];
-}
-
-function formatTable(rows: string[][]): string {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  // Text columns (the first and the last) align left, numbers right.
-  const last = widths.length - 1;
-  return rows.map((r) =>
-    r.map((cell, i) => i === 0 || i === last ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))
-      .join("  ").trimEnd()
-  ).join("\n");
 }
 
 function report(

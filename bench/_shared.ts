@@ -1,0 +1,159 @@
+/**
+ * What the benchmarks share: the repository's paths, an isolated user for real mcpx processes,
+ * timing one process, percentiles, and the plain-text table.
+ */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO = fileURLToPath(new URL("..", import.meta.url));
+export const CONFIG = join(REPO, "deno.json");
+export const MAIN = join(REPO, "main.ts");
+
+/** Parses a flag's text as a whole number of at least `min`. @throws when it is not one. */
+export function wholeNumber(flag: string, text: string, min: number): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) {
+    throw new Error(`--${flag} takes a whole number >= ${min}`);
+  }
+  return n;
+}
+
+/** The Deno cache the caller uses: with a fresh HOME, Deno would otherwise re-download npm deps. */
+export async function denoDir(): Promise<string> {
+  const info = new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stderr: "inherit" });
+  const out = await info.output();
+  if (!out.success) throw new Error("`deno info --json` failed");
+  return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
+}
+
+/** A temporary directory standing in for the user, and the environment that points into it. */
+export interface Isolated {
+  root: string;
+  env: Record<string, string>;
+}
+
+/**
+ * Makes a temporary directory with its own HOME and XDG directories, so no real configuration,
+ * state or daemon is seen or touched, and an empty module at `<root>/empty.ts` (the baseline).
+ * DENO_DIR is kept: Deno's own cache is not what is measured.
+ */
+export async function makeIsolated(prefix: string): Promise<Isolated> {
+  const cache = await denoDir();
+  const root = await Deno.makeTempDir({ prefix });
+  const env: Record<string, string> = {
+    HOME: join(root, "home"),
+    XDG_STATE_HOME: join(root, "state"),
+    XDG_CACHE_HOME: join(root, "cache"),
+    XDG_CONFIG_HOME: join(root, "config"),
+    NO_COLOR: "1",
+    PATH: Deno.env.get("PATH") ?? "",
+    DENO_DIR: cache,
+    // The update check can touch the network from inside a measured run.
+    DENO_NO_UPDATE_CHECK: "1",
+  };
+  for (const dir of [env.HOME, env.XDG_STATE_HOME, env.XDG_CACHE_HOME, env.XDG_CONFIG_HOME]) {
+    await Deno.mkdir(dir, { recursive: true });
+  }
+  await Deno.writeTextFile(join(root, "empty.ts"), "export {};\n");
+  return { root, env };
+}
+
+/** Deno's arguments for `mcpx args…` from this checkout. */
+export function mcpxArgs(args: string[]): string[] {
+  return ["run", "-A", "--config", CONFIG, MAIN, ...args];
+}
+
+/** Deno's arguments for the baseline: an empty module under the same deno.json. */
+export function emptyArgs(root: string): string[] {
+  return ["run", "-A", "--config", CONFIG, join(root, "empty.ts")];
+}
+
+/** Runs deno once; resolves to its stdout. @throws with its stderr when it fails. */
+export async function runDeno(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<string> {
+  const out = await spawnDeno(args, cwd, env, "piped");
+  return new TextDecoder().decode(out.stdout);
+}
+
+/** Runs deno once and returns the wall-clock milliseconds, spawn to exit. @throws on failure. */
+export async function timeRun(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<number> {
+  const start = performance.now();
+  await spawnDeno(args, cwd, env, "null");
+  return performance.now() - start;
+}
+
+async function spawnDeno(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  stdout: "piped" | "null",
+): Promise<Deno.CommandOutput> {
+  const command = new Deno.Command(Deno.execPath(), {
+    args,
+    cwd,
+    env,
+    clearEnv: true,
+    stdout,
+    stderr: "piped",
+  });
+  const out = await command.output();
+  if (out.code !== 0) {
+    throw new Error(
+      `deno ${args.join(" ")} (in ${cwd}) exited with ${out.code}:\n${
+        new TextDecoder().decode(out.stderr)
+      }`,
+    );
+  }
+  return out;
+}
+
+/** The median of the samples (the mean of the middle two for an even count). */
+export function median(samples: number[]): number {
+  const sorted = samples.toSorted((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** The nearest-rank percentile: the smallest sample with at least `p` of them at or below it. */
+export function percentile(samples: number[], p: number): number {
+  const sorted = samples.toSorted((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(sorted.length * p) - 1)];
+}
+
+/** Columns padded to one width; the first and the last (text) align left, numbers right. */
+export function formatTable(rows: string[][]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  const last = widths.length - 1;
+  return rows.map((r) =>
+    r.map((cell, i) => i === 0 || i === last ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))
+      .join("  ").trimEnd()
+  ).join("\n");
+}
+
+/** Pids of live processes (other than this one) whose environment has HOME inside `root`. */
+export function processesOf(root: string): number[] {
+  const mark = new TextEncoder().encode(`HOME=${join(root, "home")}\0`);
+  const pids: number[] = [];
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name) || Number(e.name) === Deno.pid) continue;
+    try {
+      if (contains(Deno.readFileSync(`/proc/${e.name}/environ`), mark)) pids.push(Number(e.name));
+    } catch { /* gone, or not ours to read */ }
+  }
+  return pids;
+}
+
+function contains(hay: Uint8Array, needle: Uint8Array): boolean {
+  outer: for (let i = 0; i + needle.length <= hay.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer;
+    return true;
+  }
+  return false;
+}
