@@ -12,6 +12,8 @@ import { serverDefs } from "../pool/defs.ts";
 import type { Caller } from "../pool/scope.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
+import { cacheDir } from "../paths.ts";
+import { CacheWriter, readCache } from "../cache/schema_cache.ts";
 import { withLock } from "./lock.ts";
 import { VERSION } from "../version.ts";
 
@@ -220,8 +222,10 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
   Deno.removeSignalListener("SIGTERM", onSignal);
   Deno.removeSignalListener("SIGINT", onSignal);
   log.write("info", "daemon.stopping", `Daemon stopping: ${stopReason}`, { reason: stopReason });
+  await registry.flushCache();
   await server!.shutdown();
   await registry.close();
+  await registry.flushCache();
   // Only remove files that are still ours: a successor may already have replaced them.
   try {
     const rec = JSON.parse(await Deno.readTextFile(paths.record)) as DaemonRecord;
@@ -242,6 +246,11 @@ async function makeRegistry(
   log: JsonlLog,
 ): Promise<Registry> {
   const defs = serverDefs(config);
+  const fp = await ctx.fingerprint();
+  const dir = cacheDir(ctx.boot, ctx.io.env);
+  const { cache: initial, warning } = await readCache(dir, fp.hash, fp.path);
+  if (warning) log.write("warn", "cache.corrupt", warning);
+  const cache = new CacheWriter(dir, initial);
   const { connectServer } = await import("../mcp/connect.ts");
   const { resolveAuth } = await import("../mcp/auth.ts");
   const { discoverRepository } = await import("../git/discover.ts");
@@ -268,5 +277,6 @@ async function makeRegistry(
     trace: settings.get("logging.trace"),
     reapIntervalMs: settings.get("plumbing.reapInterval"),
     alive: pidAlive,
+    cache,
   });
 }

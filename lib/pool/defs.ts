@@ -47,6 +47,76 @@ export interface ServerDef {
   pool: PoolSettings;
   /** Everything that changes the process or how it is handed out; tool filters are not in it. */
   identity: string;
+  /** The server this one exposes again under another namespace, if it is an alias. */
+  aliasOf?: string;
+  /** Profiles that select this server; see {@linkcode selectServers}. */
+  profiles: string[];
+  /** Whether the server is in the default set. */
+  isDefault: boolean;
+  /** Whether a tool is visible (and callable) through this namespace. */
+  showsTool(name: string): boolean;
+}
+
+/** Which servers a command sees: `--profile`, `--skip-default`, `--all-profiles`. */
+export interface Selection {
+  profiles?: string[];
+  skipDefault?: boolean;
+  all?: boolean;
+}
+
+/**
+ * The servers a command sees. The default set, plus the servers of each named profile; with
+ * `skipDefault` only the profiles' servers; with `all` everything.
+ */
+export function selectServers<T extends Pick<ServerDef, "profiles" | "isDefault">>(
+  defs: readonly T[],
+  selection: Selection = {},
+): T[] {
+  if (selection.all) return [...defs];
+  const wanted = new Set(selection.profiles ?? []);
+  return defs.filter((d) =>
+    (!selection.skipDefault && d.isDefault) || d.profiles.some((p) => wanted.has(p))
+  );
+}
+
+/** A tool-name pattern: an exact name, a glob (`delete_*`), or a `/regexp/`. */
+export function toolPattern(pattern: string, where: string): (name: string) => boolean {
+  const re = /^\/(.*)\/([a-z]*)$/.exec(pattern);
+  if (re) {
+    try {
+      const rx = new RegExp(re[1], re[2]);
+      return (name) => rx.test(name);
+    } catch (e) {
+      throw new McpxError(
+        "CONFIG_INVALID",
+        `${where}: ${pattern} is not a valid regular expression: ${(e as Error).message}`,
+      );
+    }
+  }
+  if (/[*?]/.test(pattern)) {
+    const rx = new RegExp(
+      "^" +
+        pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replaceAll("*", ".*").replaceAll("?", ".") +
+        "$",
+    );
+    return (name) => rx.test(name);
+  }
+  return (name) => name === pattern;
+}
+
+function patterns(
+  value: unknown,
+  field: string,
+  where: string,
+): ((n: string) => boolean)[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
+    throw new McpxError(
+      "CONFIG_INVALID",
+      `${where}: "${field}" must be an array of tool names, globs or /regexps/`,
+    );
+  }
+  return value.map((v) => toolPattern(v, `${where}: "${field}"`));
 }
 
 const DEFAULTS: PoolSettings = {
@@ -152,9 +222,31 @@ export function serverDefs(config: McpxConfig): ServerDef[] {
   const base = poolSettings(config.pool, DEFAULTS, `"pool" in ${config.path}`);
   const defs: ServerDef[] = [];
   const namespaces = new Map<string, string>();
-  for (const [name, entry] of Object.entries(config.mcpServers)) {
+  for (const [name, own] of Object.entries(config.mcpServers)) {
     const where = `Server "${name}" in ${config.path}`;
-    const block = entry.mcpx ?? {};
+    const block = own.mcpx ?? {};
+    let entry = own;
+    const aliasOf = typeof own.aliasOf === "string" ? own.aliasOf : undefined;
+    if (own.aliasOf !== undefined) {
+      const target = aliasOf === undefined ? undefined : config.mcpServers[aliasOf];
+      if (!target) {
+        throw new McpxError(
+          "CONFIG_INVALID",
+          `${where}: "aliasOf" names no server${
+            didYouMean(String(own.aliasOf), Object.keys(config.mcpServers))
+          }`,
+        );
+      }
+      if (target.aliasOf !== undefined) {
+        throw new McpxError(
+          "CONFIG_INVALID",
+          `${where}: "${aliasOf}" is itself an alias; point "aliasOf" at "${target.aliasOf}", the original`,
+        );
+      }
+      // The alias runs the target's process; only its mcpx block is its own.
+      const { mcpx: _targetBlock, ...connection } = target;
+      entry = { ...connection, mcpx: block };
+    }
     for (const key of Object.keys(block)) {
       if (!MCPX_KEYS.includes(key)) {
         throw new McpxError(
@@ -188,7 +280,21 @@ export function serverDefs(config: McpxConfig): ServerDef[] {
       ? "sse"
       : "http";
     const pool = poolSettings(block, base, where);
-    const disabled = entry.disabled === true || block.disabled === true;
+    const disabled = own.disabled === true || block.disabled === true;
+    const only = patterns(block.tools, "tools", where);
+    const extra = patterns(block.extraIncludeTools, "extraIncludeTools", where) ?? [];
+    const exclude = patterns(block.excludeTools, "excludeTools", where) ?? [];
+    const showsTool = (tool: string) =>
+      (!only || only.some((m) => m(tool)) || extra.some((m) => m(tool))) &&
+      !exclude.some((m) => m(tool));
+    const profiles = block.profiles ?? [];
+    if (!Array.isArray(profiles) || !profiles.every((p) => typeof p === "string")) {
+      throw new McpxError("CONFIG_INVALID", `${where}: "profiles" must be an array of names`);
+    }
+    const defaultOn = block.default ?? config.pool.default ?? true;
+    if (typeof defaultOn !== "boolean") {
+      throw new McpxError("CONFIG_INVALID", `${where}: "default" must be true or false`);
+    }
     const identity = JSON.stringify([
       entry.command,
       entry.args,
@@ -211,6 +317,10 @@ export function serverDefs(config: McpxConfig): ServerDef[] {
       protocol: protocol as ServerDef["protocol"],
       pool,
       identity,
+      aliasOf,
+      profiles,
+      isDefault: defaultOn,
+      showsTool,
     });
   }
   return defs;

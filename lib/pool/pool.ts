@@ -13,6 +13,10 @@ export interface PoolDeps {
     msg: string,
     attrs?: Record<string, unknown>,
   ): void;
+  /** A server listed its tools (at start, or after `tools/list_changed`). */
+  listed?(pool: Pool, tools: ToolInfo[]): void;
+  /** A server failed to start; `error` carries its stderr. */
+  failed?(pool: Pool, error: McpxError): void;
 }
 
 /** One server process (or remote session) serving one scope key. */
@@ -233,8 +237,12 @@ export class Pool {
         );
         inst.conn = conn;
         inst.tools = await conn.listTools();
+        this.#deps.listed?.(this, inst.tools);
         conn.onToolsChanged(() => {
-          conn.listTools().then((tools) => (inst.tools = tools)).catch(() => {});
+          conn.listTools().then((tools) => {
+            inst.tools = tools;
+            this.#deps.listed?.(this, tools);
+          }).catch(() => {});
         });
         void conn.ended.then((end) => this.#onEnded(inst, end.reason));
         inst.state = inst.state === "starting" ? "ready" : inst.state;
@@ -260,6 +268,7 @@ export class Pool {
           this.#cooldown ? this.#cooldown.delayMs * 2 : COOLDOWN_START_MS,
         );
         this.#cooldown = { until: Date.now() + delayMs, delayMs, error };
+        this.#deps.failed?.(this, error);
         this.#deps.log("error", "instance.start_failed", error.message, {
           server: this.def.name,
           instance: inst.id,

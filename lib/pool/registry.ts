@@ -1,9 +1,11 @@
 import { McpxError } from "../errors.ts";
 import { didYouMean } from "../near.ts";
 import type { McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
-import { type ServerDef, toIdentifier } from "./defs.ts";
+import { selectServers, type ServerDef, toIdentifier } from "./defs.ts";
+import type { CacheWriter } from "../cache/schema_cache.ts";
 import { type Instance, Pool, type PoolStatus } from "./pool.ts";
 import { type Caller, type Discover, scopeKey } from "./scope.ts";
+import type { Selection } from "./defs.ts";
 import { errorText, unwrapResult } from "./unwrap.ts";
 import { validateArguments } from "./validate.ts";
 
@@ -25,6 +27,8 @@ export interface RegistryDeps {
   /** How often idle instances are reaped. */
   reapIntervalMs: number;
   alive(pid: number): boolean;
+  /** Where listings and start failures are recorded for `ls`, `types` and `search`. */
+  cache?: CacheWriter;
 }
 
 /** One tool call, as `/v1` and the CLI ask for it. */
@@ -47,7 +51,9 @@ export interface CallOutput {
 }
 
 /** Finds a tool by its real name or by its identifier form (`fancy-name` as `fancy_name`). */
-export function findTool(server: string, tools: ToolInfo[], name: string): ToolInfo {
+export function findTool(def: ServerDef, all: ToolInfo[], name: string): ToolInfo {
+  const server = def.namespace;
+  const tools = all.filter((t) => def.showsTool(t.name));
   const tool = tools.find((t) => t.name === name) ??
     tools.find((t) => toIdentifier(t.name) === name);
   if (tool) return tool;
@@ -61,6 +67,9 @@ export function findTool(server: string, tools: ToolInfo[], name: string): ToolI
 
 /** Every configured server's pool, with calls, status, restart and refresh over them. */
 export class Registry {
+  /** By namespace: the server's own definition (filters, description) and the pool it leases from. */
+  readonly #entries = new Map<string, { def: ServerDef; pool: Pool }>();
+  /** By identity: an alias whose leasing matches its target's shares the target's pool. */
   readonly #pools = new Map<string, Pool>();
   readonly #deps: RegistryDeps;
   readonly #degradedSaid = new Set<string>();
@@ -69,7 +78,20 @@ export class Registry {
 
   constructor(defs: ServerDef[], deps: RegistryDeps) {
     this.#deps = deps;
-    for (const def of defs) this.#pools.set(def.namespace, new Pool(def, deps));
+    const names = new Map<Pool, string[]>();
+    const poolDeps = {
+      ...deps,
+      listed: (pool: Pool, tools: ToolInfo[]) =>
+        deps.cache?.listed(names.get(pool) ?? [], pool.def.identity, tools),
+      failed: (pool: Pool, error: McpxError) =>
+        deps.cache?.failed(names.get(pool) ?? [], pool.def.identity, error.message),
+    };
+    for (const def of defs) {
+      let pool = this.#pools.get(def.identity);
+      if (!pool) this.#pools.set(def.identity, pool = new Pool(def, poolDeps));
+      names.set(pool, [...(names.get(pool) ?? []), def.name]);
+      this.#entries.set(def.namespace, { def, pool });
+    }
   }
 
   /** Starts the idle reaper and the pid watcher. */
@@ -90,30 +112,37 @@ export class Registry {
     }, 1000);
   }
 
-  /** The pool serving a namespace (or a configured server name). */
-  pool(name: string): Pool {
-    const pool = this.#pools.get(name) ??
-      [...this.#pools.values()].find((p) => p.def.name === name);
-    if (!pool) {
-      const known = [...this.#pools.keys()];
+  /** The definition and pool of a namespace (or a configured server name). */
+  entry(name: string, selection?: Selection): { def: ServerDef; pool: Pool } {
+    const all = [...this.#entries.values()];
+    const visible = selection ? selectServers(all.map((e) => e.def), selection) : undefined;
+    const found = this.#entries.get(name) ?? all.find((e) => e.def.name === name);
+    if (found && visible && !visible.includes(found.def)) {
+      throw new McpxError(
+        "SERVER_NOT_FOUND",
+        `Server "${name}" is not in the selected profiles`,
+        { hint: "Add --profile <its profile>, or --all-profiles" },
+      );
+    }
+    if (!found) {
+      const known = (visible ?? all.map((e) => e.def)).map((d) => d.namespace);
       throw new McpxError(
         "SERVER_NOT_FOUND",
         `No server "${name}"${didYouMean(name, known)}`,
         { hint: `Configured: ${known.join(", ") || "none"}` },
       );
     }
-    if (pool.def.disabled) {
+    if (found.def.disabled) {
       throw new McpxError("SERVER_NOT_FOUND", `Server "${name}" is disabled in the configuration`, {
         hint: 'Remove "disabled" from its entry to use it',
       });
     }
-    return pool;
+    return found;
   }
 
   /** Calls one tool under the caller's scope key. */
   async call(req: CallRequest): Promise<CallOutput> {
-    const pool = this.pool(req.server);
-    const def = pool.def;
+    const { def, pool } = this.entry(req.server, req.caller.selection);
     const key = scopeKey(def, req.caller, this.#deps.discover);
     if (key.degraded && !this.#degradedSaid.has(def.name)) {
       this.#degradedSaid.add(def.name);
@@ -127,7 +156,7 @@ export class Registry {
     const started = performance.now();
     const lease = await pool.acquire(key, def.pool.startTimeoutMs + def.pool.callTimeoutMs);
     try {
-      const tool = findTool(def.namespace, lease.instance.tools, req.tool);
+      const tool = findTool(def, lease.instance.tools, req.tool);
       validateArguments(def.namespace, tool.name, tool.inputSchema, req.arguments);
       lease.instance.calls++;
       const envelope = await lease.conn.callTool(tool.name, req.arguments, {
@@ -172,20 +201,37 @@ export class Registry {
     });
   }
 
-  /** Every pool's state and live instances. */
-  status(): (PoolStatus & { name: string; sharing: string; scope: string; transport: string })[] {
-    return [...this.#pools.values()].map((p) => ({
-      name: p.def.name,
-      sharing: p.def.pool.sharing,
-      scope: p.def.pool.scope,
-      transport: p.def.transport,
-      ...p.status(),
-    }));
+  /** Every namespace's state; a pool shared by several names lists its processes under the first. */
+  status(): (PoolStatus & {
+    name: string;
+    sharing: string;
+    scope: string;
+    transport: string;
+    sharedWith: string[];
+  })[] {
+    const seen = new Set<Pool>();
+    return [...this.#entries.values()].map(({ def, pool }) => {
+      const st = pool.status();
+      const first = !seen.has(pool);
+      seen.add(pool);
+      return {
+        ...st,
+        namespace: def.namespace,
+        state: def.disabled ? "disabled" : st.state,
+        name: def.name,
+        sharing: def.pool.sharing,
+        scope: def.pool.scope,
+        transport: def.transport,
+        sharedWith: [...this.#entries.values()].filter((e) => e.pool === pool && e.def !== def)
+          .map((e) => e.def.namespace),
+        instances: first ? st.instances : [],
+      };
+    });
   }
 
   /** Stops a namespace's instances (or the one serving `session`), so the next call starts fresh. */
   async restart(name: string, session?: string): Promise<number> {
-    const pool = this.pool(name);
+    const { pool } = this.entry(name);
     pool.clearCooldown();
     const match = session === undefined
       ? undefined
@@ -202,30 +248,48 @@ export class Registry {
     return n;
   }
 
-  /** Lists every enabled server's tools again, starting a short-lived instance where none runs. */
+  /**
+   * Lists every enabled server's tools again (recording them in the schema cache), starting a
+   * short-lived instance where none runs. Each namespace sees only the tools its filters show.
+   */
   async refresh(): Promise<{ namespace: string; tools?: ToolInfo[]; error?: string }[]> {
-    return await Promise.all(
-      [...this.#pools.values()].filter((p) => !p.def.disabled).map(async (p) => {
-        const live = p.instances().find((i) => i.state === "ready" && i.conn);
-        try {
-          if (live) {
-            return { namespace: p.def.namespace, tools: live.tools = await live.conn!.listTools() };
-          }
-          p.clearCooldown();
-          const lease = await p.acquire(
-            { key: `refresh:${crypto.randomUUID()}`, ephemeral: true },
-            p.def.pool.startTimeoutMs,
-          );
-          try {
-            return { namespace: p.def.namespace, tools: lease.instance.tools };
-          } finally {
-            lease.release();
-          }
-        } catch (e) {
-          return { namespace: p.def.namespace, error: (e as Error).message };
+    const byPool = new Map<Pool, Promise<{ tools?: ToolInfo[]; error?: string }>>();
+    const listOne = async (p: Pool) => {
+      const live = p.instances().find((i) => i.state === "ready" && i.conn);
+      try {
+        if (live) {
+          live.tools = await live.conn!.listTools();
+          this.#deps.cache?.listed(this.#namesOf(p), p.def.identity, live.tools);
+          return { tools: live.tools };
         }
-      }),
-    );
+        p.clearCooldown();
+        const lease = await p.acquire(
+          { key: `refresh:${crypto.randomUUID()}`, ephemeral: true },
+          p.def.pool.startTimeoutMs,
+        );
+        lease.release();
+        return { tools: lease.instance.tools };
+      } catch (e) {
+        return { error: (e as Error).message };
+      }
+    };
+    const enabled = [...this.#entries.values()].filter((e) => !e.def.disabled);
+    for (const { pool } of enabled) if (!byPool.has(pool)) byPool.set(pool, listOne(pool));
+    return await Promise.all(enabled.map(async ({ def, pool }) => {
+      const got = await byPool.get(pool)!;
+      return got.tools
+        ? { namespace: def.namespace, tools: got.tools.filter((t) => def.showsTool(t.name)) }
+        : { namespace: def.namespace, error: got.error };
+    }));
+  }
+
+  #namesOf(pool: Pool): string[] {
+    return [...this.#entries.values()].filter((e) => e.pool === pool).map((e) => e.def.name);
+  }
+
+  /** Waits until every schema cache write has landed. */
+  async flushCache(): Promise<void> {
+    await this.#deps.cache?.flush();
   }
 
   /** Stops every instance of every pool and the timers. */

@@ -1,4 +1,4 @@
-import type { ServerDef } from "./defs.ts";
+import type { Selection, ServerDef } from "./defs.ts";
 
 /** Who is calling: what the CLI (or a script) tells the daemon about itself. */
 export interface Caller {
@@ -10,6 +10,8 @@ export interface Caller {
   session?: string;
   /** MCPX_PARENT_SESSION_ID. */
   parentSession?: string;
+  /** The profiles the caller selected: a call outside them is refused. */
+  selection?: Selection;
 }
 
 /** The key a call is served under, and how long a process under it may live. */

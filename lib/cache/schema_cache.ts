@@ -1,0 +1,149 @@
+import { join } from "../_path.ts";
+import type { ToolInfo } from "../mcp/types.ts";
+
+/** What the cache knows of one server: its tools as last listed, or why listing failed. */
+export interface CachedServer {
+  /** The pool identity the tools were listed under; a changed command invalidates them. */
+  identity: string;
+  tools?: ToolInfo[];
+  /** When the tools were listed. Absent when the last attempt failed: a failure is not "0 tools". */
+  listedAt?: string;
+  /** Why the last attempt to list failed, with the server's stderr. */
+  error?: string;
+}
+
+/** The schema cache file, keyed to one configuration's fingerprint. */
+export interface SchemaCache {
+  version: 1;
+  fingerprint: string;
+  config: string;
+  /** By configured server name. */
+  servers: Record<string, CachedServer>;
+}
+
+/** `<cache>/schemas-<fingerprint16>.json`. */
+export function cacheFile(cacheDir: string, short: string): string {
+  return join(cacheDir, `schemas-${short}.json`);
+}
+
+function isCache(v: unknown): v is SchemaCache {
+  const c = v as SchemaCache;
+  return c !== null && typeof c === "object" && c.version === 1 &&
+    typeof c.fingerprint === "string" &&
+    c.servers !== null && typeof c.servers === "object";
+}
+
+/**
+ * Reads the cache for a configuration. A missing file is an empty cache; a corrupt one is an
+ * empty cache and one warning (it is rebuilt by the next write). When there is no cache for this
+ * fingerprint, entries are carried over from the newest cache of the same configuration file
+ * whose server identity still matches, so editing one server does not forget the others.
+ */
+export async function readCache(
+  cacheDir: string,
+  fingerprint: string,
+  config: string,
+): Promise<{ cache: SchemaCache; warning?: string }> {
+  const empty: SchemaCache = { version: 1, fingerprint, config, servers: {} };
+  const path = cacheFile(cacheDir, fingerprint.slice(0, 16));
+  let text: string | undefined;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch {
+    return { cache: await carryOver(cacheDir, empty) };
+  }
+  try {
+    const parsed = JSON.parse(text);
+    if (isCache(parsed) && parsed.fingerprint === fingerprint) return { cache: parsed };
+  } catch { /* judged below */ }
+  return {
+    cache: empty,
+    warning:
+      `The schema cache ${path} is corrupt and will be rebuilt; run \`mcpx refresh\` to fill it now`,
+  };
+}
+
+async function carryOver(cacheDir: string, empty: SchemaCache): Promise<SchemaCache> {
+  let newest: { mtime: number; cache: SchemaCache } | undefined;
+  try {
+    for await (const e of Deno.readDir(cacheDir)) {
+      if (!e.isFile || !/^schemas-[0-9a-f]{16}\.json$/.test(e.name)) continue;
+      const path = join(cacheDir, e.name);
+      try {
+        const cache = JSON.parse(await Deno.readTextFile(path));
+        if (!isCache(cache) || cache.config !== empty.config) continue;
+        const mtime = (await Deno.stat(path)).mtime?.getTime() ?? 0;
+        if (!newest || mtime > newest.mtime) newest = { mtime, cache };
+      } catch { /* unreadable: not a source */ }
+    }
+  } catch {
+    return empty;
+  }
+  return newest ? { ...empty, servers: { ...newest.cache.servers } } : empty;
+}
+
+/** Writes the cache atomically (a temporary file renamed over the old one). */
+export async function writeCache(cacheDir: string, cache: SchemaCache): Promise<void> {
+  await Deno.mkdir(cacheDir, { recursive: true, mode: 0o700 });
+  const path = cacheFile(cacheDir, cache.fingerprint.slice(0, 16));
+  const tmp = `${path}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  await Deno.writeTextFile(tmp, JSON.stringify(cache) + "\n", { mode: 0o600 });
+  await Deno.rename(tmp, path);
+}
+
+/**
+ * The daemon's side of the cache: updates from pools, coalesced into one write per tick, and
+ * flushed on stop so a stop followed by removing the directory cannot race.
+ */
+export class CacheWriter {
+  readonly #dir: string;
+  readonly #cache: SchemaCache;
+  #pending?: Promise<void>;
+  #dirty = false;
+
+  constructor(dir: string, cache: SchemaCache) {
+    this.#dir = dir;
+    this.#cache = cache;
+  }
+
+  /** The entry of one server, if the cache has one. */
+  get(name: string): CachedServer | undefined {
+    return this.#cache.servers[name];
+  }
+
+  /** Records a successful listing. */
+  listed(names: string[], identity: string, tools: ToolInfo[]): void {
+    const listedAt = new Date().toISOString();
+    for (const n of names) this.#cache.servers[n] = { identity, tools, listedAt };
+    this.#schedule();
+  }
+
+  /** Records a failed listing: the error, no timestamp, and the last tools known (if any). */
+  failed(names: string[], identity: string, error: string): void {
+    for (const n of names) {
+      const prior = this.#cache.servers[n];
+      this.#cache.servers[n] = {
+        identity,
+        ...(prior?.identity === identity && prior.tools ? { tools: prior.tools } : {}),
+        error,
+      };
+    }
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    this.#dirty = true;
+    this.#pending ??= Promise.resolve().then(async () => {
+      while (this.#dirty) {
+        this.#dirty = false;
+        await writeCache(this.#dir, this.#cache);
+      }
+      this.#pending = undefined;
+    });
+  }
+
+  /** Waits for every scheduled write. */
+  async flush(): Promise<void> {
+    while (this.#pending) await this.#pending;
+  }
+}
