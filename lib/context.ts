@@ -2,6 +2,7 @@ import { type ConfigLocation, discoverConfig, noConfigError } from "./config/dis
 import { type Fingerprint, fingerprintConfig } from "./config/fingerprint.ts";
 import type { Io } from "./io.ts";
 import type { Caller } from "./pool/scope.ts";
+import type { Selection } from "./pool/defs.ts";
 import { type DaemonPaths, daemonPaths } from "./paths.ts";
 import { type FlagValue, resolveSettings, type Settings } from "./settings/resolve.ts";
 
@@ -45,13 +46,26 @@ export class Context {
     this.caller = caller;
   }
 
-  /** What this process tells the daemon about its caller: cwd, parent pid, session ids. */
+  /** What this process tells the daemon about its caller: cwd, parent pid, session ids, profiles. */
   callerInfo(): Caller {
     return {
       cwd: this.io.cwd,
       pid: this.io.ppid,
       session: this.io.env.MCPX_SESSION_ID || undefined,
       parentSession: this.io.env.MCPX_PARENT_SESSION_ID || undefined,
+      selection: this.selection(),
+    };
+  }
+
+  /** The profile selection of `--profile`, `--skip-default`, `--all-profiles`. */
+  selection(): Selection {
+    const profiles = this.boot.get("select.profiles").split(",").map((p) => p.trim()).filter(
+      Boolean,
+    );
+    return {
+      ...(profiles.length ? { profiles } : {}),
+      ...(this.boot.get("select.skipDefault") ? { skipDefault: true } : {}),
+      ...(this.boot.get("select.allProfiles") ? { all: true } : {}),
     };
   }
 

@@ -93,3 +93,11 @@ Deno.test("loadConfig() names the server and the field that is wrong", async () 
   await assert.rejects(() => loadConfig(join(root, "list.json")), /must hold a JSON object/);
   await Deno.remove(root, { recursive: true });
 });
+
+Deno.test("stripJsonc() removes comments and trailing commas outside strings only", async () => {
+  const { stripJsonc } = await import("./load.ts");
+  const text = '{ "u": "http://x//y", /* c */ "s": "a,}", "l": [1, 2, // two\n ], // end\n }';
+  assert.deepEqual(JSON.parse(stripJsonc(text)), { u: "http://x//y", s: "a,}", l: [1, 2] });
+  assert.equal(stripJsonc('"esc\\"// in the string"'), '"esc\\"// in the string"');
+  assert.equal(stripJsonc('"esc\\\\"// a comment'), '"esc\\\\"');
+});

@@ -52,6 +52,34 @@ export const SETTINGS = {
     detail: "Empty means $XDG_CACHE_HOME/mcpx, else ~/.cache/mcpx.",
     early: true,
   },
+  "select.profiles": {
+    type: "string",
+    default: "",
+    doc: "Profiles whose servers join the default set (comma-separated)",
+    detail:
+      'A server is in the default set unless its mcpx block says "default": false (or the top-level pool block flips the baseline). Selection applies to everything derived from the server list: ls, search, types, catalog, calls.',
+    flag: "--profile",
+    early: true,
+  },
+  "select.skipDefault": {
+    type: "boolean",
+    default: "false",
+    doc: "Leave out the default set: only the servers of the named profiles",
+    flag: "--skip-default",
+    early: true,
+  },
+  "select.allProfiles": {
+    type: "boolean",
+    default: "false",
+    doc: "Every configured server, whatever its profiles",
+    flag: "--all-profiles",
+    early: true,
+  },
+  "catalog.budget": {
+    type: "integer",
+    default: "2000",
+    doc: "Token budget of `mcpx catalog` when --budget is not given",
+  },
   "daemon.socket": {
     type: "path",
     default: "",

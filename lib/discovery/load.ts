@@ -1,0 +1,89 @@
+import { McpxError } from "../errors.ts";
+import { didYouMean } from "../near.ts";
+import type { Context } from "../context.ts";
+import type { ToolInfo } from "../mcp/types.ts";
+import { selectServers, type ServerDef, toIdentifier } from "../pool/defs.ts";
+import type { CachedServer } from "../cache/schema_cache.ts";
+
+/** One namespace as discovery sees it: its definition, what the cache knows, its visible tools. */
+export interface Namespace {
+  def: ServerDef;
+  cached?: CachedServer;
+  /** The tools this namespace shows (filters applied), sorted by name; empty when unlisted. */
+  tools: ToolInfo[];
+  state: "ready" | "error" | "unlisted" | "disabled";
+}
+
+/**
+ * Everything `ls`, `search`, `types` and `catalog` need, from the configuration and the schema
+ * cache alone: no daemon round trip and no server process.
+ */
+export async function loadNamespaces(
+  ctx: Context,
+): Promise<{ namespaces: Namespace[]; warnings: string[] }> {
+  const fp = await ctx.fingerprint();
+  const [{ loadConfig }, { serverDefs }, { readCache }, { cacheDir }] = await Promise.all([
+    import("../config/load.ts"),
+    import("../pool/defs.ts"),
+    import("../cache/schema_cache.ts"),
+    import("../paths.ts"),
+  ]);
+  const config = await loadConfig(fp.path, fp.bytes);
+  const defs = selectServers(serverDefs(config), ctx.selection());
+  const { cache, warning } = await readCache(cacheDir(ctx.boot, ctx.io.env), fp.hash, fp.path);
+  const namespaces = defs.map((def): Namespace => {
+    const entry = cache.servers[def.name];
+    const cached = entry && entry.identity === def.identity ? entry : undefined;
+    const tools = (cached?.tools ?? []).filter((t) => def.showsTool(t.name)).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+    );
+    const state = def.disabled
+      ? "disabled"
+      : cached?.error
+      ? "error"
+      : cached?.listedAt
+      ? "ready"
+      : "unlisted";
+    return { def, cached, tools, state };
+  });
+  return { namespaces, warnings: warning ? [warning] : [] };
+}
+
+/** The namespace named `name`, or a not-found error listing the nearest names. */
+export function pickNamespace(namespaces: Namespace[], name: string): Namespace {
+  const ns = namespaces.find((n) => n.def.namespace === name || n.def.name === name);
+  if (ns) return ns;
+  const names = namespaces.map((n) => n.def.namespace);
+  throw new McpxError("SERVER_NOT_FOUND", `No namespace "${name}"${didYouMean(name, names)}`, {
+    hint: `Namespaces: ${names.join(", ") || "none"} (\`mcpx ls\`)`,
+  });
+}
+
+/** The tool `name` (real or identifier form) of a namespace, or a not-found error. */
+export function pickTool(ns: Namespace, name: string): ToolInfo {
+  const tool = ns.tools.find((t) => t.name === name) ??
+    ns.tools.find((t) => toIdentifier(t.name) === name);
+  if (tool) return tool;
+  const names = ns.tools.map((t) => toIdentifier(t.name));
+  throw new McpxError(
+    "TOOL_NOT_FOUND",
+    `Namespace "${ns.def.namespace}" has no tool "${name}"${didYouMean(name, names)}`,
+    { hint: `\`mcpx types ${ns.def.namespace}\` lists its tools` },
+  );
+}
+
+/** An error for a namespace whose tools were never listed. */
+export function unlistedError(ns: Namespace): McpxError {
+  if (ns.state === "error") {
+    return new McpxError(
+      "SERVER_START_FAILED",
+      `Namespace "${ns.def.namespace}" could not be listed: ${ns.cached?.error}`,
+      { hint: "`mcpx status` shows its stderr; `mcpx refresh` tries again" },
+    );
+  }
+  return new McpxError(
+    "NOT_FOUND",
+    `The tools of "${ns.def.namespace}" have not been listed yet`,
+    { hint: "Run `mcpx refresh` (it starts each server once and caches its tools)" },
+  );
+}
