@@ -70,7 +70,7 @@ export interface Operation<I = Record<string, unknown>, O = unknown> {
   /** For `where.daemon === "running"`: the answer when no daemon runs. */
   readonly offline?: (input: I, ctx: Context) => Promise<O>;
   /** The human form; without it the output prints as JSON. */
-  readonly render?: (output: O, ctx: Context) => string;
+  readonly render?: (output: O, ctx: Context) => string | Promise<string>;
 }
 
 /** Declares an operation; typed identity, so declarations stay plain data plus functions. */

@@ -116,3 +116,89 @@ export const namespacesList = defineOperation<
     ) + "\n" + out.next + "\n";
   },
 });
+
+/** The search documents of the selected namespaces, from the cache. */
+async function searchDocs(ctx: Context) {
+  const { loadNamespaces } = await import("../discovery/load.ts");
+  const { toIdentifier } = await import("../pool/defs.ts");
+  const { namespaces, warnings } = await loadNamespaces(ctx);
+  for (const w of warnings) ctx.io.err(`mcpx: warning: ${w}\n`);
+  return namespaces.flatMap((ns) =>
+    ns.tools.map((t) => ({
+      namespace: ns.def.namespace,
+      tool: t.name,
+      fn: `${ns.def.namespace}.${toIdentifier(t.name)}`,
+      description: t.description,
+      tags: [
+        ...(t.annotations?.readOnlyHint ? ["readOnly"] : []),
+        ...(t.annotations?.destructiveHint ? ["destructive"] : []),
+      ],
+    }))
+  );
+}
+
+interface SearchOut {
+  query: string;
+  mode: "all" | "any";
+  total: number;
+  hits: {
+    fn: string;
+    namespace: string;
+    tool: string;
+    description: string;
+    score: number;
+    explain?: unknown;
+  }[];
+}
+
+/** `mcpx search <words>`: find a tool by name or description, from the cache. */
+export const toolsSearch = defineOperation<
+  { query: string; limit?: number; tag?: string; explain?: boolean },
+  SearchOut
+>({
+  id: "tools.search",
+  summary: "Find tools by name or description (no server is started)",
+  description:
+    "Scores exact name 100, prefix 60, tag 50, substring 40, name word (split, stemmed) 40, function path 30, namespace 20, description 10. Tools matching every word come first; if none does, any word. docs/search.md has the rules.",
+  params: [
+    { name: "query", type: "string", required: true, doc: "The words to look for" },
+    { name: "limit", type: "integer", short: "n", doc: "At most this many hits (default 20)" },
+    { name: "tag", type: "string", doc: "Only tools with this tag (readOnly, destructive)" },
+    { name: "explain", type: "boolean", doc: "Show the per-word, per-field score breakdown" },
+  ],
+  cli: {
+    command: ["search"],
+    usage: "<words...> [options]",
+    positionals: (words) => ({ query: words.join(" ") }),
+    fills: ["query"],
+    example: ["screenshot", "click"],
+  },
+  http: { method: "GET", path: "/v1/search" },
+  mcp: { expose: true, readOnly: true },
+  where: "local",
+  output: (z) =>
+    z.object({
+      query: z.string(),
+      mode: z.enum(["all", "any"]),
+      total: z.number(),
+      hits: z.array(z.object({ fn: z.string(), score: z.number() }).loose()),
+    }),
+  async run(input, ctx) {
+    const { search } = await import("../search/search.ts");
+    const result = search(await searchDocs(ctx), input.query, {
+      limit: input.limit,
+      tags: input.tag ? [input.tag] : undefined,
+      explain: input.explain,
+    });
+    return { query: input.query, mode: result.mode, total: result.total, hits: result.hits };
+  },
+  async render(out) {
+    if (out.hits.length === 0) {
+      return `no tool matches "${out.query}" (\`mcpx ls\` lists namespaces)\n`;
+    }
+    const { renderHits, renderExplain } = await import("../search/search.ts");
+    const hits = out.hits as Parameters<typeof renderHits>[0];
+    return (out.hits[0]?.explain ? renderExplain(hits) : renderHits(hits)) +
+      (out.mode === "any" ? "(no tool matched every word; these match some)\n" : "");
+  },
+});

@@ -9,12 +9,13 @@ import {
   health,
 } from "./daemon_ops.ts";
 import { agentsMd, completion, version } from "./misc_ops.ts";
-import { namespacesList } from "./discovery_ops.ts";
+import { namespacesList, toolsSearch } from "./discovery_ops.ts";
 import { serversRefresh, serversRestart, sessionsEnd, toolsCall } from "./tool_ops.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
 export const OPERATIONS: readonly Operation[] = [
   namespacesList,
+  toolsSearch,
   toolsCall,
   daemonStatus,
   serversRestart,

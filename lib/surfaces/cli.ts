@@ -238,7 +238,7 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
     if (json) io.out(JSON.stringify(output, null, 2) + "\n");
     else {io.out(
         parsed.op.render
-          ? parsed.op.render(output as never, ctx)
+          ? await parsed.op.render(output as never, ctx)
           : JSON.stringify(output, null, 2) + "\n",
       );}
     const code = (output as { exitCode?: unknown } | null)?.exitCode;
