@@ -117,6 +117,8 @@ interface StatusOutput {
     state: string;
     error?: string;
     retryInMs?: number;
+    /** Other namespaces served by the same pool (an alias whose leasing matches). */
+    sharedWith: string[];
     instances: InstanceRow[];
   }[];
 }
@@ -156,6 +158,7 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
           state: z.string(),
           error: z.string().optional(),
           retryInMs: z.number().optional(),
+          sharedWith: z.array(z.string()),
           instances: z.array(
             z.object({ id: z.string(), key: z.string(), pid: z.number().nullable() }).loose(),
           ),
@@ -181,6 +184,7 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
         live: p.instances.length,
         state: p.state,
         ...(p.error ? { error: p.error, retryInMs: p.retryInMs } : {}),
+        sharedWith: p.sharedWith,
         instances: p.instances,
       })),
     });
@@ -197,7 +201,14 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
     if (s.servers.length === 0) return out + "no servers configured\n";
     out += "\n" + renderTable(
       ["NAMESPACE", "TRANSPORT", "SHARING", "SCOPE", "LIVE", "STATE"],
-      s.servers.map((r) => [r.namespace, r.transport, r.sharing, r.scope, String(r.live), r.state]),
+      s.servers.map((r) => [
+        r.namespace,
+        r.transport,
+        r.sharing,
+        r.scope,
+        String(r.live),
+        r.state + (r.sharedWith.length ? ` (pool shared with ${r.sharedWith.join(", ")})` : ""),
+      ]),
     );
     const live = s.servers.flatMap((r) =>
       r.instances.map((i) => ({ ...i, namespace: r.namespace }))

@@ -5,7 +5,11 @@ import { renderHits, search, type SearchDoc } from "./search.ts";
 // descriptions; `browser` stands for a server-level config tag, the rest come from annotations.
 const CHROME: [tool: string, tags: string[], description: string][] = [
   ["click", [], "Clicks on the provided element"],
-  ["close_page", ["destructive"], "Closes the page by its index. The last open page cannot be closed."],
+  [
+    "close_page",
+    ["destructive"],
+    "Closes the page by its index. The last open page cannot be closed.",
+  ],
   ["drag", [], "Drag an element onto another element"],
   [
     "emulate",
@@ -114,7 +118,12 @@ Deno.test("search() over chrome-devtools: `screenshot click` puts click and take
   assert.equal(DOCS.length, 27);
   const result = search(DOCS, "screenshot click");
   assert.equal(result.mode, "any");
-  assert.deepEqual(top("screenshot click"), ["click", "take_screenshot", "fill_form", "take_snapshot"]);
+  assert.deepEqual(top("screenshot click"), [
+    "click",
+    "take_screenshot",
+    "fill_form",
+    "take_snapshot",
+  ]);
   assert.deepEqual(result.hits.map((hit) => hit.score), [100, 40, 10, 10]);
 });
 
@@ -123,22 +132,31 @@ Deno.test("renderHits() over chrome-devtools reproduces the walk's table", () =>
   assert.equal(renderHits(hits, { width: 123 }), WALK);
   const lines = renderHits(hits).trimEnd().split("\n");
   assert.ok(lines.every((line) => [...line].length <= 120));
-  assert.equal(lines[3], "chrome_devtools.fill_form        Fill out multiple form elements (inputs, selects, checkboxes, radios) at once. ALWAYS…");
+  assert.equal(
+    lines[3],
+    "chrome_devtools.fill_form        Fill out multiple form elements (inputs, selects, checkboxes, radios) at once. ALWAYS…",
+  );
 });
 
 Deno.test("search() over chrome-devtools ranks names above prose", () => {
   assert.equal(top("navigate")[0], "navigate_page");
   assert.equal(top("form")[0], "fill_form");
   assert.equal(top("wait")[0], "wait_for");
-  assert.deepEqual(top("list pages"), ["list_pages"]);
-  assert.deepEqual(top("console messages"), ["list_console_messages", "get_console_message"]);
-  assert.deepEqual(top("performance trace"), ["performance_stop_trace", "performance_start_trace"]);
+  assert.equal(top("list pages")[0], "list_pages");
+  assert.deepEqual(top("console messages"), ["get_console_message", "list_console_messages"]);
+  assert.deepEqual(top("performance trace"), [
+    "performance_stop_trace",
+    "performance_start_trace",
+    "performance_analyze_insight",
+  ]);
   assert.deepEqual(top("snapshots"), ["take_snapshot"]);
   assert.deepEqual(top("page", { tags: ["readOnly"] }), [
     "list_pages",
     "select_page",
     "wait_for",
-    "list_network_requests",
     "list_console_messages",
+    "list_network_requests",
   ]);
+  // A name word beats two description words: "typing" stems to the "typ" of type_text.
+  assert.deepEqual(top("keyboard typing"), ["type_text"]);
 });

@@ -1,0 +1,161 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { faultyServer } from "../fixtures/servers.ts";
+import { Sandbox } from "../_helpers.ts";
+
+interface Row {
+  namespace: string;
+  tools: number | null;
+  state: string;
+  description: string;
+  live: number;
+}
+
+const FIXTURE_TOOLS = 11;
+
+async function configure(box: Sandbox): Promise<void> {
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      fixture: { ...faultyServer(), mcpx: { description: "our fixture" } },
+      narrow: { ...faultyServer(), mcpx: { tools: ["echo", "s*"], excludeTools: ["/^set$/"] } },
+      peek: {
+        aliasOf: "fixture",
+        mcpx: { tools: ["pid", "get"], description: "a read-only view" },
+      },
+      apart: { aliasOf: "fixture", mcpx: { scope: "call" } },
+      broken: faultyServer(["--exit-at-start"]),
+      web: { ...faultyServer(), mcpx: { profiles: ["web"], default: false } },
+    },
+  });
+}
+
+Deno.test("discovery: ls and search answer from the cache and start nothing", async () => {
+  await using box = await Sandbox.create();
+  await configure(box);
+  const before = await box.json<{ namespaces: Row[]; next: string }>(["ls"]);
+  assert.deepEqual(before.namespaces.map((r) => [r.namespace, r.state]), [
+    ["fixture", "unlisted"],
+    ["narrow", "unlisted"],
+    ["peek", "unlisted"],
+    ["apart", "unlisted"],
+    ["broken", "unlisted"],
+  ]);
+  assert.match(before.next, /mcpx refresh/);
+  assert.deepEqual(box.processes(), [], "ls started neither a daemon nor a server");
+
+  const refreshed = await box.json<{ servers: { namespace: string; tools: number | null }[] }>([
+    "refresh",
+  ]);
+  assert.equal(refreshed.servers.find((s) => s.namespace === "narrow")?.tools, 3);
+  await box.json(["stop"]);
+  assert.deepEqual(box.processes(), []);
+
+  const ls = await box.mcpx(["ls"]);
+  assert.equal(ls.code, 0, ls.stderr);
+  const lines = ls.stdout.split("\n");
+  assert.match(lines[0], /^NAMESPACE\s+TOOLS\s+SHARING\s+SCOPE\s+LIVE\s+STATE\s+DESCRIPTION$/);
+  assert.match(
+    ls.stdout,
+    new RegExp(`fixture\\s+${FIXTURE_TOOLS}\\s+shared\\s+global\\s+0\\s+ready\\s+our fixture`),
+  );
+  assert.match(ls.stdout, /narrow\s+3\s+/);
+  assert.match(ls.stdout, /peek\s+2\s+shared\s+global\s+0\s+ready\s+a read-only view/);
+  assert.match(
+    ls.stdout,
+    /broken\s+-\s+shared\s+global\s+0\s+error\s+server "broken": Cannot start server "broken".*/,
+  );
+  assert.doesNotMatch(ls.stdout, /^web/m, "a profile-only server is not in the default set");
+  assert.match(
+    ls.stdout,
+    /\nNext: `mcpx types <namespace>` for signatures, `mcpx search <query>` to find a tool\.\n$/,
+  );
+  assert.deepEqual(box.processes(), [], "ls after refresh started nothing either");
+
+  const names = async (...flags: string[]) =>
+    (await box.json<{ namespaces: Row[] }>([...flags, "ls"])).namespaces.map((r) => r.namespace);
+  assert.ok((await names("--profile", "web")).includes("web"));
+  assert.deepEqual(await names("--profile", "web", "--skip-default"), ["web"]);
+  assert.equal((await names("--all-profiles")).length, 6);
+
+  const search = await box.json<{ hits: { fn: string }[] }>(["search", "echo"]);
+  assert.equal(search.hits[0].fn.endsWith(".echo"), true);
+  assert.ok(!search.hits.some((h) => h.fn === "narrow.set"), "a hidden tool is not found");
+  assert.ok(!search.hits.some((h) => h.fn.startsWith("web.")), "nor one outside the selection");
+  const empty = await box.mcpx(["search"]);
+  assert.equal(empty.code, 2);
+  assert.deepEqual(box.processes(), [], "search started nothing");
+});
+
+Deno.test("discovery: filters, aliases and profiles apply to calls as to listings", async () => {
+  await using box = await Sandbox.create();
+  await configure(box);
+  const hidden = await box.mcpx(["call", "narrow.set", "key=a", "value=b"]);
+  assert.equal(hidden.code, 5);
+  assert.match(hidden.stderr, /no tool "set"/);
+  const target = await box.json<{ instance: { pid: number } }>(["call", "fixture.pid"]);
+  const alias = await box.json<{ instance: { pid: number } }>(["call", "peek.pid"]);
+  assert.equal(
+    alias.instance.pid,
+    target.instance.pid,
+    "an alias with matching leasing shares the process",
+  );
+  const apart = await box.json<{ instance: { pid: number } }>(["call", "apart.pid"]);
+  assert.notEqual(apart.instance.pid, target.instance.pid, "one with other leasing gets its own");
+  const outside = await box.mcpx(["call", "web.echo", "text=x"]);
+  assert.equal(outside.code, 5);
+  assert.match(outside.stderr, /not in the selected profiles/);
+  const inside = await box.json<{ result: string }>([
+    "--profile",
+    "web",
+    "call",
+    "web.echo",
+    "text=x",
+  ]);
+  assert.equal(inside.result, "x");
+  const status = await box.json<{ servers: { namespace: string; sharedWith: string[] }[] }>([
+    "status",
+  ]);
+  // Pool identity is the process and its leasing, not the entry: every entry with the same
+  // command, arguments and leasing reaches the same process.
+  assert.deepEqual(status.servers.find((s) => s.namespace === "fixture")?.sharedWith, [
+    "narrow",
+    "peek",
+    "web",
+  ]);
+});
+
+Deno.test("discovery: a corrupt schema cache is detected, warned about once, and rebuilt", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { fixture: faultyServer() } });
+  await box.json(["refresh"]);
+  await box.json(["stop"]);
+  const dir = join(box.root, "cache", "mcpx");
+  const file = [...Deno.readDirSync(dir)].find((e) => e.name.startsWith("schemas-"))!.name;
+  await Deno.writeTextFile(join(dir, file), "{ not json");
+  const ls = await box.mcpx(["--json", "ls"]);
+  assert.equal(ls.code, 0);
+  assert.equal(ls.stderr.trim().split("\n").length, 1);
+  assert.match(ls.stderr, /schema cache .* is corrupt and will be rebuilt/);
+  assert.equal(JSON.parse(ls.stdout).namespaces[0].state, "unlisted");
+  await box.json(["refresh"]);
+  const after = await box.json<{ namespaces: Row[] }>(["ls"]);
+  assert.equal(after.namespaces[0].tools, FIXTURE_TOOLS);
+});
+
+Deno.test("discovery: bad alias chains and unknown targets are refused with the fix", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      a: faultyServer(),
+      b: { aliasOf: "a" },
+      c: { aliasOf: "b" },
+    },
+  });
+  const chain = await box.mcpx(["ls"]);
+  assert.equal(chain.code, 3);
+  assert.match(chain.stderr, /"b" is itself an alias; point "aliasOf" at "a", the original/);
+  await box.write("work/.mcpx.json", { mcpServers: { a: faultyServer(), b: { aliasOf: "aa" } } });
+  const unknown = await box.mcpx(["ls"]);
+  assert.equal(unknown.code, 3);
+  assert.match(unknown.stderr, /"aliasOf" names no server: did you mean "a"\?/);
+});
