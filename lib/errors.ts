@@ -57,6 +57,8 @@ export interface Problem {
   code: ErrorCode;
   detail: string;
   hint?: string;
+  /** What the failure carries, e.g. a tool's result envelope for TOOL_ERROR. */
+  data?: unknown;
 }
 
 /** Turns any thrown value into the problem document `/v1` answers with. */
@@ -71,6 +73,7 @@ export function toProblem(error: unknown): Problem {
     code: e.code,
     detail: e.message,
     ...(e.hint ? { hint: e.hint } : {}),
+    ...(e.data !== undefined ? { data: e.data } : {}),
   };
 }
 

@@ -7,6 +7,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Registry } from "../lib/pool/registry.ts";
 import { serverDefs } from "../lib/pool/defs.ts";
+import { writeCache } from "../lib/cache/schema_cache.ts";
+import { fingerprintConfig } from "../lib/config/fingerprint.ts";
+import { loadConfig } from "../lib/config/load.ts";
 import type { McpConnection } from "../lib/mcp/types.ts";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
@@ -159,7 +162,10 @@ function mcpProblems(ops: Ops): string[] {
 function argsFor(op: Operation): string[] {
   if (op.cli.positionals) return [...op.cli.command, ...(op.cli.example ?? [])];
   const pos = op.params.filter((p) => p.positional && p.required).map(validValue);
-  return [...op.cli.command, ...pos];
+  const flags = op.params.filter((p) => p.required && !p.positional).flatMap((p) =>
+    p.type === "boolean" ? [paramFlag(p.name)] : [paramFlag(p.name), validValue(p)]
+  );
+  return [...op.cli.command, ...pos, ...flags];
 }
 
 /** The parser: every declared command and option resolves to its operation and parameter. */
@@ -280,13 +286,15 @@ Deno.test("the parser rejects undeclared commands and options with USAGE", () =>
       `mcpx ${args.join(" ")} should be a USAGE error`,
     );
   const words = new Set(OPERATIONS.flatMap((op) => op.cli.command));
-  for (const word of ["frobnicate", "Status", "list", "run", "serve"]) {
+  for (const word of ["frobnicate", "Status", "list", "lauch", "serve"]) {
     if (!words.has(word)) usageError([word]);
   }
   for (const op of OPERATIONS) {
     const args = argsFor(op);
     usageError([...args, "--no-such-option"]);
-    usageError([...args, "extra"]); // one positional more than declared
+    // One positional more than declared (a free-form parser, like search's words, takes any).
+    const optional = op.params.filter((p) => p.positional && !p.required).map(validValue);
+    if (!op.cli.positionals) usageError([...args, ...optional, "extra"]);
     for (const p of op.params.filter((q) => q.positional && q.required)) {
       usageError([...op.cli.command]); // the required positional is missing
       if (p.type === "enum") usageError([...op.cli.command, "not-a-" + p.name]);
@@ -334,6 +342,24 @@ Deno.test("every operation's output builds a zod object schema that converts to 
 });
 
 /** A stand-in for the running daemon, as operations inside it see it. */
+/** A schema cache that knows server "x" and its one tool "x", as a refresh would leave it. */
+async function seedCache(tmp: string, configPath: string): Promise<void> {
+  const fp = await fingerprintConfig(configPath);
+  const [def] = serverDefs(await loadConfig(fp.path, fp.bytes));
+  await writeCache(join(tmp, "mcpx"), {
+    version: 1,
+    fingerprint: fp.hash,
+    config: fp.path,
+    servers: {
+      x: {
+        identity: def.identity,
+        tools: [{ name: "x", description: "a tool", inputSchema: { type: "object" } }],
+        listedAt: new Date().toISOString(),
+      },
+    },
+  });
+}
+
 /** A registry with one in-process server "x" offering one tool "x", for routes that call tools. */
 function fakeRegistry(configPath: string): Registry {
   const conn: McpConnection = {
@@ -392,7 +418,11 @@ async function withRouter(
   const tmp = await Deno.makeTempDir({ prefix: "mcpx-parity-" });
   try {
     const configPath = join(tmp, "mcpx.json");
-    await Deno.writeTextFile(configPath, JSON.stringify({ mcpServers: {} }));
+    await Deno.writeTextFile(
+      configPath,
+      JSON.stringify({ mcpServers: { x: { command: "fake" } } }),
+    );
+    await seedCache(tmp, configPath);
     const io = captureIo({
       env: {
         HOME: tmp,

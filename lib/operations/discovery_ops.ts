@@ -202,3 +202,228 @@ export const toolsSearch = defineOperation<
       (out.mode === "any" ? "(no tool matched every word; these match some)\n" : "");
   },
 });
+
+/** `mcpx types <ns>` or `<ns>.<tool>`: TypeScript declarations from the cached schemas. */
+export const toolsTypes = defineOperation<
+  { target: string },
+  { target: string; declarations: string }
+>({
+  id: "tools.types",
+  summary: "Print TypeScript declarations for one namespace, or one tool (no server is started)",
+  description:
+    "Compiled from each tool's own JSON Schema, so it is authoritative: enums as literal unions, nullable as `| null`, `$ref` resolved, descriptions as JSDoc. One tool (`ns.tool`) is far cheaper than a namespace.",
+  params: [{
+    name: "target",
+    type: "string",
+    positional: true,
+    required: true,
+    doc: "A namespace, or namespace.tool",
+  }],
+  cli: { command: ["types"] },
+  http: { method: "GET", path: "/v1/types/{target}" },
+  mcp: { expose: true, readOnly: true },
+  where: "local",
+  output: (z) => z.object({ target: z.string(), declarations: z.string() }),
+  async run(input, ctx) {
+    const { loadNamespaces, pickNamespace, pickTool, unlistedError } = await import(
+      "../discovery/load.ts"
+    );
+    const { namespaceDeclarations, toolSignature } = await import("../codegen/declarations.ts");
+    const { namespaces } = await loadNamespaces(ctx);
+    const dot = input.target.indexOf(".");
+    const ns = pickNamespace(namespaces, dot < 0 ? input.target : input.target.slice(0, dot));
+    if (ns.state === "unlisted" || (ns.state === "error" && ns.tools.length === 0)) {
+      throw unlistedError(ns);
+    }
+    if (dot < 0) {
+      return {
+        target: input.target,
+        declarations: namespaceDeclarations(ns.def.namespace, ns.def.description, ns.tools),
+      };
+    }
+    const tool = pickTool(ns, input.target.slice(dot + 1));
+    return {
+      target: input.target,
+      declarations: toolSignature(ns.def.namespace, tool, { tools: ns.tools }),
+    };
+  },
+  render: (out) => out.declarations.endsWith("\n") ? out.declarations : out.declarations + "\n",
+});
+
+/** `mcpx catalog --budget N`: every namespace, then as many signatures as fit the budget. */
+export const toolsCatalog = defineOperation<
+  { budget?: number; bias?: string },
+  { budget: number; tokens: number; text: string }
+>({
+  id: "tools.catalog",
+  summary: "Fit every namespace and as many signatures as fit into a token budget",
+  description:
+    "Every namespace is listed, then full signatures round-robin across namespaces, shortest first (tools matching --bias words first). The output never exceeds the budget by the documented estimator (UTF-8 bytes / 4, rounded up).",
+  params: [
+    {
+      name: "budget",
+      type: "integer",
+      doc: "Token budget (default: the catalog.budget setting, 2000)",
+    },
+    { name: "bias", type: "string", doc: "Words that move matching tools to the front" },
+  ],
+  cli: { command: ["catalog"] },
+  http: { method: "GET", path: "/v1/catalog" },
+  mcp: { expose: true, readOnly: true },
+  where: "local",
+  output: (z) => z.object({ budget: z.number(), tokens: z.number(), text: z.string() }),
+  async run(input, ctx) {
+    const { loadNamespaces } = await import("../discovery/load.ts");
+    const { catalog, estimateTokens } = await import("../codegen/catalog.ts");
+    const budget = input.budget ?? (await ctx.settings()).get("catalog.budget");
+    const { namespaces } = await loadNamespaces(ctx);
+    const text = catalog(
+      namespaces.filter((n) => n.state !== "disabled").map((n) => ({
+        ns: n.def.namespace,
+        description: n.def.description,
+        tools: n.tools,
+      })),
+      { budget, bias: input.bias?.split(/[\s,]+/).filter(Boolean) },
+    );
+    return { budget, tokens: estimateTokens(text), text };
+  },
+  render: (out) => out.text.endsWith("\n") ? out.text : out.text + "\n",
+});
+
+/** `mcpx schema --format …`: the selected namespaces' tools in the form a consumer reads. */
+export const toolsSchema = defineOperation<
+  { format?: string; namespace?: string },
+  { format: string; document: unknown }
+>({
+  id: "tools.schema",
+  summary: "Print every tool's schema as TypeScript, JSON Schema, OpenAPI or an MCP tools list",
+  description:
+    "Four renderings of one fact, from the schema cache. JSON Schema puts each tool's input (and output) under $defs; OpenAPI describes POST /v1/call/<namespace>/<tool> for each tool; mcp is a tools/list result.",
+  params: [
+    {
+      name: "format",
+      type: "enum",
+      values: ["typescript", "json-schema", "openapi", "mcp"],
+      doc: "The form to print (default typescript)",
+    },
+    { name: "namespace", type: "string", positional: true, doc: "Only this namespace" },
+  ],
+  cli: { command: ["schema"] },
+  http: { method: "GET", path: "/v1/schema" },
+  mcp: { expose: true, readOnly: true },
+  where: "local",
+  output: (z) => z.object({ format: z.string(), document: z.unknown() }),
+  async run(input, ctx) {
+    const { loadNamespaces, pickNamespace } = await import("../discovery/load.ts");
+    const { toIdentifier } = await import("../pool/defs.ts");
+    const format = input.format ?? "typescript";
+    const { namespaces: all } = await loadNamespaces(ctx);
+    const namespaces = (input.namespace ? [pickNamespace(all, input.namespace)] : all)
+      .filter((n) => n.state !== "disabled" && n.state !== "unlisted");
+    if (format === "typescript") {
+      const { namespaceDeclarations, TOOL_RESULT_DECL } = await import(
+        "../codegen/declarations.ts"
+      );
+      const text = [
+        TOOL_RESULT_DECL,
+        ...namespaces.map((n) =>
+          namespaceDeclarations(n.def.namespace, n.def.description, n.tools)
+        ),
+      ].join("\n");
+      return { format, document: text };
+    }
+    const each = namespaces.flatMap((n) =>
+      n.tools.map((t) => ({ ns: n.def.namespace, id: toIdentifier(t.name), t }))
+    );
+    if (format === "json-schema") {
+      const defs: Record<string, unknown> = {};
+      for (const { ns, id, t } of each) {
+        defs[`${ns}.${id}`] = { description: t.description, ...t.inputSchema };
+        if (t.outputSchema) defs[`${ns}.${id}.output`] = t.outputSchema;
+      }
+      return {
+        format,
+        document: { $schema: "https://json-schema.org/draft/2020-12/schema", $defs: defs },
+      };
+    }
+    if (format === "openapi") {
+      const paths: Record<string, unknown> = {};
+      for (const { ns, id, t } of each) {
+        paths[`/v1/call/${ns}/${id}`] = {
+          post: {
+            operationId: `${ns}_${id}`,
+            summary: (t.description ?? "").split("\n")[0],
+            requestBody: {
+              required: true,
+              content: { "application/json": { schema: t.inputSchema } },
+            },
+            responses: {
+              "200": {
+                description: "The unwrapped result, the envelope under raw when ?raw=true",
+                content: { "application/json": { schema: { type: "object" } } },
+              },
+              default: {
+                description: "A problem document (code, detail, hint)",
+                content: { "application/problem+json": { schema: { type: "object" } } },
+              },
+            },
+          },
+        };
+      }
+      return {
+        format,
+        document: {
+          openapi: "3.1.0",
+          info: { title: "mcpx tools", version: "1" },
+          servers: [{ url: "http://mcpx", description: "over the daemon's unix socket" }],
+          paths,
+        },
+      };
+    }
+    return {
+      format,
+      document: {
+        tools: each.map(({ ns, id, t }) => ({
+          name: `${ns}.${id}`,
+          ...(t.title ? { title: t.title } : {}),
+          description: t.description,
+          inputSchema: t.inputSchema,
+          ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+          ...(t.annotations ? { annotations: t.annotations } : {}),
+        })),
+      },
+    };
+  },
+  render: (out) =>
+    typeof out.document === "string" ? out.document : JSON.stringify(out.document, null, 2) + "\n",
+});
+
+/** `mcpx client -o <path>`: write the typed client module for a checked-in script. */
+export const clientWrite = defineOperation<{ output: string }, { path: string; socket: string }>({
+  id: "client.write",
+  summary: "Write the typed client module (mcpx-client.ts) for a checked-in script",
+  description:
+    "The module is what `mcpx run` writes beside a script: typed functions per tool, search() and describe(). Its calls reach this configuration's daemon (MCPX_SOCKET overrides the socket it names).",
+  params: [{
+    name: "output",
+    type: "string",
+    short: "o",
+    required: true,
+    doc: "Where to write it (a file path)",
+  }],
+  cli: { command: ["client"] },
+  http: { none: "it writes a file on the caller's machine" },
+  mcp: { expose: false },
+  where: "local",
+  output: (z) => z.object({ path: z.string(), socket: z.string() }),
+  async run(input, ctx) {
+    const { resolve, dirname } = await import("../_path.ts");
+    const { writeClient } = await import("../scripts/client_module.ts");
+    const target = resolve(ctx.io.cwd, input.output);
+    const socket = (await ctx.paths()).socket;
+    await Deno.mkdir(dirname(target), { recursive: true });
+    const path = await writeClient(ctx, dirname(target), socket, target);
+    return { path, socket };
+  },
+  render: (out) => `wrote ${out.path}\n`,
+});

@@ -9,13 +9,24 @@ import {
   health,
 } from "./daemon_ops.ts";
 import { agentsMd, completion, version } from "./misc_ops.ts";
-import { namespacesList, toolsSearch } from "./discovery_ops.ts";
+import {
+  clientWrite,
+  namespacesList,
+  toolsCatalog,
+  toolsSchema,
+  toolsSearch,
+  toolsTypes,
+} from "./discovery_ops.ts";
 import { serversRefresh, serversRestart, sessionsEnd, toolsCall } from "./tool_ops.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
 export const OPERATIONS: readonly Operation[] = [
   namespacesList,
   toolsSearch,
+  toolsTypes,
+  toolsCatalog,
+  toolsSchema,
+  clientWrite,
   toolsCall,
   daemonStatus,
   serversRestart,

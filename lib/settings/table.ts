@@ -78,7 +78,7 @@ export const SETTINGS = {
   "catalog.budget": {
     type: "integer",
     default: "2000",
-    doc: "Token budget of `mcpx catalog` when --budget is not given",
+    doc: "Token budget of `mcpx catalog` when the command names none",
   },
   "daemon.socket": {
     type: "path",
@@ -124,6 +124,43 @@ export const SETTINGS = {
     doc: "Longest socket path, in bytes, before the short hashed fallback path is used",
     detail:
       "Linux allows 107 bytes and macOS 103. Lowering it forces the fallback, which tests use.",
+  },
+  "paths.scripts": {
+    type: "string",
+    default: "",
+    doc: "Where named scripts are searched, comma-separated; `-` stands for the built-in locations",
+    detail:
+      "Empty searches the built-in locations: .mcpx/scripts upward from the working directory, then $XDG_CONFIG_HOME/mcpx/scripts, then ~/.config/mcpx/scripts. A list without `-` replaces them; `./mine,-` searches ./mine first and then the usual places. An entry ending in .ts, .mts, .js or .mjs names one script file. Relative entries are read against the configuration file's folder (or the working directory, from the environment or a flag).",
+  },
+  "script.runtime": {
+    type: "enum",
+    values: ["worker", "deno", "bun", "node"],
+    default: "worker",
+    doc: "Runtime that runs scripts: a Deno Worker inside mcpx, or a deno, bun or node process",
+    detail:
+      "worker starts no second process. A script may ask for a runtime in its first comments (`// mcpx: runtime=node`); that wins over this setting from a file or the environment, and --runtime wins over both. Node must be 22.6 or newer (type stripping).",
+    flag: "--runtime",
+  },
+  "script.timeout": {
+    type: "duration",
+    default: "10m",
+    doc: "How long a script may run before it and every process it started are stopped",
+    detail:
+      "The run then exits 124. 0 means no limit. A script may set its own (`// mcpx: timeout=30s`); --timeout wins over that.",
+    flag: "--timeout",
+  },
+  "script.maxOutput": {
+    type: "integer",
+    default: "1048576",
+    doc: "Bytes of a script's stdout (and of its stderr) passed on before the rest is dropped",
+    detail:
+      "A truncation marker says where output was cut. 0 means no limit. Binary stdout is described, never passed on.",
+    flag: "--max-output",
+  },
+  "plumbing.allowTsJsOverlap": {
+    type: "boolean",
+    default: "false",
+    doc: "Permit foo.ts beside foo.js in a scripts folder; the .ts one then runs",
   },
 } as const satisfies Record<string, SettingSpec>;
 

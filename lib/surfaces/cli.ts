@@ -161,6 +161,15 @@ export function parseArgs(
       op,
     );
   }
+  if (op && !out.help) {
+    for (const p of op.params) {
+      if (
+        p.required && !p.positional && !op.cli.fills?.includes(p.name) && !(p.name in out.input)
+      ) {
+        throw usageError(`"mcpx ${op.cli.command.join(" ")}" needs ${paramFlag(p.name)}`, op);
+      }
+    }
+  }
   if (op && !out.help && op.cli.positionals) {
     Object.assign(out.input, op.cli.positionals(positionals));
   } else if (op && !out.help) {

@@ -1,0 +1,208 @@
+import assert from "node:assert/strict";
+import type { ToolInfo } from "../mcp/types.ts";
+import { CASES_DIR, deno, loadCases, realNamespaces } from "./_testing.ts";
+import { catalog } from "./catalog.ts";
+import {
+  DECLARATIONS_HEADER,
+  functionNames,
+  namespaceDeclarations,
+  TOOL_RESULT_DECL,
+  toolSignature,
+  typeExpression,
+} from "./declarations.ts";
+
+// `UPDATE_GOLDEN=1 deno test -A lib/codegen/` rewrites the expected files instead of comparing.
+const UPDATE = Deno.env.get("UPDATE_GOLDEN") === "1";
+
+function golden(path: string, actual: string): void {
+  if (UPDATE) {
+    Deno.writeTextFileSync(path, actual);
+    return;
+  }
+  let expected: string;
+  try {
+    expected = Deno.readTextFileSync(path);
+  } catch {
+    throw new Error(`No golden file ${path}; run with UPDATE_GOLDEN=1 to write it`);
+  }
+  assert.equal(
+    actual,
+    expected,
+    `${path} differs; run with UPDATE_GOLDEN=1 if the change is meant`,
+  );
+}
+
+const CASES = loadCases();
+
+for (const c of CASES) {
+  Deno.test(`namespaceDeclarations() matches the golden file for ${c.name}`, () => {
+    golden(
+      `${CASES_DIR}${c.name}/expected.d.ts`,
+      namespaceDeclarations(c.namespace, c.description, c.tools),
+    );
+  });
+}
+
+Deno.test("TOOL_RESULT_DECL matches tests/testdata/codegen/tool_result.d.ts", () => {
+  // The golden .d.ts files are one program under `deno check tests/`; this file declares the
+  // globals they use.
+  golden(`${CASES_DIR}tool_result.d.ts`, TOOL_RESULT_DECL);
+});
+
+Deno.test("catalog() of the real servers at 2000 tokens matches its golden file", () => {
+  golden(`${CASES_DIR}catalog_2000.expected.txt`, catalog(realNamespaces(), { budget: 2000 }));
+});
+
+// What a script would write against the real servers' declarations, and what must not compile.
+const USAGE = `
+const graph = await memory.read_graph();
+const entityNames: string[] = graph.entities.map((e) => e.name);
+const first: string | undefined = graph.relations[0]?.relationType;
+const raw: unknown[] | undefined = graph.raw.content;
+await chrome_devtools.click({ pageId: 1, uid: "1_3" });
+// @ts-expect-error uid is required
+await chrome_devtools.click({ pageId: 1 });
+// @ts-expect-error networkConditions is a literal union
+await chrome_devtools.emulate({ pageId: 1, networkConditions: "Slow 5G" });
+await chrome_devtools.list_pages();
+const text = await filesystem.read_text_file({ path: "/tmp/x", head: 3 });
+const content: string = text.content;
+await everything.get_annotated_message({ messageType: "debug" });
+const weather = await everything.get_structured_content({ location: "Chicago" });
+const celsius: number = weather.temperature;
+const point: refs.Point_2 = { x: 1, y: 2 };
+const tree: recursive.Node = { name: "a", children: [{ name: "b" }] };
+await names.delete_({ class: "x", "a-b": "y" });
+await collisions.fancy_name_3();
+try {
+  await everything.echo({ message: "hi" });
+} catch (e) {
+  if (e instanceof ToolError) console.log(e.server, e.tool, e.code, e.raw?.isError);
+}
+console.log(entityNames, first, raw, content, celsius, point, tree);
+export {};
+`;
+
+Deno.test("generated declarations type-check, format and lint clean as one program", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "mcpx-codegen-" });
+  try {
+    const files = ["tool_result.d.ts"];
+    await Deno.writeTextFile(`${dir}/tool_result.d.ts`, TOOL_RESULT_DECL);
+    for (const c of CASES) {
+      files.push(`${c.name}.d.ts`);
+      await Deno.writeTextFile(
+        `${dir}/${c.name}.d.ts`,
+        namespaceDeclarations(c.namespace, c.description, c.tools),
+      );
+    }
+    // A single tool's declaration and a catalog each stand alone: modules, so that their
+    // namespaces do not merge with the ones above.
+    const chrome = CASES.find((c) => c.name === "chrome_devtools")!;
+    const signature = toolSignature("chrome_devtools", chrome.tools[0]);
+    await Deno.writeTextFile(`${dir}/signature.ts`, `export {};\n${signature}`);
+    const cat = catalog(realNamespaces(), { budget: 3000, bias: ["file"] });
+    await Deno.writeTextFile(`${dir}/catalog.ts`, `export {};\n${cat}`);
+    await Deno.writeTextFile(`${dir}/usage.ts`, USAGE);
+    const all = [...files, "signature.ts", "catalog.ts", "usage.ts"];
+    const check = await deno(["check", "--no-config", "--quiet", ...all], dir);
+    assert.ok(check.ok, check.output);
+    const fmt = await deno(["fmt", "--no-config", "--line-width=100", "--check", ...files], dir);
+    assert.ok(fmt.ok, fmt.output);
+    const lint = await deno(["lint", "--no-config", ...files], dir);
+    assert.ok(lint.ok, lint.output);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("namespaceDeclarations() gives the same bytes whatever order the tools arrive in", () => {
+  for (const c of CASES) {
+    const forward = namespaceDeclarations(c.namespace, c.description, c.tools);
+    const backward = namespaceDeclarations(c.namespace, c.description, [...c.tools].reverse());
+    assert.equal(backward, forward, c.name);
+  }
+});
+
+Deno.test("namespaceDeclarations() starts with the header and wraps tools in the namespace", () => {
+  const out = namespaceDeclarations("fs", "files", [{
+    name: "read",
+    description: "Reads",
+    inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+  }]);
+  assert.equal(
+    out,
+    DECLARATIONS_HEADER + "\n" +
+      "/** files */\ndeclare namespace fs {\n  /** Reads */\n" +
+      "  function read(args: { path: string }): Promise<ToolResult>;\n}\n",
+  );
+  assert.equal(
+    namespaceDeclarations("none", undefined, []),
+    DECLARATIONS_HEADER + "\ndeclare namespace none {}\n",
+  );
+});
+
+Deno.test("namespaceDeclarations() refuses a namespace that is not an identifier", () => {
+  assert.throws(() => namespaceDeclarations("my-server", undefined, []), TypeError);
+  assert.throws(() => namespaceDeclarations("class", undefined, []), TypeError);
+  assert.throws(() => toolSignature("new", { name: "x", inputSchema: {} }), TypeError);
+});
+
+Deno.test("toolSignature() is the namespace's declaration of that one tool", () => {
+  for (const c of CASES) {
+    const whole = namespaceDeclarations(c.namespace, undefined, c.tools);
+    for (const tool of c.tools) {
+      const one = toolSignature(c.namespace, tool, { tools: c.tools });
+      assert.ok(one.startsWith(`declare namespace ${c.namespace} {\n`), one);
+      const body = one.slice(one.indexOf("{\n") + 2, one.lastIndexOf("\n}\n"));
+      for (const member of body.split("\n\n")) {
+        assert.ok(whole.includes(member), `${c.name}.${tool.name}: ${member}`);
+      }
+    }
+  }
+});
+
+Deno.test("toolSignature() carries the aliases the tool uses and no others", () => {
+  const c = CASES.find((c) => c.name === "refs")!;
+  const one = toolSignature("refs", c.tools.find((t) => t.name === "use_definitions")!, {
+    tools: c.tools,
+  });
+  assert.equal(
+    one,
+    "declare namespace refs {\n  type Point = { lat: number; lon: number };\n\n" +
+      "  /** draft-07 definitions; a Point that differs from the other tool's */\n" +
+      "  function use_definitions(args: { at: Point }): Promise<ToolResult>;\n}\n",
+  );
+});
+
+Deno.test("functionNames() maps names to identifiers, then settles collisions by suffix", () => {
+  const tools = (names: string[]): ToolInfo[] => names.map((name) => ({ name, inputSchema: {} }));
+  assert.deepEqual(
+    functionNames(tools(["fancy-name", "fancy_name", "fancy.name", "fancy_name_2"])),
+    new Map([
+      ["fancy-name", "fancy_name_3"],
+      ["fancy.name", "fancy_name_4"],
+      ["fancy_name", "fancy_name"],
+      ["fancy_name_2", "fancy_name_2"],
+    ]),
+  );
+  assert.deepEqual(
+    functionNames(tools(["delete", "delete_", "2fa", "", "a b"])),
+    new Map([
+      ["", "_"],
+      ["2fa", "_2fa"],
+      ["a b", "a_b"],
+      ["delete", "delete__2"],
+      ["delete_", "delete_"],
+    ]),
+  );
+});
+
+Deno.test("typeExpression() inlines references, for code that cannot declare aliases", () => {
+  const schema = {
+    type: "object",
+    $defs: { P: { type: "object", properties: { x: { type: "number" } }, required: ["x"] } },
+    properties: { p: { $ref: "#/$defs/P" } },
+  };
+  assert.equal(typeExpression(schema), "{ p?: { x: number } }");
+  assert.equal(typeExpression(undefined), "unknown");
+});

@@ -1,0 +1,280 @@
+import { join } from "../_path.ts";
+import type { Context } from "../context.ts";
+import type { ToolInfo } from "../mcp/types.ts";
+import { toIdentifier } from "../pool/defs.ts";
+
+/** One namespace as the client module exposes it. */
+export interface ClientNamespace {
+  ns: string;
+  description?: string;
+  tools: ToolInfo[];
+}
+
+/** Turns a JSON Schema into a TypeScript type expression (the codegen's job). */
+export type TypeOf = (schema: Record<string, unknown> | undefined) => string;
+
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function jsdoc(text: string | undefined, indent: string): string {
+  if (!text) return "";
+  const body = text.replaceAll("*/", "*\\/").trim().split("\n");
+  return body.length === 1
+    ? `${indent}/** ${body[0]} */\n`
+    : `${indent}/**\n${body.map((l) => `${indent} * ${l}`.trimEnd()).join("\n")}\n${indent} */\n`;
+}
+
+// The runtime part of the module: plain TypeScript with erasable syntax only (no enums, no
+// parameter properties, no namespaces with values), so Deno, Bun and Node's type stripping all
+// run it, and without imports, so it starts in the tens of milliseconds a script allows.
+const RUNTIME = `
+type Json = unknown;
+/** The MCP result envelope, as the server sent it: image bytes live here. */
+export interface RawResult {
+  content?: { type: string; text?: string; data?: string; mimeType?: string }[];
+  structuredContent?: Json;
+  isError?: boolean;
+  [key: string]: Json;
+}
+/** A tool's answer, unwrapped (structured content or JSON-in-text parsed, text as a string), with \`.raw\`. */
+export type ToolResult<T = unknown> = T & { readonly raw: RawResult };
+
+/** A tool reported an error (\`isError\`), or the call could not be made. */
+export class ToolError extends Error {
+  server: string;
+  tool: string;
+  code: string;
+  raw: RawResult | undefined;
+  constructor(server: string, tool: string, code: string, message: string, raw?: RawResult) {
+    super(message);
+    this.name = "ToolError";
+    this.server = server;
+    this.tool = tool;
+    this.code = code;
+    this.raw = raw;
+  }
+}
+
+// deno-lint-ignore no-explicit-any
+const g = globalThis as any;
+const env = (key: string): string | undefined => g.Deno?.env?.get(key) ?? g.process?.env?.[key];
+const socket = (): string => env("MCPX_SOCKET") ?? BAKED_SOCKET;
+// deno-lint-ignore no-explicit-any
+let denoClient: any;
+
+function callerHeader(): string {
+  return encodeURIComponent(JSON.stringify({
+    cwd: env("MCPX_CALLER_CWD") ?? g.Deno?.cwd?.() ?? g.process?.cwd?.(),
+    session: env("MCPX_SESSION_ID") || undefined,
+    parentSession: env("MCPX_PARENT_SESSION_ID") || undefined,
+    pid: g.Deno?.pid ?? g.process?.pid,
+  }));
+}
+
+async function post(path: string, body: unknown): Promise<{ status: number; json: Json }> {
+  const text = JSON.stringify(body);
+  const headers = { "content-type": "application/json", "x-mcpx-caller": callerHeader() };
+  if (g.Deno?.createHttpClient) {
+    denoClient ??= g.Deno.createHttpClient({ proxy: { transport: "unix", path: socket() } });
+    const res = await fetch("http://mcpx" + path, { method: "POST", headers, body: text, client: denoClient } as RequestInit);
+    return { status: res.status, json: await res.json() };
+  }
+  const http = await import("node:http");
+  return await new Promise((resolve, reject) => {
+    const req = http.request({ socketPath: socket(), path, method: "POST", headers: { ...headers, connection: "close" } }, (res) => {
+      let data = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (data += chunk));
+      res.on("end", () => {
+        try {
+          resolve({ status: res.statusCode ?? 0, json: JSON.parse(data) });
+        } catch (e) {
+          reject(e);
+        }
+      });
+    });
+    req.on("error", reject);
+    req.end(text);
+  });
+}
+
+function withRaw(value: Json, raw: RawResult): Json {
+  const boxed = typeof value === "string" ? new String(value) : value;
+  if (boxed !== null && typeof boxed === "object") {
+    Object.defineProperty(boxed, "raw", { value: raw, enumerable: false });
+  }
+  return boxed;
+}
+
+/** Calls one tool through the mcpx daemon, under this run's session. */
+export async function call(server: string, tool: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+  let answer: { status: number; json: Json };
+  try {
+    answer = await post(\`/v1/call/\${server}/\${encodeURIComponent(tool)}?raw=true\`, args);
+  } catch (e) {
+    throw new ToolError(server, tool, "DAEMON_UNAVAILABLE", \`Cannot reach the mcpx daemon on \${socket()}: \${(e as Error).message}\`);
+  }
+  // deno-lint-ignore no-explicit-any
+  const out = answer.json as any;
+  if (answer.status !== 200) {
+    throw new ToolError(server, tool, out?.code ?? "INTERNAL", out?.detail ?? \`HTTP \${answer.status}\`, out?.data);
+  }
+  return withRaw(out.result, out.raw) as ToolResult;
+}
+
+/** What search() returns for one tool. */
+export interface SearchHit {
+  namespace: string;
+  tool: string;
+  fn: string;
+  description: string;
+  required: string[];
+  score: number;
+}
+
+function words(text: string): string[] {
+  return text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+}
+
+/**
+ * Finds tools in this client, synchronously: everything it searches is already here. A word
+ * matching a tool's name scores higher than one matching its description.
+ */
+export function search(query: string, limit = 10): SearchHit[] {
+  const terms = words(query);
+  const hits: SearchHit[] = [];
+  for (const t of META) {
+    const name = words(t.tool);
+    const desc = words(t.description);
+    let score = 0;
+    for (const term of terms) {
+      if (t.tool === term) score += 100;
+      else if (name.includes(term)) score += 40;
+      else if (name.some((w) => w.startsWith(term) || term.startsWith(w) && w.length > 3)) score += 30;
+      else if (t.namespace.toLowerCase().includes(term)) score += 20;
+      else if (desc.some((w) => w.startsWith(term))) score += 10;
+    }
+    if (score > 0) hits.push({ ...t, score });
+  }
+  return hits.sort((a, b) => b.score - a.score || a.fn.localeCompare(b.fn)).slice(0, limit);
+}
+
+/** The signature of one tool (\`"ns.tool"\`), as \`mcpx types ns.tool\` prints it. */
+export function describe(fn: string): string {
+  const hit = META.find((t) => t.fn === fn || \`\${t.namespace}.\${t.tool}\` === fn);
+  if (!hit) throw new ToolError("", fn, "TOOL_NOT_FOUND", \`No tool "\${fn}" in this client; search() finds one\`);
+  return hit.signature;
+}
+`;
+
+/**
+ * The client module for some namespaces: typed functions per tool over one runtime that talks to
+ * the daemon, `search()` and `describe()` answering synchronously, and `__mcpxGlobals` naming
+ * what a launcher puts on globalThis. Deterministic: no timestamps.
+ */
+export function renderClientModule(
+  namespaces: ClientNamespace[],
+  options: { socket: string; typeOf: TypeOf; signature: (ns: string, tool: ToolInfo) => string },
+): string {
+  const meta: unknown[] = [];
+  let api = "";
+  const names: string[] = [];
+  for (const n of [...namespaces].sort((a, b) => a.ns.localeCompare(b.ns))) {
+    names.push(n.ns);
+    api += `\n${jsdoc(n.description, "")}export const ${n.ns} = {\n`;
+    for (const t of [...n.tools].sort((a, b) => a.name.localeCompare(b.name))) {
+      const id = toIdentifier(t.name);
+      const key = IDENT.test(id) ? id : JSON.stringify(id);
+      const out = t.outputSchema ? options.typeOf(t.outputSchema) : "unknown";
+      api += jsdoc(t.description, "  ");
+      api += `  ${key}: (args: ${options.typeOf(t.inputSchema)}${
+        Object.keys((t.inputSchema?.properties as object) ?? {}).length === 0 ? " = {}" : ""
+      }): Promise<ToolResult<${out}>> =>\n    call(${JSON.stringify(n.ns)}, ${
+        JSON.stringify(t.name)
+      }, args) as Promise<ToolResult<${out}>>,\n`;
+      meta.push({
+        namespace: n.ns,
+        tool: t.name,
+        fn: `${n.ns}.${id}`,
+        description: (t.description ?? "").split("\n")[0].slice(0, 200),
+        required: (t.inputSchema?.required as string[] | undefined) ?? [],
+        signature: options.signature(n.ns, t),
+      });
+    }
+    api += "};\n";
+  }
+  const tools = `{ ${names.join(", ")} }`;
+  return `// Generated by mcpx: \`mcpx client -o <path>\` writes it again. Do not edit.
+// Typed functions for every tool of the selected namespaces; each call goes to the mcpx daemon
+// (MCPX_SOCKET, else the socket below) under this run's session (MCPX_SESSION_ID).
+// deno-lint-ignore-file
+const BAKED_SOCKET = ${JSON.stringify(options.socket)};
+const META: { namespace: string; tool: string; fn: string; description: string; required: string[]; signature: string }[] = ${
+    JSON.stringify(meta)
+  };
+${RUNTIME}${api}
+/** Every namespace, by name. */
+const tools = ${tools};
+export default tools;
+
+/** What a launcher installs on globalThis so a script needs no imports. */
+export const __mcpxGlobals: Record<string, unknown> = { tools, ${names.join(", ")}${
+    names.length ? ", " : ""
+  }search, describe, ToolError };
+`;
+}
+
+/** The `mcpx-globals.d.ts` beside a script, so an editor knows the globals without an import. */
+export function renderGlobalsDeclaration(names: string[]): string {
+  return `// Generated by mcpx. Tells an editor which globals a script run by mcpx has.
+import type * as client from "./mcpx-client.ts";
+declare global {
+  const tools: typeof client.default;
+${names.map((n) => `  const ${n}: typeof client.${n};`).join("\n")}
+  const search: typeof client.search;
+  const describe: typeof client.describe;
+  const ToolError: typeof client.ToolError;
+  /** Structured logging to stderr: log("msg"), log.info("fetched {n} pages", { n }). */
+  const log: ((msg: string, ...args: unknown[]) => void) & Record<"debug" | "info" | "warn" | "error", (msg: string, ...args: unknown[]) => void> & { with(attrs: Record<string, unknown>): typeof log };
+  /** Streams one value as a JSON line on stdout (collected under --json). */
+  const emit: (value: unknown) => void;
+}
+export {};
+`;
+}
+
+/**
+ * Writes `mcpx-client.ts` and `mcpx-globals.d.ts` into `dir` for the selected namespaces, from
+ * the schema cache (no server is started), and returns the client's path. A file whose bytes
+ * would not change is left alone, so the runtime's module cache stays warm.
+ */
+export async function writeClient(
+  ctx: Context,
+  dir: string,
+  socket: string,
+  clientPath = join(dir, "mcpx-client.ts"),
+): Promise<string> {
+  const { loadNamespaces } = await import("../discovery/load.ts");
+  const codegen = await import("../codegen/declarations.ts");
+  const { namespaces } = await loadNamespaces(ctx);
+  const usable = namespaces.filter((n) => n.state !== "disabled");
+  const text = renderClientModule(
+    usable.map((n) => ({ ns: n.def.namespace, description: n.def.description, tools: n.tools })),
+    { socket, typeOf: codegen.typeExpression, signature: codegen.toolSignature },
+  );
+  const path = clientPath;
+  await writeIfChanged(path, text);
+  await writeIfChanged(
+    join(dir, "mcpx-globals.d.ts"),
+    renderGlobalsDeclaration(usable.map((n) => n.def.namespace)),
+  );
+  return path;
+}
+
+async function writeIfChanged(path: string, text: string): Promise<void> {
+  try {
+    if (await Deno.readTextFile(path) === text) return;
+  } catch { /* absent */ }
+  const tmp = `${path}.${Deno.pid}.tmp`;
+  await Deno.writeTextFile(tmp, text);
+  await Deno.rename(tmp, path);
+}
