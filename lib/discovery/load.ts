@@ -2,7 +2,8 @@ import { McpxError } from "../errors.ts";
 import { didYouMean } from "../near.ts";
 import type { Context } from "../context.ts";
 import type { ToolInfo } from "../mcp/types.ts";
-import { selectServers, type ServerDef, toIdentifier } from "../pool/defs.ts";
+import { selectServers, type ServerDef } from "../pool/defs.ts";
+import { functionNames } from "../codegen/declarations.ts";
 import type { CachedServer } from "../cache/schema_cache.ts";
 
 /** One namespace as discovery sees it: its definition, what the cache knows, its visible tools. */
@@ -61,10 +62,11 @@ export function pickNamespace(namespaces: Namespace[], name: string): Namespace 
 
 /** The tool `name` (real or identifier form) of a namespace, or a not-found error. */
 export function pickTool(ns: Namespace, name: string): ToolInfo {
+  const fn = functionNames(ns.tools);
   const tool = ns.tools.find((t) => t.name === name) ??
-    ns.tools.find((t) => toIdentifier(t.name) === name);
+    ns.tools.find((t) => fn.get(t.name) === name);
   if (tool) return tool;
-  const names = ns.tools.map((t) => toIdentifier(t.name));
+  const names = ns.tools.map((t) => fn.get(t.name)!);
   throw new McpxError(
     "TOOL_NOT_FOUND",
     `Namespace "${ns.def.namespace}" has no tool "${name}"${didYouMean(name, names)}`,

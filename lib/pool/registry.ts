@@ -1,7 +1,8 @@
 import { McpxError } from "../errors.ts";
 import { didYouMean } from "../near.ts";
 import type { McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
-import { selectServers, type ServerDef, toIdentifier } from "./defs.ts";
+import { selectServers, type ServerDef } from "./defs.ts";
+import { functionNames } from "../codegen/declarations.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
 import { type Instance, Pool, type PoolStatus } from "./pool.ts";
 import { type Caller, type Discover, scopeKey } from "./scope.ts";
@@ -54,10 +55,10 @@ export interface CallOutput {
 export function findTool(def: ServerDef, all: ToolInfo[], name: string): ToolInfo {
   const server = def.namespace;
   const tools = all.filter((t) => def.showsTool(t.name));
-  const tool = tools.find((t) => t.name === name) ??
-    tools.find((t) => toIdentifier(t.name) === name);
+  const fn = functionNames(tools);
+  const tool = tools.find((t) => t.name === name) ?? tools.find((t) => fn.get(t.name) === name);
   if (tool) return tool;
-  const names = tools.map((t) => toIdentifier(t.name));
+  const names = tools.map((t) => fn.get(t.name)!);
   throw new McpxError(
     "TOOL_NOT_FOUND",
     `Server "${server}" has no tool "${name}"${didYouMean(name, names)}`,

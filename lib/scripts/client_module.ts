@@ -11,7 +11,10 @@ export interface ClientNamespace {
 }
 
 /** Turns a JSON Schema into a TypeScript type expression (the codegen's job). */
-export type TypeOf = (schema: Record<string, unknown> | undefined) => string;
+export type TypeOf = (
+  schema: Record<string, unknown> | undefined,
+  options?: { indent?: string },
+) => string;
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -173,7 +176,12 @@ export function describe(fn: string): string {
  */
 export function renderClientModule(
   namespaces: ClientNamespace[],
-  options: { socket: string; typeOf: TypeOf; signature: (ns: string, tool: ToolInfo) => string },
+  options: {
+    socket: string;
+    typeOf: TypeOf;
+    signature: (ns: string, tool: ToolInfo, options: { tools: ToolInfo[] }) => string;
+    functionNames: (tools: ToolInfo[]) => Map<string, string>;
+  },
 ): string {
   const meta: unknown[] = [];
   let api = "";
@@ -197,7 +205,7 @@ export function renderClientModule(
         fn: `${n.ns}.${id}`,
         description: (t.description ?? "").split("\n")[0].slice(0, 200),
         required: (t.inputSchema?.required as string[] | undefined) ?? [],
-        signature: options.signature(n.ns, t),
+        signature: options.signature(n.ns, t, { tools: n.tools }),
       });
     }
     api += "};\n";
@@ -259,7 +267,12 @@ export async function writeClient(
   const usable = namespaces.filter((n) => n.state !== "disabled");
   const text = renderClientModule(
     usable.map((n) => ({ ns: n.def.namespace, description: n.def.description, tools: n.tools })),
-    { socket, typeOf: codegen.typeExpression, signature: codegen.toolSignature },
+    {
+      socket,
+      typeOf: codegen.typeExpression,
+      signature: codegen.toolSignature,
+      functionNames: codegen.functionNames,
+    },
   );
   const path = clientPath;
   await writeIfChanged(path, text);
