@@ -89,3 +89,24 @@ export function unlistedError(ns: Namespace): McpxError {
     { hint: "Run `mcpx refresh` (it starts each server once and caches its tools)" },
   );
 }
+
+const TYPES = ["string", "number", "integer", "boolean", "object", "array", "null"];
+
+/**
+ * Why a tool's input schema is not valid JSON Schema at the level codegen relies on, or
+ * undefined when it is. Such a tool is still listed and typed (loosely); the problem is reported.
+ */
+export function schemaProblem(schema: unknown): string | undefined {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
+    return "it is not an object";
+  }
+  const s = schema as Record<string, unknown>;
+  const types = Array.isArray(s.type) ? s.type : s.type === undefined ? [] : [s.type];
+  const bad = types.find((t) => typeof t !== "string" || !TYPES.includes(t));
+  if (bad !== undefined) return `"type" is ${JSON.stringify(bad)}`;
+  if (s.properties !== undefined && (typeof s.properties !== "object" || s.properties === null)) {
+    return `"properties" is not an object`;
+  }
+  if (s.required !== undefined && !Array.isArray(s.required)) return `"required" is not an array`;
+  return undefined;
+}

@@ -225,7 +225,7 @@ export const toolsTypes = defineOperation<
   where: "local",
   output: (z) => z.object({ target: z.string(), declarations: z.string() }),
   async run(input, ctx) {
-    const { loadNamespaces, pickNamespace, pickTool, unlistedError } = await import(
+    const { loadNamespaces, pickNamespace, pickTool, schemaProblem, unlistedError } = await import(
       "../discovery/load.ts"
     );
     const { namespaceDeclarations, toolSignature } = await import("../codegen/declarations.ts");
@@ -234,6 +234,14 @@ export const toolsTypes = defineOperation<
     const ns = pickNamespace(namespaces, dot < 0 ? input.target : input.target.slice(0, dot));
     if (ns.state === "unlisted" || (ns.state === "error" && ns.tools.length === 0)) {
       throw unlistedError(ns);
+    }
+    for (const t of dot < 0 ? ns.tools : []) {
+      const problem = schemaProblem(t.inputSchema);
+      if (problem) {
+        ctx.io.err(
+          `mcpx: warning: ${ns.def.namespace}.${t.name} has an invalid input schema (${problem}); its arguments are typed loosely\n`,
+        );
+      }
     }
     if (dot < 0) {
       return {
