@@ -178,6 +178,9 @@ export class StdioTransport implements Transport {
     // Whatever the server started in its group goes with it: a grandchild holding our pipes
     // (or a browser) must not outlive the server it belonged to.
     signalGroup(child.pid, "SIGKILL");
+    // SIGKILL is delivered asynchronously: wait until the group is really gone, so that "closed"
+    // means no process of it is left (a zombie awaiting its reaper does not count).
+    await groupGone(child.pid, 1000);
     if (!await waitAtMost(drained, DRAIN_MS)) {
       // Someone outside the group still holds a pipe open; stop reading it.
       await Promise.all(this.#readers.map((reader) => reader.cancel().catch(() => {})));
@@ -289,6 +292,30 @@ export class StdioTransport implements Transport {
 }
 
 /** Sends `signal` to every process in the group `pgid`; a group already gone is not an error. */
+/** Waits until no live process is in group `pgid` (Linux: read from /proc), up to `ms`. */
+async function groupGone(pgid: number, ms: number): Promise<void> {
+  if (Deno.build.os !== "linux") return;
+  const deadline = performance.now() + ms;
+  while (performance.now() < deadline) {
+    let alive = false;
+    for (const entry of Deno.readDirSync("/proc")) {
+      if (!/^\d+$/.test(entry.name)) continue;
+      try {
+        const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        if (Number(pgrp) === pgid && state !== "Z") {
+          alive = true;
+          break;
+        }
+      } catch {
+        // It exited while we looked.
+      }
+    }
+    if (!alive) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 function signalGroup(pgid: number, signal: Deno.Signal): void {
   try {
     Deno.kill(-pgid, signal);
