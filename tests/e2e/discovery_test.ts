@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { faultyServer } from "../fixtures/servers.ts";
-import { Sandbox } from "../_helpers.ts";
+import { Sandbox, until } from "../_helpers.ts";
 
 interface Row {
   namespace: string;
@@ -247,4 +247,19 @@ Deno.test("discovery: types, catalog and schema answer from the cache, even with
   const ls = await box.json<{ namespaces: { tools: number; state: string }[] }>(["ls"]);
   assert.equal(ls.namespaces[0].state, "error");
   assert.equal(ls.namespaces[0].tools, 11, "the last good listing is kept beside the error");
+});
+
+Deno.test("discovery: tools/list_changed from a live server refreshes its cached tools", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { growing: faultyServer(["--list-changed-after", "200"]) },
+  });
+  await box.json(["call", "growing.echo", "text=x"]);
+  const grew = await until(
+    async () =>
+      (await box.json<{ namespaces: Row[] }>(["ls"])).namespaces[0].tools === FIXTURE_TOOLS + 1,
+    5000,
+  );
+  assert.ok(grew, "ls shows the tool the server added");
+  assert.match((await box.mcpx(["types", "growing.late"])).stdout, /function late\(/);
 });
