@@ -14,6 +14,8 @@ export interface ParamSpec {
   readonly required?: boolean;
   readonly values?: readonly string[];
   readonly short?: string;
+  /** A flag that may be given several times; its values are collected into a list. */
+  readonly repeatable?: boolean;
 }
 
 /** The zod namespace, handed to schema builders so operation modules never import zod. */

@@ -18,6 +18,7 @@ import {
   toolsTypes,
 } from "./discovery_ops.ts";
 import { serversRefresh, serversRestart, sessionsEnd, toolsCall } from "./tool_ops.ts";
+import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
 export const OPERATIONS: readonly Operation[] = [
@@ -28,6 +29,9 @@ export const OPERATIONS: readonly Operation[] = [
   toolsSchema,
   clientWrite,
   toolsCall,
+  scriptsRun,
+  scriptsExec,
+  scriptsList,
   daemonStatus,
   serversRestart,
   serversRefresh,

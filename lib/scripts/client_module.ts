@@ -161,6 +161,20 @@ export function search(query: string, limit = 10): SearchHit[] {
   return hits.sort((a, b) => b.score - a.score || a.fn.localeCompare(b.fn)).slice(0, limit);
 }
 
+// The launcher's logger and emitter, reached lazily: this module may be imported before the
+// launcher has installed them on globalThis.
+const logAt = (level: string) => (msg: string, ...rest: unknown[]): void => (g.log?.[level] ?? console.error)(msg, ...rest);
+/** The script logger (see the script contract): \\`log(msg)\\` is \\`log.info(msg)\\`. */
+export const log = Object.assign((msg: string, ...rest: unknown[]): void => logAt("info")(msg, ...rest), {
+  debug: logAt("debug"),
+  info: logAt("info"),
+  warn: logAt("warn"),
+  error: logAt("error"),
+  with: (attrs: Record<string, unknown>) => g.log?.with?.(attrs) ?? log,
+});
+/** Streams one value as a JSON line on stdout (collected under --json). */
+export const emit = (value: unknown): void => (g.emit ? g.emit(value) : console.log(JSON.stringify(value)));
+
 /** The signature of one tool (\`"ns.tool"\`), as \`mcpx types ns.tool\` prints it. */
 export function describe(fn: string): string {
   const hit = META.find((t) => t.fn === fn || \`\${t.namespace}.\${t.tool}\` === fn);
@@ -260,10 +274,18 @@ export async function writeClient(
   dir: string,
   socket: string,
   clientPath = join(dir, "mcpx-client.ts"),
+  options: { listUnlisted?: boolean } = {},
 ): Promise<string> {
   const { loadNamespaces } = await import("../discovery/load.ts");
   const codegen = await import("../codegen/declarations.ts");
-  const { namespaces } = await loadNamespaces(ctx);
+  let { namespaces } = await loadNamespaces(ctx);
+  if (options.listUnlisted && namespaces.some((n) => n.state === "unlisted")) {
+    // A script is about to start servers anyway: list the ones never listed, once, so that its
+    // client is not missing whole namespaces.
+    const { callDaemon } = await import("../daemon/client.ts");
+    await callDaemon(ctx, { method: "POST", path: "/v1/servers/refresh", body: {}, start: true });
+    ({ namespaces } = await loadNamespaces(ctx));
+  }
   const usable = namespaces.filter((n) => n.state !== "disabled");
   const text = renderClientModule(
     usable.map((n) => ({ ns: n.def.namespace, description: n.def.description, tools: n.tools })),

@@ -134,7 +134,11 @@ export function parseArgs(
       }
       const text = inline ?? args[++i];
       if (text === undefined) throw usageError(`${name} needs a value`, op);
-      out.input[param.name] = parseParam(op!, param, text, name);
+      const value = parseParam(op!, param, text, name);
+      if (param.repeatable) {
+        const prior = out.input[param.name];
+        out.input[param.name] = [...(Array.isArray(prior) ? prior : []), value];
+      } else out.input[param.name] = value;
       continue;
     }
     if (settingKey) {

@@ -1,0 +1,77 @@
+// Entry of the subprocess runtimes: `deno run -A`, `bun` or `node` start this file with the
+// script's arguments as their own, and its configuration in the _MCPX_LAUNCH variable, which is
+// removed before anything of the script's runs. Erasable TypeScript only (Node strips types).
+
+import { type Host, launch } from "./runtime.ts";
+import { LAUNCH_VARIABLE, type LaunchConfig } from "./protocol.ts";
+
+// deno-lint-ignore no-explicit-any
+const g = globalThis as any;
+
+function denoHost(): Host {
+  const encoder = new TextEncoder();
+  const writeAll = (file: { writeSync(p: Uint8Array): number }, text: string) => {
+    let bytes = encoder.encode(text);
+    while (bytes.length > 0) bytes = bytes.subarray(file.writeSync(bytes));
+  };
+  return {
+    out: (text) => writeAll(g.Deno.stdout, text),
+    err: (text) => writeAll(g.Deno.stderr, text),
+    exit: (code) => g.Deno.exit(code),
+    inspect: (value) => g.Deno.inspect(value, { colors: false }),
+    setArgs() {},
+    setEnv(env) {
+      for (const [key, value] of Object.entries(env)) g.Deno.env.set(key, value);
+    },
+    onUncaught(handler) {
+      g.addEventListener("error", (event: ErrorEvent) => {
+        event.preventDefault();
+        handler(event.error ?? new Error(event.message));
+      });
+      g.addEventListener("unhandledrejection", (event: PromiseRejectionEvent) => {
+        event.preventDefault();
+        handler(event.reason);
+      });
+    },
+    exitCode: () => Number(g.Deno.exitCode) || 0,
+    routeConsole: false,
+  };
+}
+
+function nodeHost(): Host {
+  const process = g.process;
+  const util = process.getBuiltinModule?.("node:util");
+  const inspect = g.Bun
+    ? (value: unknown) => g.Bun.inspect(value)
+    : util
+    ? (value: unknown) => util.inspect(value, { colors: false })
+    : (value: unknown) => String(value);
+  return {
+    out: (text) => void process.stdout.write(text),
+    err: (text) => void process.stderr.write(text),
+    exit(code) {
+      process.exitCode = code;
+      // Writes to pipes may still be queued: exit once both streams have taken everything.
+      process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));
+    },
+    inspect,
+    setArgs(args, script) {
+      process.argv = [process.argv[0], script, ...args];
+    },
+    setEnv(env) {
+      Object.assign(process.env, env);
+    },
+    onUncaught(handler) {
+      process.on("uncaughtException", handler);
+      process.on("unhandledRejection", handler);
+    },
+    exitCode: () => Number(process.exitCode) || 0,
+    routeConsole: false,
+  };
+}
+
+const raw = g.Deno ? g.Deno.env.get(LAUNCH_VARIABLE) : g.process.env[LAUNCH_VARIABLE];
+if (g.Deno) g.Deno.env.delete(LAUNCH_VARIABLE);
+else delete g.process.env[LAUNCH_VARIABLE];
+if (!raw) throw new Error(`launcher/main.ts is started by mcpx, with ${LAUNCH_VARIABLE} set`);
+await launch(g.Deno ? denoHost() : nodeHost(), JSON.parse(raw) as LaunchConfig);

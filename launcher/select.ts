@@ -1,0 +1,177 @@
+// Runtime selection, on the CLI side (Deno only): which runtime runs a script, the command that
+// starts it, and where the launcher's files are. Nothing here is loaded by the script's runtime.
+
+import { dirname, fromFileUrl, join } from "../lib/_path.ts";
+import { McpxError } from "../lib/errors.ts";
+
+/** `worker` runs the script in a Deno Worker inside mcpx; the others start a process. */
+export const RUNTIMES = ["worker", "deno", "bun", "node"] as const;
+/** A runtime a script can run under. */
+export type RuntimeName = (typeof RUNTIMES)[number];
+
+/** How to start a subprocess runtime on the launcher's entry (the script's args follow). */
+export interface RuntimeCommand {
+  runtime: Exclude<RuntimeName, "worker">;
+  command: string;
+  args: string[];
+  version?: string;
+}
+
+/** The Worker entry, for `new Worker(WORKER_URL, { type: "module" })`. */
+export const WORKER_URL: URL = new URL("./worker.ts", import.meta.url);
+
+/** Files the subprocess entry needs, copied out when they are not plain files on disk. */
+const ENTRY_FILES = ["main.ts", "runtime.ts", "log.ts", "values.ts", "failure.ts", "protocol.ts"];
+
+/** The oldest Node that strips TypeScript types (behind --experimental-strip-types until 22.18). */
+export const NODE_MIN: readonly [number, number] = [22, 6];
+
+/**
+ * Whether this is a `deno compile` binary, where a Worker cannot import a file that was not
+ * embedded (denoland/deno#18327), so a user's script cannot run in one.
+ */
+export function isCompiled(): boolean {
+  return import.meta.url.includes("/deno-compile-");
+}
+
+/** The first executable called `name` on `PATH`. */
+export function findOnPath(
+  name: string,
+  env: Readonly<Record<string, string>>,
+): string | undefined {
+  for (const dir of (env.PATH ?? "").split(":")) {
+    if (!dir) continue;
+    const path = join(dir, name);
+    try {
+      const info = Deno.statSync(path);
+      if (info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0) return path;
+    } catch { /* not here */ }
+  }
+  return undefined;
+}
+
+/**
+ * The folder holding launcher/main.ts and its imports as plain files another runtime can load:
+ * this folder under `deno run`, else a copy under `cacheDir` (a compiled binary must embed
+ * launcher/ with `--include launcher/`).
+ */
+export async function launcherDir(cacheDir: string, version: string): Promise<string> {
+  const here = new URL(".", import.meta.url);
+  if (here.protocol === "file:" && !isCompiled()) return fromFileUrl(here).replace(/\/$/, "");
+  const dir = join(cacheDir, "launcher", version);
+  await Deno.mkdir(dir, { recursive: true });
+  for (const file of ENTRY_FILES) {
+    const url = new URL(file, here);
+    const text = url.protocol === "file:"
+      ? await Deno.readTextFile(url)
+      : await (await fetch(url)).text();
+    const path = join(dir, file);
+    let same = false;
+    try {
+      same = (await Deno.readTextFile(path)) === text;
+    } catch { /* absent */ }
+    if (!same) await Deno.writeTextFile(path, text);
+  }
+  return dir;
+}
+
+/** The folder of the launcher's own files as this process loads them (for stack filtering). */
+export function ownLauncherDir(): string {
+  const here = new URL(".", import.meta.url);
+  return here.protocol === "file:" ? fromFileUrl(here).replace(/\/$/, "") : here.href;
+}
+
+function nearestDenoConfig(script: string): string | undefined {
+  for (let dir = dirname(script);; dir = dirname(dir)) {
+    for (const name of ["deno.json", "deno.jsonc"]) {
+      try {
+        if (Deno.statSync(join(dir, name)).isFile) return join(dir, name);
+      } catch { /* keep looking */ }
+    }
+    if (dir === "/" || dir === dirname(dir)) return undefined;
+  }
+}
+
+async function versionOf(command: string): Promise<string | undefined> {
+  try {
+    const out = await new Deno.Command(command, {
+      args: ["--version"],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    return new TextDecoder().decode(out.stdout).trim().split("\n")[0];
+  } catch {
+    return undefined;
+  }
+}
+
+function unavailable(message: string, hint: string): McpxError {
+  return new McpxError("NOT_FOUND", message, { hint });
+}
+
+/**
+ * The command that runs `entry` (launcher/main.ts) under a subprocess runtime.
+ * @throws {McpxError} NOT_FOUND naming how to install a runtime that is missing or too old.
+ */
+export async function runtimeCommand(
+  runtime: Exclude<RuntimeName, "worker">,
+  options: { env: Readonly<Record<string, string>>; entry: string; script: string },
+): Promise<RuntimeCommand> {
+  const { env, entry, script } = options;
+  if (runtime === "deno") {
+    const command = isCompiled() ? findOnPath("deno", env) : Deno.execPath();
+    if (!command) {
+      throw unavailable(
+        "Deno is not installed: no `deno` on PATH",
+        "Install it (`npm install -g deno`, or https://deno.land), or choose --runtime bun or node",
+      );
+    }
+    const config = nearestDenoConfig(script);
+    return {
+      runtime,
+      command,
+      args: ["run", "-A", ...(config ? ["--config", config] : ["--no-config"]), entry],
+    };
+  }
+  if (runtime === "bun") {
+    const command = findOnPath("bun", env);
+    if (!command) {
+      throw unavailable(
+        "Bun is not installed: no `bun` on PATH",
+        "Install it with `npm install -g bun` (or https://bun.sh), or choose --runtime deno or node",
+      );
+    }
+    return { runtime, command, args: [entry] };
+  }
+  const command = findOnPath("node", env);
+  if (!command) {
+    throw unavailable(
+      "Node is not installed: no `node` on PATH",
+      "Install Node 22.6 or newer (e.g. `npm install -g node@22`), or choose --runtime deno or bun",
+    );
+  }
+  const version = await versionOf(command);
+  const m = /^v(\d+)\.(\d+)/.exec(version ?? "");
+  const [major, minor] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
+  if (major < NODE_MIN[0] || (major === NODE_MIN[0] && minor < NODE_MIN[1])) {
+    throw unavailable(
+      `Node ${
+        version ?? "of unknown version"
+      } at ${command} cannot run TypeScript: mcpx needs Node ${
+        NODE_MIN.join(".")
+      } or newer, which strips types`,
+      "Put a newer Node first on PATH (`npm install -g node@22`, or `npm install node@22` and use node_modules/.bin), or choose --runtime deno or bun",
+    );
+  }
+  // Type stripping is on by default from 22.18 and 23.6; before that it needs the flag.
+  const flag = (major === 22 && minor < 18) || (major === 23 && minor < 6)
+    ? ["--experimental-strip-types"]
+    : [];
+  return {
+    runtime,
+    command,
+    args: [...flag, "--disable-warning=ExperimentalWarning", entry],
+    version,
+  };
+}

@@ -1,0 +1,258 @@
+import { McpxError } from "../errors.ts";
+import { defineOperation, type Zod } from "./define.ts";
+import type { Context } from "../context.ts";
+import type { RunOutcome, RunRequest } from "../scripts/run.ts";
+import type { ListedScript, ProbedLocation } from "../scripts/resolve.ts";
+
+/** Why scripts have no `/v1` route: they run in the caller's process, not in the daemon. */
+const LOCAL_ONLY =
+  "A script runs in the caller's own process, with the caller's working directory, environment, stdin and terminal; the daemon only serves the tool calls it makes";
+
+interface RunInput {
+  script: string;
+  args?: string[];
+  export?: string;
+  env?: string | string[];
+  envFile?: string;
+}
+
+interface ExecInput {
+  code: string;
+  args?: string[];
+  export?: string;
+  env?: string | string[];
+  envFile?: string;
+}
+
+function usage(command: string, message: string): McpxError {
+  return new McpxError("USAGE", message, { hint: `Run \`mcpx ${command} --help\`` });
+}
+
+/** `--env` given once is a string; a parser that collects repeats hands over a list. */
+function pairs(env: string | string[] | undefined): string[] {
+  return env === undefined ? [] : Array.isArray(env) ? env : [env];
+}
+
+const RUN_PARAMS = [
+  {
+    name: "export",
+    type: "string",
+    doc: "Call this named export with the arguments spread (f(a, b)) instead of the default export",
+  },
+  {
+    name: "env",
+    type: "string",
+    doc: "Set a variable for the run, as KEY=VALUE; repeat it for more",
+    // Collected into a list by a parser that honours `repeatable`; until then the last one wins.
+    repeatable: true,
+  },
+  {
+    name: "envFile",
+    type: "string",
+    doc: "Read variables for the run from a dotenv file (KEY=VALUE lines); --env wins over it",
+  },
+] as const;
+
+function envelopeSchema(z: Zod) {
+  return z.object({
+    exitCode: z.number(),
+    ok: z.boolean().optional(),
+    durationMs: z.number().optional(),
+    runtime: z.enum(["worker", "deno", "bun", "node"]).optional(),
+    script: z.string().optional(),
+    session: z.string().optional(),
+    result: z.unknown().optional(),
+    results: z.array(z.unknown()).optional(),
+    stdout: z.string().optional(),
+    logs: z.array(z.record(z.string(), z.unknown())).optional(),
+    stderr: z.string().optional(),
+    error: z.object({
+      kind: z.string(),
+      name: z.string(),
+      message: z.string(),
+      location: z.string().optional(),
+      hint: z.string().optional(),
+      stack: z.string().optional(),
+    }).optional(),
+    truncated: z.object({ stdout: z.number().optional(), stderr: z.number().optional() })
+      .optional(),
+  });
+}
+
+async function run(ctx: Context, request: RunRequest): Promise<RunOutcome> {
+  const { runScript } = await import("../scripts/run.ts");
+  return await runScript(ctx, request);
+}
+
+/** `mcpx run <name|path> [args…]`. */
+export const scriptsRun = defineOperation<RunInput, RunOutcome>({
+  id: "scripts.run",
+  summary: "Run a script by name or path: its stdout is the result, stderr its diagnostics",
+  description:
+    "A name is searched as .mcpx/scripts/<name>.ts upward from the working directory, then in $XDG_CONFIG_HOME/mcpx/scripts and ~/.config/mcpx/scripts (see paths.scripts); anything with a / or a script extension is a path. The arguments reach the script as Deno.args, process.argv.slice(2) and the global args; a default export is called with them as an array and what it returns is printed (a string as it is, anything else as JSON). log, emit, tools and every namespace are globals. Put -- before arguments that start with a dash. Exit status: the script's own, 1 when it throws, 2 for a missing --export, 124 on timeout. With --json, one document holds the result, emitted values, stdout, logs and stderr.",
+  params: [
+    {
+      name: "script",
+      type: "string",
+      required: true,
+      doc: "A script name (searched nearest first) or a path to a .ts/.js file",
+    },
+    {
+      name: "args",
+      type: "json",
+      doc: "Arguments for the script: every word after the name",
+    },
+    ...RUN_PARAMS,
+  ],
+  cli: {
+    command: ["run"],
+    usage: "<name|path> [args...] [options]",
+    positionals: (words) => {
+      if (words.length === 0) {
+        throw usage("run", '"mcpx run" needs a script name or path, e.g. `mcpx run hello`');
+      }
+      return { script: words[0], args: words.slice(1) };
+    },
+    fills: ["script", "args"],
+    example: ["hello"],
+  },
+  http: { none: LOCAL_ONLY },
+  mcp: { expose: false },
+  where: "local",
+  output: envelopeSchema,
+  async run(input, ctx) {
+    return await run(ctx, {
+      script: input.script,
+      args: input.args ?? [],
+      export: input.export,
+      env: pairs(input.env),
+      envFile: input.envFile,
+    });
+  },
+  render: () => "",
+});
+
+/** `mcpx exec '<code>' [args…]`, or `mcpx exec -` for the program on stdin. */
+export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
+  id: "scripts.exec",
+  summary: "Run a program given on the command line (or on stdin with -), as a script",
+  description:
+    "The program is TypeScript with the same globals as a script: every namespace is a bare identifier (fixture.echo({ text: 'hi' })), plus tools, log and emit. A single expression's value is printed; otherwise the code is the body of an async function, so `return x` prints x. Code with import or export statements runs as a module. Words after the program are its arguments.",
+  params: [
+    {
+      name: "code",
+      type: "string",
+      required: true,
+      doc: "The program, or - to read it from stdin",
+    },
+    {
+      name: "args",
+      type: "json",
+      doc: "Arguments for the program: every word after it",
+    },
+    ...RUN_PARAMS,
+  ],
+  cli: {
+    command: ["exec"],
+    usage: "<code | -> [args...] [options]",
+    positionals: (words) => {
+      if (words.length === 0) {
+        throw usage(
+          "exec",
+          "\"mcpx exec\" needs a program, e.g. `mcpx exec '1 + 1'` (or - for stdin)",
+        );
+      }
+      return { code: words[0], args: words.slice(1) };
+    },
+    fills: ["code", "args"],
+    example: ["1 + 1"],
+  },
+  http: { none: LOCAL_ONLY },
+  mcp: { expose: false },
+  where: "local",
+  output: envelopeSchema,
+  async run(input, ctx) {
+    let code = input.code;
+    const fromStdin = code === "-";
+    if (fromStdin) code = await new Response(Deno.stdin.readable).text();
+    if (code.trim() === "") throw usage("exec", "The program is empty");
+    return await run(ctx, {
+      code,
+      args: input.args ?? [],
+      export: input.export,
+      env: pairs(input.env),
+      envFile: input.envFile,
+      stdinUsed: fromStdin,
+    });
+  },
+  render: () => "",
+});
+
+function clip(text: string, width: number): string {
+  return text.length > width ? text.slice(0, width - 1) + "…" : text;
+}
+
+/** `mcpx scripts`: every reachable script, nearest first, shadowed ones marked. */
+export const scriptsList = defineOperation<
+  Record<string, never>,
+  { scripts: ListedScript[]; searched: ProbedLocation[] }
+>({
+  id: "scripts.list",
+  summary: "List the scripts `mcpx run <name>` can reach, with their first comment line",
+  description:
+    "Searched nearest first: .mcpx/scripts from the working directory upward, then $XDG_CONFIG_HOME/mcpx/scripts and ~/.config/mcpx/scripts, or what paths.scripts says. A script hidden by a nearer one of the same name is marked shadowed.",
+  params: [],
+  cli: { command: ["scripts"] },
+  http: {
+    none:
+      "Scripts are found from the caller's working directory and configuration, which the daemon does not share",
+  },
+  mcp: { expose: false },
+  where: "local",
+  output: (z) =>
+    z.object({
+      scripts: z.array(z.object({
+        name: z.string(),
+        path: z.string(),
+        description: z.string(),
+        shadowedBy: z.string().optional(),
+      })),
+      searched: z.array(z.object({
+        path: z.string(),
+        kind: z.enum(["dir", "file"]),
+        from: z.string(),
+        state: z.enum(["missing", "file", "dir"]),
+      })),
+    }),
+  async run(_input, ctx) {
+    const [{ listScripts }, { dirname }] = await Promise.all([
+      import("../scripts/resolve.ts"),
+      import("../_path.ts"),
+    ]);
+    const settings = await ctx.settings();
+    const source = settings.describe("paths.scripts").source;
+    return listScripts({
+      cwd: ctx.io.cwd,
+      env: ctx.io.env,
+      paths: settings.get("paths.scripts"),
+      pathsBase: source.kind === "file" ? dirname(source.where) : ctx.io.cwd,
+      allowOverlap: settings.get("plumbing.allowTsJsOverlap"),
+    });
+  },
+  async render(out) {
+    const { renderTable } = await import("../table.ts");
+    if (out.scripts.length === 0) {
+      return `No scripts. Searched:\n${
+        out.searched.map((s) => `  ${s.path}  ${s.state}`).join("\n")
+      }\nA script is a .ts file: put one at .mcpx/scripts/<name>.ts and run \`mcpx run <name>\`.\n`;
+    }
+    return renderTable(
+      ["NAME", "DESCRIPTION", "PATH"],
+      out.scripts.map((s) => [
+        s.shadowedBy ? `${s.name} (shadowed)` : s.name,
+        clip(s.description, 56),
+        s.path,
+      ]),
+    );
+  },
+});

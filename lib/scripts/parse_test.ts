@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { McpxError } from "../errors.ts";
+import { readDirectives } from "./directives.ts";
+import { parseEnvFile, parseEnvPair } from "./env_vars.ts";
+import { execModule } from "./run.ts";
+
+Deno.test("parseEnvPair() and parseEnvFile() read variables, and name every bad line", () => {
+  assert.deepEqual(parseEnvPair("A=b=c"), ["A", "b=c"]);
+  assert.deepEqual(parseEnvPair("EMPTY="), ["EMPTY", ""]);
+  assert.throws(() => parseEnvPair("nope"), McpxError);
+  assert.throws(() => parseEnvPair("1A=x"), /not a variable name/);
+  assert.deepEqual(
+    parseEnvFile(
+      "# c\nexport A=1\nB = two words # note\nC=\"x\\ny\"\nD='$lit # not a comment'\n\n",
+      "f",
+    ),
+    { A: "1", B: "two words", C: "x\ny", D: "$lit # not a comment" },
+  );
+  assert.throws(() => parseEnvFile("ok=1\nbad line\nE='open\n", "f"), (e: unknown) => {
+    assert.ok(e instanceof McpxError);
+    assert.match(e.message, /f:2: "bad line" is not KEY=VALUE; f:3: the ' quote is never closed/);
+    return true;
+  });
+});
+
+Deno.test("readDirectives() reads `// mcpx:` lines in the opening comments only", () => {
+  assert.deepEqual(
+    readDirectives(
+      "#!/x\n// Doc.\n// mcpx: runtime=node timeout=30s\ncode();\n// mcpx: runtime=bun\n",
+      "s.ts",
+    ),
+    { runtime: "node", timeoutMs: 30_000 },
+  );
+  assert.throws(
+    () => readDirectives("// mcpx: runtime=python\n", "s.ts"),
+    /s\.ts:1: .*names no runtime/,
+  );
+  assert.throws(() => readDirectives("// mcpx: colour=red\n", "s.ts"), /not a directive/);
+});
+
+Deno.test("execModule() returns an expression, wraps statements, keeps modules as written", () => {
+  assert.equal(
+    execModule("1 + 1").text,
+    "export default async function () { return (\n1 + 1\n); }\n",
+  );
+  assert.equal(
+    execModule("const a = 1; return a").text,
+    "export default async function () {\nconst a = 1; return a\n}\n",
+  );
+  const mod = 'import x from "./y.ts";\nconsole.log(x);';
+  assert.deepEqual(execModule(mod), { text: mod, lineOffset: 0 });
+});

@@ -1,0 +1,72 @@
+// The process table, enough to stop what a script started: on Linux from /proc, elsewhere from ps.
+
+/** Pid → parent pid for every process we can see. */
+export function processTable(): Map<number, number> {
+  const table = new Map<number, number>();
+  try {
+    for (const e of Deno.readDirSync("/proc")) {
+      if (!/^\d+$/.test(e.name)) continue;
+      try {
+        const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+        // The command name (field 2) may hold spaces and parentheses: read after the last ")".
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        table.set(Number(e.name), Number(fields[1]));
+      } catch { /* gone */ }
+    }
+    return table;
+  } catch { /* no /proc */ }
+  try {
+    const out = new Deno.Command("ps", {
+      args: ["-A", "-o", "pid=,ppid="],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).outputSync();
+    for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+      const m = /^\s*(\d+)\s+(\d+)/.exec(line);
+      if (m) table.set(Number(m[1]), Number(m[2]));
+    }
+  } catch { /* no ps either: nothing known */ }
+  return table;
+}
+
+/** Every descendant of `root` (not `root` itself), leaving out the subtrees rooted at `spare`. */
+export function descendants(root: number, spare: ReadonlySet<number> = new Set()): number[] {
+  const table = processTable();
+  const children = new Map<number, number[]>();
+  for (const [pid, ppid] of table) {
+    if (!children.has(ppid)) children.set(ppid, []);
+    children.get(ppid)!.push(pid);
+  }
+  const out: number[] = [];
+  const queue = [...(children.get(root) ?? [])];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    if (spare.has(pid) || pid === Deno.pid) continue;
+    out.push(pid);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
+/** Sends `signal` to each pid that still exists; returns how many received it. */
+export function signalAll(pids: readonly number[], signal: Deno.Signal = "SIGKILL"): number {
+  let n = 0;
+  for (const pid of pids) {
+    try {
+      Deno.kill(pid, signal);
+      n++;
+    } catch { /* already gone */ }
+  }
+  return n;
+}
+
+/** Sends `signal` to a process group; false when the group no longer exists. */
+export function signalGroup(pgid: number, signal: Deno.Signal = "SIGKILL"): boolean {
+  try {
+    Deno.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
