@@ -30,6 +30,7 @@ export class Context {
   /** Inside the daemon: who sent the request (from the `x-mcpx-caller` header). */
   readonly caller: Caller;
   #location?: ConfigLocation;
+  #layers?: ConfigLocation;
   #fingerprint?: Promise<Fingerprint>;
   #settings?: Promise<Settings>;
 
@@ -74,9 +75,19 @@ export class Context {
     return this.boot.get("output.json");
   }
 
-  /** Where the configuration files are; nothing is parsed. */
+  /** Where the primary configuration file is; the search stops there and nothing is parsed. */
   location(): ConfigLocation {
     return this.#location ??= discoverConfig(
+      this.io.cwd,
+      this.io.env,
+      this.boot.get("config") || undefined,
+      { firstOnly: true },
+    );
+  }
+
+  /** Every configuration file, farthest first: the settings layers. */
+  layers(): ConfigLocation {
+    return this.#layers ??= discoverConfig(
       this.io.cwd,
       this.io.env,
       this.boot.get("config") || undefined,
@@ -100,7 +111,7 @@ export class Context {
     return this.#settings ??= (async () => {
       const { loadConfig } = await import("./config/load.ts");
       const files = [];
-      for (const path of this.location().layers) {
+      for (const path of this.layers().layers) {
         files.push({ path, data: (await loadConfig(path)).data });
       }
       return resolveSettings({ env: this.io.env, files, flags: this.flags });

@@ -281,7 +281,7 @@ Deno.test("the parser accepts every declared command and option, for its operati
 Deno.test("the parser rejects undeclared commands and options with USAGE", () => {
   const usageError = (args: string[]) =>
     assert.throws(
-      () => parseArgs(args),
+      () => parseArgs(args, OPERATIONS),
       (e: unknown) => e instanceof McpxError && e.code === "USAGE",
       `mcpx ${args.join(" ")} should be a USAGE error`,
     );
@@ -304,7 +304,7 @@ Deno.test("the parser rejects undeclared commands and options with USAGE", () =>
   for (const key of SETTING_KEYS) {
     const spec = (SETTINGS as Record<string, { type: string; default: string }>)[key];
     const args = spec.type === "boolean" ? [flagName(key)] : [flagName(key), spec.default || "x"];
-    const parsed = parseArgs(args);
+    const parsed = parseArgs(args, OPERATIONS);
     assert.deepEqual(parsed.flags.map((f) => f.key), [key], `${args.join(" ")} sets ${key}`);
   }
 });
@@ -630,4 +630,15 @@ Deno.test("generated docs are fresh (tools/gen.ts --check)", async () => {
     stderr: "piped",
   }).output();
   assert.equal(code, 0, new TextDecoder().decode(stderr));
+});
+
+Deno.test("COMMANDS loads exactly the operation OPERATIONS declares for each command word", async () => {
+  const { COMMANDS } = await import("../lib/operations/commands.ts");
+  assert.deepEqual(
+    Object.keys(COMMANDS).sort(),
+    OPERATIONS.map((op) => op.cli.command[0]).sort(),
+  );
+  for (const op of OPERATIONS) {
+    assert.equal(await COMMANDS[op.cli.command[0]](), op, `${op.cli.command[0]} loads ${op.id}`);
+  }
 });

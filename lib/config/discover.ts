@@ -43,6 +43,7 @@ export function discoverConfig(
   cwd: string,
   env: Readonly<Record<string, string>>,
   explicit?: string,
+  options: { firstOnly?: boolean } = {},
 ): ConfigLocation {
   if (explicit) {
     const path = resolve(cwd, explicit);
@@ -67,11 +68,14 @@ export function discoverConfig(
     seen.add(real);
     found.push(path);
   };
-  for (let dir = resolve(cwd, ".");; dir = dirname(dir)) {
-    for (const name of PROJECT_NAMES) consider(join(dir, name));
+  // With firstOnly the search stops at the primary file: what keys the daemon and the cache.
+  // The settings layers above it are only read when settings are (about 3 ms of stat calls).
+  const done = () => options.firstOnly === true && found.length > 0;
+  for (let dir = resolve(cwd, "."); !done(); dir = dirname(dir)) {
+    for (const name of PROJECT_NAMES) if (!done()) consider(join(dir, name));
     if (dirname(dir) === dir) break;
   }
-  for (const path of globalCandidates(env)) consider(path);
+  for (const path of globalCandidates(env)) if (!done()) consider(path);
   return { primary: found[0], layers: found.reverse(), searched, explicit: false };
 }
 

@@ -3,7 +3,6 @@ import { didYouMean } from "../near.ts";
 import type { Context } from "../context.ts";
 import type { ToolInfo } from "../mcp/types.ts";
 import { selectServers, type ServerDef } from "../pool/defs.ts";
-import { functionNames } from "../codegen/declarations.ts";
 import type { CachedServer } from "../cache/schema_cache.ts";
 
 /** One namespace as discovery sees it: its definition, what the cache knows, its visible tools. */
@@ -61,7 +60,11 @@ export function pickNamespace(namespaces: Namespace[], name: string): Namespace 
 }
 
 /** The tool `name` (real or identifier form) of a namespace, or a not-found error. */
-export function pickTool(ns: Namespace, name: string): ToolInfo {
+export function pickTool(
+  ns: Namespace,
+  name: string,
+  functionNames: (tools: ToolInfo[]) => Map<string, string>,
+): ToolInfo {
   const fn = functionNames(ns.tools);
   const tool = ns.tools.find((t) => t.name === name) ??
     ns.tools.find((t) => fn.get(t.name) === name);

@@ -48,7 +48,7 @@ export const configShow = defineOperation<
       warnings: z.array(z.string()),
     }),
   async run(input, ctx) {
-    const location = ctx.location();
+    const location = ctx.layers();
     const config = { primary: location.primary ?? null, layers: location.layers };
     const keep = (key: string) => input.plumbing || !isPlumbing(key);
     if (input.schema) {

@@ -228,7 +228,9 @@ export const toolsTypes = defineOperation<
     const { loadNamespaces, pickNamespace, pickTool, schemaProblem, unlistedError } = await import(
       "../discovery/load.ts"
     );
-    const { namespaceDeclarations, toolSignature } = await import("../codegen/declarations.ts");
+    const { functionNames, namespaceDeclarations, toolSignature } = await import(
+      "../codegen/declarations.ts"
+    );
     const { namespaces } = await loadNamespaces(ctx);
     const dot = input.target.indexOf(".");
     const ns = pickNamespace(namespaces, dot < 0 ? input.target : input.target.slice(0, dot));
@@ -249,7 +251,7 @@ export const toolsTypes = defineOperation<
         declarations: namespaceDeclarations(ns.def.namespace, ns.def.description, ns.tools),
       };
     }
-    const tool = pickTool(ns, input.target.slice(dot + 1));
+    const tool = pickTool(ns, input.target.slice(dot + 1), functionNames);
     return {
       target: input.target,
       declarations: toolSignature(ns.def.namespace, tool, { tools: ns.tools }),

@@ -164,7 +164,7 @@ export function search(query: string, limit = 10): SearchHit[] {
 // The launcher's logger and emitter, reached lazily: this module may be imported before the
 // launcher has installed them on globalThis.
 const logAt = (level: string) => (msg: string, ...rest: unknown[]): void => (g.log?.[level] ?? console.error)(msg, ...rest);
-/** The script logger (see the script contract): \\`log(msg)\\` is \\`log.info(msg)\\`. */
+/** The script logger (see the script contract): log(msg) is log.info(msg). */
 export const log = Object.assign((msg: string, ...rest: unknown[]): void => logAt("info")(msg, ...rest), {
   debug: logAt("debug"),
   info: logAt("info"),

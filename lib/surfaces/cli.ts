@@ -3,7 +3,7 @@ import { Context } from "../context.ts";
 import type { Io } from "../io.ts";
 import type { Operation, ParamSpec } from "../operations/define.ts";
 import { paramFlag } from "../operations/define.ts";
-import { OPERATIONS } from "../operations/mod.ts";
+import { COMMANDS } from "../operations/commands.ts";
 import type { FlagValue } from "../settings/resolve.ts";
 import { flagName, SETTINGS, type SettingSpec } from "../settings/table.ts";
 import { didYouMean } from "../near.ts";
@@ -69,7 +69,7 @@ function parseParam(op: Operation, p: ParamSpec, text: string, shown: string): u
  */
 export function parseArgs(
   args: readonly string[],
-  ops: readonly Operation[] = OPERATIONS,
+  ops: readonly Operation[],
 ): ParsedArgs {
   const out: ParsedArgs = { input: {}, flags: [], help: false };
   const positionals: string[] = [];
@@ -232,17 +232,44 @@ async function execute(
   return answer ? answer.value : await op.offline!(input, ctx);
 }
 
+async function allOperations(): Promise<readonly Operation[]> {
+  return (await import("../operations/mod.ts")).OPERATIONS;
+}
+
+/**
+ * The operations a command line needs: only its command's, found by its first word, so a cheap
+ * command loads one module; all of them for help, completion or a word that is no command.
+ */
+async function operationsFor(args: readonly string[]): Promise<readonly Operation[]> {
+  let word: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--") break;
+    if (!arg.startsWith("-") || arg === "-") {
+      word = arg;
+      break;
+    }
+    const key = !arg.includes("=") ? SETTING_FLAGS.get(arg) : undefined;
+    if (key && SPECS[key].type !== "boolean") i++; // its value is the next word
+  }
+  const load = word === undefined ? undefined : COMMANDS[word];
+  if (!load) return await allOperations();
+  const ops = [await load()];
+  if (args.includes("--version") || args.includes("-V")) ops.push(await COMMANDS.version());
+  return ops;
+}
+
 /** Runs one command line and returns the exit status. Never throws for a user's mistake. */
 export async function main(args: readonly string[], io: Io): Promise<number> {
   let ctx: Context | undefined;
   let json = args.includes("--json");
   try {
-    const parsed = parseArgs(args);
+    const parsed = parseArgs(args, await operationsFor(args));
     ctx = new Context(io, parsed.flags);
     json = ctx.json;
     for (const w of ctx.boot.warnings) io.err(`mcpx: warning: ${w}\n`);
     if (parsed.help || !parsed.op) {
-      io.out(parsed.op ? commandHelp(parsed.op) : mainHelp(OPERATIONS));
+      io.out(parsed.op ? commandHelp(parsed.op) : mainHelp(await allOperations()));
       return 0;
     }
     const output = await execute(parsed.op, parsed.input, ctx);

@@ -2,17 +2,18 @@ import assert from "node:assert/strict";
 import { McpxError } from "../errors.ts";
 import { captureIo } from "../io.ts";
 import { main, parseArgs } from "./cli.ts";
+import { OPERATIONS } from "../operations/mod.ts";
 
 Deno.test("parseArgs() takes global options before and after the command", () => {
-  const p = parseArgs(["--json", "stop", "--all", "--logging-level=debug"]);
+  const p = parseArgs(["--json", "stop", "--all", "--logging-level=debug"], OPERATIONS);
   assert.equal(p.op?.id, "daemon.stop");
   assert.deepEqual(p.input, { all: true });
   assert.deepEqual(p.flags.map((f) => [f.key, f.text]), [["output.json", "true"], [
     "logging.level",
     "debug",
   ]]);
-  assert.deepEqual(parseArgs(["stop", "--no-all"]).input, { all: false });
-  assert.deepEqual(parseArgs(["--no-json", "status"]).flags[0], {
+  assert.deepEqual(parseArgs(["stop", "--no-all"], OPERATIONS).input, { all: false });
+  assert.deepEqual(parseArgs(["--no-json", "status"], OPERATIONS).flags[0], {
     key: "output.json",
     text: "false",
     spelling: "--no-json",
@@ -20,10 +21,10 @@ Deno.test("parseArgs() takes global options before and after the command", () =>
 });
 
 Deno.test("parseArgs() checks positionals against the declaration", () => {
-  assert.deepEqual(parseArgs(["completion", "zsh"]).input, { shell: "zsh" });
+  assert.deepEqual(parseArgs(["completion", "zsh"], OPERATIONS).input, { shell: "zsh" });
   const usage = (args: string[], re: RegExp) =>
     assert.throws(
-      () => parseArgs(args),
+      () => parseArgs(args, OPERATIONS),
       (e: unknown) => e instanceof McpxError && e.code === "USAGE" && re.test(e.message),
     );
   usage(["completion", "zhs"], /must be one of bash, zsh, fish, not "zhs": did you mean "zsh"\?/);
