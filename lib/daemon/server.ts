@@ -251,13 +251,14 @@ async function makeRegistry(
   const { cache: initial, warning } = await readCache(dir, fp.hash, fp.path);
   if (warning) log.write("warn", "cache.corrupt", warning);
   const cache = new CacheWriter(dir, initial);
-  const { connectServer } = await import("../mcp/connect.ts");
   const { resolveAuth } = await import("../mcp/auth.ts");
   const { discoverRepository } = await import("../git/discover.ts");
   const { pidAlive } = await import("./records.ts");
   const configDir = dirname(config.path);
   return new Registry(defs, {
-    connect: (spec, startTimeoutMs) => connectServer(spec, { startTimeoutMs }),
+    // The SDK is loaded when the first server starts, not with the daemon (~100 ms of start-up).
+    connect: async (spec, startTimeoutMs) =>
+      (await import("../mcp/connect.ts")).connectServer(spec, { startTimeoutMs }),
     spec(def) {
       const auth = resolveAuth(def.name, def.entry, { env: { ...ctx.io.env } });
       return {

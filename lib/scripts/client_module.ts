@@ -276,6 +276,10 @@ export async function writeClient(
   clientPath = join(dir, "mcpx-client.ts"),
   options: { listUnlisted?: boolean } = {},
 ): Promise<string> {
+  // What the module is a function of: when none of it moved since the last write, the module on
+  // disk is already right, and neither the cache nor the code generator needs loading.
+  const stamp = await clientStamp(ctx, socket);
+  if (stamp && await firstLine(clientPath) === stamp) return clientPath;
   const { loadNamespaces } = await import("../discovery/load.ts");
   const codegen = await import("../codegen/declarations.ts");
   let { namespaces } = await loadNamespaces(ctx);
@@ -297,12 +301,47 @@ export async function writeClient(
     },
   );
   const path = clientPath;
-  await writeIfChanged(path, text);
+  // Stamped only when nothing was unlisted: a refresh changes the cache, and so the stamp.
+  const fresh = await clientStamp(ctx, socket);
+  await writeIfChanged(path, (fresh ? fresh + "\n" : "") + text);
   await writeIfChanged(
     join(dir, "mcpx-globals.d.ts"),
     renderGlobalsDeclaration(usable.map((n) => n.def.namespace)),
   );
   return path;
+}
+
+/**
+ * A one-line fingerprint of everything the client module is generated from: mcpx's version, the
+ * configuration, the schema cache file (size and mtime), the socket and the profile selection.
+ */
+async function clientStamp(ctx: Context, socket: string): Promise<string | undefined> {
+  try {
+    const fp = await ctx.fingerprint();
+    const { cacheDir } = await import("../paths.ts");
+    const { cacheFile } = await import("../cache/schema_cache.ts");
+    const info = await Deno.stat(cacheFile(cacheDir(ctx.boot, ctx.io.env), fp.short));
+    const { VERSION } = await import("../version.ts");
+    const parts = [VERSION, fp.hash, info.size, info.mtime?.getTime(), socket, ctx.selection()];
+    return `// mcpx-stamp ${JSON.stringify(parts)}`;
+  } catch {
+    return undefined; // no cache yet: always generate
+  }
+}
+
+async function firstLine(path: string): Promise<string | undefined> {
+  try {
+    const file = await Deno.open(path);
+    try {
+      const buf = new Uint8Array(1024);
+      const n = await file.read(buf);
+      return n === null ? undefined : new TextDecoder().decode(buf.subarray(0, n)).split("\n")[0];
+    } finally {
+      file.close();
+    }
+  } catch {
+    return undefined;
+  }
 }
 
 async function writeIfChanged(path: string, text: string): Promise<void> {
