@@ -15,6 +15,57 @@ export interface RuntimeCommand {
   command: string;
   args: string[];
   version?: string;
+  /**
+   * Set for a Node too old to strip types (before 22.6): the script and its client must be
+   * emitted as JavaScript (`.mjs`, with inline source maps) before Node can load them.
+   */
+  emit?: { deno: string };
+}
+
+/** Oldest Node that runs the emitted `.mjs` launcher and scripts. */
+export const NODE_EMIT_MIN: readonly [number, number] = [18, 0];
+
+/**
+ * Emits `source` (TypeScript) as one JavaScript module at `out`, with an inline source map so
+ * Node's `--enable-source-maps` reports the original file, line and column.
+ * @throws {McpxError} USAGE with the bundler's first error when the source does not compile.
+ */
+export async function emitModule(
+  deno: string,
+  source: string,
+  out: string,
+  options: { external?: string[] } = {},
+): Promise<void> {
+  const external = (options.external ?? []).flatMap((e) => ["--external", e]);
+  const result = await new Deno.Command(deno, {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform",
+      "deno",
+      "--sourcemap=inline",
+      ...external,
+      "-o",
+      out,
+      source,
+    ],
+    cwd: dirname(source),
+    env: { NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (result.success) return;
+  const text = new TextDecoder().decode(result.stderr);
+  const what = /error: (.*)/.exec(text)?.[1] ?? "it does not compile";
+  const where = /at (file:\/\/\S+)/.exec(text)?.[1];
+  const place = where
+    ? fromFileUrl(new URL(where.replace(/:(\d+):(\d+)$/, ""))) +
+      (where.match(/:(\d+:\d+)$/)?.[0] ?? "")
+    : source;
+  throw new McpxError("USAGE", `${place}: ${what}`, {
+    hint:
+      "Node before 22.6 runs scripts emitted as JavaScript; fix the script, or use --runtime deno",
+  });
 }
 
 /** The Worker entry, for `new Worker(WORKER_URL, { type: "module" })`. */
@@ -155,14 +206,34 @@ export async function runtimeCommand(
   const m = /^v(\d+)\.(\d+)/.exec(version ?? "");
   const [major, minor] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
   if (major < NODE_MIN[0] || (major === NODE_MIN[0] && minor < NODE_MIN[1])) {
-    throw unavailable(
-      `Node ${
-        version ?? "of unknown version"
-      } at ${command} cannot run TypeScript: mcpx needs Node ${
-        NODE_MIN.join(".")
-      } or newer, which strips types`,
-      "Put a newer Node first on PATH (`npm install -g node@22`, or `npm install node@22` and use node_modules/.bin), or choose --runtime deno or bun",
-    );
+    // Too old to strip types: emit the launcher (once per mcpx version) and, per run, the script
+    // and its client as .mjs with Deno's bundler, and let Node run JavaScript.
+    const deno = isCompiled() ? findOnPath("deno", env) : Deno.execPath();
+    const oldEnough = major > NODE_EMIT_MIN[0] ||
+      (major === NODE_EMIT_MIN[0] && minor >= NODE_EMIT_MIN[1]);
+    if (!deno || !oldEnough) {
+      throw unavailable(
+        `Node ${version ?? "of unknown version"} at ${command} cannot run TypeScript${
+          deno ? "" : ", and no deno is on PATH to emit JavaScript for it"
+        }: mcpx needs Node ${NODE_MIN.join(".")} or newer (or ${
+          NODE_EMIT_MIN.join(".")
+        } with deno)`,
+        "Put a newer Node first on PATH (`npm install -g node@22`, or `npm install node@22` and use node_modules/.bin), or choose --runtime deno or bun",
+      );
+    }
+    const emitted = entry.replace(/\.ts$/, ".mjs");
+    try {
+      await Deno.stat(emitted);
+    } catch {
+      await emitModule(deno, entry, emitted);
+    }
+    return {
+      runtime,
+      command,
+      args: ["--enable-source-maps", emitted],
+      version,
+      emit: { deno },
+    };
   }
   // Type stripping is on by default from 22.18 and 23.6; before that it needs the flag.
   const flag = (major === 22 && minor < 18) || (major === 23 && minor < 6)

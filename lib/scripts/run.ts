@@ -349,6 +349,7 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
     ? new Worker(WORKER_URL, { type: "module", name: "mcpx-script" })
     : undefined;
   let execFile: string | undefined;
+  const emitted: string[] = [];
   try {
     const session = env.MCPX_SESSION_ID || io.env.MCPX_SESSION_ID || `run-${crypto.randomUUID()}`;
     const minted = !env.MCPX_SESSION_ID && !io.env.MCPX_SESSION_ID;
@@ -398,6 +399,32 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       launcherDir: worker ? ownLauncherDir() : dirname(command!.args.at(-1)!),
       ...(worker ? { env: scriptEnv } : {}),
     };
+    if (command?.emit) {
+      // An old Node: hand it JavaScript. The client is emitted once per run and the script
+      // imports that very module (its "./mcpx-client.ts" is pointed at it), so the globals and
+      // an imported client stay the same objects, as under the other runtimes.
+      const { emitModule } = await import("../../launcher/select.ts");
+      const tag = crypto.randomUUID().slice(0, 8);
+      let clientUrl: string | undefined;
+      if (cfg.client) {
+        const client = join(scratch, `emitted-client-${tag}.mjs`);
+        await emitModule(command.emit.deno, cfg.client, client);
+        emitted.push(client);
+        cfg.client = client;
+        clientUrl = new URL(`file://${client}`).href;
+      }
+      const script = join(scratch, `emitted-${tag}.mjs`);
+      await emitModule(command.emit.deno, cfg.script, script, { external: ["./mcpx-client.ts"] });
+      emitted.push(script);
+      if (clientUrl) {
+        const text = await Deno.readTextFile(script);
+        await Deno.writeTextFile(
+          script,
+          text.replaceAll('"./mcpx-client.ts"', JSON.stringify(clientUrl)),
+        );
+      }
+      cfg.script = script;
+    }
     const display = (path: string) => {
       if (path === execFile) return "exec";
       return path.startsWith(io.cwd + "/") ? path.slice(io.cwd.length + 1) : path;
@@ -501,5 +528,6 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
   } finally {
     worker?.terminate();
     if (execFile) await Deno.remove(execFile).catch(() => {});
+    for (const file of emitted) await Deno.remove(file).catch(() => {});
   }
 }

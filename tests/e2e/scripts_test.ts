@@ -364,6 +364,20 @@ Deno.test({
   ignore: !NODE,
   fn: () => sameUnder("node", NODE),
 });
+// Debian's Node 20 cannot strip types: mcpx emits the script and its client as .mjs for it.
+const NODE20 = ["/usr/bin/node", "/usr/local/bin/node"].find((p) => {
+  try {
+    const out = new Deno.Command(p, { args: ["--version"], stdout: "piped" }).outputSync();
+    return /^v(1[89]|2[01])\./.test(new TextDecoder().decode(out.stdout));
+  } catch {
+    return false;
+  }
+});
+Deno.test({
+  name: "scripts.run: Node 20, on JavaScript that mcpx emits",
+  ignore: !NODE20,
+  fn: () => sameUnder("node", NODE20!.slice(0, NODE20!.lastIndexOf("/"))),
+});
 const BUN = runtimeDir("bun");
 Deno.test({ name: "scripts.run: the bun runtime", ignore: !BUN, fn: () => sameUnder("bun", BUN) });
 
@@ -371,14 +385,14 @@ Deno.test("scripts.run: a missing or too old runtime is named with the fix", asy
   await using box = await Sandbox.create();
   await box.write("work/n.ts", "export default () => 1;\n");
   // A PATH holding only an old node and no bun.
-  const bin = await box.write("bin/node", "#!/bin/sh\necho v20.1.0\n");
+  const bin = await box.write("bin/node", "#!/bin/sh\necho v16.1.0\n");
   await Deno.chmod(bin, 0o755);
   const env = { PATH: join(box.root, "bin") };
   const old = await box.mcpx(["run", "--runtime", "node", "n.ts"], { env });
   assert.equal(old.code, 5);
   assert.match(
     old.stderr,
-    /Node v20\.1\.0 at .* cannot run TypeScript: mcpx needs Node 22\.6 or newer/,
+    /Node v16\.1\.0 at .* cannot run TypeScript: mcpx needs Node 22\.6 or newer \(or 18\.0 with deno\)/,
   );
   const bun = await box.mcpx(["run", "--runtime", "bun", "n.ts"], { env });
   assert.equal(bun.code, 5);
