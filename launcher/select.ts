@@ -19,7 +19,7 @@ export interface RuntimeCommand {
    * Set for a Node too old to strip types (before 22.6): the script and its client must be
    * emitted as JavaScript (`.mjs`, with inline source maps) before Node can load them.
    */
-  emit?: { deno: string };
+  emit?: { deno: string; launcherDir: string };
 }
 
 /** Oldest Node that runs the emitted `.mjs` launcher and scripts. */
@@ -167,7 +167,13 @@ function unavailable(message: string, hint: string): McpxError {
  */
 export async function runtimeCommand(
   runtime: Exclude<RuntimeName, "worker">,
-  options: { env: Readonly<Record<string, string>>; entry: string; script: string },
+  options: {
+    env: Readonly<Record<string, string>>;
+    entry: string;
+    script: string;
+    /** Where JavaScript emitted for an old Node is kept. */
+    emitDir: string;
+  },
 ): Promise<RuntimeCommand> {
   const { env, entry, script } = options;
   if (runtime === "deno") {
@@ -221,10 +227,19 @@ export async function runtimeCommand(
         "Put a newer Node first on PATH (`npm install -g node@22`, or `npm install node@22` and use node_modules/.bin), or choose --runtime deno or bun",
       );
     }
-    const emitted = entry.replace(/\.ts$/, ".mjs");
+    // The emitted launcher is cached outside the source tree, named by the launcher files'
+    // sizes and times, so a changed launcher is emitted again.
+    const stamp = ENTRY_FILES.map((f) => {
+      const info = Deno.statSync(join(dirname(entry), f));
+      return `${info.size}.${info.mtime?.getTime()}`;
+    }).join("-");
+    let hash = 0;
+    for (const c of dirname(entry) + stamp) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
+    const emitted = join(options.emitDir, `launcher-${hash.toString(16)}.mjs`);
     try {
       await Deno.stat(emitted);
     } catch {
+      await Deno.mkdir(options.emitDir, { recursive: true });
       await emitModule(deno, entry, emitted);
     }
     return {
@@ -232,7 +247,7 @@ export async function runtimeCommand(
       command,
       args: ["--enable-source-maps", emitted],
       version,
-      emit: { deno },
+      emit: { deno, launcherDir: dirname(entry) },
     };
   }
   // Type stripping is on by default from 22.18 and 23.6; before that it needs the flag.

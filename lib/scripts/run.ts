@@ -319,6 +319,7 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
           env: io.env,
           entry: join(await launcherDir(cache, VERSION), "main.ts"),
           script: script?.path ?? io.cwd,
+          emitDir: join(cache, "emitted"),
         });
         runtime = candidate;
         break;
@@ -339,6 +340,7 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
           env: io.env,
           entry: join(await launcherDir(cache, VERSION), "main.ts"),
           script: script?.path ?? io.cwd,
+          emitDir: join(cache, "emitted"),
         }),
     );
   }
@@ -396,7 +398,9 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       ...(clientPath ? { client: clientPath } : {}),
       json: ctx.json,
       logLevel: settings.get("logging.level") as Level,
-      launcherDir: worker ? ownLauncherDir() : dirname(command!.args.at(-1)!),
+      launcherDir: worker
+        ? ownLauncherDir()
+        : command!.emit?.launcherDir ?? dirname(command!.args.at(-1)!),
       ...(worker ? { env: scriptEnv } : {}),
     };
     if (command?.emit) {
