@@ -39,10 +39,12 @@ export class Context {
     flags: readonly FlagValue[] = [],
     daemon?: DaemonHandle,
     caller: Caller = {},
+    boot?: Settings,
   ) {
     this.io = io;
     this.flags = flags;
-    this.boot = resolveSettings({ env: io.env, flags });
+    // The daemon hands its own: the same environment and flags resolve the same on every request.
+    this.boot = boot ?? resolveSettings({ env: io.env, flags });
     this.daemon = daemon;
     this.caller = caller;
   }

@@ -114,7 +114,8 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
         caller = JSON.parse(decodeURIComponent(header));
       } catch { /* a malformed caller is treated as an unknown one */ }
     }
-    return new Context(ctx.io, ctx.flags, state, caller);
+    const perRequest = new Context(ctx.io, ctx.flags, state, caller, ctx.boot);
+    return perRequest;
   });
 
   try {

@@ -51,11 +51,20 @@ export interface CallOutput {
   durationMs: number;
 }
 
+/**
+ * Function names per namespace and listed tools array (an instance's list is replaced, never
+ * mutated), so a call does not recompute them.
+ */
+const NAMES = new WeakMap<ServerDef, WeakMap<ToolInfo[], Map<string, string>>>();
+
 /** Finds a tool by its real name or by its identifier form (`fancy-name` as `fancy_name`). */
 export function findTool(def: ServerDef, all: ToolInfo[], name: string): ToolInfo {
   const server = def.namespace;
   const tools = all.filter((t) => def.showsTool(t.name));
-  const fn = functionNames(tools);
+  let byList = NAMES.get(def);
+  if (!byList) NAMES.set(def, byList = new WeakMap());
+  let fn = byList.get(all);
+  if (!fn) byList.set(all, fn = functionNames(tools));
   const tool = tools.find((t) => t.name === name) ?? tools.find((t) => fn.get(t.name) === name);
   if (tool) return tool;
   const names = tools.map((t) => fn.get(t.name)!);
