@@ -81,8 +81,10 @@ export async function wireRequest(
   }, options.timeoutMs);
   const chunks: Uint8Array[] = [];
   try {
-    await conn.write(encoder.encode(head));
-    if (body.length) await conn.write(body);
+    // One write: head and body in separate writes cost the server an extra read and an event-loop
+    // turn (~0.5 ms per call, bench/calls.ts).
+    const request = concat([encoder.encode(head), body]);
+    for (let sent = 0; sent < request.length;) sent += await conn.write(request.subarray(sent));
     // Stop reading once the body is complete rather than waiting for the server to close.
     const buf = new Uint8Array(64 * 1024);
     let total = 0;
