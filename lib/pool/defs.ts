@@ -135,6 +135,24 @@ export function toIdentifier(name: string): string {
   return /^[0-9]/.test(id) ? `_${id}` : id;
 }
 
+// Words a namespace cannot be: JavaScript's reserved words, and the names the generated client
+// and a script's globals already use (a server called "search" must not shadow search()).
+const TAKEN = new Set(
+  ("break case catch class const continue debugger default delete do else enum export extends " +
+    "false finally for function if import in instanceof new null return super switch this throw " +
+    "true try typeof var void while with implements interface let package private protected " +
+    "public static yield await arguments eval undefined NaN Infinity globalThis " +
+    "tools search describe log emit call ToolError ToolResult RawResult SearchHit META " +
+    "BAKED_SOCKET env socket post words withRaw callerHeader logAt denoClient g Json Deno " +
+    "process console args").split(" "),
+);
+
+/** The namespace a server is reached by: its identifier form, with `_` added if that is taken. */
+export function toNamespace(name: string): string {
+  const id = toIdentifier(name);
+  return TAKEN.has(id) ? `${id}_` : id;
+}
+
 function poolSettings(
   block: Record<string, unknown>,
   base: PoolSettings,
@@ -256,8 +274,8 @@ export function serverDefs(config: McpxConfig): ServerDef[] {
       }
     }
     const namespace = typeof block.namespace === "string"
-      ? toIdentifier(block.namespace)
-      : toIdentifier(name);
+      ? toNamespace(block.namespace)
+      : toNamespace(name);
     const clash = namespaces.get(namespace);
     if (clash) {
       throw new McpxError(

@@ -56,3 +56,12 @@ Deno.test("serverDefs() names the server, the field and the near miss", () => {
     /namespace "a_b" is also "a-b"'s/,
   );
 });
+
+Deno.test("serverDefs() keeps namespaces clear of reserved words and the client's own names", async () => {
+  const { toNamespace } = await import("./defs.ts");
+  assert.equal(toNamespace("new"), "new_");
+  assert.equal(toNamespace("search"), "search_");
+  assert.equal(toNamespace("my-server"), "my_server");
+  const [def] = serverDefs(config({ tools: { command: "x" } }));
+  assert.equal(def.namespace, "tools_");
+});
