@@ -246,10 +246,18 @@ export async function callDaemon(
     });
     return { value: decode(res, paths.socket, fp.hash) };
   };
+  const lost = (e: WireConnectError) =>
+    new McpxError(
+      "DAEMON_UNAVAILABLE",
+      `The daemon on "${paths.socket}" went away during the request (stopped or crashed); it may have run`,
+      { hint: "Check `mcpx status`, then run the command again if it should run again" },
+    );
   try {
     return await send();
   } catch (e) {
     if (!(e instanceof WireConnectError)) throw e;
+    // Sent and then lost: never send it again (a tool call would run twice).
+    if (e.kind === "lost") throw lost(e);
     // Classify the failure: a plain file or a foreign socket is an error, absent or stale is not.
     const state = await probe(paths.socket);
     if (typeof state === "object") checkOwner(state, fp.hash, paths.socket);
@@ -260,6 +268,7 @@ export async function callDaemon(
     return await send();
   } catch (e) {
     if (!(e instanceof WireConnectError)) throw e;
+    if (e.kind === "lost") throw lost(e);
     throw new McpxError(
       "DAEMON_UNAVAILABLE",
       `The daemon on "${paths.socket}" went away: ${e.message}`,

@@ -224,8 +224,9 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
   Deno.removeSignalListener("SIGINT", onSignal);
   log.write("info", "daemon.stopping", `Daemon stopping: ${stopReason}`, { reason: stopReason });
   await registry.flushCache();
-  await server!.shutdown();
-  await registry.close();
+  // Servers go while the listener drains: a call in flight then fails at once (its server was
+  // stopped) instead of holding the shutdown until its callTimeout.
+  await Promise.all([server!.shutdown(), registry.close()]);
   await registry.flushCache();
   // Only remove files that are still ours: a successor may already have replaced them.
   try {

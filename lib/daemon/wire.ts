@@ -8,11 +8,15 @@ export interface WireResponse {
   text: string;
 }
 
-/** The connection could not be made: `absent` (no such socket) or `refused` (nobody listens). */
+/**
+ * The connection could not be made (`absent`: no such socket, `refused`: nobody listens, `other`),
+ * or it was `lost` after the request was sent: then the request may have run, and must not be
+ * sent again.
+ */
 export class WireConnectError extends Error {
   override name = "WireConnectError";
-  readonly kind: "absent" | "refused" | "other";
-  constructor(kind: "absent" | "refused" | "other", message: string) {
+  readonly kind: "absent" | "refused" | "other" | "lost";
+  constructor(kind: "absent" | "refused" | "other" | "lost", message: string) {
     super(message);
     this.kind = kind;
   }
@@ -108,7 +112,7 @@ export async function wireRequest(
     if (timedOut) {
       throw new WireTimeoutError(`No answer on "${socket}" within ${options.timeoutMs} ms`);
     }
-    throw new WireConnectError("other", (e as Error).message);
+    throw new WireConnectError("lost", (e as Error).message);
   } finally {
     // Touching the timer functions at all costs ~8 ms on first use: only when a timeout was set.
     if (timer !== undefined) clearTimeout(timer);
@@ -129,7 +133,9 @@ export async function wireRequest(
       break;
     }
   }
-  if (split < 0) throw new WireConnectError("other", `A malformed HTTP answer on "${socket}"`);
+  if (split < 0) {
+    throw new WireConnectError("lost", `The connection on "${socket}" closed before an answer`);
+  }
   const [statusLine, ...lines] = decoder.decode(all.subarray(0, split)).split("\r\n");
   const status = Number(statusLine.split(" ")[1]);
   const headers = new Map<string, string>();

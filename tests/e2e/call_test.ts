@@ -420,3 +420,23 @@ Deno.test("scope: repo and worktree keys come from the caller's checkout, read w
     `worktree:${await Deno.realPath(join(box.root, "work/one-wt"))}`,
   );
 });
+
+Deno.test("stop: a call in flight fails at once, the daemon stops cleanly, and nothing restarts it", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { stuck: { ...faultyServer(), mcpx: { callTimeout: "60s" } } },
+  });
+  await box.json(["call", "stuck.pid"]);
+  const pending = box.mcpx(["call", "stuck.hang"]);
+  await until(async () =>
+    (await box.json<Status>(["status"])).servers[0].instances[0]?.calls === 2
+  );
+  const t0 = Date.now();
+  const stop = await box.json<{ stopped: { forced: boolean }[] }>(["stop", "--all"]);
+  assert.deepEqual(stop.stopped.map((s) => s.forced), [false], "stopped politely, not killed");
+  const call = await pending;
+  assert.notEqual(call.code, 0);
+  assert.ok(Date.now() - t0 < 10_000, "the call did not wait for its callTimeout");
+  await new Promise((r) => setTimeout(r, 500));
+  assert.deepEqual(box.processes(), [], "the interrupted call did not start a new daemon");
+});
