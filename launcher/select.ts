@@ -62,7 +62,7 @@ export async function emitModule(
     ? fromFileUrl(new URL(where.replace(/:(\d+):(\d+)$/, ""))) +
       (where.match(/:(\d+:\d+)$/)?.[0] ?? "")
     : source;
-  throw new McpxError("USAGE", `${place}: ${what}`, {
+  throw new McpxError("SCRIPT_FAILED", `${place}: ${what}`, {
     hint:
       "Node before 22.6 runs scripts emitted as JavaScript; fix the script, or use --runtime deno",
   });

@@ -21,6 +21,7 @@ export const ERRORS = {
   TOOL_TIMEOUT: { exit: 7, http: 504, hint: "Raise callTimeout for this server, or restart it" },
   TOOL_ERROR: { exit: 8, http: 422, hint: "" },
   CREDENTIALS_MISSING: { exit: 3, http: 422, hint: "" },
+  SCRIPT_FAILED: { exit: 1, http: 422, hint: "" },
 } as const satisfies Record<string, { exit: number; http: number; hint: string }>;
 
 /** A code from {@linkcode ERRORS}. */

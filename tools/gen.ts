@@ -84,8 +84,9 @@ function valueText(type: string, values?: readonly string[]): string {
   return type === "enum" ? values!.join("|") : type;
 }
 
-function paramName(p: ParamSpec): string {
-  if (p.positional) return `<${p.name}>`;
+function paramName(p: ParamSpec, op?: Operation): string {
+  // A parameter filled from the command's free-form words is not a flag on the command line.
+  if (p.positional || op?.cli.fills?.includes(p.name)) return `<${p.name}>`;
   const flag = paramFlag(p.name);
   const long = p.type === "boolean" ? flag : `${flag} <${valueText(p.type, p.values)}>`;
   return p.short ? `-${p.short}, ${long}` : long;
@@ -109,7 +110,7 @@ function commandSection(op: Operation): string {
       table(
         ["Argument or option", "Type", "Required", "Description"],
         op.params.map((p) => [
-          code(paramName(p)),
+          code(paramName(p, op)),
           paramType(p),
           p.required ? "yes" : "no",
           prose(p.doc),

@@ -47,6 +47,19 @@ export function discoverConfig(
 ): ConfigLocation {
   if (explicit) {
     const path = resolve(cwd, explicit);
+    let isDir = false;
+    try {
+      isDir = Deno.statSync(path).isDirectory;
+    } catch { /* absent */ }
+    if (isDir) {
+      throw new McpxError(
+        "CONFIG_NOT_FOUND",
+        `Configuration "${path}" is a directory, not a file`,
+        {
+          hint: `Name the file itself, e.g. ${join(path, ".mcpx.json")}`,
+        },
+      );
+    }
     if (!isFile(path)) {
       throw new McpxError("CONFIG_NOT_FOUND", `Configuration file "${path}" does not exist`, {
         hint: "Fix the path given by MCPX_CONFIG or --config, or unset it to search",

@@ -114,6 +114,12 @@ function checkServer(name: string, raw: unknown, path: string): ServerConfig {
   if (s.command !== undefined && typeof s.command !== "string") {
     throw bad(`"command" must be a string`);
   }
+  if (s.command !== undefined && s.url !== undefined) {
+    throw bad(`has both "command" and "url": a server is a program to start or a remote one`);
+  }
+  if (typeof s.url === "string" && !/^https?:\/\/[^/\s]+/.test(s.url) && !s.url.includes("${")) {
+    throw bad(`"url" is ${JSON.stringify(s.url)}: expected http://host[:port]/path or https://…`);
+  }
   if (s.url !== undefined && typeof s.url !== "string") throw bad(`"url" must be a string`);
   if (
     s.args !== undefined && !(Array.isArray(s.args) && s.args.every((a) => typeof a === "string"))

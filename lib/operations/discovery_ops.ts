@@ -1,3 +1,4 @@
+import { McpxError } from "../errors.ts";
 import { defineOperation } from "./define.ts";
 import { renderTable } from "../table.ts";
 import type { Context } from "../context.ts";
@@ -286,6 +287,11 @@ export const toolsCatalog = defineOperation<
     const { loadNamespaces } = await import("../discovery/load.ts");
     const { catalog, estimateTokens } = await import("../codegen/catalog.ts");
     const budget = input.budget ?? (await ctx.settings()).get("catalog.budget");
+    if (budget < 1) {
+      throw new McpxError("USAGE", `A catalog budget of ${budget} tokens holds nothing`, {
+        hint: "Give --budget a positive number of tokens, e.g. 2000",
+      });
+    }
     const { namespaces } = await loadNamespaces(ctx);
     const text = catalog(
       namespaces.filter((n) => n.state !== "disabled").map((n) => ({

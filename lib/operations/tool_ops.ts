@@ -38,6 +38,9 @@ export function parseCallWords(words: readonly string[]): Record<string, unknown
     return input;
   }
   const args: Record<string, unknown> = {};
+  // Values were read as JSON when they parse; the daemon turns one back into text where the
+  // tool's schema wants a string (`value=1` for a string field is "1").
+  if (rest.length > 0) input.textValues = true;
   for (const word of rest) {
     const eq = word.indexOf("=");
     if (eq <= 0) throw usage(`"${word}" is neither a JSON object nor key=value`);
@@ -58,6 +61,7 @@ export const toolsCall = defineOperation<
     server: string;
     tool: string;
     arguments?: Record<string, unknown>;
+    textValues?: boolean;
     raw?: boolean;
     session?: string;
   },
@@ -76,6 +80,12 @@ export const toolsCall = defineOperation<
       doc: "The tool's name, or its identifier form",
     },
     { name: "arguments", type: "json", doc: "The tool's arguments as a JSON object" },
+    {
+      name: "textValues",
+      type: "boolean",
+      doc:
+        "The arguments came from key=value words: a value is kept as text where the schema wants a string",
+    },
     { name: "raw", type: "boolean", doc: "Print the full MCP result envelope" },
     {
       name: "session",
@@ -87,7 +97,7 @@ export const toolsCall = defineOperation<
     command: ["call"],
     usage: "<namespace.tool> [json | key=value ...] [options]",
     positionals: parseCallWords,
-    fills: ["server", "tool", "arguments"],
+    fills: ["server", "tool", "arguments", "textValues"],
     example: ["everything.echo", "message=hi"],
   },
   http: {
@@ -111,6 +121,7 @@ export const toolsCall = defineOperation<
       server: input.server,
       tool: input.tool,
       arguments: input.arguments ?? {},
+      textValues: input.textValues,
       raw: input.raw,
       caller: { ...ctx.caller, ...(input.session ? { session: input.session } : {}) },
     });
@@ -152,7 +163,7 @@ export const serversRestart = defineOperation<
 /** `mcpx refresh`: list every server's tools again. */
 export const serversRefresh = defineOperation<
   Record<string, never>,
-  { servers: { namespace: string; tools: number | null; error?: string }[] }
+  { servers: { namespace: string; tools: number | null; error?: string }[]; exitCode?: number }
 >({
   id: "servers.refresh",
   summary: "Re-read every server's tool list",
@@ -170,10 +181,14 @@ export const serversRefresh = defineOperation<
           error: z.string().optional(),
         }),
       ),
+      exitCode: z.number().optional(),
     }),
   async run(_input, ctx) {
     const out = await registry(ctx).refresh();
+    const failed = out.some((s) => s.error);
     return {
+      // Some server could not be listed: the command fails (6), each row says why.
+      ...(failed ? { exitCode: 6 } : {}),
       servers: out.map((s) => ({
         namespace: s.namespace,
         tools: s.tools ? s.tools.length : null,

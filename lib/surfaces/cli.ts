@@ -156,7 +156,9 @@ export function parseArgs(
     }
     const known = [
       ...SETTING_FLAGS.keys(),
-      ...(op?.params.filter((p) => !p.positional).map((p) => paramFlag(p.name)) ?? []),
+      ...(op?.params.filter((p) => !p.positional && !op?.cli.fills?.includes(p.name)).map((p) =>
+        paramFlag(p.name)
+      ) ?? []),
     ];
     throw usageError(
       `Unknown option "${name}"${op ? ` for "mcpx ${op.cli.command.join(" ")}"` : ""}${

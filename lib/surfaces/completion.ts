@@ -12,7 +12,9 @@ export function completionScript(
   const commands = ops.map((o) => o.cli.command[0]);
   const perCommand = ops.map((o) => ({
     name: o.cli.command[0],
-    flags: o.params.filter((p) => !p.positional).map((p) => paramFlag(p.name)),
+    flags: o.params.filter((p) => !p.positional && !o.cli.fills?.includes(p.name)).map((p) =>
+      paramFlag(p.name)
+    ),
     values: o.params.find((p) => p.positional && p.type === "enum")?.values ?? [],
   }));
   if (shell === "bash") {

@@ -124,3 +124,24 @@ Deno.test("bad input: no configuration anywhere names what was searched", async 
   assert.equal(missing.code, 3);
   assert.match(oneLine(missing.stderr), /Configuration file ".*nope\.json" does not exist/);
 });
+
+Deno.test("bad input: a server with both command and url, a malformed url, a directory as config", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { a: { command: "x", url: "http://127.0.0.1:1/mcp" } },
+  });
+  const both = await box.mcpx(["ls"]);
+  assert.equal(both.code, 3);
+  assert.match(oneLine(both.stderr), /Server "a" .*has both "command" and "url"/);
+  await box.write("work/.mcpx.json", { mcpServers: { u: { url: "not a url" } } });
+  const url = await box.mcpx(["ls"]);
+  assert.equal(url.code, 3);
+  assert.match(oneLine(url.stderr), /"url" is "not a url": expected http:\/\/host/);
+  const dir = await box.mcpx(["--config", join(box.root, "work"), "ls"]);
+  assert.equal(dir.code, 3);
+  assert.match(oneLine(dir.stderr), /is a directory, not a file/);
+  await box.write("work/.mcpx.json", { mcpServers: {} });
+  const budget = await box.mcpx(["catalog", "--budget", "0"]);
+  assert.equal(budget.code, 2);
+  assert.match(oneLine(budget.stderr), /budget of 0 tokens holds nothing/);
+});

@@ -440,3 +440,15 @@ Deno.test("stop: a call in flight fails at once, the daemon stops cleanly, and n
   await new Promise((r) => setTimeout(r, 500));
   assert.deepEqual(box.processes(), [], "the interrupted call did not start a new daemon");
 });
+
+Deno.test("call: key=value keeps text for string fields and JSON for the rest", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { fixture: faultyServer() } });
+  assert.equal((await box.json<Call>(["call", "fixture.set", "key=a", "value=1"])).result, "ok");
+  assert.equal((await box.json<Call>(["call", "fixture.get", "key=a"])).result, "1");
+  assert.equal((await box.json<Call>(["call", "fixture.echo", "text=true"])).result, "true");
+  const ms = await box.mcpx(["call", "fixture.sleep", "ms=5"]);
+  assert.equal(ms.code, 0, "a number field still gets a number");
+  const bad = await box.mcpx(["call", "fixture.sleep", "ms=soon"]);
+  assert.equal(bad.code, 2, "and text where a number is wanted is still refused");
+});

@@ -43,9 +43,16 @@ Deno.test("discovery: ls and search answer from the cache and start nothing", as
   assert.match(before.next, /mcpx refresh/);
   assert.deepEqual(box.processes(), [], "ls started neither a daemon nor a server");
 
-  const refreshed = await box.json<{ servers: { namespace: string; tools: number | null }[] }>([
-    "refresh",
-  ]);
+  // One server cannot start, so refresh says so with exit 6; the others are listed all the same.
+  const refreshRun = await box.mcpx(["--json", "refresh"]);
+  assert.equal(refreshRun.code, 6);
+  const refreshed = JSON.parse(refreshRun.stdout) as {
+    servers: { namespace: string; tools: number | null; error?: string }[];
+  };
+  assert.match(
+    refreshed.servers.find((s) => s.namespace === "broken")?.error ?? "",
+    /refusing to start/,
+  );
   assert.equal(refreshed.servers.find((s) => s.namespace === "narrow")?.tools, 3);
   await box.json(["stop"]);
   assert.deepEqual(box.processes(), []);
