@@ -50,3 +50,26 @@ Deno.test("execModule() returns an expression, wraps statements, keeps modules a
   const mod = 'import x from "./y.ts";\nconsole.log(x);';
   assert.deepEqual(execModule(mod), { text: mod, lineOffset: 0 });
 });
+
+Deno.test("rebaseImports() points an exec program's relative imports at the caller's folder", async () => {
+  const { rebaseImports } = await import("./run.ts");
+  const code = [
+    'import x from "./helper.ts";',
+    "import { y } from '../up/y.ts';",
+    'import tools from "./mcpx-client.ts";',
+    'const z = await import("./z.ts");',
+    'import "./side.ts";',
+    'const s = "./not-an-import.ts";',
+  ].join("\n");
+  assert.equal(
+    rebaseImports(code, "/work/here"),
+    [
+      'import x from "file:///work/here/helper.ts";',
+      "import { y } from 'file:///work/up/y.ts';",
+      'import tools from "./mcpx-client.ts";',
+      'const z = await import("file:///work/here/z.ts");',
+      'import "file:///work/here/side.ts";',
+      'const s = "./not-an-import.ts";',
+    ].join("\n"),
+  );
+});

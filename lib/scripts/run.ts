@@ -104,6 +104,22 @@ export function execModule(code: string): { text: string; lineOffset: number } {
   return { text, lineOffset: 1 };
 }
 
+/**
+ * Points the relative imports of an exec program at the caller's folder: the program is written
+ * to the cache, but `./helper.ts` means the helper beside the caller. `./mcpx-client.ts` stays,
+ * since the client is written beside the program. Only string literals after `from`, `import`
+ * and `import(` are touched.
+ */
+export function rebaseImports(text: string, cwd: string): string {
+  return text.replace(
+    /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(["'])(\.\.?\/[^"'\n]*)\2/g,
+    (whole, lead: string, quote: string, spec: string) =>
+      spec === "./mcpx-client.ts"
+        ? whole
+        : `${lead}${quote}${new URL(`file://${resolve(cwd, spec)}`).href}${quote}`,
+  );
+}
+
 function problemsError(problems: McpxError[]): McpxError {
   if (problems.length === 1) return problems[0];
   return new McpxError(
@@ -361,7 +377,7 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
     const program = request.code !== undefined ? execModule(request.code) : undefined;
     if (program) {
       execFile = join(scratch, `exec-${crypto.randomUUID().slice(0, 8)}.ts`);
-      await Deno.writeTextFile(execFile, program.text);
+      await Deno.writeTextFile(execFile, rebaseImports(program.text, io.cwd));
     }
     const scriptPath = script?.path ?? execFile!;
 

@@ -430,3 +430,14 @@ async function timesOut(runtime: string, dir?: string): Promise<void> {
 Deno.test("scripts.run: a timeout stops a worker script and its children", () =>
   timesOut("worker"));
 Deno.test("scripts.run: a timeout stops a subprocess script and its group", () => timesOut("deno"));
+
+Deno.test("scripts.exec: a relative import means the file beside the caller", async () => {
+  await using box = await scriptBox();
+  await box.write("work/helper.ts", "export const answer = 41;\n");
+  const r = await box.mcpx([
+    "exec",
+    'import { answer } from "./helper.ts";\nexport default () => answer + 1;',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "42\n");
+});
