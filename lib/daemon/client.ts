@@ -249,7 +249,7 @@ export async function callDaemon(
   const lost = (e: WireConnectError) =>
     new McpxError(
       "DAEMON_UNAVAILABLE",
-      `The daemon on "${paths.socket}" went away during the request (stopped or crashed); it may have run`,
+      `The daemon on "${paths.socket}" went away during the request (${e.message}); it may have run`,
       { hint: "Check `mcpx status`, then run the command again if it should run again" },
     );
   try {
