@@ -4,6 +4,7 @@ import { formatDuration } from "../duration.ts";
 import { renderTable } from "../table.ts";
 import { VERSION } from "../version.ts";
 import type { RunningDaemon } from "../daemon/server.ts";
+import type { PoolStatus } from "../pool/pool.ts";
 import type { Health } from "../daemon/client.ts";
 import type { DaemonEntry } from "../daemon/records.ts";
 import type { Context } from "../context.ts";
@@ -87,17 +88,8 @@ export const health = defineOperation<Record<string, never>, Health>({
   render: (h) => `ok: daemon ${h.pid}, up ${formatDuration(h.uptimeMs)}, config ${h.config}\n`,
 });
 
-interface InstanceRow {
-  id: string;
-  key: string;
-  pid: number | null;
-  state: string;
-  uptimeMs: number;
-  calls: number;
-  leases: number;
-  waiting: number;
-  stderrTail: string[];
-}
+/** One live process, as the pool reports it. */
+type InstanceRow = PoolStatus["instances"][number];
 
 interface StatusOutput {
   running: boolean;
