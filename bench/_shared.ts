@@ -157,3 +157,31 @@ function contains(hay: Uint8Array, needle: Uint8Array): boolean {
   }
   return false;
 }
+
+/**
+ * Stops every daemon of the isolated environment, waits up to 5 s for its processes (servers
+ * carry the isolated HOME) and kills any left, then removes the directory. Resolves to what went
+ * wrong, one line each; never throws.
+ */
+export async function teardown(root: string, env: Record<string, string>): Promise<string[]> {
+  const problems: string[] = [];
+  await runDeno(mcpxArgs(["stop", "--all"]), root, env).catch((err) =>
+    problems.push(`mcpx stop --all: ${err.message}`)
+  );
+  const deadline = Date.now() + 5000;
+  let left = processesOf(root);
+  while (left.length && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    left = processesOf(root);
+  }
+  for (const pid of left) {
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch { /* gone */ }
+  }
+  if (left.length) problems.push(`killed processes left running: ${left.join(", ")}`);
+  await Deno.remove(root, { recursive: true }).catch((err) =>
+    problems.push(`removing ${root}: ${err.message}`)
+  );
+  return problems;
+}

@@ -30,8 +30,8 @@ import {
   mcpxArgs,
   median,
   percentile,
-  processesOf,
   runDeno,
+  teardown,
   timeRun,
   wholeNumber,
 } from "./_shared.ts";
@@ -463,25 +463,7 @@ async function main(): Promise<void> {
       await conn?.close().catch((err) => problems.push(`closing the direct connection: ${err}`));
       await httpConn?.close().catch((err) => problems.push(`closing the HTTP connection: ${err}`));
       await shared[Symbol.asyncDispose]();
-      await runDeno(mcpxArgs(["stop", "--all"]), base.root, env).catch((err) =>
-        problems.push(`mcpx stop --all: ${err.message}`)
-      );
-      // The daemon's server processes carry the isolated HOME: give them a moment to go.
-      const deadline = Date.now() + 5000;
-      let left = processesOf(base.root);
-      while (left.length && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 50));
-        left = processesOf(base.root);
-      }
-      for (const pid of left) {
-        try {
-          Deno.kill(pid, "SIGKILL");
-        } catch { /* gone */ }
-      }
-      if (left.length) problems.push(`killed processes left running: ${left.join(", ")}`);
-      await Deno.remove(base.root, { recursive: true }).catch((err) =>
-        problems.push(`removing ${base.root}: ${err.message}`)
-      );
+      problems.push(...await teardown(base.root, env));
       return problems;
     })();
   // Ctrl-C does not run `finally`, and the daemon is detached: clean up here, then exit. The

@@ -35,6 +35,7 @@ import {
   percentile,
   processesOf,
   runDeno,
+  teardown,
   timeRun,
   wholeNumber,
 } from "./_shared.ts";
@@ -662,25 +663,7 @@ async function main(): Promise<void> {
     cleaning ??= (async () => {
       Deno.removeSignalListener("SIGINT", onInterrupt);
       const problems: string[] = [];
-      await runDeno(mcpxArgs(["stop", "--all"]), e.root, e.env).catch((err) =>
-        problems.push(`mcpx stop --all: ${err.message}`)
-      );
-      // Server processes carry the isolated HOME: give them a moment to go.
-      const deadline = Date.now() + 5000;
-      let left = processesOf(e.root);
-      while (left.length && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 50));
-        left = processesOf(e.root);
-      }
-      for (const pid of left) {
-        try {
-          Deno.kill(pid, "SIGKILL");
-        } catch { /* gone */ }
-      }
-      if (left.length) problems.push(`killed processes left running: ${left.join(", ")}`);
-      await Deno.remove(e.root, { recursive: true }).catch((err) =>
-        problems.push(`removing ${e.root}: ${err.message}`)
-      );
+      problems.push(...await teardown(e.root, e.env));
       return problems;
     })();
   // Ctrl-C does not run `finally`, and the daemon is detached: clean up here, then exit. The

@@ -18,8 +18,8 @@ import {
   mcpxArgs,
   median,
   percentile,
-  processesOf,
   runDeno,
+  teardown,
   timeRun,
   wholeNumber,
 } from "./_shared.ts";
@@ -76,10 +76,8 @@ const cases: { name: string; args: string[]; target?: number }[] = [
 
 const samples = new Map<string, number[]>(cases.map((c) => [c.name, []]));
 const skipped = new Set<string>();
-const stopAll = () => runDeno(mcpxArgs(["stop", "--all"]), work, env).catch(() => "");
 Deno.addSignalListener("SIGINT", async () => {
-  await stopAll();
-  await Deno.remove(box.root, { recursive: true }).catch(() => {});
+  for (const p of await teardown(box.root, env)) console.error(p);
   Deno.exit(130);
 });
 try {
@@ -101,10 +99,7 @@ try {
     }
   }
 } finally {
-  await stopAll();
-  const left = processesOf(box.root);
-  await Deno.remove(box.root, { recursive: true }).catch(() => {});
-  if (left.length) console.error(`problem: processes left: ${left.join(", ")}`);
+  for (const p of await teardown(box.root, env)) console.error(`problem: ${p}`);
 }
 
 const base = median(samples.get(cases[0].name)!);
