@@ -19,6 +19,7 @@
  *
  * The cache is filled once, untimed, by `mcpx refresh`, and its daemon stopped.
  */
+import { rawToolsList } from "../tests/fixtures/raw_tools_list.ts";
 import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import { estimateTokens } from "../lib/codegen/catalog.ts";
@@ -150,73 +151,13 @@ async function serversGone(e: Environment, ms = 10_000): Promise<number[]> {
  */
 async function rawTools(e: Environment, key: string): Promise<{ name: string }[]> {
   const server = e.servers[key];
-  const child = new Deno.Command(server.command, {
+  return await rawToolsList(key, server.command, {
     args: server.args,
     cwd: e.project,
     env: { ...e.env, ...server.env },
     clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const timer = setTimeout(() => {
-    try {
-      child.kill("SIGKILL");
-    } catch { /* gone */ }
-  }, RAW_TIMEOUT_MS);
-  const writer = child.stdin.getWriter();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const send = (msg: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(msg) + "\n"));
-  let buffer = "";
-  const reply = async (id: number): Promise<Record<string, unknown>> => {
-    while (true) {
-      const nl = buffer.indexOf("\n");
-      if (nl >= 0) {
-        const line = buffer.slice(0, nl).trim();
-        buffer = buffer.slice(nl + 1);
-        if (!line) continue;
-        const msg = JSON.parse(line);
-        if (msg.id !== id) continue;
-        if (msg.error) throw new Error(`${key}: ${JSON.stringify(msg.error)}`);
-        return msg.result;
-      }
-      const { value, done } = await lines.read();
-      if (done) throw new Error(`${key}: the server closed stdout before answering ${id}`);
-      buffer += value;
-    }
-  };
-  try {
-    await send({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "mcpx-bench-discovery", version: "0" },
-      },
-    });
-    await reply(1);
-    await send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    const tools: { name: string }[] = [];
-    let cursor: string | undefined;
-    let id = 2;
-    do {
-      await send({ jsonrpc: "2.0", id, method: "tools/list", params: cursor ? { cursor } : {} });
-      const page = await reply(id++);
-      tools.push(...page.tools as { name: string }[]);
-      cursor = page.nextCursor as string | undefined;
-    } while (cursor);
-    return tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  } finally {
-    clearTimeout(timer);
-    await writer.close().catch(() => {});
-    await lines.cancel().catch(() => {});
-    try {
-      child.kill();
-    } catch { /* gone */ }
-    await child.status;
-  }
+    timeoutMs: RAW_TIMEOUT_MS,
+  });
 }
 
 interface Piece {

@@ -4,6 +4,8 @@
  * `initialize` → `notifications/initialized` → `tools/list` over newline-delimited JSON-RPC on
  * stdio, and its tools are written sorted by name so the file is stable.
  */
+import { rawToolsList } from "../../fixtures/raw_tools_list.ts";
+
 const HERE = new URL(".", import.meta.url).pathname;
 const NPM = new URL("../../npm/node_modules/", import.meta.url).pathname;
 
@@ -48,63 +50,8 @@ const SERVERS: Server[] = [
   },
 ];
 
-async function listTools(server: Server): Promise<{ name: string }[]> {
-  const child = new Deno.Command("node", {
-    args: server.args,
-    env: server.env,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  const send = (msg: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(msg) + "\n"));
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  const reply = async (id: number): Promise<Record<string, unknown>> => {
-    while (true) {
-      const nl = buffer.indexOf("\n");
-      if (nl >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        if (!line.trim()) continue;
-        const msg = JSON.parse(line);
-        if (msg.id === id) {
-          if (msg.error) throw new Error(`${server.case}: ${JSON.stringify(msg.error)}`);
-          return msg.result;
-        }
-        continue;
-      }
-      const { value, done } = await lines.read();
-      if (done) throw new Error(`${server.case}: server closed stdout`);
-      buffer += value;
-    }
-  };
-  await send({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-06-18",
-      capabilities: {},
-      clientInfo: { name: "mcpx-codegen-capture", version: "0" },
-    },
-  });
-  await reply(1);
-  await send({ jsonrpc: "2.0", method: "notifications/initialized" });
-  const tools: { name: string }[] = [];
-  let cursor: string | undefined;
-  let id = 2;
-  do {
-    await send({ jsonrpc: "2.0", id, method: "tools/list", params: cursor ? { cursor } : {} });
-    const page = await reply(id++);
-    tools.push(...page.tools as { name: string }[]);
-    cursor = page.nextCursor as string | undefined;
-  } while (cursor);
-  await writer.close();
-  await lines.cancel();
-  child.kill();
-  await child.status;
-  return tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+function listTools(server: Server): Promise<{ name: string }[]> {
+  return rawToolsList(server.case, "node", { args: server.args, env: server.env });
 }
 
 for (const server of SERVERS) {
