@@ -1,5 +1,5 @@
 // HTTP/1.1 over the daemon's unix socket, by hand. The CLI's first `fetch()` costs 12–17 ms of
-// one-time set-up here against 2–3 ms for this (bench/startup.ts); the daemon side is Deno.serve.
+// one-time set-up here against 2–3 ms for this (timed in-process per step); the daemon side is Deno.serve.
 
 /** One answer from the daemon. */
 export interface WireResponse {
@@ -86,7 +86,7 @@ export async function wireRequest(
   const chunks: Uint8Array[] = [];
   try {
     // One write: head and body in separate writes cost the server an extra read and an event-loop
-    // turn (~0.5 ms per call, bench/calls.ts).
+    // turn (~0.3 ms per call: round trip minus the daemon's own durationMs).
     const request = concat([encoder.encode(head), body]);
     for (let sent = 0; sent < request.length;) sent += await conn.write(request.subarray(sent));
     // Stop reading once the body is complete rather than waiting for the server to close.
