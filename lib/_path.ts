@@ -1,5 +1,6 @@
 // POSIX path helpers. The CLI avoids `node:path`: its first import starts Deno's Node
-// compatibility layer, about 14 ms of every command's start-up here (hyperfine: `deno run` of a file importing only node:path vs an empty one).
+// compatibility layer, about 14 ms of every command's start-up here (hyperfine: `deno run` of a
+// file importing only node:path against an empty one).
 
 /** Joins segments with `/` and normalises the result. */
 export function join(...parts: string[]): string {

@@ -1,5 +1,6 @@
 // HTTP/1.1 over the daemon's unix socket, by hand. The CLI's first `fetch()` costs 12–17 ms of
-// one-time set-up here against 2–3 ms for this (timed in-process per step); the daemon side is Deno.serve.
+// one-time set-up here against 2–3 ms for this (timed in-process per step); the daemon side is
+// Deno.serve.
 
 /** One answer from the daemon. */
 export interface WireResponse {
