@@ -5,6 +5,7 @@ import type { Caller } from "./pool/scope.ts";
 import type { Selection } from "./pool/defs.ts";
 import { type DaemonPaths, daemonPaths } from "./paths.ts";
 import { type FlagValue, resolveSettings, type Settings } from "./settings/resolve.ts";
+import { load } from "./_load.ts";
 
 /** What the daemon exposes to operations that run inside it. */
 export interface DaemonHandle {
@@ -100,7 +101,14 @@ export class Context {
   fingerprint(): Promise<Fingerprint> {
     const primary = this.location().primary;
     if (!primary) return Promise.reject(noConfigError(this.location()));
-    return this.#fingerprint ??= fingerprintConfig(primary);
+    if (!this.#fingerprint) {
+      try {
+        this.#fingerprint = Promise.resolve(fingerprintConfig(primary));
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+    return this.#fingerprint;
   }
 
   /** The full settings, if something already asked for them. */
@@ -111,7 +119,10 @@ export class Context {
   /** Every setting, with the configuration files read (farthest first, nearest last). */
   settings(): Promise<Settings> {
     return this.#settings ??= (async () => {
-      const { loadConfig } = await import("./config/load.ts");
+      const { loadConfig } = await load<typeof import("./config/load.ts")>(
+        "./config/load.ts",
+        import.meta.url,
+      );
       const files = [];
       for (const path of this.layers().layers) {
         files.push({ path, data: (await loadConfig(path)).data });

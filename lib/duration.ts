@@ -2,10 +2,18 @@ const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000,
 
 /** Parses `250ms`, `30s`, `5m`, `4h`, `1d` or `0` into milliseconds; `undefined` if malformed. */
 export function parseDuration(text: string): number | undefined {
+  // By hand, not by regular expression: a regular expression's first use costs a start-up ~0.15 ms.
   const t = text.trim();
   if (t === "0") return 0;
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(t);
-  return m ? Math.round(Number(m[1]) * UNITS[m[2]]) : undefined;
+  let end = 0;
+  while (end < t.length && ((t[end] >= "0" && t[end] <= "9") || t[end] === ".")) end++;
+  const number = t.slice(0, end);
+  const unit = UNITS[t.slice(end)];
+  const valid = end > 0 && number[0] !== "." && !number.endsWith(".") &&
+    number.indexOf(".") === number.lastIndexOf(".");
+  return valid && Object.hasOwn(UNITS, t.slice(end))
+    ? Math.round(Number(number) * unit)
+    : undefined;
 }
 
 /** Formats milliseconds the way a person reads an uptime: `4h12m`, `3m05s`, `12s`, `250ms`. */

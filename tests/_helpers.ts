@@ -18,6 +18,13 @@ export interface Run {
   stderr: string;
 }
 
+/** The variables among `names` that are set here, to hand on to a child. */
+function passThrough(...names: string[]): Record<string, string> {
+  return Object.fromEntries(
+    names.flatMap((n) => Deno.env.get(n) === undefined ? [] : [[n, Deno.env.get(n)!]]),
+  );
+}
+
 /**
  * A private world for real mcpx processes: its own HOME and XDG directories, so daemons,
  * sockets and records never meet another test's. Disposing stops every daemon it started and
@@ -39,6 +46,8 @@ export class Sandbox {
       NO_COLOR: "1",
       DENO_DIR,
       E2E_SANDBOX: root,
+      // Which certificates Deno trusts when a test makes it fetch from npm (a TLS proxy's own).
+      ...passThrough("DENO_TLS_CA_STORE", "DENO_CERT", "SSL_CERT_FILE"),
     };
   }
 

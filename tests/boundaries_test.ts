@@ -26,3 +26,19 @@ Deno.test("operation modules import nothing heavy at the top, so cheap commands 
     .map((f) => f.slice(ROOT.length));
   assert.deepEqual(offenders, []);
 });
+
+Deno.test("lib/ imports lazily by built specifiers, each typed as the module it loads", () => {
+  // A string literal in import("…") is walked by `deno run` before the first line runs.
+  const literal = /(?<!typeof )(?<![\w.])import\(\s*"(?!node:)[^"]+"\s*\)/;
+  const pair = /load<typeof import\("([^"]+)"\)>\(\s*"([^"]+)"/g;
+  const problems: string[] = [];
+  for (const f of sources(join(ROOT, "lib"))) {
+    const text = Deno.readTextFileSync(f);
+    const name = f.slice(ROOT.length);
+    if (name !== "lib/_load.ts" && literal.test(text)) problems.push(`${name}: literal import()`);
+    for (const [, typed, loaded] of text.matchAll(pair)) {
+      if (typed !== loaded) problems.push(`${name}: typed as ${typed}, loads ${loaded}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});

@@ -344,8 +344,8 @@ Deno.test("every operation's output builds a zod object schema that converts to 
 /** A stand-in for the running daemon, as operations inside it see it. */
 /** A schema cache that knows server "x" and its one tool "x", as a refresh would leave it. */
 async function seedCache(tmp: string, configPath: string): Promise<void> {
-  const fp = await fingerprintConfig(configPath);
-  const [def] = serverDefs(await loadConfig(fp.path, fp.bytes));
+  const fp = fingerprintConfig(configPath);
+  const [def] = serverDefs(await loadConfig(fp.path, fp.text));
   await writeCache(join(tmp, "mcpx"), {
     version: 1,
     fingerprint: fp.hash,

@@ -48,7 +48,7 @@ export async function readCache(
   const path = cacheFile(cacheDir, fingerprint.slice(0, 16));
   let text: string | undefined;
   try {
-    text = await Deno.readTextFile(path);
+    text = Deno.readTextFileSync(path);
   } catch {
     return { cache: await carryOver(cacheDir, empty) };
   }

@@ -52,11 +52,11 @@ Deno.test("discoverConfig() prefers .mcpx.json over .mcp.json in one folder, and
 Deno.test("fingerprintConfig() changes with the bytes and with the path, not with a symlink", async () => {
   const root = await tree({ "a.json": "{}", "b.json": "{}" });
   await Deno.symlink(join(root, "a.json"), join(root, "link.json"));
-  const a = await fingerprintConfig(join(root, "a.json"));
-  assert.equal((await fingerprintConfig(join(root, "link.json"))).hash, a.hash);
-  assert.notEqual((await fingerprintConfig(join(root, "b.json"))).hash, a.hash);
+  const a = fingerprintConfig(join(root, "a.json"));
+  assert.equal((fingerprintConfig(join(root, "link.json"))).hash, a.hash);
+  assert.notEqual((fingerprintConfig(join(root, "b.json"))).hash, a.hash);
   await Deno.writeTextFile(join(root, "a.json"), "{ }");
-  assert.notEqual((await fingerprintConfig(join(root, "a.json"))).hash, a.hash);
+  assert.notEqual((fingerprintConfig(join(root, "a.json"))).hash, a.hash);
   assert.equal(a.short, a.hash.slice(0, 16));
   await Deno.remove(root, { recursive: true });
 });

@@ -1,24 +1,24 @@
+import { hash64 } from "../_hash.ts";
+
 /** A configuration's identity: the path resolved through symlinks, and its bytes. */
 export interface Fingerprint {
   /** The real path of the configuration file. */
   path: string;
-  /** Lowercase hex SHA-256 over the real path, a NUL and the file's bytes. */
+  /** 16 lowercase hex digits: lib/_hash.ts over the real path, a NUL and the file's text. */
   hash: string;
-  /** The first 16 hex digits: what names the daemon's socket, record and schema cache. */
+  /** The same digits: what names the daemon's socket, record and schema cache. */
   short: string;
-  /** The bytes fingerprinted, so a caller can parse exactly what was hashed. */
-  bytes: Uint8Array;
+  /** The text fingerprinted, so a caller can parse exactly what was hashed. */
+  text: string;
 }
 
-/** Fingerprints a configuration file without parsing it. */
-export async function fingerprintConfig(path: string): Promise<Fingerprint> {
-  const real = await Deno.realPath(path);
-  const bytes = await Deno.readFile(real);
-  const name = new TextEncoder().encode(real + "\0");
-  const all = new Uint8Array(name.length + bytes.length);
-  all.set(name);
-  all.set(bytes, name.length);
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", all));
-  const hash = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-  return { path: real, hash, short: hash.slice(0, 16), bytes };
+/**
+ * Fingerprints a configuration file without parsing it. Synchronous: the file is small, and each
+ * asynchronous file call costs a start-up a trip through Deno's thread pool.
+ */
+export function fingerprintConfig(path: string): Fingerprint {
+  const real = Deno.realPathSync(path);
+  const text = Deno.readTextFileSync(real);
+  const hash = hash64(real + "\0" + text);
+  return { path: real, hash, short: hash, text };
 }

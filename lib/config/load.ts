@@ -1,4 +1,5 @@
 import { McpxError } from "../errors.ts";
+import { load } from "../_load.ts";
 
 /** One entry of `mcpServers`, as other MCP hosts write it, plus mcpx's own block. */
 export interface ServerConfig {
@@ -35,7 +36,8 @@ export function lineColumn(text: string, offset: number): { line: number; column
 
 /**
  * Parses JSONC text: comments and trailing commas allowed, string-literal aware.
- * Plain JSON takes the fast path; only text that JSON rejects loads the JSONC parser.
+ * The fast path strips comments and trailing commas by regular expression for `JSON.parse`;
+ * only text that is still rejected loads the JSONC parser, for the error's line and column.
  * @throws {McpxError} CONFIG_INVALID naming the file, line and column.
  */
 export async function parseJsonc(text: string, path: string): Promise<unknown> {
@@ -44,7 +46,10 @@ export async function parseJsonc(text: string, path: string): Promise<unknown> {
   } catch {
     // A real mistake: the JSONC parser (loaded only now, ~34 ms) says where.
   }
-  const { parse, printParseErrorCode } = await import("jsonc-parser");
+  const { parse, printParseErrorCode } = await load<typeof import("jsonc-parser")>(
+    "jsonc-parser",
+    import.meta.url,
+  );
   const errors: { error: number; offset: number; length: number }[] = [];
   const value = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0) {
@@ -61,42 +66,20 @@ export async function parseJsonc(text: string, path: string): Promise<unknown> {
   return value;
 }
 
+/** A string literal, or a comment; an unterminated comment matches nothing and stays. */
+const COMMENTS = /"(?:[^"\\\n]|\\.)*"|\/\/[^\n]*|\/\*[\s\S]*?\*\//g;
+/** A string literal, or a comma with only whitespace before the `}` or `]` it trails. */
+const TRAILING = /"(?:[^"\\\n]|\\.)*"|,(?=\s*[}\]])/g;
+
 /**
  * Removes `//` and `/* *\/` comments and trailing commas outside string literals, so that valid
- * JSONC becomes JSON for `JSON.parse`. Text that is not valid JSONC stays invalid.
+ * JSONC becomes JSON for `JSON.parse`. Text that is not valid JSONC stays invalid. Comments go
+ * first: a comma before a comment before `}` is only seen to trail once the comment is gone.
  */
 export function stripJsonc(text: string): string {
-  // A comma before a comment before `}` is only seen to trail once the comment is gone.
-  return stripOnce(stripOnce(text));
-}
-
-function stripOnce(text: string): string {
-  let out = "";
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i];
-    if (c === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-    } else if (c === "/" && text[i + 1] === "/") {
-      while (i < text.length && text[i] !== "\n") i++;
-    } else if (c === "/" && text[i + 1] === "*") {
-      const end = text.indexOf("*/", i + 2);
-      if (end < 0) return text; // unterminated: leave it for the real parser to report
-      i = end + 2;
-    } else if (c === ",") {
-      let j = i + 1;
-      while (j < text.length && /\s/.test(text[j])) j++;
-      if (text[j] !== "}" && text[j] !== "]") out += c;
-      i++;
-    } else {
-      out += c;
-      i++;
-    }
-  }
-  return out;
+  return text
+    .replace(COMMENTS, (m) => m[0] === '"' ? m : "")
+    .replace(TRAILING, (m) => m[0] === '"' ? m : "");
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -137,11 +120,11 @@ function checkServer(name: string, raw: unknown, path: string): ServerConfig {
 }
 
 /**
- * Parses and checks a configuration file's bytes.
+ * Parses and checks a configuration file's text (read from `path` when not given).
  * @throws {McpxError} CONFIG_INVALID with the file and what is wrong.
  */
-export async function loadConfig(path: string, bytes?: Uint8Array): Promise<McpxConfig> {
-  const text = new TextDecoder().decode(bytes ?? await Deno.readFile(path));
+export async function loadConfig(path: string, text?: string): Promise<McpxConfig> {
+  text ??= await Deno.readTextFile(path);
   const data = await parseJsonc(text, path);
   if (!isObject(data)) {
     throw new McpxError("CONFIG_INVALID", `${path} must hold a JSON object`);

@@ -1,4 +1,5 @@
 import { dirname, fromFileUrl, resolve } from "../_path.ts";
+import { sleep } from "../_timer.ts";
 import { SETTINGS, type SettingSpec } from "../settings/table.ts";
 import { fromProblem, isErrorCode, McpxError } from "../errors.ts";
 import type { Context } from "../context.ts";
@@ -178,7 +179,7 @@ async function spawnAndWait(
         },
       );
     }
-    await new Promise((r) => setTimeout(r, 5));
+    await sleep(5);
   }
   try {
     Deno.kill(child.pid, "SIGKILL");

@@ -1,4 +1,5 @@
 import { join } from "../_path.ts";
+import { sleep } from "../_timer.ts";
 import type { DaemonRecord } from "./server.ts";
 import { probe } from "./client.ts";
 
@@ -63,7 +64,7 @@ export async function waitForExit(pid: number, ms: number): Promise<boolean> {
   const deadline = performance.now() + ms;
   while (performance.now() < deadline) {
     if (!pidAlive(pid)) return true;
-    await new Promise((r) => setTimeout(r, 10));
+    await sleep(10);
   }
   return !pidAlive(pid);
 }

@@ -16,6 +16,7 @@ import { cacheDir } from "../paths.ts";
 import { CacheWriter, readCache } from "../cache/schema_cache.ts";
 import { withLock } from "./lock.ts";
 import { VERSION } from "../version.ts";
+import { load } from "../_load.ts";
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
 export interface DaemonRecord {
@@ -62,7 +63,7 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
   let settings, config: McpxConfig;
   try {
     settings = await ctx.settings();
-    config = await loadConfig(fp.path, fp.bytes);
+    config = await loadConfig(fp.path, fp.text);
     await Deno.mkdir(paths.dir, { recursive: true, mode: 0o700 });
     await Deno.mkdir(dirname(paths.log), { recursive: true, mode: 0o700 });
   } catch (e) {
@@ -205,14 +206,14 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
     30_000,
     Math.max(50, state.idleExitMs > 0 ? state.idleExitMs / 4 : 30_000),
   );
-  const timer = setInterval(async () => {
+  const timer = setInterval(() => {
     if (!autostarted || state.inflight > 0) return;
     if (state.idleExitMs > 0 && Date.now() - state.lastActivity >= state.idleExitMs) {
       state.requestStop("idle");
       return;
     }
     try {
-      if ((await fingerprintConfig(fp.path)).hash !== fp.hash) state.requestStop("config changed");
+      if (fingerprintConfig(fp.path).hash !== fp.hash) state.requestStop("config changed");
     } catch {
       state.requestStop("config removed");
     }
@@ -253,14 +254,21 @@ async function makeRegistry(
   const { cache: initial, warning } = await readCache(dir, fp.hash, fp.path);
   if (warning) log.write("warn", "cache.corrupt", warning);
   const cache = new CacheWriter(dir, initial);
-  const { resolveAuth } = await import("../mcp/auth.ts");
-  const { discoverRepository } = await import("../git/discover.ts");
-  const { pidAlive } = await import("./records.ts");
+  const { resolveAuth } = await load<typeof import("../mcp/auth.ts")>(
+    "../mcp/auth.ts",
+    import.meta.url,
+  );
+  const { discoverRepository } = await load<typeof import("../git/discover.ts")>(
+    "../git/discover.ts",
+    import.meta.url,
+  );
+  const { pidAlive } = await load<typeof import("./records.ts")>("./records.ts", import.meta.url);
   const configDir = dirname(config.path);
   return new Registry(defs, {
     // The SDK is loaded when the first server starts, not with the daemon (~100 ms of start-up).
     connect: async (spec, startTimeoutMs) =>
-      (await import("../mcp/connect.ts")).connectServer(spec, { startTimeoutMs }),
+      (await load<typeof import("../mcp/connect.ts")>("../mcp/connect.ts", import.meta.url))
+        .connectServer(spec, { startTimeoutMs }),
     spec(def) {
       const auth = resolveAuth(def.name, def.entry, { env: { ...ctx.io.env } });
       return {

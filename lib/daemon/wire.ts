@@ -2,6 +2,8 @@
 // one-time set-up here against 2–3 ms for this (timed in-process per step); the daemon side is
 // Deno.serve.
 
+import { after } from "../_timer.ts";
+
 /** One answer from the daemon. */
 export interface WireResponse {
   status: number;
@@ -80,10 +82,10 @@ export async function wireRequest(
     Object.entries(options.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join("") +
     `Content-Length: ${body.length}\r\n\r\n`;
   let timedOut = false;
-  const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => {
+  const cancel = options.timeoutMs === undefined ? undefined : after(options.timeoutMs, () => {
     timedOut = true;
     conn.close();
-  }, options.timeoutMs);
+  });
   const chunks: Uint8Array[] = [];
   try {
     // One write: head and body in separate writes cost the server an extra read and an event-loop
@@ -115,8 +117,7 @@ export async function wireRequest(
     }
     throw new WireConnectError("lost", (e as Error).message);
   } finally {
-    // Touching the timer functions at all costs ~8 ms on first use: only when a timeout was set.
-    if (timer !== undefined) clearTimeout(timer);
+    cancel?.();
     try {
       conn.close();
     } catch { /* closed by the timer */ }

@@ -2,8 +2,10 @@ import { McpxError } from "../errors.ts";
 import { didYouMean } from "../near.ts";
 import type { Context } from "../context.ts";
 import type { ToolInfo } from "../mcp/types.ts";
-import { selectServers, type ServerDef } from "../pool/defs.ts";
-import type { CachedServer } from "../cache/schema_cache.ts";
+import { selectServers, type ServerDef, serverDefs } from "../pool/defs.ts";
+import { type CachedServer, readCache } from "../cache/schema_cache.ts";
+import { loadConfig } from "../config/load.ts";
+import { cacheDir } from "../paths.ts";
 
 /** One namespace as discovery sees it: its definition, what the cache knows, its visible tools. */
 export interface Namespace {
@@ -22,13 +24,7 @@ export async function loadNamespaces(
   ctx: Context,
 ): Promise<{ namespaces: Namespace[]; warnings: string[] }> {
   const fp = await ctx.fingerprint();
-  const [{ loadConfig }, { serverDefs }, { readCache }, { cacheDir }] = await Promise.all([
-    import("../config/load.ts"),
-    import("../pool/defs.ts"),
-    import("../cache/schema_cache.ts"),
-    import("../paths.ts"),
-  ]);
-  const config = await loadConfig(fp.path, fp.bytes);
+  const config = await loadConfig(fp.path, fp.text);
   const defs = selectServers(serverDefs(config), ctx.selection());
   const { cache, warning } = await readCache(cacheDir(ctx.boot, ctx.io.env), fp.hash, fp.path);
   const namespaces = defs.map((def): Namespace => {

@@ -1,8 +1,19 @@
+import { load } from "../_load.ts";
 import type { Operation } from "./define.ts";
 
 type Load = () => Promise<Operation>;
-// deno-lint-ignore no-explicit-any
-const op = (p: Promise<any>, name: string): Promise<Operation> => p.then((m) => m[name]);
+
+/** The loader of one operation, exported as `name` by the module `specifier`. */
+function from(specifier: string, name: string): Load {
+  return () =>
+    load<Record<string, Operation>>(specifier, import.meta.url).then((module) => module[name]);
+}
+
+const DISCOVERY = "./discovery_ops.ts";
+const TOOLS = "./tool_ops.ts";
+const SCRIPTS = "./script_ops.ts";
+const DAEMON = "./daemon_ops.ts";
+const MISC = "./misc_ops.ts";
 
 /**
  * Each command word and how to load only its operation, so that `mcpx ls` does not pay for
@@ -10,27 +21,27 @@ const op = (p: Promise<any>, name: string): Promise<Operation> => p.then((m) => 
  * two equal in both directions.
  */
 export const COMMANDS: Record<string, Load> = {
-  ls: () => op(import("./discovery_ops.ts"), "namespacesList"),
-  search: () => op(import("./discovery_ops.ts"), "toolsSearch"),
-  types: () => op(import("./discovery_ops.ts"), "toolsTypes"),
-  catalog: () => op(import("./discovery_ops.ts"), "toolsCatalog"),
-  schema: () => op(import("./discovery_ops.ts"), "toolsSchema"),
-  client: () => op(import("./discovery_ops.ts"), "clientWrite"),
-  call: () => op(import("./tool_ops.ts"), "toolsCall"),
-  restart: () => op(import("./tool_ops.ts"), "serversRestart"),
-  refresh: () => op(import("./tool_ops.ts"), "serversRefresh"),
-  "end-session": () => op(import("./tool_ops.ts"), "sessionsEnd"),
-  run: () => op(import("./script_ops.ts"), "scriptsRun"),
-  exec: () => op(import("./script_ops.ts"), "scriptsExec"),
-  scripts: () => op(import("./script_ops.ts"), "scriptsList"),
-  status: () => op(import("./daemon_ops.ts"), "daemonStatus"),
-  start: () => op(import("./daemon_ops.ts"), "daemonStart"),
-  stop: () => op(import("./daemon_ops.ts"), "daemonStop"),
-  daemons: () => op(import("./daemon_ops.ts"), "daemonsList"),
-  daemon: () => op(import("./daemon_ops.ts"), "daemonRun"),
-  health: () => op(import("./daemon_ops.ts"), "health"),
-  config: () => op(import("./config_show.ts"), "configShow"),
-  completion: () => op(import("./misc_ops.ts"), "completion"),
-  "agents-md": () => op(import("./misc_ops.ts"), "agentsMd"),
-  version: () => op(import("./misc_ops.ts"), "version"),
+  ls: from(DISCOVERY, "namespacesList"),
+  search: from(DISCOVERY, "toolsSearch"),
+  types: from(DISCOVERY, "toolsTypes"),
+  catalog: from(DISCOVERY, "toolsCatalog"),
+  schema: from(DISCOVERY, "toolsSchema"),
+  client: from(DISCOVERY, "clientWrite"),
+  call: from(TOOLS, "toolsCall"),
+  restart: from(TOOLS, "serversRestart"),
+  refresh: from(TOOLS, "serversRefresh"),
+  "end-session": from(TOOLS, "sessionsEnd"),
+  run: from(SCRIPTS, "scriptsRun"),
+  exec: from(SCRIPTS, "scriptsExec"),
+  scripts: from(SCRIPTS, "scriptsList"),
+  status: from(DAEMON, "daemonStatus"),
+  start: from(DAEMON, "daemonStart"),
+  stop: from(DAEMON, "daemonStop"),
+  daemons: from(DAEMON, "daemonsList"),
+  daemon: from(DAEMON, "daemonRun"),
+  health: from(DAEMON, "health"),
+  config: from("./config_show.ts", "configShow"),
+  completion: from(MISC, "completion"),
+  "agents-md": from(MISC, "agentsMd"),
+  version: from(MISC, "version"),
 };

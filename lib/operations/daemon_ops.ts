@@ -8,6 +8,7 @@ import type { PoolStatus } from "../pool/pool.ts";
 import type { Health } from "../daemon/client.ts";
 import type { DaemonEntry } from "../daemon/records.ts";
 import type { Context } from "../context.ts";
+import { load } from "../_load.ts";
 
 function running(ctx: Context): RunningDaemon {
   if (!ctx.daemon) throw new McpxError("INTERNAL", "This operation runs inside the daemon");
@@ -27,7 +28,10 @@ export const daemonRun = defineOperation<Record<string, never>, { exitCode: numb
   where: "local",
   output: (z) => z.object({ exitCode: z.number() }),
   async run(_input, ctx) {
-    const { runDaemon } = await import("../daemon/server.ts");
+    const { runDaemon } = await load<typeof import("../daemon/server.ts")>(
+      "../daemon/server.ts",
+      import.meta.url,
+    );
     return { exitCode: await runDaemon(ctx, ctx.io.env.MCPX_DAEMON_CHILD === "auto") };
   },
   render: () => "",
@@ -44,7 +48,10 @@ export const daemonStart = defineOperation<Record<string, never>, Health>({
   where: "local",
   output: (z) => z.object({ pid: z.number(), socket: z.string() }).loose(),
   async run(_input, ctx) {
-    const { ensureDaemon } = await import("../daemon/client.ts");
+    const { ensureDaemon } = await load<typeof import("../daemon/client.ts")>(
+      "../daemon/client.ts",
+      import.meta.url,
+    );
     return await ensureDaemon(ctx, { deliberate: true });
   },
   render: (h) => `daemon ${h.pid} on ${h.socket}\n`,
@@ -247,7 +254,10 @@ export const daemonStop = defineOperation<{ all?: boolean }, StopOutput>({
       stale: z.array(z.string()),
     }),
   async run(input, ctx) {
-    const { stopDaemons } = await import("../daemon/stop.ts");
+    const { stopDaemons } = await load<typeof import("../daemon/stop.ts")>(
+      "../daemon/stop.ts",
+      import.meta.url,
+    );
     if (!ctx.daemon) return await stopDaemons(ctx, { all: input.all ?? false });
     // Inside the daemon: stop the others first (with --all), then this one, after answering.
     const others = input.all
@@ -278,8 +288,11 @@ export const daemonsList = defineOperation<Record<string, never>, { daemons: Dae
   output: (z) =>
     z.object({ daemons: z.array(z.object({ pid: z.number(), state: z.string() }).loose()) }),
   async run(_input, ctx) {
-    const { listDaemons } = await import("../daemon/records.ts");
-    const { stateDir } = await import("../paths.ts");
+    const { listDaemons } = await load<typeof import("../daemon/records.ts")>(
+      "../daemon/records.ts",
+      import.meta.url,
+    );
+    const { stateDir } = await load<typeof import("../paths.ts")>("../paths.ts", import.meta.url);
     return { daemons: await listDaemons(`${stateDir(ctx.boot, ctx.io.env)}/daemons`) };
   },
   render(out) {

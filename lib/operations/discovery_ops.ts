@@ -2,6 +2,16 @@ import { McpxError } from "../errors.ts";
 import { defineOperation } from "./define.ts";
 import { renderTable } from "../table.ts";
 import type { Context } from "../context.ts";
+import { load } from "../_load.ts";
+import {
+  loadNamespaces,
+  pickNamespace,
+  pickTool,
+  schemaProblem,
+  unlistedError,
+} from "../discovery/load.ts";
+import { toIdentifier } from "../pool/defs.ts";
+import { dirname, resolve } from "../_path.ts";
 
 interface LsRow {
   namespace: string;
@@ -35,7 +45,10 @@ async function liveCounts(ctx: Context): Promise<Map<string, number>> {
   } catch {
     return counts; // no socket file: no daemon, nothing live
   }
-  const { callDaemon } = await import("../daemon/client.ts");
+  const { callDaemon } = await load<typeof import("../daemon/client.ts")>(
+    "../daemon/client.ts",
+    import.meta.url,
+  );
   const answer = await callDaemon(ctx, { method: "GET", path: "/v1/status", start: false })
     .catch(() => undefined);
   const status = answer?.value as { servers?: { namespace: string; live: number }[] } | undefined;
@@ -73,7 +86,6 @@ export const namespacesList = defineOperation<
       next: z.string(),
     }),
   async run(_input, ctx) {
-    const { loadNamespaces } = await import("../discovery/load.ts");
     const [{ namespaces, warnings }, live] = await Promise.all([
       loadNamespaces(ctx),
       liveCounts(ctx),
@@ -120,8 +132,6 @@ export const namespacesList = defineOperation<
 
 /** The search documents of the selected namespaces, from the cache. */
 async function searchDocs(ctx: Context) {
-  const { loadNamespaces } = await import("../discovery/load.ts");
-  const { toIdentifier } = await import("../pool/defs.ts");
   const { namespaces, warnings } = await loadNamespaces(ctx);
   for (const w of warnings) ctx.io.err(`mcpx: warning: ${w}\n`);
   return namespaces.flatMap((ns) =>
@@ -185,7 +195,10 @@ export const toolsSearch = defineOperation<
       hits: z.array(z.object({ fn: z.string(), score: z.number() }).loose()),
     }),
   async run(input, ctx) {
-    const { search } = await import("../search/search.ts");
+    const { search } = await load<typeof import("../search/search.ts")>(
+      "../search/search.ts",
+      import.meta.url,
+    );
     const result = search(await searchDocs(ctx), input.query, {
       limit: input.limit,
       tags: input.tag ? [input.tag] : undefined,
@@ -197,7 +210,10 @@ export const toolsSearch = defineOperation<
     if (out.hits.length === 0) {
       return `no tool matches "${out.query}" (\`mcpx ls\` lists namespaces)\n`;
     }
-    const { renderHits, renderExplain } = await import("../search/search.ts");
+    const { renderHits, renderExplain } = await load<typeof import("../search/search.ts")>(
+      "../search/search.ts",
+      import.meta.url,
+    );
     const hits = out.hits as Parameters<typeof renderHits>[0];
     return (out.hits[0]?.explain ? renderExplain(hits) : renderHits(hits)) +
       (out.mode === "any" ? "(no tool matched every word; these match some)\n" : "");
@@ -226,12 +242,9 @@ export const toolsTypes = defineOperation<
   where: "local",
   output: (z) => z.object({ target: z.string(), declarations: z.string() }),
   async run(input, ctx) {
-    const { loadNamespaces, pickNamespace, pickTool, schemaProblem, unlistedError } = await import(
-      "../discovery/load.ts"
-    );
-    const { functionNames, namespaceDeclarations, toolSignature } = await import(
-      "../codegen/declarations.ts"
-    );
+    const { functionNames, namespaceDeclarations, toolSignature } = await load<
+      typeof import("../codegen/declarations.ts")
+    >("../codegen/declarations.ts", import.meta.url);
     const { namespaces } = await loadNamespaces(ctx);
     const dot = input.target.indexOf(".");
     const ns = pickNamespace(namespaces, dot < 0 ? input.target : input.target.slice(0, dot));
@@ -284,8 +297,10 @@ export const toolsCatalog = defineOperation<
   where: "local",
   output: (z) => z.object({ budget: z.number(), tokens: z.number(), text: z.string() }),
   async run(input, ctx) {
-    const { loadNamespaces } = await import("../discovery/load.ts");
-    const { catalog, estimateTokens } = await import("../codegen/catalog.ts");
+    const { catalog, estimateTokens } = await load<typeof import("../codegen/catalog.ts")>(
+      "../codegen/catalog.ts",
+      import.meta.url,
+    );
     const budget = input.budget ?? (await ctx.settings()).get("catalog.budget");
     if (budget < 1) {
       throw new McpxError("USAGE", `A catalog budget of ${budget} tokens holds nothing`, {
@@ -330,16 +345,14 @@ export const toolsSchema = defineOperation<
   where: "local",
   output: (z) => z.object({ format: z.string(), document: z.unknown() }),
   async run(input, ctx) {
-    const { loadNamespaces, pickNamespace } = await import("../discovery/load.ts");
-    const { toIdentifier } = await import("../pool/defs.ts");
     const format = input.format ?? "typescript";
     const { namespaces: all } = await loadNamespaces(ctx);
     const namespaces = (input.namespace ? [pickNamespace(all, input.namespace)] : all)
       .filter((n) => n.state !== "disabled" && n.state !== "unlisted");
     if (format === "typescript") {
-      const { namespaceDeclarations, TOOL_RESULT_DECL } = await import(
-        "../codegen/declarations.ts"
-      );
+      const { namespaceDeclarations, TOOL_RESULT_DECL } = await load<
+        typeof import("../codegen/declarations.ts")
+      >("../codegen/declarations.ts", import.meta.url);
       const text = [
         TOOL_RESULT_DECL,
         ...namespaces.map((n) =>
@@ -433,8 +446,10 @@ export const clientWrite = defineOperation<{ output: string }, { path: string; s
   where: "local",
   output: (z) => z.object({ path: z.string(), socket: z.string() }),
   async run(input, ctx) {
-    const { resolve, dirname } = await import("../_path.ts");
-    const { writeClient } = await import("../scripts/client_module.ts");
+    const { writeClient } = await load<typeof import("../scripts/client_module.ts")>(
+      "../scripts/client_module.ts",
+      import.meta.url,
+    );
     const target = resolve(ctx.io.cwd, input.output);
     const socket = (await ctx.paths()).socket;
     await Deno.mkdir(dirname(target), { recursive: true });

@@ -1,5 +1,6 @@
 import { defineOperation } from "./define.ts";
 import { VERSION } from "../version.ts";
+import { load } from "../_load.ts";
 
 /** `mcpx version`. */
 export const version = defineOperation<Record<string, never>, { version: string; deno: string }>({
@@ -35,8 +36,11 @@ export const completion = defineOperation<{ shell: string }, { shell: string; sc
   where: "local",
   output: (z) => z.object({ shell: z.string(), script: z.string() }),
   async run(input) {
-    const { completionScript } = await import("../surfaces/completion.ts");
-    const { OPERATIONS } = await import("./mod.ts");
+    const { completionScript } = await load<typeof import("../surfaces/completion.ts")>(
+      "../surfaces/completion.ts",
+      import.meta.url,
+    );
+    const { OPERATIONS } = await load<typeof import("./mod.ts")>("./mod.ts", import.meta.url);
     return { shell: input.shell, script: completionScript(input.shell as "bash", OPERATIONS) };
   },
   render: (out) => out.script,

@@ -3,6 +3,7 @@ import { defineOperation, type Zod } from "./define.ts";
 import type { Context } from "../context.ts";
 import type { RunOutcome, RunRequest } from "../scripts/run.ts";
 import type { ListedScript, ProbedLocation } from "../scripts/resolve.ts";
+import { load } from "../_load.ts";
 
 /** Why scripts have no `/v1` route: they run in the caller's process, not in the daemon. */
 const LOCAL_ONLY =
@@ -80,7 +81,10 @@ function envelopeSchema(z: Zod) {
 }
 
 async function run(ctx: Context, request: RunRequest): Promise<RunOutcome> {
-  const { runScript } = await import("../scripts/run.ts");
+  const { runScript } = await load<typeof import("../scripts/run.ts")>(
+    "../scripts/run.ts",
+    import.meta.url,
+  );
   return await runScript(ctx, request);
 }
 
@@ -226,8 +230,8 @@ export const scriptsList = defineOperation<
     }),
   async run(_input, ctx) {
     const [{ listScripts }, { dirname }] = await Promise.all([
-      import("../scripts/resolve.ts"),
-      import("../_path.ts"),
+      load<typeof import("../scripts/resolve.ts")>("../scripts/resolve.ts", import.meta.url),
+      load<typeof import("../_path.ts")>("../_path.ts", import.meta.url),
     ]);
     const settings = await ctx.settings();
     const source = settings.describe("paths.scripts").source;
@@ -240,7 +244,10 @@ export const scriptsList = defineOperation<
     });
   },
   async render(out) {
-    const { renderTable } = await import("../table.ts");
+    const { renderTable } = await load<typeof import("../table.ts")>(
+      "../table.ts",
+      import.meta.url,
+    );
     if (out.scripts.length === 0) {
       return `No scripts. Searched:\n${
         out.searched.map((s) => `  ${s.path}  ${s.state}`).join("\n")

@@ -1,4 +1,5 @@
 import { join } from "../_path.ts";
+import { load } from "../_load.ts";
 import type { Context } from "../context.ts";
 import type { ToolInfo } from "../mcp/types.ts";
 import { toIdentifier } from "../pool/defs.ts";
@@ -280,13 +281,22 @@ export async function writeClient(
   // disk is already right, and neither the cache nor the code generator needs loading.
   const stamp = await clientStamp(ctx, socket);
   if (stamp && await firstLine(clientPath) === stamp) return clientPath;
-  const { loadNamespaces } = await import("../discovery/load.ts");
-  const codegen = await import("../codegen/declarations.ts");
+  const { loadNamespaces } = await load<typeof import("../discovery/load.ts")>(
+    "../discovery/load.ts",
+    import.meta.url,
+  );
+  const codegen = await load<typeof import("../codegen/declarations.ts")>(
+    "../codegen/declarations.ts",
+    import.meta.url,
+  );
   let { namespaces } = await loadNamespaces(ctx);
   if (options.listUnlisted && namespaces.some((n) => n.state === "unlisted")) {
     // A script is about to start servers anyway: list the ones never listed, once, so that its
     // client is not missing whole namespaces.
-    const { callDaemon } = await import("../daemon/client.ts");
+    const { callDaemon } = await load<typeof import("../daemon/client.ts")>(
+      "../daemon/client.ts",
+      import.meta.url,
+    );
     await callDaemon(ctx, { method: "POST", path: "/v1/servers/refresh", body: {}, start: true });
     ({ namespaces } = await loadNamespaces(ctx));
   }
@@ -318,10 +328,16 @@ export async function writeClient(
 async function clientStamp(ctx: Context, socket: string): Promise<string | undefined> {
   try {
     const fp = await ctx.fingerprint();
-    const { cacheDir } = await import("../paths.ts");
-    const { cacheFile } = await import("../cache/schema_cache.ts");
+    const { cacheDir } = await load<typeof import("../paths.ts")>("../paths.ts", import.meta.url);
+    const { cacheFile } = await load<typeof import("../cache/schema_cache.ts")>(
+      "../cache/schema_cache.ts",
+      import.meta.url,
+    );
     const info = await Deno.stat(cacheFile(cacheDir(ctx.boot, ctx.io.env), fp.short));
-    const { VERSION } = await import("../version.ts");
+    const { VERSION } = await load<typeof import("../version.ts")>(
+      "../version.ts",
+      import.meta.url,
+    );
     const parts = [VERSION, fp.hash, info.size, info.mtime?.getTime(), socket, ctx.selection()];
     return `// mcpx-stamp ${JSON.stringify(parts)}`;
   } catch {

@@ -1,4 +1,5 @@
 import { dirname, join, resolve } from "../_path.ts";
+import { after } from "../_timer.ts";
 import { formatDuration } from "../duration.ts";
 import { McpxError } from "../errors.ts";
 import { cacheDir } from "../paths.ts";
@@ -29,6 +30,7 @@ import { parseEnvFile, parseEnvPair } from "./env_vars.ts";
 import { RunOutput } from "./output.ts";
 import { descendants, signalAll, signalGroup } from "./processes.ts";
 import { resolveScript, type SearchOptions } from "./resolve.ts";
+import { load } from "../_load.ts";
 
 /** What `mcpx run` and `mcpx exec` ask for. */
 export interface RunRequest {
@@ -164,7 +166,7 @@ function runInWorker(
     const end = (code: number, timedOut = false) => {
       if (done) return;
       done = true;
-      if (timer !== undefined) clearTimeout(timer);
+      cancel?.();
       for (const [sig, fn] of signals) Deno.removeSignalListener(sig, fn);
       // What the script started and left running is stopped with it (the daemon is spared).
       // Listed before the worker goes, since ending a worker may already kill its children.
@@ -183,8 +185,8 @@ function runInWorker(
       out.failure ??= { kind: "uncaught", name: "Error", message: event.message };
       end(EXIT_FAILED);
     };
-    const timer = options.timeoutMs > 0
-      ? setTimeout(() => end(EXIT_TIMEOUT, true), options.timeoutMs)
+    const cancel = options.timeoutMs > 0
+      ? after(options.timeoutMs, () => end(EXIT_TIMEOUT, true))
       : undefined;
     for (const [sig, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
       const fn = () => end(code);
@@ -233,18 +235,18 @@ async function runInProcess(
     signalGroup(child.pid, signal);
     stopped = Math.max(stopped, signalAll(left, signal));
   };
-  const timer = options.timeoutMs > 0
-    ? setTimeout(() => {
+  const cancel = options.timeoutMs > 0
+    ? after(options.timeoutMs, () => {
       timedOut = true;
       stopAll("SIGKILL");
-    }, options.timeoutMs)
+    })
     : undefined;
   const forward: [Deno.Signal, () => void][] = (["SIGINT", "SIGTERM", "SIGHUP"] as const).map(
     (sig) => [sig, () => signalGroup(child.pid, sig)],
   );
   for (const [sig, fn] of forward) Deno.addSignalListener(sig, fn);
   const status = await child.status;
-  if (timer !== undefined) clearTimeout(timer);
+  cancel?.();
   for (const [sig, fn] of forward) Deno.removeSignalListener(sig, fn);
   // Whatever the script left running would hold the pipes open: stop it, then drain them.
   const leftovers = descendants(child.pid);
@@ -384,8 +386,14 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
     let health: Health | undefined;
     let clientPath: string | undefined;
     if (primary) {
-      const { ensureDaemon } = await import("../daemon/client.ts");
-      const { writeClient } = await import("./client_module.ts");
+      const { ensureDaemon } = await load<typeof import("../daemon/client.ts")>(
+        "../daemon/client.ts",
+        import.meta.url,
+      );
+      const { writeClient } = await load<typeof import("./client_module.ts")>(
+        "./client_module.ts",
+        import.meta.url,
+      );
       health = await ensureDaemon(ctx);
       // Beside the script when it is a named one or imports the client (the reference's
       // `import tools from "./mcpx-client.ts"`); otherwise out of the way, in the cache.
@@ -423,7 +431,10 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       // An old Node: hand it JavaScript. The client is emitted once per run and the script
       // imports that very module (its "./mcpx-client.ts" is pointed at it), so the globals and
       // an imported client stay the same objects, as under the other runtimes.
-      const { emitModule } = await import("../../launcher/select.ts");
+      const { emitModule } = await load<typeof import("../../launcher/select.ts")>(
+        "../../launcher/select.ts",
+        import.meta.url,
+      );
       const tag = crypto.randomUUID().slice(0, 8);
       let clientUrl: string | undefined;
       if (cfg.client) {
@@ -483,7 +494,10 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
     out.finish();
 
     if (minted && health) {
-      const { callDaemon } = await import("../daemon/client.ts");
+      const { callDaemon } = await load<typeof import("../daemon/client.ts")>(
+        "../daemon/client.ts",
+        import.meta.url,
+      );
       await callDaemon(ctx, {
         method: "POST",
         path: `/v1/sessions/${encodeURIComponent(session)}/end`,

@@ -8,6 +8,7 @@ import type { FlagValue } from "../settings/resolve.ts";
 import { flagName, SETTINGS, type SettingSpec } from "../settings/table.ts";
 import { didYouMean } from "../near.ts";
 import { commandHelp, mainHelp } from "./help.ts";
+import { load } from "../_load.ts";
 
 /** What the command line asked for. */
 export interface ParsedArgs {
@@ -219,7 +220,10 @@ async function execute(
   ctx: Context,
 ): Promise<unknown> {
   if (op.where === "local" || !("method" in op.http)) return await op.run(input, ctx);
-  const { callDaemon } = await import("../daemon/client.ts");
+  const { callDaemon } = await load<typeof import("../daemon/client.ts")>(
+    "../daemon/client.ts",
+    import.meta.url,
+  );
   const { path, body } = routePath(
     op as Operation & { http: { method: string; path: string } },
     input,
@@ -235,7 +239,10 @@ async function execute(
 }
 
 async function allOperations(): Promise<readonly Operation[]> {
-  return (await import("../operations/mod.ts")).OPERATIONS;
+  return (await load<typeof import("../operations/mod.ts")>(
+    "../operations/mod.ts",
+    import.meta.url,
+  )).OPERATIONS;
 }
 
 /**

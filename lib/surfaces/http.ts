@@ -1,6 +1,7 @@
 import { McpxError, toProblem } from "../errors.ts";
 import type { Context } from "../context.ts";
 import type { Operation, ParamSpec, Zod } from "../operations/define.ts";
+import { load } from "../_load.ts";
 
 /** A compiled route: the operation, its method, and a matcher for its path template. */
 interface Route {
@@ -93,7 +94,7 @@ export function buildRouter(
           else Object.assign(raw, body);
         } else if (route.bodyField) raw[route.bodyField] = {};
       }
-      zod ??= (await import("zod")).z;
+      zod ??= (await load<typeof import("zod")>("zod", import.meta.url)).z;
       // Built once per operation: zod compiles a schema on its first parse (~0.8 ms each time).
       let schema = schemas.get(route.op);
       if (!schema) schemas.set(route.op, schema = inputSchema(zod, route.op));
