@@ -82,7 +82,16 @@ export type ControlRecord =
   | { mcpx: "result"; value: unknown }
   | { mcpx: "error"; failure: ScriptFailure };
 
-/** Messages a Worker launcher posts to the CLI. */
+/** Messages a Worker launcher posts to the CLI. `called`: whether the script made a tool call. */
 export type WorkerMessage =
   | { t: "out"; fd: 1 | 2; data: Uint8Array }
-  | { t: "exit"; code: number };
+  | { t: "exit"; code: number; called: boolean };
+
+/**
+ * What the CLI posts to a Worker launcher after its {@linkcode LaunchConfig}: that the daemon is
+ * ready (or why it is not). The run starts without waiting; the client's first call waits.
+ */
+export interface DaemonReady {
+  t: "daemon";
+  error?: string;
+}

@@ -4,11 +4,11 @@
 // self.close into a reported end of the worker alone.
 
 import { type Host, launch } from "./runtime.ts";
-import type { LaunchConfig, WorkerMessage } from "./protocol.ts";
+import type { DaemonReady, LaunchConfig, WorkerMessage } from "./protocol.ts";
 
 interface WorkerScope {
   postMessage(message: WorkerMessage, transfer?: Transferable[]): void;
-  onmessage: ((event: MessageEvent<LaunchConfig>) => void) | null;
+  onmessage: ((event: MessageEvent<LaunchConfig | DaemonReady>) => void) | null;
   close(): void;
   addEventListener(type: string, listener: (event: Event) => void): void;
 }
@@ -27,7 +27,8 @@ function exit(code?: number): never {
   if (!exited) {
     exited = true;
     const status = typeof code === "number" ? code : Number(Deno.exitCode) || 0;
-    scope.postMessage({ t: "exit", code: status });
+    const called = (globalThis as Record<symbol, unknown>)[Symbol.for("mcpx.called")] === true;
+    scope.postMessage({ t: "exit", code: status, called });
   }
   return realExit(code);
 }
@@ -84,7 +85,14 @@ const host: Host = {
   routeConsole: true,
 };
 
+// The generated client's first call awaits this: undefined once the daemon is ready, else why not.
+let daemonReady!: (problem: string | undefined) => void;
+(globalThis as Record<symbol, unknown>)[Symbol.for("mcpx.daemon")] = new Promise<
+  string | undefined
+>((resolve) => (daemonReady = resolve));
+
 scope.onmessage = (event) => {
-  scope.onmessage = null;
-  launch(host, event.data);
+  const message = event.data;
+  if ("t" in message) daemonReady(message.error);
+  else launch(host, message);
 };

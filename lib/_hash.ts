@@ -1,17 +1,19 @@
 // A fast 64-bit fingerprint for configuration files (an identity, not a security check).
 //
 // It runs at every start, before the JIT has warmed, so it is built for the interpreter: it
-// reads 32-bit words (two UTF-16 code units) rather than bytes, and each step is one rotate, one xor and one multiply
+// reads 32-bit words rather than bytes, and each step is one rotate, one xor and one multiply
 // per lane. Timed in-process on a 1 KB file here: WebCrypto's SHA-256 about 0.6 ms (asynchronous,
-// first use), SHA-256 in JavaScript 0.7 ms, FNV-1a 64 byte by byte 0.9 ms, this under 0.1 ms.
+// first use), SHA-256 in JavaScript 0.7 ms, FNV-1a 64 byte by byte 0.9 ms, this about 0.1 ms.
 
-/** 16 lowercase hex digits that change whenever any character or the length of `text` changes. */
-export function hash64(text: string): string {
-  let a = 0x9e3779b9 ^ text.length;
-  let b = 0x85ebca6b ^ text.length;
-  // Two UTF-16 code units per 32-bit word (a missing last one reads as 0; the length tells).
-  for (let i = 0; i < text.length; i += 2) {
-    const w = text.charCodeAt(i) | ((text.charCodeAt(i + 1) | 0) << 16);
+/** 16 lowercase hex digits that change whenever any byte or the length of `data` changes. */
+export function hash64(data: Uint8Array): string {
+  // Little-endian 32-bit words, the last one padded with zeros (the length tells those apart).
+  const words = new Uint32Array(Math.ceil(data.length / 4));
+  new Uint8Array(words.buffer).set(data);
+  let a = 0x9e3779b9 ^ data.length;
+  let b = 0x85ebca6b ^ data.length;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
     a = Math.imul(((a << 13) | (a >>> 19)) ^ w, 0x9e3779b1);
     b = Math.imul(((b << 17) | (b >>> 15)) ^ w, 0x85ebca77);
   }

@@ -5,7 +5,7 @@ import type { Caller } from "./pool/scope.ts";
 import type { Selection } from "./pool/defs.ts";
 import { type DaemonPaths, daemonPaths } from "./paths.ts";
 import { type FlagValue, resolveSettings, type Settings } from "./settings/resolve.ts";
-import { load } from "./_load.ts";
+import { loadConfig } from "./config/load.ts";
 
 /** What the daemon exposes to operations that run inside it. */
 export interface DaemonHandle {
@@ -119,13 +119,12 @@ export class Context {
   /** Every setting, with the configuration files read (farthest first, nearest last). */
   settings(): Promise<Settings> {
     return this.#settings ??= (async () => {
-      const { loadConfig } = await load<typeof import("./config/load.ts")>(
-        "./config/load.ts",
-        import.meta.url,
-      );
       const files = [];
+      const primary = this.location().primary;
       for (const path of this.layers().layers) {
-        files.push({ path, data: (await loadConfig(path)).data });
+        // The primary file as fingerprinted (already read), the others from disk.
+        const text = path === primary ? (await this.fingerprint()).text : undefined;
+        files.push({ path, data: (await loadConfig(path, text)).data });
       }
       return resolveSettings({ env: this.io.env, files, flags: this.flags });
     })();

@@ -4,7 +4,7 @@ import { hash64 } from "../_hash.ts";
 export interface Fingerprint {
   /** The real path of the configuration file. */
   path: string;
-  /** 16 lowercase hex digits: lib/_hash.ts over the real path, a NUL and the file's text. */
+  /** 16 lowercase hex digits: lib/_hash.ts over the real path, a NUL and the file's bytes. */
   hash: string;
   /** The same digits: what names the daemon's socket, record and schema cache. */
   short: string;
@@ -18,7 +18,11 @@ export interface Fingerprint {
  */
 export function fingerprintConfig(path: string): Fingerprint {
   const real = Deno.realPathSync(path);
-  const text = Deno.readTextFileSync(real);
-  const hash = hash64(real + "\0" + text);
-  return { path: real, hash, short: hash, text };
+  const bytes = Deno.readFileSync(real);
+  const name = new TextEncoder().encode(real + "\0");
+  const all = new Uint8Array(name.length + bytes.length);
+  all.set(name);
+  all.set(bytes, name.length);
+  const hash = hash64(all);
+  return { path: real, hash, short: hash, text: new TextDecoder().decode(bytes) };
 }

@@ -124,7 +124,7 @@ function checkServer(name: string, raw: unknown, path: string): ServerConfig {
  * @throws {McpxError} CONFIG_INVALID with the file and what is wrong.
  */
 export async function loadConfig(path: string, text?: string): Promise<McpxConfig> {
-  text ??= await Deno.readTextFile(path);
+  text ??= Deno.readTextFileSync(path);
   const data = await parseJsonc(text, path);
   if (!isObject(data)) {
     throw new McpxError("CONFIG_INVALID", `${path} must hold a JSON object`);

@@ -3,6 +3,9 @@ import { load } from "../_load.ts";
 import type { Context } from "../context.ts";
 import type { ToolInfo } from "../mcp/types.ts";
 import { toIdentifier } from "../pool/defs.ts";
+import { cacheDir } from "../paths.ts";
+import { cacheFile } from "../cache/schema_cache.ts";
+import { VERSION } from "../version.ts";
 
 /** One namespace as the client module exposes it. */
 export interface ClientNamespace {
@@ -60,28 +63,97 @@ export class ToolError extends Error {
 
 // deno-lint-ignore no-explicit-any
 const g = globalThis as any;
-const env = (key: string): string | undefined => g.Deno?.env?.get(key) ?? g.process?.env?.[key];
+// Deno's own API where there is one: under Deno, touching globalThis.process at all loads Node's
+// process object, 11 ms of a run's first call.
+const deno = g.Deno;
+const env = (key: string): string | undefined => deno ? deno.env.get(key) : g.process?.env?.[key];
 const socket = (): string => env("MCPX_SOCKET") ?? BAKED_SOCKET;
-// deno-lint-ignore no-explicit-any
-let denoClient: any;
 
 function callerHeader(): string {
   return encodeURIComponent(JSON.stringify({
-    cwd: env("MCPX_CALLER_CWD") ?? g.Deno?.cwd?.() ?? g.process?.cwd?.(),
+    cwd: env("MCPX_CALLER_CWD") ?? (deno ? deno.cwd() : g.process?.cwd?.()),
     session: env("MCPX_SESSION_ID") || undefined,
     parentSession: env("MCPX_PARENT_SESSION_ID") || undefined,
-    pid: g.Deno?.pid ?? g.process?.pid,
+    pid: deno ? deno.pid : g.process?.pid,
   }));
 }
 
-async function post(path: string, body: unknown): Promise<{ status: number; json: Json }> {
-  const text = JSON.stringify(body);
-  const headers = { "content-type": "application/json", "x-mcpx-caller": callerHeader() };
-  if (g.Deno?.createHttpClient) {
-    denoClient ??= g.Deno.createHttpClient({ proxy: { transport: "unix", path: socket() } });
-    const res = await fetch("http://mcpx" + path, { method: "POST", headers, body: text, client: denoClient } as RequestInit);
-    return { status: res.status, json: await res.json() };
+// Under Deno: HTTP/1.1 by hand over the unix socket. Its first fetch() costs a run 15-20 ms of
+// set-up (a one-call script: 26-30 ms from start to exit inside the Worker, against 7 ms for
+// one that makes no call); Deno.connect costs well under 1 ms.
+async function denoPost(path: string, text: string, caller: string): Promise<{ status: number; json: Json }> {
+  const conn = await deno.connect({ transport: "unix", path: socket() });
+  try {
+    const body = new TextEncoder().encode(text);
+    const head = new TextEncoder().encode(
+      \`POST \${path} HTTP/1.1\\r\\nhost: mcpx\\r\\nconnection: close\\r\\ncontent-type: application/json\\r\\nx-mcpx-caller: \${caller}\\r\\ncontent-length: \${body.length}\\r\\n\\r\\n\`,
+    );
+    const request = new Uint8Array(head.length + body.length);
+    request.set(head);
+    request.set(body, head.length);
+    for (let sent = 0; sent < request.length;) sent += await conn.write(request.subarray(sent));
+    let data = new Uint8Array(0);
+    let bodyStart = -1;
+    let length = -1;
+    const chunk = new Uint8Array(64 * 1024);
+    for (;;) {
+      const n = await conn.read(chunk);
+      if (n === null) break;
+      const next = new Uint8Array(data.length + n);
+      next.set(data);
+      next.set(chunk.subarray(0, n), data.length);
+      data = next;
+      if (bodyStart < 0) {
+        for (let i = 0; i + 3 < data.length; i++) {
+          if (data[i] === 13 && data[i + 1] === 10 && data[i + 2] === 13 && data[i + 3] === 10) {
+            bodyStart = i + 4;
+            break;
+          }
+        }
+        if (bodyStart >= 0) {
+          const m = /\\r\\ncontent-length:\\s*(\\d+)/i.exec(new TextDecoder().decode(data.subarray(0, bodyStart)));
+          if (m) length = Number(m[1]);
+        }
+      }
+      if (bodyStart >= 0 && length >= 0 && data.length >= bodyStart + length) break;
+    }
+    if (bodyStart < 0) throw new Error("the daemon closed the connection before answering");
+    const headText = new TextDecoder().decode(data.subarray(0, bodyStart));
+    let rest = data.subarray(bodyStart);
+    if (/\\r\\ntransfer-encoding:\\s*chunked/i.test(headText)) {
+      const parts: Uint8Array[] = [];
+      let i = 0;
+      while (i < rest.length) {
+        const eol = rest.indexOf(13, i);
+        const size = parseInt(new TextDecoder().decode(rest.subarray(i, eol)), 16);
+        if (!size) break;
+        parts.push(rest.subarray(eol + 2, eol + 2 + size));
+        i = eol + 4 + size;
+      }
+      const joined = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+      let o = 0;
+      for (const p of parts) [joined.set(p, o), o += p.length];
+      rest = joined;
+    } else if (length >= 0) rest = rest.subarray(0, length);
+    return { status: Number(headText.split(" ")[1]), json: JSON.parse(new TextDecoder().decode(rest)) };
+  } finally {
+    try {
+      conn.close();
+    } catch { /* already closed */ }
   }
+}
+
+async function post(path: string, body: unknown): Promise<{ status: number; json: Json }> {
+  // In mcpx's Worker the run may start before the daemon has answered: wait for the word.
+  const ready = g[Symbol.for("mcpx.daemon")];
+  if (ready) {
+    const problem = await ready;
+    if (problem) throw new Error(problem);
+  }
+  g[Symbol.for("mcpx.called")] = true;
+  const text = JSON.stringify(body);
+  if (deno) return await denoPost(path, text, callerHeader());
+  const headers = { "content-type": "application/json", "x-mcpx-caller": callerHeader() };
   const http = await import("node:http");
   return await new Promise((resolve, reject) => {
     const req = http.request({ socketPath: socket(), path, method: "POST", headers: { ...headers, connection: "close" } }, (res) => {
@@ -279,8 +351,7 @@ export async function writeClient(
 ): Promise<string> {
   // What the module is a function of: when none of it moved since the last write, the module on
   // disk is already right, and neither the cache nor the code generator needs loading.
-  const stamp = await clientStamp(ctx, socket);
-  if (stamp && await firstLine(clientPath) === stamp) return clientPath;
+  if (await isFresh(ctx, clientPath, socket)) return clientPath;
   const { loadNamespaces } = await load<typeof import("../discovery/load.ts")>(
     "../discovery/load.ts",
     import.meta.url,
@@ -321,36 +392,46 @@ export async function writeClient(
   return path;
 }
 
+/** This generator's own file (size and mtime): an edited generator writes every client anew. */
+function generatorStamp(): string {
+  try {
+    const own = Deno.statSync(new URL(import.meta.url));
+    return `${own.size}:${own.mtime?.getTime()}`;
+  } catch {
+    return ""; // not a plain file (a compiled mcpx): VERSION stands for it
+  }
+}
+
 /**
  * A one-line fingerprint of everything the client module is generated from: mcpx's version, the
- * configuration, the schema cache file (size and mtime), the socket and the profile selection.
+ * generator, the configuration, the schema cache file (size and mtime), the socket and the
+ * profile selection.
  */
 async function clientStamp(ctx: Context, socket: string): Promise<string | undefined> {
   try {
     const fp = await ctx.fingerprint();
-    const { cacheDir } = await load<typeof import("../paths.ts")>("../paths.ts", import.meta.url);
-    const { cacheFile } = await load<typeof import("../cache/schema_cache.ts")>(
-      "../cache/schema_cache.ts",
-      import.meta.url,
-    );
-    const info = await Deno.stat(cacheFile(cacheDir(ctx.boot, ctx.io.env), fp.short));
-    const { VERSION } = await load<typeof import("../version.ts")>(
-      "../version.ts",
-      import.meta.url,
-    );
-    const parts = [VERSION, fp.hash, info.size, info.mtime?.getTime(), socket, ctx.selection()];
+    const info = Deno.statSync(cacheFile(cacheDir(ctx.boot, ctx.io.env), fp.short));
+    const parts = [
+      VERSION,
+      generatorStamp(),
+      fp.hash,
+      info.size,
+      info.mtime?.getTime(),
+      socket,
+      ctx.selection(),
+    ];
     return `// mcpx-stamp ${JSON.stringify(parts)}`;
   } catch {
     return undefined; // no cache yet: always generate
   }
 }
 
-async function firstLine(path: string): Promise<string | undefined> {
+function firstLine(path: string): string | undefined {
   try {
-    const file = await Deno.open(path);
+    const file = Deno.openSync(path);
     try {
       const buf = new Uint8Array(1024);
-      const n = await file.read(buf);
+      const n = file.readSync(buf);
       return n === null ? undefined : new TextDecoder().decode(buf.subarray(0, n)).split("\n")[0];
     } finally {
       file.close();
@@ -358,6 +439,15 @@ async function firstLine(path: string): Promise<string | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether the client module at `clientPath` is the one {@linkcode writeClient} would write now
+ * (its stamp line matches), so a run can start it before the daemon has answered.
+ */
+export async function isFresh(ctx: Context, clientPath: string, socket: string): Promise<boolean> {
+  const stamp = await clientStamp(ctx, socket);
+  return stamp !== undefined && firstLine(clientPath) === stamp;
 }
 
 async function writeIfChanged(path: string, text: string): Promise<void> {

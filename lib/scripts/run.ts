@@ -5,8 +5,10 @@ import { McpxError } from "../errors.ts";
 import { cacheDir } from "../paths.ts";
 import { VERSION } from "../version.ts";
 import type { Context } from "../context.ts";
-import type { Health } from "../daemon/client.ts";
+import { callDaemon, ensureDaemon, type Health } from "../daemon/client.ts";
+import { isFresh, writeClient } from "./client_module.ts";
 import {
+  type DaemonReady,
   EXIT_FAILED,
   EXIT_TIMEOUT,
   LAUNCH_VARIABLE,
@@ -17,6 +19,7 @@ import {
   type WorkerMessage,
 } from "../../launcher/protocol.ts";
 import {
+  emitModule,
   isCompiled,
   launcherDir,
   ownLauncherDir,
@@ -30,7 +33,6 @@ import { parseEnvFile, parseEnvPair } from "./env_vars.ts";
 import { RunOutput } from "./output.ts";
 import { descendants, signalAll, signalGroup } from "./processes.ts";
 import { resolveScript, type SearchOptions } from "./resolve.ts";
-import { load } from "../_load.ts";
 
 /** What `mcpx run` and `mcpx exec` ask for. */
 export interface RunRequest {
@@ -82,6 +84,8 @@ export type RunOutcome = { exitCode: number } | RunEnvelope;
 interface Ended {
   code: number;
   timedOut?: boolean;
+  /** Whether the script made a tool call (a Worker says; a subprocess does not). */
+  called?: boolean;
   /** Processes the script started that were still running and were stopped. */
   stopped: number;
 }
@@ -158,27 +162,29 @@ function runInWorker(
   worker: Worker,
   cfg: LaunchConfig,
   out: RunOutput,
-  options: { timeoutMs: number; spare: Set<number> },
+  options: { timeoutMs: number; daemon: () => Promise<Health> | undefined },
 ): Promise<Ended> {
   return new Promise((resolveEnd) => {
     let done = false;
     const signals: [Deno.Signal, () => void][] = [];
-    const end = (code: number, timedOut = false) => {
+    // The daemon, if this run started it, is a child of this process: never stopped with the run.
+    const spare = new Set<number>();
+    const end = (code: number, timedOut = false, called?: boolean) => {
       if (done) return;
       done = true;
       cancel?.();
       for (const [sig, fn] of signals) Deno.removeSignalListener(sig, fn);
       // What the script started and left running is stopped with it (the daemon is spared).
       // Listed before the worker goes, since ending a worker may already kill its children.
-      const left = descendants(Deno.pid, options.spare);
+      const left = descendants(Deno.pid, spare);
       worker.terminate();
       signalAll(left);
-      resolveEnd({ code, timedOut, stopped: left.length });
+      resolveEnd({ code, timedOut, stopped: left.length, called });
     };
     worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
       const m = event.data;
       if (m.t === "out") m.fd === 1 ? out.stdout(m.data) : out.stderr(m.data);
-      else if (m.t === "exit") end(m.code);
+      else if (m.t === "exit") end(m.code, false, m.called);
     };
     worker.onerror = (event) => {
       event.preventDefault();
@@ -194,6 +200,15 @@ function runInWorker(
       Deno.addSignalListener(sig, fn);
     }
     worker.postMessage(cfg);
+    const daemon = options.daemon();
+    const tell = (message: DaemonReady) => !done && worker.postMessage(message);
+    if (!daemon) tell({ t: "daemon", error: "no configuration, so no mcpx daemon to call" });
+    else {
+      daemon.then(
+        (health) => [spare.add(health.pid), tell({ t: "daemon" })],
+        (e) => tell({ t: "daemon", error: e instanceof Error ? e.message : String(e) }),
+      );
+    }
   });
 }
 
@@ -364,7 +379,7 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
   }
   if (problems.length > 0) throw problemsError(problems);
 
-  // Start the Worker now: it loads the launcher while the daemon and the client get ready.
+  // Start the Worker now: it loads the launcher while the client is checked.
   const worker = runtime === "worker"
     ? new Worker(WORKER_URL, { type: "module", name: "mcpx-script" })
     : undefined;
@@ -375,45 +390,55 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
     const minted = !env.MCPX_SESSION_ID && !io.env.MCPX_SESSION_ID;
     const primary = ctx.location().primary;
     const scratch = join(cache, "scripts", primary ? (await ctx.fingerprint()).short : "none");
-    await Deno.mkdir(scratch, { recursive: true });
+    Deno.mkdirSync(scratch, { recursive: true });
     const program = request.code !== undefined ? execModule(request.code) : undefined;
     if (program) {
       execFile = join(scratch, `exec-${crypto.randomUUID().slice(0, 8)}.ts`);
-      await Deno.writeTextFile(execFile, rebaseImports(program.text, io.cwd));
+      Deno.writeTextFileSync(execFile, rebaseImports(program.text, io.cwd));
     }
     const scriptPath = script?.path ?? execFile!;
 
-    let health: Health | undefined;
+    // The daemon is asked for once the script is on its way: a client module that is already
+    // right lets a Worker run start first (its first tool call waits for the daemon's word).
+    let daemon: Promise<Health> | undefined;
+    let socket: string | undefined;
     let clientPath: string | undefined;
     if (primary) {
-      const { ensureDaemon } = await load<typeof import("../daemon/client.ts")>(
-        "../daemon/client.ts",
-        import.meta.url,
-      );
-      const { writeClient } = await load<typeof import("./client_module.ts")>(
-        "./client_module.ts",
-        import.meta.url,
-      );
-      health = await ensureDaemon(ctx);
+      socket = (await ctx.paths()).socket;
       // Beside the script when it is a named one or imports the client (the reference's
       // `import tools from "./mcpx-client.ts"`); otherwise out of the way, in the cache.
-      let dir = scratch;
-      if (script && (script.named || text.includes("mcpx-client"))) {
-        if (writable(dirname(script.path))) dir = dirname(script.path);
-        else {
-          io.err(
-            `mcpx: warning: cannot write mcpx-client.ts beside ${script.path}; the globals work, an import of ./mcpx-client.ts will not\n`,
-          );
+      const beside = script && (script.named || text.includes("mcpx-client"))
+        ? dirname(script.path)
+        : undefined;
+      const besidePath = beside && join(beside, "mcpx-client.ts");
+      if (besidePath && worker && await isFresh(ctx, besidePath, socket)) clientPath = besidePath;
+      else if (
+        !besidePath && worker && await isFresh(ctx, join(scratch, "mcpx-client.ts"), socket)
+      ) {
+        clientPath = join(scratch, "mcpx-client.ts");
+      } else {
+        daemon = ensureDaemon(ctx);
+        await daemon;
+        let dir = scratch;
+        if (beside) {
+          if (writable(beside)) dir = beside;
+          else {
+            io.err(
+              `mcpx: warning: cannot write mcpx-client.ts beside ${
+                script!.path
+              }; the globals work, an import of ./mcpx-client.ts will not\n`,
+            );
+          }
         }
+        clientPath = await writeClient(ctx, dir, socket, undefined, { listUnlisted: true });
       }
-      clientPath = await writeClient(ctx, dir, health.socket, undefined, { listUnlisted: true });
     }
 
     const scriptEnv: Record<string, string> = {
       ...env,
       MCPX_SESSION_ID: session,
       MCPX_CALLER_CWD: io.cwd,
-      ...(health ? { MCPX_SOCKET: health.socket } : {}),
+      ...(socket ? { MCPX_SOCKET: socket } : {}),
     };
     const cfg: LaunchConfig = {
       script: scriptPath,
@@ -431,10 +456,6 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       // An old Node: hand it JavaScript. The client is emitted once per run and the script
       // imports that very module (its "./mcpx-client.ts" is pointed at it), so the globals and
       // an imported client stay the same objects, as under the other runtimes.
-      const { emitModule } = await load<typeof import("../../launcher/select.ts")>(
-        "../../launcher/select.ts",
-        import.meta.url,
-      );
       const tag = crypto.randomUUID().slice(0, 8);
       let clientUrl: string | undefined;
       if (cfg.client) {
@@ -480,11 +501,12 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       maxOutput: settings.get("script.maxOutput"),
       source,
     });
+    // The daemon: asked now if it was not before. A Worker run is already under way and told when
+    // it answers; a subprocess starts only after.
+    const askDaemon = () => primary ? (daemon ??= ensureDaemon(ctx)) : undefined;
+    if (!worker) await askDaemon();
     const ended = worker
-      ? await runInWorker(worker, cfg, out, {
-        timeoutMs,
-        spare: new Set(health ? [health.pid] : []),
-      })
+      ? await runInWorker(worker, cfg, out, { timeoutMs, daemon: askDaemon })
       : await runInProcess(command!, cfg, out, {
         timeoutMs,
         env: { ...io.env, ...scriptEnv },
@@ -493,11 +515,9 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       });
     out.finish();
 
-    if (minted && health) {
-      const { callDaemon } = await load<typeof import("../daemon/client.ts")>(
-        "../daemon/client.ts",
-        import.meta.url,
-      );
+    // A Worker run that made no call has no session in the daemon to end.
+    const health = await daemon?.catch(() => undefined);
+    if (minted && health && ended.called !== false) {
       await callDaemon(ctx, {
         method: "POST",
         path: `/v1/sessions/${encodeURIComponent(session)}/end`,
