@@ -441,3 +441,21 @@ Deno.test("scripts.exec: a relative import means the file beside the caller", as
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, "42\n");
 });
+
+Deno.test("scripts.run: a run that starts before its daemon has answered makes its calls once it has", async () => {
+  await using box = await scriptBox();
+  // The first run writes the client; after `stop`, the second finds that client still right and
+  // starts the Worker at once, while the daemon is started again: its first call must wait.
+  const first = await envelope(box, ["run", "session_pid"]);
+  assert.equal(first.code, 0, first.stderrText);
+  const stop = await box.mcpx(["stop"]);
+  assert.equal(stop.code, 0, stop.stderr);
+  const again = await envelope(box, ["run", "session_pid"]);
+  assert.equal(again.code, 0, again.stderrText);
+  assert.equal(typeof again.result, "number");
+  assert.notEqual(again.result, first.result, "a new daemon started a new server process");
+  // The run minted its session, made a call in it, and ended it: no process of it is left.
+  const status = JSON.parse((await box.mcpx(["--json", "status"])).stdout);
+  const live = status.servers.filter((s: { namespace: string }) => s.namespace === "sess");
+  assert.deepEqual(live.flatMap((s: { instances?: unknown[] }) => s.instances ?? []), []);
+});
