@@ -3,7 +3,7 @@
 
 import type { ToolInfo } from "../mcp/types.ts";
 import { toIdentifier } from "../pool/defs.ts";
-import { functionDeclaration, isIdentifier, isReservedWord, jsDoc } from "./_ts.ts";
+import { functionDeclaration, isIdentifier, isReservedWord, jsDoc, type TypeNode } from "./_ts.ts";
 import {
   aliasDeclaration,
   type JsonSchema,
@@ -102,12 +102,49 @@ export function namespaceDeclarations(
   tools: ToolInfo[],
 ): string {
   checkNamespace(ns);
-  const plan = planNamespace(tools);
+  const shared = sharedParameterDocs(tools);
+  const plan = planNamespace(tools, { omitDocs: shared });
   const members = [
     ...plan.scope.allAliases().map((a) => aliasDeclaration(a, "  ")),
     ...plan.tools.sort((a, b) => compare(a.name, b.name)).map((t) => t.declaration),
   ];
-  return DECLARATIONS_HEADER + "\n" + namespaceBlock(ns, description, members);
+  const notes = [...shared].sort(([a], [b]) => compare(a, b)).map(([name, doc]) =>
+    `- \`${name}\`: ${doc.replace(/\s+/g, " ")}`
+  );
+  const doc = [
+    description?.trim(),
+    notes.length
+      ? `Parameters documented here once, for every tool that takes them:\n${notes.join("\n")}`
+      : undefined,
+  ].filter(Boolean).join("\n\n");
+  return DECLARATIONS_HEADER + "\n" + namespaceBlock(ns, doc, members);
+}
+
+/**
+ * The top-level parameters whose description is word for word the same in at least three tools
+ * of a namespace (`pageId`: "Targets a specific page by ID." in 28 of chrome-devtools-mcp's 32),
+ * by name. `mcpx types <ns>` says each once, above the functions, instead of at every function.
+ */
+export function sharedParameterDocs(tools: ToolInfo[]): Map<string, string> {
+  const counts = new Map<string, number>();
+  for (const t of tools) {
+    const props = t.inputSchema?.properties;
+    if (!props || typeof props !== "object") continue;
+    for (const [name, schema] of Object.entries(props as Record<string, unknown>)) {
+      const doc = (schema as { description?: unknown } | null)?.description;
+      if (typeof doc !== "string" || !doc.trim()) continue;
+      const key = `${name}\0${doc.trim()}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  }
+  // A name with two different shared texts keeps both where they are: one note per name.
+  const byName = new Map<string, string[]>();
+  for (const [key, n] of counts) {
+    if (n < 3) continue;
+    const [name, doc] = key.split("\0");
+    byName.set(name, [...(byName.get(name) ?? []), doc]);
+  }
+  return new Map([...byName].filter(([, docs]) => docs.length === 1).map(([n, [d]]) => [n, d]));
 }
 
 /**
@@ -155,7 +192,10 @@ export interface PlannedTool {
 }
 
 /** Every tool of a namespace planned together, so shared aliases get one name. */
-export function planNamespace(tools: ToolInfo[]): { scope: TypeScope; tools: PlannedTool[] } {
+export function planNamespace(
+  tools: ToolInfo[],
+  options: { omitDocs?: ReadonlyMap<string, string> } = {},
+): { scope: TypeScope; tools: PlannedTool[] } {
   const sorted = [...tools].sort((a, b) => compare(a.name, b.name));
   const names = functionNames(sorted);
   const scope = new TypeScope();
@@ -168,7 +208,7 @@ export function planNamespace(tools: ToolInfo[]): { scope: TypeScope; tools: Pla
     tools: sorted.map((tool) => {
       const name = names.get(tool.name)!;
       const roots = [tool.inputSchema, ...(tool.outputSchema ? [tool.outputSchema] : [])];
-      const args = scope.args(tool.inputSchema);
+      const args = withoutDocs(scope.args(tool.inputSchema), tool, options.omitDocs);
       const result = tool.outputSchema ? scope.type(tool.outputSchema) : undefined;
       const doc = toolDoc(tool, name);
       const declaration = (doc ? jsDoc(doc, "  ") + "\n" : "") +
@@ -176,6 +216,26 @@ export function planNamespace(tools: ToolInfo[]): { scope: TypeScope; tools: Pla
       return { tool, name, declaration, aliases: scope.aliasesFor(roots) };
     }),
   };
+}
+
+/**
+ * The arguments with the docs of `omit` left out: only where the schema's own description of
+ * that top-level parameter is the shared text (the printed doc may carry constraint notes too).
+ */
+function withoutDocs(
+  args: { type: TypeNode; optional: boolean },
+  tool: ToolInfo,
+  omit: ReadonlyMap<string, string> | undefined,
+): { type: TypeNode; optional: boolean } {
+  if (!omit?.size || args.type.kind !== "object") return args;
+  const props = (tool.inputSchema?.properties ?? {}) as Record<string, { description?: unknown }>;
+  const members = args.type.members.map((m) => {
+    const own = props[m.name]?.description;
+    return typeof own === "string" && omit.get(m.name) === own.trim() && m.doc === own.trim()
+      ? { ...m, doc: undefined }
+      : m;
+  });
+  return { ...args, type: { ...args.type, members } };
 }
 
 function toolDoc(tool: ToolInfo, name: string): string | undefined {

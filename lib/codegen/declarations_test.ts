@@ -6,6 +6,8 @@ import {
   DECLARATIONS_HEADER,
   functionNames,
   namespaceDeclarations,
+  planNamespace,
+  sharedParameterDocs,
   TOOL_RESULT_DECL,
   toolSignature,
   typeExpression,
@@ -147,18 +149,49 @@ Deno.test("namespaceDeclarations() refuses a namespace that is not an identifier
   assert.throws(() => toolSignature("new", { name: "x", inputSchema: {} }), TypeError);
 });
 
-Deno.test("toolSignature() is the namespace's declaration of that one tool", () => {
+Deno.test("toolSignature() is the namespace's declaration of that one tool, every doc in place", () => {
   for (const c of CASES) {
-    const whole = namespaceDeclarations(c.namespace, undefined, c.tools);
+    // The namespace's declarations, as they read with no parameter documented once above them.
+    const whole = planNamespace(c.tools).tools.map((t) => t.declaration).join("\n\n");
+    const printed = namespaceDeclarations(c.namespace, undefined, c.tools);
+    const shared = sharedParameterDocs(c.tools);
     for (const tool of c.tools) {
       const one = toolSignature(c.namespace, tool, { tools: c.tools });
       assert.ok(one.startsWith(`declare namespace ${c.namespace} {\n`), one);
       const body = one.slice(one.indexOf("{\n") + 2, one.lastIndexOf("\n}\n"));
       for (const member of body.split("\n\n")) {
-        assert.ok(whole.includes(member), `${c.name}.${tool.name}: ${member}`);
+        // A type alias as printed; a function as it reads with every doc in place.
+        const found = /^ {2}(\/\*\*[^]*?\*\/\n {2})?type /.test(member)
+          ? printed.includes(member)
+          : whole.includes(member);
+        assert.ok(found, `${c.name}.${tool.name}: ${member}`);
       }
     }
+    // Each shared doc is said once in the namespace's JSDoc, and at no function.
+    for (const [name, doc] of shared) {
+      assert.ok(printed.includes(`- \`${name}\`: ${doc}`), `${c.name}: ${name}`);
+      assert.ok(!printed.includes(`/** ${doc} */ ${name}`), `${c.name}: ${name} doc repeated`);
+    }
   }
+});
+
+Deno.test("sharedParameterDocs() takes a text shared word for word by three tools or more", () => {
+  const tool = (name: string, props: Record<string, string>) => ({
+    name,
+    inputSchema: {
+      type: "object",
+      properties: Object.fromEntries(
+        Object.entries(props).map(([k, d]) => [k, { type: "string", description: d }]),
+      ),
+    },
+  });
+  const shared = sharedParameterDocs([
+    tool("a", { page: "The page.", mode: "One way." }),
+    tool("b", { page: "The page.", mode: "Another way." }),
+    tool("c", { page: "The page.", mode: "One way.", id: "An id." }),
+    tool("d", { mode: "One way.", id: "An id." }),
+  ]);
+  assert.deepEqual([...shared], [["page", "The page."], ["mode", "One way."]]);
 });
 
 Deno.test("toolSignature() carries the aliases the tool uses and no others", () => {

@@ -6,10 +6,16 @@ import type { Context } from "../context.ts";
 import type { DaemonPaths } from "../paths.ts";
 import type { Caller } from "../pool/scope.ts";
 import { withLock } from "./lock.ts";
-import { WireConnectError, wireRequest, type WireResponse, WireTimeoutError } from "./wire.ts";
+import {
+  FINGERPRINT_HEADER,
+  WireConnectError,
+  wireRequest,
+  type WireResponse,
+  WireTimeoutError,
+} from "./wire.ts";
 
-/** Every daemon answer carries its configuration's fingerprint, so one round trip both asks and checks. */
-export const FINGERPRINT_HEADER = "x-mcpx-fingerprint";
+export { FINGERPRINT_HEADER };
+
 /** Who is calling (cwd, pid, session ids), as URI-encoded JSON: what scopes are computed from. */
 export const CALLER_HEADER = "x-mcpx-caller";
 

@@ -4,6 +4,9 @@
 
 import { after } from "../_timer.ts";
 
+/** Every daemon answer carries its configuration's fingerprint, so one round trip both asks and checks. */
+export const FINGERPRINT_HEADER = "x-mcpx-fingerprint";
+
 /** One answer from the daemon. */
 export interface WireResponse {
   status: number;

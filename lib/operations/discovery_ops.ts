@@ -45,14 +45,22 @@ async function liveCounts(ctx: Context): Promise<Map<string, number>> {
   } catch {
     return counts; // no socket file: no daemon, nothing live
   }
-  const { callDaemon } = await load<typeof import("../daemon/client.ts")>(
-    "../daemon/client.ts",
+  // The wire alone, not the daemon client: a listing only reads, and an answer from another
+  // configuration's daemon, or none, is no live process.
+  const { FINGERPRINT_HEADER, wireRequest } = await load<typeof import("../daemon/wire.ts")>(
+    "../daemon/wire.ts",
     import.meta.url,
   );
-  const answer = await callDaemon(ctx, { method: "GET", path: "/v1/status", start: false })
-    .catch(() => undefined);
-  const status = answer?.value as { servers?: { namespace: string; live: number }[] } | undefined;
-  for (const s of status?.servers ?? []) counts.set(s.namespace, s.live);
+  try {
+    const res = await wireRequest((await ctx.paths()).socket, "GET", "/v1/status");
+    if (
+      res.status !== 200 || res.headers.get(FINGERPRINT_HEADER) !== (await ctx.fingerprint()).hash
+    ) {
+      return counts;
+    }
+    const status = JSON.parse(res.text) as { servers?: { namespace: string; live: number }[] };
+    for (const s of status.servers ?? []) counts.set(s.namespace, s.live);
+  } catch { /* no daemon answered: nothing live */ }
   return counts;
 }
 

@@ -7,8 +7,7 @@ declare namespace additional {
   function maps(args?: {
     bare?: { [key: string]: unknown };
     closed?: { a?: string };
-    /** A string map */
-    headers?: { [key: string]: string };
+    /** A string map */ headers?: { [key: string]: string };
     mixed?: { name?: string; [key: string]: number | string | undefined };
     mixedComplex?: { meta?: { a?: string; b?: string; c?: string }; [key: string]: unknown };
     nestedMap?: { [key: string]: { [key: string]: number[] } };

@@ -18,8 +18,7 @@ declare namespace combinators {
     shape:
       | {
         kind: "circle";
-        /** In pixels */
-        radius: number;
+        /** In pixels */ radius: number;
       }
       | { kind: "square"; side: number };
     typedUnion?: { x: number } | { y: number };

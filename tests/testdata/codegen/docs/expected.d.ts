@@ -13,18 +13,12 @@ declare namespace docs {
    *   Indented third line.
    */
   function commented(args?: {
-    /** Exactly 4 characters. */
-    code?: string;
-    /** How many. Default: 10. Range: 1 to 50. */
-    count?: number;
-    /** Like '**\/*.ts'. Pattern: `^[a-z*\/]+$`. */
-    glob?: string;
-    /** Greater than 0. */
-    legacy?: number;
-    /** Says its default already: default is fast */
-    mode?: "fast" | "slow";
-    /** 1 to 64 characters. Format: hostname. */
-    name?: string;
+    /** Exactly 4 characters. */ code?: string;
+    /** How many. Default: 10. Range: 1 to 50. */ count?: number;
+    /** Like '**\/*.ts'. Pattern: `^[a-z*\/]+$`. */ glob?: string;
+    /** Greater than 0. */ legacy?: number;
+    /** Says its default already: default is fast */ mode?: "fast" | "slow";
+    /** 1 to 64 characters. Format: hostname. */ name?: string;
     none?: string[];
     off?: boolean;
     /**
@@ -32,10 +26,8 @@ declare namespace docs {
      * @deprecated
      */
     old?: string;
-    /** Greater than 0. Less than 1. Multiple of 0.25. */
-    ratio?: number;
+    /** Greater than 0. Less than 1. Multiple of 0.25. */ ratio?: number;
     safeInt?: number;
-    /** Default: "2020-01-01T00:00:00Z". Format: date-time. */
-    when?: string;
+    /** Default: "2020-01-01T00:00:00Z". Format: date-time. */ when?: string;
   }): Promise<ToolResult>;
 }

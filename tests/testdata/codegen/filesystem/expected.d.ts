@@ -14,13 +14,10 @@ declare namespace filesystem {
 
   /** Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories. */
   function edit_file(args: {
-    /** Preview changes using git-style diff format */
-    dryRun?: boolean;
+    /** Preview changes using git-style diff format */ dryRun?: boolean;
     edits: {
-      /** Text to replace with */
-      newText: string;
-      /** Text to search for - must match exactly */
-      oldText: string;
+      /** Text to replace with */ newText: string;
+      /** Text to search for - must match exactly */ oldText: string;
     }[];
     path: string;
   }): Promise<ToolResult<{ content: string }>>;
@@ -39,8 +36,7 @@ declare namespace filesystem {
   /** Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories. */
   function list_directory_with_sizes(args: {
     path: string;
-    /** Sort entries by name or size. Default: "name". */
-    sortBy?: "name" | "size";
+    /** Sort entries by name or size. Default: "name". */ sortBy?: "name" | "size";
   }): Promise<ToolResult<{ content: string }>>;
 
   /** Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories. */
@@ -51,11 +47,9 @@ declare namespace filesystem {
 
   /** Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead. */
   function read_file(args: {
-    /** If provided, returns only the first N lines of the file */
-    head?: number;
+    /** If provided, returns only the first N lines of the file */ head?: number;
     path: string;
-    /** If provided, returns only the last N lines of the file */
-    tail?: number;
+    /** If provided, returns only the last N lines of the file */ tail?: number;
   }): Promise<ToolResult<{ content: string }>>;
 
   /** Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories. */
@@ -78,11 +72,9 @@ declare namespace filesystem {
 
   /** Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories. */
   function read_text_file(args: {
-    /** If provided, returns only the first N lines of the file */
-    head?: number;
+    /** If provided, returns only the first N lines of the file */ head?: number;
     path: string;
-    /** If provided, returns only the last N lines of the file */
-    tail?: number;
+    /** If provided, returns only the last N lines of the file */ tail?: number;
   }): Promise<ToolResult<{ content: string }>>;
 
   /** Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**\/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories. */

@@ -19,13 +19,11 @@ declare namespace names {
    * Calls the tool "delete".
    */
   function delete_(args: {
-    /** The empty name */
-    ""?: string;
+    /** The empty name */ ""?: string;
     $x?: string;
     "0"?: number;
     "a-b": string;
-    /** Reserved words are fine as property names */
-    class: string;
+    /** Reserved words are fine as property names */ class: string;
     default?: boolean;
     'say "hi"'?: string;
     "with space"?: string;

@@ -20,8 +20,7 @@ declare namespace output {
 
   /** A result whose union needs several lines */
   function long_union_result(args?: {
-    /** Input */
-    a?: string;
+    /** Input */ a?: string;
   }): Promise<
     ToolResult<{
       status:
@@ -37,8 +36,7 @@ declare namespace output {
   function weather(args: { city: string }): Promise<
     ToolResult<{
       conditions: string;
-      /** Celsius */
-      temperature: number;
+      /** Celsius */ temperature: number;
     }>
   >;
 

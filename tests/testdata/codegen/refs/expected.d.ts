@@ -29,8 +29,7 @@ declare namespace refs {
   function use_defs(args: {
     anchor?: unknown;
     external?: unknown;
-    /** Where to start */
-    from: Point_2;
+    /** Where to start */ from: Point_2;
     keyword?: string_;
     missing?: unknown;
     path?: Point_2[];
