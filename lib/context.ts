@@ -32,7 +32,7 @@ export class Context {
   readonly caller: Caller;
   #location?: ConfigLocation;
   #layers?: ConfigLocation;
-  #fingerprint?: Promise<Fingerprint>;
+  #fingerprint?: Fingerprint;
   #settings?: Promise<Settings>;
 
   constructor(
@@ -97,18 +97,20 @@ export class Context {
     );
   }
 
+  /** The primary configuration's fingerprint, now. @throws {McpxError} CONFIG_NOT_FOUND */
+  fingerprintSync(): Fingerprint {
+    const primary = this.location().primary;
+    if (!primary) throw noConfigError(this.location());
+    return this.#fingerprint ??= fingerprintConfig(primary);
+  }
+
   /** The primary configuration's fingerprint. @throws {McpxError} CONFIG_NOT_FOUND */
   fingerprint(): Promise<Fingerprint> {
-    const primary = this.location().primary;
-    if (!primary) return Promise.reject(noConfigError(this.location()));
-    if (!this.#fingerprint) {
-      try {
-        this.#fingerprint = Promise.resolve(fingerprintConfig(primary));
-      } catch (e) {
-        return Promise.reject(e);
-      }
+    try {
+      return Promise.resolve(this.fingerprintSync());
+    } catch (e) {
+      return Promise.reject(e);
     }
-    return this.#fingerprint;
   }
 
   /** The full settings, if something already asked for them. */

@@ -44,13 +44,26 @@ export async function readCache(
   fingerprint: string,
   config: string,
 ): Promise<{ cache: SchemaCache; warning?: string }> {
+  return readCacheSync(cacheDir, fingerprint, config) ??
+    { cache: await carryOver(cacheDir, { version: 1, fingerprint, config, servers: {} }) };
+}
+
+/**
+ * {@linkcode readCache} without a turn of the event loop when this fingerprint's file exists;
+ * undefined when it does not (entries are then carried over, which reads the folder).
+ */
+export function readCacheSync(
+  cacheDir: string,
+  fingerprint: string,
+  config: string,
+): { cache: SchemaCache; warning?: string } | undefined {
   const empty: SchemaCache = { version: 1, fingerprint, config, servers: {} };
   const path = cacheFile(cacheDir, fingerprint.slice(0, 16));
   let text: string | undefined;
   try {
     text = Deno.readTextFileSync(path);
   } catch {
-    return { cache: await carryOver(cacheDir, empty) };
+    return undefined;
   }
   try {
     const parsed = JSON.parse(text);

@@ -3,6 +3,7 @@ import { defineOperation } from "./define.ts";
 import { renderTable } from "../table.ts";
 import type { Context } from "../context.ts";
 import { load } from "../_load.ts";
+import { daemonPaths } from "../paths.ts";
 import {
   loadNamespaces,
   pickNamespace,
@@ -40,8 +41,10 @@ function clip(text: string, width: number): string {
 /** Live process counts from a running daemon, without starting one. */
 async function liveCounts(ctx: Context): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
+  let socket: string;
   try {
-    Deno.lstatSync((await ctx.paths()).socket);
+    socket = daemonPaths(ctx.boot, ctx.io.env, ctx.fingerprintSync().short).socket;
+    Deno.lstatSync(socket);
   } catch {
     return counts; // no socket file: no daemon, nothing live
   }
@@ -52,10 +55,8 @@ async function liveCounts(ctx: Context): Promise<Map<string, number>> {
     import.meta.url,
   );
   try {
-    const res = await wireRequest((await ctx.paths()).socket, "GET", "/v1/status");
-    if (
-      res.status !== 200 || res.headers.get(FINGERPRINT_HEADER) !== (await ctx.fingerprint()).hash
-    ) {
+    const res = await wireRequest(socket, "GET", "/v1/status");
+    if (res.status !== 200 || res.headers.get(FINGERPRINT_HEADER) !== ctx.fingerprintSync().hash) {
       return counts;
     }
     const status = JSON.parse(res.text) as { servers?: { namespace: string; live: number }[] };
