@@ -6,6 +6,7 @@ import { toIdentifier } from "../pool/defs.ts";
 import { cacheDir } from "../paths.ts";
 import { cacheFile } from "../cache/schema_cache.ts";
 import { VERSION } from "../version.ts";
+import { sourceStamp } from "../cache/rendered.ts";
 
 /** One namespace as the client module exposes it. */
 export interface ClientNamespace {
@@ -392,16 +393,6 @@ export async function writeClient(
   return path;
 }
 
-/** This generator's own file (size and mtime): an edited generator writes every client anew. */
-function generatorStamp(): string {
-  try {
-    const own = Deno.statSync(new URL(import.meta.url));
-    return `${own.size}:${own.mtime?.getTime()}`;
-  } catch {
-    return ""; // not a plain file (a compiled mcpx): VERSION stands for it
-  }
-}
-
 /**
  * A one-line fingerprint of everything the client module is generated from: mcpx's version, the
  * generator, the configuration, the schema cache file (size and mtime), the socket and the
@@ -413,7 +404,7 @@ async function clientStamp(ctx: Context, socket: string): Promise<string | undef
     const info = Deno.statSync(cacheFile(cacheDir(ctx.boot, ctx.io.env), fp.short));
     const parts = [
       VERSION,
-      generatorStamp(),
+      sourceStamp(import.meta.url),
       fp.hash,
       info.size,
       info.mtime?.getTime(),

@@ -270,3 +270,26 @@ Deno.test("discovery: tools/list_changed from a live server refreshes its cached
   assert.ok(grew, "ls shows the tool the server added");
   assert.match((await box.mcpx(["types", "growing.late"])).stdout, /function late\(/);
 });
+
+Deno.test("discovery: types keeps a namespace's rendering and renders again when the cache moves", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { fixture: faultyServer() } });
+  await box.json(["refresh"]);
+  const first = await box.mcpx(["types", "fixture"]);
+  assert.equal(first.code, 0, first.stderr);
+  // The rendering is kept under the cache folder, stamped; the second answer is read from it.
+  const dir = join(box.env.XDG_CACHE_HOME, "mcpx", "types");
+  const [file] = [...Deno.readDirSync(dir)].map((e) => join(dir, e.name));
+  const kept = Deno.readTextFileSync(file);
+  const stamp = kept.slice(0, kept.indexOf("\n") + 1);
+  assert.match(stamp, /^\/\/ mcpx-stamp /);
+  assert.equal(kept.slice(stamp.length), first.stdout);
+  Deno.writeTextFileSync(file, stamp + first.stdout.replace("function echo(", "function ECHO("));
+  const second = await box.mcpx(["types", "fixture"]);
+  assert.match(second.stdout, /function ECHO\(/, "the kept rendering was served");
+  // A refresh rewrites the schema cache: the stamp no longer matches and the rendering is redone.
+  await box.json(["refresh"]);
+  const third = await box.mcpx(["types", "fixture"]);
+  assert.equal(third.stdout, first.stdout);
+  await box.json(["stop"]);
+});

@@ -1,0 +1,39 @@
+// Text rendered from the schema cache, kept beside it so a second ask costs a file read. Each file
+// starts with a stamp line naming everything its text is a function of; a file whose stamp does not
+// match is rendered again and replaced. Best effort: a cache that cannot be written only costs time.
+
+import { dirname } from "../_path.ts";
+
+/** The size and mtime of each of mcpx's own source files given: an edited generator renders anew. */
+export function sourceStamp(...urls: string[]): string {
+  return urls.map((url) => {
+    try {
+      const info = Deno.statSync(new URL(url));
+      return `${info.size}:${info.mtime?.getTime()}`;
+    } catch {
+      return ""; // not a plain file (a compiled mcpx): the version stands for it
+    }
+  }).join(",");
+}
+
+/** The text stored at `path` under exactly `stamp`, or undefined. */
+export function readRendered(path: string, stamp: string): string | undefined {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(path);
+  } catch {
+    return undefined;
+  }
+  const eol = text.indexOf("\n");
+  return eol >= 0 && text.slice(0, eol) === stamp ? text.slice(eol + 1) : undefined;
+}
+
+/** Stores `text` at `path` under `stamp`, atomically (a temporary file renamed over the old one). */
+export function writeRendered(path: string, stamp: string, text: string): void {
+  try {
+    Deno.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    const tmp = `${path}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+    Deno.writeTextFileSync(tmp, `${stamp}\n${text}`, { mode: 0o600 });
+    Deno.renameSync(tmp, path);
+  } catch { /* an unwritable cache: the next ask renders again */ }
+}
