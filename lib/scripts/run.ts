@@ -6,7 +6,8 @@ import { cacheDir } from "../paths.ts";
 import { VERSION } from "../version.ts";
 import type { Context } from "../context.ts";
 import { callDaemon, ensureDaemon, type Health } from "../daemon/client.ts";
-import { isFresh, writeClient } from "./client_module.ts";
+import { isFresh } from "./client_stamp.ts";
+import { load } from "../_load.ts";
 import {
   type DaemonReady,
   EXIT_FAILED,
@@ -430,6 +431,10 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
             );
           }
         }
+        const { writeClient } = await load<typeof import("./client_module.ts")>(
+          "./client_module.ts",
+          import.meta.url,
+        );
         clientPath = await writeClient(ctx, dir, socket, undefined, { listUnlisted: true });
       }
     }
