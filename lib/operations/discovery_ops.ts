@@ -186,7 +186,12 @@ export const toolsSearch = defineOperation<
   params: [
     { name: "query", type: "string", required: true, doc: "The words to look for" },
     { name: "limit", type: "integer", short: "n", doc: "At most this many hits (default 20)" },
-    { name: "tag", type: "string", doc: "Only tools with this tag (readOnly, destructive)" },
+    {
+      name: "tag",
+      type: "enum",
+      values: ["readOnly", "destructive"],
+      doc: "Only tools with this tag",
+    },
     { name: "explain", type: "boolean", doc: "Show the per-word, per-field score breakdown" },
   ],
   cli: {

@@ -74,6 +74,16 @@ export function selectServers<T extends Pick<ServerDef, "profiles" | "isDefault"
 ): T[] {
   if (selection.all) return [...defs];
   const wanted = new Set(selection.profiles ?? []);
+  const known = [...new Set(defs.flatMap((d) => d.profiles))].sort();
+  for (const p of wanted) {
+    if (!known.includes(p)) {
+      throw new McpxError("USAGE", `No server has the profile "${p}"${didYouMean(p, known)}`, {
+        hint: known.length
+          ? `Profiles in this configuration: ${known.join(", ")}`
+          : `No server in this configuration has a profile (\`"mcpx": { "profiles": [...] }\`)`,
+      });
+    }
+  }
   return defs.filter((d) =>
     (!selection.skipDefault && d.isDefault) || d.profiles.some((p) => wanted.has(p))
   );

@@ -83,6 +83,13 @@ Deno.test("discovery: ls and search answer from the cache and start nothing", as
   assert.ok((await names("--profile", "web")).includes("web"));
   assert.deepEqual(await names("--profile", "web", "--skip-default"), ["web"]);
   assert.equal((await names("--all-profiles")).length, 6);
+  const unknown = await box.mcpx(["--profile", "wbe", "ls"]);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /No server has the profile "wbe": did you mean "web"\?/);
+  assert.match(unknown.stderr, /Profiles in this configuration: web/);
+  const tag = await box.mcpx(["search", "echo", "--tag", "readonly"]);
+  assert.equal(tag.code, 2);
+  assert.match(tag.stderr, /--tag must be one of readOnly, destructive/);
 
   const search = await box.json<{ hits: { fn: string }[] }>(["search", "echo"]);
   assert.equal(search.hits[0].fn.endsWith(".echo"), true);
