@@ -68,6 +68,9 @@ export class Context {
     );
     return {
       ...(profiles.length ? { profiles } : {}),
+      ...(profiles.length && this.boot.describe("select.profiles").source.kind === "flag"
+        ? { strict: true }
+        : {}),
       ...(this.boot.get("select.skipDefault") ? { skipDefault: true } : {}),
       ...(this.boot.get("select.allProfiles") ? { all: true } : {}),
     };

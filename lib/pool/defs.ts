@@ -62,6 +62,11 @@ export interface Selection {
   profiles?: string[];
   skipDefault?: boolean;
   all?: boolean;
+  /**
+   * Refuse a profile no server has. Set for `--profile` on the command line; a profile from the
+   * environment applies to every configuration, and one without it is not a mistake.
+   */
+  strict?: boolean;
 }
 
 /**
@@ -75,7 +80,7 @@ export function selectServers<T extends Pick<ServerDef, "profiles" | "isDefault"
   if (selection.all) return [...defs];
   const wanted = new Set(selection.profiles ?? []);
   const known = [...new Set(defs.flatMap((d) => d.profiles))].sort();
-  for (const p of wanted) {
+  for (const p of selection.strict ? wanted : []) {
     if (!known.includes(p)) {
       throw new McpxError("USAGE", `No server has the profile "${p}"${didYouMean(p, known)}`, {
         hint: known.length

@@ -87,6 +87,8 @@ Deno.test("discovery: ls and search answer from the cache and start nothing", as
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /No server has the profile "wbe": did you mean "web"\?/);
   assert.match(unknown.stderr, /Profiles in this configuration: web/);
+  const fromEnv = await box.mcpx(["ls"], { env: { MCPX_SELECT_PROFILES: "elsewhere" } });
+  assert.equal(fromEnv.code, 0, "a profile from the environment may belong to other configs");
   const tag = await box.mcpx(["search", "echo", "--tag", "readonly"]);
   assert.equal(tag.code, 2);
   assert.match(tag.stderr, /--tag must be one of readOnly, destructive/);
