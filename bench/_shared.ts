@@ -7,7 +7,22 @@ import { fileURLToPath } from "node:url";
 
 export const REPO = fileURLToPath(new URL("..", import.meta.url));
 export const CONFIG = join(REPO, "deno.json");
-export const MAIN = join(REPO, "main.ts");
+/**
+ * What the benchmarks run as `mcpx`: by default the built CLI that `deno task install` installs
+ * (dist/cli/main.js, built from the sources first); main.ts itself with `MCPX_BENCH_SOURCE=1`.
+ */
+const SOURCE = Deno.env.get("MCPX_BENCH_SOURCE") === "1";
+export const MAIN = SOURCE ? join(REPO, "main.ts") : join(REPO, "dist", "cli", "main.js");
+/** How the figures' header names what was measured. */
+export const ENTRY = SOURCE ? "mcpx = deno run main.ts" : "mcpx = the built CLI (dist/cli/main.js)";
+if (!SOURCE) {
+  const build = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", join(REPO, "tools", "build.ts")],
+    stdout: "null",
+    stderr: "inherit",
+  }).outputSync();
+  if (!build.success) throw new Error("`deno task build` failed");
+}
 
 /** Parses a flag's text as a whole number of at least `min`. @throws when it is not one. */
 export function wholeNumber(flag: string, text: string, min: number): number {

@@ -24,6 +24,7 @@ import { wireRequest } from "../lib/daemon/wire.ts";
 import { npmServer } from "../tests/_helpers.ts";
 import {
   emptyArgs,
+  ENTRY,
   formatTable,
   type Isolated,
   makeIsolated,
@@ -372,7 +373,7 @@ function report(
   const ms3 = (n: number) => n.toFixed(3);
   const ms1 = (n: number) => n.toFixed(1);
   console.log(
-    `runs: ${opts.runs} (+${WARMUP_ROUNDS} warmup), deno ${Deno.version.deno}, ` +
+    `runs: ${opts.runs} (+${WARMUP_ROUNDS} warmup), deno ${Deno.version.deno}, ${ENTRY}, ` +
       `${SEQUENTIAL} sequential echo calls each way, ${CONCURRENT} concurrent over ${SESSIONS} sessions`,
   );
   console.log(

@@ -28,6 +28,7 @@ import { npmServer } from "../tests/_helpers.ts";
 import { chromeServerConfig } from "../tests/fixtures/chrome.ts";
 import {
   emptyArgs,
+  ENTRY,
   formatTable,
   type Isolated,
   makeIsolated,
@@ -498,7 +499,7 @@ function report(
   const ratio = (r: number) => `${Math.round(r * 100)}%`;
   const ms1 = (n: number) => n.toFixed(1);
   console.log(
-    `runs: ${opts.runs} (+${WARMUP_ROUNDS} warmup), deno ${Deno.version.deno}, servers: ${
+    `runs: ${opts.runs} (+${WARMUP_ROUNDS} warmup), deno ${Deno.version.deno}, ${ENTRY}, servers: ${
       t.types.map((r) => `${r.namespace} ${r.tools}`).join(", ")
     } tools; tokens = ceil(UTF-8 bytes / 4) of the human output`,
   );

@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { faultyServer } from "../tests/fixtures/servers.ts";
 import {
   emptyArgs,
+  ENTRY,
   formatTable,
   makeIsolated,
   mcpxArgs,
@@ -120,7 +121,7 @@ if (values.json) {
   );
 } else {
   console.log(
-    `runs: ${runs}, deno ${Deno.version.deno}, baseline (empty deno run) median ${
+    `runs: ${runs}, deno ${Deno.version.deno}, ${ENTRY}, baseline (empty deno run) median ${
       base.toFixed(1)
     } ms`,
   );

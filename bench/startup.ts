@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import {
   emptyArgs,
+  ENTRY,
   formatTable,
   makeIsolated,
   mcpxArgs,
@@ -158,7 +159,7 @@ function report(
     return;
   }
   console.log(
-    `runs: ${opts.runs} (+${opts.warmup} warmup), deno ${Deno.version.deno}, ` +
+    `runs: ${opts.runs} (+${opts.warmup} warmup), deno ${Deno.version.deno}, ${ENTRY}, ` +
       `baseline (empty deno run) median ${ms(baseline.medianMs)} ms`,
   );
   console.log(formatTable([

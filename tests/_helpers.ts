@@ -34,8 +34,12 @@ export class Sandbox {
   readonly root: string;
   readonly env: Record<string, string>;
 
-  private constructor(root: string) {
+  /** The module `mcpx` runs: main.ts, or the built bundle (dist/cli/main.js). */
+  readonly entry: string;
+
+  private constructor(root: string, entry: string) {
     this.root = root;
+    this.entry = entry;
     this.env = {
       HOME: join(root, "home"),
       XDG_STATE_HOME: join(root, "state"),
@@ -51,10 +55,10 @@ export class Sandbox {
     };
   }
 
-  /** Makes a sandbox under the system temp directory. */
-  static async create(): Promise<Sandbox> {
+  /** Makes a sandbox under the system temp directory; `entry` is what `mcpx` runs. */
+  static async create(entry = `${REPO}/main.ts`): Promise<Sandbox> {
     const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "mcpx-e2e-" }));
-    const box = new Sandbox(root);
+    const box = new Sandbox(root, entry);
     for (const d of ["home", "state", "cache", "config", "tmp", "work"]) {
       await Deno.mkdir(join(root, d), { recursive: true });
     }
@@ -78,7 +82,7 @@ export class Sandbox {
     options: { cwd?: string; env?: Record<string, string> } = {},
   ): Promise<Run> {
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--config", `${REPO}/deno.json`, `${REPO}/main.ts`, ...args],
+      args: ["run", "-A", "--config", `${REPO}/deno.json`, this.entry, ...args],
       cwd: join(this.root, options.cwd ?? "work"),
       env: { ...this.env, ...options.env },
       clearEnv: true,

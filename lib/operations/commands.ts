@@ -3,17 +3,20 @@ import type { Operation } from "./define.ts";
 
 type Load = () => Promise<Operation>;
 
-/** The loader of one operation, exported as `name` by the module `specifier`. */
-function from(specifier: string, name: string): Load {
-  return () =>
-    load<Record<string, Operation>>(specifier, import.meta.url).then((module) => module[name]);
-}
+// One loader per operations module, each naming its module as `tools/build.ts` expects: the build
+// turns these into literal imports for its bundle's code splitting.
+const discovery = () =>
+  load<typeof import("./discovery_ops.ts")>("./discovery_ops.ts", import.meta.url);
+const tools = () => load<typeof import("./tool_ops.ts")>("./tool_ops.ts", import.meta.url);
+const scripts = () => load<typeof import("./script_ops.ts")>("./script_ops.ts", import.meta.url);
+const daemon = () => load<typeof import("./daemon_ops.ts")>("./daemon_ops.ts", import.meta.url);
+const config = () => load<typeof import("./config_show.ts")>("./config_show.ts", import.meta.url);
+const misc = () => load<typeof import("./misc_ops.ts")>("./misc_ops.ts", import.meta.url);
 
-const DISCOVERY = "./discovery_ops.ts";
-const TOOLS = "./tool_ops.ts";
-const SCRIPTS = "./script_ops.ts";
-const DAEMON = "./daemon_ops.ts";
-const MISC = "./misc_ops.ts";
+/** The loader of the operation `name` of the module `module()` loads. */
+function from<M>(module: () => Promise<M>, name: keyof M): Load {
+  return () => module().then((m) => m[name] as Operation);
+}
 
 /**
  * Each command word and how to load only its operation, so that `mcpx ls` does not pay for
@@ -21,27 +24,27 @@ const MISC = "./misc_ops.ts";
  * two equal in both directions.
  */
 export const COMMANDS: Record<string, Load> = {
-  ls: from(DISCOVERY, "namespacesList"),
-  search: from(DISCOVERY, "toolsSearch"),
-  types: from(DISCOVERY, "toolsTypes"),
-  catalog: from(DISCOVERY, "toolsCatalog"),
-  schema: from(DISCOVERY, "toolsSchema"),
-  client: from(DISCOVERY, "clientWrite"),
-  call: from(TOOLS, "toolsCall"),
-  restart: from(TOOLS, "serversRestart"),
-  refresh: from(TOOLS, "serversRefresh"),
-  "end-session": from(TOOLS, "sessionsEnd"),
-  run: from(SCRIPTS, "scriptsRun"),
-  exec: from(SCRIPTS, "scriptsExec"),
-  scripts: from(SCRIPTS, "scriptsList"),
-  status: from(DAEMON, "daemonStatus"),
-  start: from(DAEMON, "daemonStart"),
-  stop: from(DAEMON, "daemonStop"),
-  daemons: from(DAEMON, "daemonsList"),
-  daemon: from(DAEMON, "daemonRun"),
-  health: from(DAEMON, "health"),
-  config: from("./config_show.ts", "configShow"),
-  completion: from(MISC, "completion"),
-  "agents-md": from(MISC, "agentsMd"),
-  version: from(MISC, "version"),
+  ls: from(discovery, "namespacesList"),
+  search: from(discovery, "toolsSearch"),
+  types: from(discovery, "toolsTypes"),
+  catalog: from(discovery, "toolsCatalog"),
+  schema: from(discovery, "toolsSchema"),
+  client: from(discovery, "clientWrite"),
+  call: from(tools, "toolsCall"),
+  restart: from(tools, "serversRestart"),
+  refresh: from(tools, "serversRefresh"),
+  "end-session": from(tools, "sessionsEnd"),
+  run: from(scripts, "scriptsRun"),
+  exec: from(scripts, "scriptsExec"),
+  scripts: from(scripts, "scriptsList"),
+  status: from(daemon, "daemonStatus"),
+  start: from(daemon, "daemonStart"),
+  stop: from(daemon, "daemonStop"),
+  daemons: from(daemon, "daemonsList"),
+  daemon: from(daemon, "daemonRun"),
+  health: from(daemon, "health"),
+  config: from(config, "configShow"),
+  completion: from(misc, "completion"),
+  "agents-md": from(misc, "agentsMd"),
+  version: from(misc, "version"),
 };

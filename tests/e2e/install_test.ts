@@ -16,6 +16,8 @@ Deno.test("install: `deno task install` honours DENO_INSTALL_ROOT and the shim w
     stderr: "piped",
   }).output();
   assert.equal(install.code, 0, new TextDecoder().decode(install.stderr));
+  // What is installed is the built CLI, not the sources.
+  assert.match(Deno.readTextFileSync(join(root, "bin", "mcpx")), /dist\/cli\/main\.js/);
   await box.write("elsewhere/.mcpx.json", ONE_SERVER);
   const run = await new Deno.Command(join(root, "bin", "mcpx"), {
     args: ["--json", "health"],
