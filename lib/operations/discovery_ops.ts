@@ -4,6 +4,7 @@ import { renderTable } from "../table.ts";
 import type { Context } from "../context.ts";
 import { load } from "../_load.ts";
 import { cacheDir, daemonPaths } from "../paths.ts";
+import { FINGERPRINT_HEADER, wireRequest } from "../daemon/wire.ts";
 import { cacheFile } from "../cache/schema_cache.ts";
 import { readRendered, sourceStamp, writeRendered } from "../cache/rendered.ts";
 import { VERSION } from "../version.ts";
@@ -53,10 +54,6 @@ async function liveCounts(ctx: Context): Promise<Map<string, number>> {
   }
   // The wire alone, not the daemon client: a listing only reads, and an answer from another
   // configuration's daemon, or none, is no live process.
-  const { FINGERPRINT_HEADER, wireRequest } = await load<typeof import("../daemon/wire.ts")>(
-    "../daemon/wire.ts",
-    import.meta.url,
-  );
   try {
     const res = await wireRequest(socket, "GET", "/v1/status");
     if (res.status !== 200 || res.headers.get(FINGERPRINT_HEADER) !== ctx.fingerprintSync().hash) {
@@ -98,10 +95,10 @@ export const namespacesList = defineOperation<
       next: z.string(),
     }),
   async run(_input, ctx) {
-    const [{ namespaces, warnings }, live] = await Promise.all([
-      loadNamespaces(ctx),
-      liveCounts(ctx),
-    ]);
+    // The daemon is asked first, so that it answers while the cache is read.
+    const counts = liveCounts(ctx);
+    const { namespaces, warnings } = await loadNamespaces(ctx);
+    const live = await counts;
     for (const w of warnings) ctx.io.err(`mcpx: warning: ${w}\n`);
     const rows = namespaces.map(({ def, cached, tools, state }): LsRow => ({
       namespace: def.namespace,
