@@ -237,12 +237,12 @@ export const toolsSearch = defineOperation<
 /**
  * Where `mcpx types <ns>` keeps its rendering, and the stamp it must carry: mcpx's version and
  * code generator, the configuration, the schema cache file's size and mtime, and the namespace.
- * Undefined when there is no schema cache file to stamp against.
+ * Called before the cache is read (a write in between then makes the kept text look old, never
+ * new); the namespace is named once it is known. Undefined when there is no cache file yet.
  */
 function renderedDeclarations(
   ctx: Context,
-  ns: string,
-): { path: string; stamp: string } | undefined {
+): ((ns: string) => { path: string; stamp: string }) | undefined {
   const fp = ctx.fingerprintSync();
   const dir = cacheDir(ctx.boot, ctx.io.env);
   let info: Deno.FileInfo;
@@ -256,11 +256,12 @@ function renderedDeclarations(
     new URL("../codegen/_ts.ts", import.meta.url).href,
     new URL("../codegen/schema_to_ts.ts", import.meta.url).href,
   );
-  const parts = [VERSION, generator, fp.hash, info.size, info.mtime?.getTime(), ns];
-  return {
+  return (ns) => ({
     path: join(dir, "types", `${fp.short}-${ns}.d.ts`),
-    stamp: `// mcpx-stamp ${JSON.stringify(parts)}`,
-  };
+    stamp: `// mcpx-stamp ${
+      JSON.stringify([VERSION, generator, fp.hash, info.size, info.mtime?.getTime(), ns])
+    }`,
+  });
 }
 
 /** `mcpx types <ns>` or `<ns>.<tool>`: TypeScript declarations from the cached schemas. */
@@ -285,8 +286,9 @@ export const toolsTypes = defineOperation<
   where: "local",
   output: (z) => z.object({ target: z.string(), declarations: z.string() }),
   async run(input, ctx) {
-    const { namespaces } = await loadNamespaces(ctx);
     const dot = input.target.indexOf(".");
+    const keep = dot < 0 ? renderedDeclarations(ctx) : undefined;
+    const { namespaces } = await loadNamespaces(ctx);
     const ns = pickNamespace(namespaces, dot < 0 ? input.target : input.target.slice(0, dot));
     if (ns.state === "unlisted" || (ns.state === "error" && ns.tools.length === 0)) {
       throw unlistedError(ns);
@@ -301,7 +303,7 @@ export const toolsTypes = defineOperation<
     }
     // A whole namespace is rendered once per schema cache, configuration and generator: for
     // chrome-devtools-mcp's 32 tools rendering costs 6-7 ms of a ~28 ms start, a read well under 1.
-    const rendered = dot < 0 ? renderedDeclarations(ctx, ns.def.namespace) : undefined;
+    const rendered = keep?.(ns.def.namespace);
     const again = rendered && readRendered(rendered.path, rendered.stamp);
     if (again !== undefined) return { target: input.target, declarations: again };
     const { functionNames, namespaceDeclarations, toolSignature } = await load<

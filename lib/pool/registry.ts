@@ -306,12 +306,15 @@ export class Registry {
     };
     const enabled = [...this.#entries.values()].filter((e) => !e.def.disabled);
     for (const { pool } of enabled) if (!byPool.has(pool)) byPool.set(pool, listOne(pool));
-    return await Promise.all(enabled.map(async ({ def, pool }) => {
+    const out = await Promise.all(enabled.map(async ({ def, pool }) => {
       const got = await byPool.get(pool)!;
       return got.tools
         ? { namespace: def.namespace, tools: got.tools.filter((t) => def.showsTool(t.name)) }
         : { namespace: def.namespace, error: got.error };
     }));
+    // The answer means the schema cache says so too: a caller reads it next.
+    await this.flushCache();
+    return out;
   }
 
   #namesOf(pool: Pool): string[] {

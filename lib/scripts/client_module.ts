@@ -358,6 +358,9 @@ export async function writeClient(
     "../codegen/declarations.ts",
     import.meta.url,
   );
+  // The stamp is taken before the cache is read: should the daemon write it in between, the stamp
+  // is older than the text, and the next run writes the client again (never the other way round).
+  let stamp = await clientStamp(ctx, socket);
   let { namespaces } = await loadNamespaces(ctx);
   if (options.listUnlisted && namespaces.some((n) => n.state === "unlisted")) {
     // A script is about to start servers anyway: list the ones never listed, once, so that its
@@ -367,6 +370,7 @@ export async function writeClient(
       import.meta.url,
     );
     await callDaemon(ctx, { method: "POST", path: "/v1/servers/refresh", body: {}, start: true });
+    stamp = await clientStamp(ctx, socket);
     ({ namespaces } = await loadNamespaces(ctx));
   }
   const usable = namespaces.filter((n) => n.state !== "disabled");
@@ -380,9 +384,7 @@ export async function writeClient(
     },
   );
   const path = clientPath;
-  // Stamped only when nothing was unlisted: a refresh changes the cache, and so the stamp.
-  const fresh = await clientStamp(ctx, socket);
-  await writeIfChanged(path, (fresh ? fresh + "\n" : "") + text);
+  await writeIfChanged(path, (stamp ? stamp + "\n" : "") + text);
   await writeIfChanged(
     join(dir, "mcpx-globals.d.ts"),
     renderGlobalsDeclaration(usable.map((n) => n.def.namespace)),

@@ -459,3 +459,19 @@ Deno.test("scripts.run: a run that starts before its daemon has answered makes i
   const live = status.servers.filter((s: { namespace: string }) => s.namespace === "sess");
   assert.deepEqual(live.flatMap((s: { instances?: unknown[] }) => s.instances ?? []), []);
 });
+
+Deno.test("scripts.run: a first run lists servers never listed, and the client it writes stays right", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { fixture: faultyServer() } });
+  await box.write(
+    "work/.mcpx/scripts/echo.ts",
+    '// Echo once.\nexport default async () => String(await fixture.echo({ text: "listed" }));\n',
+  );
+  // No refresh: the first run lists the server itself, then writes the client from the cache.
+  for (const attempt of ["first", "second", "third"]) {
+    const run = await box.mcpx(["run", "echo"]);
+    assert.equal(run.code, 0, `${attempt} run: ${run.stderr}`);
+    assert.equal(run.stdout.trim(), "listed");
+  }
+  await box.mcpx(["stop"]);
+});
