@@ -35,6 +35,8 @@ export interface DaemonPaths {
   log: string;
   /** Where a detached daemon writes why it could not start, for the command waiting on it. */
   startError: string;
+  /** Live processes per namespace, kept by the daemon for `mcpx ls` (`{ pid, live }`). */
+  live: string;
 }
 
 function shortHash(text: string): string {
@@ -71,5 +73,6 @@ export function daemonPaths(
     socketFallback,
     log: join(stateDir(settings, env), "logs", `daemon-${short}.jsonl`),
     startError: join(dir, `${short}.start-error`),
+    live: join(dir, `${short}.live.json`),
   };
 }

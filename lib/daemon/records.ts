@@ -2,30 +2,15 @@ import { join } from "../_path.ts";
 import { sleep } from "../_timer.ts";
 import type { DaemonRecord } from "./server.ts";
 import { probe } from "./client.ts";
+import { pidAlive } from "./pid.ts";
+
+export { pidAlive };
 
 /** A daemon record and whether its daemon answers. */
 export interface DaemonEntry extends DaemonRecord {
   /** `running` answers on its socket; `stale` is a record whose daemon is gone. */
   state: "running" | "stale";
   uptimeMs: number | null;
-}
-
-/** Whether a process with this pid runs; an exited one its parent has not reaped yet does not. */
-export function pidAlive(pid: number): boolean {
-  if (Deno.build.os !== "linux") {
-    try {
-      Deno.kill(pid, "SIGCONT");
-      return true;
-    } catch (e) {
-      return !(e instanceof Deno.errors.NotFound);
-    }
-  }
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return !/^\d+ \(.*\) [ZX] /s.test(stat);
-  } catch {
-    return false;
-  }
 }
 
 /** Every daemon record under `<state>/daemons`, each checked against its socket. */
@@ -38,7 +23,8 @@ export async function listDaemons(daemonsDir: string): Promise<DaemonEntry[]> {
     return out;
   }
   for (const e of entries) {
-    if (!e.isFile || !e.name.endsWith(".json")) continue;
+    // Records only: `<fingerprint>.json` (not `<fingerprint>.live.json` beside them).
+    if (!e.isFile || !/^[0-9a-f]{16}\.json$/.test(e.name)) continue;
     let rec: DaemonRecord;
     try {
       rec = JSON.parse(await Deno.readTextFile(join(daemonsDir, e.name)));

@@ -77,7 +77,7 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
 
   let registry: Registry;
   try {
-    registry = await makeRegistry(config, ctx, settings, log);
+    registry = await makeRegistry(config, ctx, settings, log, paths.live);
   } catch (e) {
     log.close();
     await reportStart(e);
@@ -192,6 +192,7 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
     throw e;
   }
   registry.start();
+  writeLive(paths.live, registry.liveCounts());
   log.write("info", "daemon.started", "Daemon listening", {
     socket: paths.socket,
     config: fp.path,
@@ -235,6 +236,7 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
     if (rec.pid === Deno.pid) {
       await Deno.remove(paths.record).catch(() => {});
       await Deno.remove(paths.socket).catch(() => {});
+      await Deno.remove(paths.live).catch(() => {});
     }
   } catch { /* record already gone */ }
   log.write("info", "daemon.stopped", "Daemon stopped", { reason: stopReason });
@@ -242,11 +244,24 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
   return 0;
 }
 
+/**
+ * Writes the live processes per namespace where `mcpx ls` reads them without a round trip
+ * (`{ pid, live }`; a reader trusts it only while this pid runs). Best effort.
+ */
+function writeLive(path: string, live: Record<string, number>): void {
+  try {
+    const tmp = `${path}.${Deno.pid}.tmp`;
+    Deno.writeTextFileSync(tmp, JSON.stringify({ pid: Deno.pid, live }) + "\n", { mode: 0o600 });
+    Deno.renameSync(tmp, path);
+  } catch { /* ls asks the daemon instead */ }
+}
+
 async function makeRegistry(
   config: McpxConfig,
   ctx: Context,
   settings: Settings,
   log: JsonlLog,
+  livePath: string,
 ): Promise<Registry> {
   const defs = serverDefs(config);
   const fp = await ctx.fingerprint();
@@ -289,5 +304,6 @@ async function makeRegistry(
     reapIntervalMs: settings.get("plumbing.reapInterval"),
     alive: pidAlive,
     cache,
+    live: (counts) => writeLive(livePath, counts),
   });
 }

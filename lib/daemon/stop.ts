@@ -43,6 +43,7 @@ async function stopOne(
 
 async function removeStale(entry: DaemonEntry, dir: string): Promise<void> {
   await Deno.remove(join(dir, `${entry.fingerprint.slice(0, 16)}.json`)).catch(() => {});
+  await Deno.remove(join(dir, `${entry.fingerprint.slice(0, 16)}.live.json`)).catch(() => {});
   if ((await probe(entry.socket).catch(() => "foreign")) === "stale") {
     await Deno.remove(entry.socket).catch(() => {});
   }

@@ -3,7 +3,8 @@ import { defineOperation } from "./define.ts";
 import { renderTable } from "../table.ts";
 import type { Context } from "../context.ts";
 import { load } from "../_load.ts";
-import { cacheDir, daemonPaths } from "../paths.ts";
+import { cacheDir, type DaemonPaths, daemonPaths } from "../paths.ts";
+import { pidAlive } from "../daemon/pid.ts";
 import { FINGERPRINT_HEADER, wireRequest } from "../daemon/wire.ts";
 import { cacheFile } from "../cache/schema_cache.ts";
 import { readRendered, sourceStamp, writeRendered } from "../cache/rendered.ts";
@@ -45,17 +46,25 @@ function clip(text: string, width: number): string {
 /** Live process counts from a running daemon, without starting one. */
 async function liveCounts(ctx: Context): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  let socket: string;
+  let paths: DaemonPaths;
   try {
-    socket = daemonPaths(ctx.boot, ctx.io.env, ctx.fingerprintSync().short).socket;
-    Deno.lstatSync(socket);
+    paths = daemonPaths(ctx.boot, ctx.io.env, ctx.fingerprintSync().short);
+    Deno.lstatSync(paths.socket);
   } catch {
     return counts; // no socket file: no daemon, nothing live
   }
-  // The wire alone, not the daemon client: a listing only reads, and an answer from another
+  // What the daemon keeps for this (lib/daemon/server.ts), while the daemon that wrote it runs.
+  try {
+    const kept = JSON.parse(Deno.readTextFileSync(paths.live)) as {
+      pid: number;
+      live: Record<string, number>;
+    };
+    if (pidAlive(kept.pid)) return new Map(Object.entries(kept.live));
+  } catch { /* none kept: ask */ }
+  // Else the wire alone, not the daemon client: a listing only reads, and an answer from another
   // configuration's daemon, or none, is no live process.
   try {
-    const res = await wireRequest(socket, "GET", "/v1/status");
+    const res = await wireRequest(paths.socket, "GET", "/v1/status");
     if (res.status !== 200 || res.headers.get(FINGERPRINT_HEADER) !== ctx.fingerprintSync().hash) {
       return counts;
     }

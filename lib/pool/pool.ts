@@ -17,6 +17,8 @@ export interface PoolDeps {
   listed?(pool: Pool, tools: ToolInfo[]): void;
   /** A server failed to start; `error` carries its stderr. */
   failed?(pool: Pool, error: McpxError): void;
+  /** An instance was added or removed. */
+  changed?(pool: Pool): void;
 }
 
 /** One server process (or remote session) serving one scope key. */
@@ -224,6 +226,7 @@ export class Pool {
   #start(key: ScopeKey): Instance {
     const inst = new Instance(`${this.def.namespace}#${++this.#serial}`, key);
     this.#instances.set(key.key, inst);
+    this.#deps.changed?.(this);
     this.#deps.log("info", "instance.starting", "Starting server instance", {
       server: this.def.name,
       instance: inst.id,
@@ -283,7 +286,10 @@ export class Pool {
   }
 
   #remove(inst: Instance): void {
-    if (this.#instances.get(inst.key) === inst) this.#instances.delete(inst.key);
+    if (this.#instances.get(inst.key) === inst) {
+      this.#instances.delete(inst.key);
+      this.#deps.changed?.(this);
+    }
     this.#roomWaiters.shift()?.();
   }
 

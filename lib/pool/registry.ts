@@ -30,6 +30,11 @@ export interface RegistryDeps {
   alive(pid: number): boolean;
   /** Where listings and start failures are recorded for `ls`, `types` and `search`. */
   cache?: CacheWriter;
+  /**
+   * Told the live processes per namespace (as `status()` counts them) whenever they change, at
+   * most once per turn of the event loop.
+   */
+  live?(counts: Record<string, number>): void;
 }
 
 /** One tool call, as `/v1` and the CLI ask for it. */
@@ -115,6 +120,7 @@ export class Registry {
         deps.cache?.listed(names.get(pool) ?? [], pool.def.identity, tools),
       failed: (pool: Pool, error: McpxError) =>
         deps.cache?.failed(names.get(pool) ?? [], pool.def.identity, error.message),
+      changed: () => this.#liveChanged(),
     };
     for (const def of defs) {
       let pool = this.#pools.get(def.identity);
@@ -122,6 +128,22 @@ export class Registry {
       names.set(pool, [...(names.get(pool) ?? []), def.name]);
       this.#entries.set(def.namespace, { def, pool });
     }
+  }
+
+  #liveScheduled = false;
+
+  #liveChanged(): void {
+    if (!this.#deps.live || this.#liveScheduled) return;
+    this.#liveScheduled = true;
+    queueMicrotask(() => {
+      this.#liveScheduled = false;
+      this.#deps.live!(this.liveCounts());
+    });
+  }
+
+  /** Live processes per namespace, as `status()` counts them. */
+  liveCounts(): Record<string, number> {
+    return Object.fromEntries(this.status().map((s) => [s.namespace, s.instances.length]));
   }
 
   /** Starts the idle reaper and the pid watcher. */

@@ -302,3 +302,29 @@ Deno.test("discovery: types keeps a namespace's rendering and renders again when
   assert.equal(third.stdout, first.stdout);
   await box.json(["stop"]);
 });
+
+Deno.test("discovery: ls counts live processes from what the daemon keeps, and only while it runs", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { fixture: faultyServer() } });
+  const live = async () =>
+    (await box.json<{ namespaces: Row[] }>(["ls"])).namespaces.find((r) =>
+      r.namespace === "fixture"
+    )!.live;
+  await box.json(["call", "fixture.echo", "text=x"]);
+  const dir = join(box.env.XDG_STATE_HOME, "mcpx", "daemons");
+  const kept = [...Deno.readDirSync(dir)].find((e) => e.name.endsWith(".live.json"));
+  assert.ok(kept, "the daemon keeps its live counts");
+  const file = join(dir, kept.name);
+  assert.deepEqual(JSON.parse(Deno.readTextFileSync(file)).live, { fixture: 1 });
+  assert.equal(await live(), 1);
+  // The instance goes: the kept counts follow.
+  await box.json(["restart", "fixture"]);
+  await until(() => JSON.parse(Deno.readTextFileSync(file)).live.fixture === 0);
+  assert.equal(await live(), 0);
+  // Counts kept by a daemon that no longer runs are not believed.
+  await box.json(["call", "fixture.echo", "text=x"]);
+  Deno.writeTextFileSync(file, JSON.stringify({ pid: 999999999, live: { fixture: 7 } }));
+  assert.equal(await live(), 1, "asked the daemon instead");
+  await box.json(["stop"]);
+  assert.throws(() => Deno.statSync(file), "a stopped daemon removes what it kept");
+});
