@@ -30,6 +30,8 @@ export class Context {
   readonly daemon?: DaemonHandle;
   /** Inside the daemon: who sent the request (from the `x-mcpx-caller` header). */
   readonly caller: Caller;
+  /** Inside the daemon: aborted when the request's client goes away. */
+  readonly signal?: AbortSignal;
   #location?: ConfigLocation;
   #layers?: ConfigLocation;
   #fingerprint?: Fingerprint;
@@ -41,6 +43,7 @@ export class Context {
     daemon?: DaemonHandle,
     caller: Caller = {},
     boot?: Settings,
+    signal?: AbortSignal,
   ) {
     this.io = io;
     this.flags = flags;
@@ -48,6 +51,7 @@ export class Context {
     this.boot = boot ?? resolveSettings({ env: io.env, flags });
     this.daemon = daemon;
     this.caller = caller;
+    this.signal = signal;
   }
 
   /** What this process tells the daemon about its caller: cwd, parent pid, session ids, profiles. */

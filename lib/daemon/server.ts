@@ -115,7 +115,8 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
         caller = JSON.parse(decodeURIComponent(header));
       } catch { /* a malformed caller is treated as an unknown one */ }
     }
-    const perRequest = new Context(ctx.io, ctx.flags, state, caller, ctx.boot);
+    // A call whose client goes away is cancelled with it (notifications/cancelled to the server).
+    const perRequest = new Context(ctx.io, ctx.flags, state, caller, ctx.boot, req.signal);
     return perRequest;
   });
 

@@ -124,7 +124,7 @@ export const toolsCall = defineOperation<
       textValues: input.textValues,
       raw: input.raw,
       caller: { ...ctx.caller, ...(input.session ? { session: input.session } : {}) },
-    });
+    }, ctx.signal);
   },
   render(out) {
     if (out.raw !== undefined) return JSON.stringify(out.raw, null, 2) + "\n";

@@ -192,8 +192,8 @@ export class Registry {
     return found;
   }
 
-  /** Calls one tool under the caller's scope key. */
-  async call(req: CallRequest): Promise<CallOutput> {
+  /** Calls one tool under the caller's scope key; `signal` (the request's) cancels it. */
+  async call(req: CallRequest, signal?: AbortSignal): Promise<CallOutput> {
     const { def, pool } = this.entry(req.server, req.caller.selection);
     const key = scopeKey(def, req.caller, this.#deps.discover);
     if (key.degraded && !this.#degradedSaid.has(def.name)) {
@@ -214,6 +214,7 @@ export class Registry {
       lease.instance.calls++;
       const envelope = await lease.conn.callTool(tool.name, args, {
         timeoutMs: def.pool.callTimeoutMs,
+        signal,
       });
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       this.#trace(def, tool.name, lease.instance, durationMs, envelope.isError === true);

@@ -452,3 +452,42 @@ Deno.test("call: key=value keeps text for string fields and JSON for the rest", 
   const bad = await box.mcpx(["call", "fixture.sleep", "ms=soon"]);
   assert.equal(bad.code, 2, "and text where a number is wanted is still refused");
 });
+
+Deno.test("faults: a call whose client goes away is cancelled, not left running until callTimeout", async () => {
+  await using box = await Sandbox.create();
+  const cancelLog = join(box.root, "cancelled.log");
+  await Deno.writeTextFile(cancelLog, "");
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      stuck: {
+        ...faultyServer([], { allowCancelLog: cancelLog }),
+        env: { FIXTURE_CANCEL_LOG: cancelLog },
+        mcpx: { sharing: "exclusive", callTimeout: "60s" },
+      },
+    },
+  });
+  await box.json(["call", "stuck.echo", "text=warm"]);
+  const repo = new URL("../..", import.meta.url).pathname;
+  const client = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--config", `${repo}deno.json`, `${repo}main.ts`, "call", "stuck.hang"],
+    cwd: join(box.root, "work"),
+    env: box.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const leases = async () =>
+    ((await box.json<Status>(["status"])).servers[0].instances[0] as unknown as { leases: number })
+      .leases;
+  assert.ok(await until(async () => (await leases()) === 1), "the hanging call is in flight");
+  client.kill("SIGKILL");
+  await client.status;
+  assert.ok(
+    await until(async () => (await Deno.readTextFile(cancelLog)).includes("cancelled"), 5000),
+    "notifications/cancelled reached the server",
+  );
+  assert.ok(await until(async () => (await leases()) === 0, 5000), "the lease was given back");
+  const next = await box.json<Call>(["call", "stuck.echo", "text=free"]);
+  assert.equal(next.result, "free", "the exclusive server serves the next caller at once");
+});
