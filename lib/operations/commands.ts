@@ -45,6 +45,7 @@ export const COMMANDS: Record<string, Load> = {
   health: from(daemon, "health"),
   config: from(config, "configShow"),
   completion: from(misc, "completion"),
+  candidates: from(misc, "candidates"),
   "agents-md": from(misc, "agentsMd"),
   version: from(misc, "version"),
 };

@@ -1,6 +1,9 @@
 import type { z } from "zod";
 import type { Context } from "../context.ts";
 
+/** What `mcpx candidates` lists: namespaces, `ns.tool` names, both, or script names. */
+export type CandidateKind = "namespaces" | "tools" | "targets" | "scripts";
+
 /** The kinds of value an operation parameter takes. */
 export type ParamType = "string" | "boolean" | "integer" | "enum" | "json";
 
@@ -41,6 +44,8 @@ export interface Operation<I = Record<string, unknown>, O = unknown> {
     readonly fills?: readonly string[];
     /** Words after the command that `positionals` accepts, for help and tests. */
     readonly example?: readonly string[];
+    /** What a shell completes the command's words to (`mcpx candidates <kind>`). */
+    readonly complete?: CandidateKind;
   };
   /** The route, or why there is none. */
   readonly http: {

@@ -1,4 +1,4 @@
-import { defineOperation } from "./define.ts";
+import { type CandidateKind, defineOperation } from "./define.ts";
 import { VERSION } from "../version.ts";
 import { load } from "../_load.ts";
 
@@ -44,6 +44,66 @@ export const completion = defineOperation<{ shell: string }, { shell: string; sc
     return { shell: input.shell, script: completionScript(input.shell as "bash", OPERATIONS) };
   },
   render: (out) => out.script,
+});
+
+const KINDS = ["namespaces", "tools", "targets", "scripts"] as const;
+
+/**
+ * `mcpx candidates <kind>`: the words a shell completes to, from the schema cache and the script
+ * folders; no server or daemon is started. Nothing to offer (no configuration, a broken one)
+ * prints nothing and exits 0: a completion must never print an error into a command line.
+ */
+export const candidates = defineOperation<
+  { kind: CandidateKind },
+  { kind: CandidateKind; candidates: string[] }
+>({
+  id: "completion.candidates",
+  summary: "Print what a shell completes to: namespaces, tools, both, or scripts",
+  description:
+    "One word per line: `namespaces`, `tools` (`ns.tool`, as `mcpx types` names them), `targets` (both) or `scripts` (what `mcpx run` finds). Read from the schema cache and the script folders without starting anything; where there is nothing to offer it prints nothing and exits 0.",
+  params: [{
+    name: "kind",
+    type: "enum",
+    values: KINDS,
+    positional: true,
+    required: true,
+    doc: "namespaces, tools, targets or scripts",
+  }],
+  cli: { command: ["candidates"] },
+  http: { method: "GET", path: "/v1/candidates/{kind}" },
+  mcp: { expose: false },
+  where: "local",
+  output: (z) => z.object({ kind: z.enum(KINDS), candidates: z.array(z.string()) }),
+  async run(input, ctx) {
+    const words = async (): Promise<string[]> => {
+      if (input.kind === "scripts") {
+        const { scriptsList } = await load<typeof import("./script_ops.ts")>(
+          "./script_ops.ts",
+          import.meta.url,
+        );
+        const out = await scriptsList.run({}, ctx);
+        return out.scripts.filter((s) => !s.shadowedBy).map((s) => s.name);
+      }
+      const { loadNamespaces } = await load<typeof import("../discovery/load.ts")>(
+        "../discovery/load.ts",
+        import.meta.url,
+      );
+      const { functionNames } = await load<typeof import("../codegen/declarations.ts")>(
+        "../codegen/declarations.ts",
+        import.meta.url,
+      );
+      const shown = (await loadNamespaces(ctx)).namespaces.filter((n) => n.state !== "disabled");
+      const namespaces = shown.map((n) => n.def.namespace);
+      const tools = shown.flatMap((n) => {
+        const names = functionNames(n.tools);
+        return n.tools.map((t) => `${n.def.namespace}.${names.get(t.name)}`);
+      });
+      if (input.kind === "namespaces") return namespaces;
+      return input.kind === "tools" ? tools : [...namespaces, ...tools];
+    };
+    return { kind: input.kind, candidates: await words().catch(() => []) };
+  },
+  render: (out) => out.candidates.map((c) => c + "\n").join(""),
 });
 
 /** `mcpx agents-md`: the instruction file an agent host injects. */

@@ -8,7 +8,7 @@ import {
   daemonStop,
   health,
 } from "./daemon_ops.ts";
-import { agentsMd, completion, version } from "./misc_ops.ts";
+import { agentsMd, candidates, completion, version } from "./misc_ops.ts";
 import {
   clientWrite,
   namespacesList,
@@ -43,6 +43,7 @@ export const OPERATIONS: readonly Operation[] = [
   health,
   configShow,
   completion,
+  candidates,
   agentsMd,
   version,
 ] as unknown as readonly Operation[];

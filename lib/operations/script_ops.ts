@@ -110,6 +110,7 @@ export const scriptsRun = defineOperation<RunInput, RunOutcome>({
   ],
   cli: {
     command: ["run"],
+    complete: "scripts",
     usage: "<name|path> [args...] [options]",
     positionals: (words) => {
       if (words.length === 0) {

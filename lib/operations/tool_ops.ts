@@ -95,6 +95,7 @@ export const toolsCall = defineOperation<
   ],
   cli: {
     command: ["call"],
+    complete: "tools",
     usage: "<namespace.tool> [json | key=value ...] [options]",
     positionals: parseCallWords,
     fills: ["server", "tool", "arguments", "textValues"],
@@ -146,7 +147,7 @@ export const serversRestart = defineOperation<
     { name: "server", type: "string", positional: true, required: true, doc: "The namespace" },
     { name: "session", type: "string", doc: "Only the instance serving this session key" },
   ],
-  cli: { command: ["restart"] },
+  cli: { command: ["restart"], complete: "namespaces" },
   http: { method: "POST", path: "/v1/servers/{server}/restart" },
   mcp: { expose: true, destructive: true },
   where: { daemon: "start" },
