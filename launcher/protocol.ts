@@ -82,10 +82,10 @@ export type ControlRecord =
   | { mcpx: "result"; value: unknown }
   | { mcpx: "error"; failure: ScriptFailure };
 
-/** Messages a Worker launcher posts to the CLI. `called`: whether the script made a tool call. */
+/** Messages a Worker launcher posts to the CLI. */
 export type WorkerMessage =
   | { t: "out"; fd: 1 | 2; data: Uint8Array }
-  | { t: "exit"; code: number; called: boolean };
+  | { t: "exit"; code: number };
 
 /**
  * What the CLI posts to a Worker launcher after its {@linkcode LaunchConfig}: that the daemon is

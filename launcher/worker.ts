@@ -27,8 +27,7 @@ function exit(code?: number): never {
   if (!exited) {
     exited = true;
     const status = typeof code === "number" ? code : Number(Deno.exitCode) || 0;
-    const called = (globalThis as Record<symbol, unknown>)[Symbol.for("mcpx.called")] === true;
-    scope.postMessage({ t: "exit", code: status, called });
+    scope.postMessage({ t: "exit", code: status });
   }
   return realExit(code);
 }

@@ -30,7 +30,7 @@ Deno.test("operation modules import nothing heavy at the top, so cheap commands 
 Deno.test("lib/ imports lazily by built specifiers, each typed as the module it loads", () => {
   // A string literal in import("…") is walked by `deno run` before the first line runs.
   const literal = /(?<!typeof )(?<![\w.])import\(\s*"(?!node:)[^"]+"\s*\)/;
-  const pair = /load<typeof import\("([^"]+)"\)>\(\s*"([^"]+)"/g;
+  const pair = /load<\s*typeof import\("([^"]+)"\)\s*>\(\s*"([^"]+)"/g;
   const problems: string[] = [];
   for (const f of sources(join(ROOT, "lib"))) {
     const text = Deno.readTextFileSync(f);

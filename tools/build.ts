@@ -4,26 +4,31 @@
  * than dozens of TypeScript modules (about 2 ms of each `mcpx ls`; the figures are in
  * docs/dependencies.md).
  *
- *     deno run -A tools/build.ts [--check]
+ *     deno run -A tools/build.ts [--check | --install]
  *
- * With `--check` it only says whether dist/cli was built from the sources as they are now.
+ * A dist/cli already built from the sources as they are is left alone. With `--check` it only
+ * says whether it is; with `--install` it then copies it beside the `mcpx` shim it installs
+ * (`deno install -g`, honouring DENO_INSTALL_ROOT), so that building again (the tests and the
+ * benchmarks do) never changes the installed CLI.
  *
  * The sources are copied and rewritten first, in a temporary folder:
  * - `load<typeof import("X")>("X", import.meta.url)` becomes `import("X")`, which the bundler
  *   sees and splits at; any other use of `load` is refused, since the bundle could not contain it.
- * - every other `import.meta.url` becomes the URL of the source file it was written in, seen from
- *   dist/cli: the Worker's launcher, the daemon's `main.ts`, AGENTS.md and the generators' stamps
- *   stay the repository's own files.
+ * - every other `import.meta.url` becomes the `file:` URL of the source file it was written in: the
+ *   Worker's launcher, the daemon's `main.ts` and AGENTS.md stay the repository's own files,
+ *   wherever the bundle is copied.
+ * - `BUILD` in lib/version.ts becomes this build's stamp of the sources.
  * Then every `import("./chunk.js")` of the output is written with a URL built at run time, so that
  * `deno run` does not walk every chunk before the first line (see lib/_load.ts).
  */
 import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const OUT = join(REPO, "dist", "cli");
 const LOAD = /\bload<\s*typeof import\("([^"]+)"\)\s*>\(\s*"([^"]+)",\s*import\.meta\.url,?\s*\)/g;
 const check = Deno.args.includes("--check");
+const install = Deno.args.includes("--install");
 
 function* sources(dir: string): Generator<string> {
   for (const e of Deno.readDirSync(join(REPO, dir))) {
@@ -46,11 +51,7 @@ function rewritten(): Map<string, string> {
     if (path !== "lib/_load.ts" && /\bload</.test(text)) {
       problems.push(`${path}: load() with a specifier the build cannot see`);
     }
-    const self = relative(OUT, join(REPO, path));
-    text = text.replaceAll(
-      "import.meta.url",
-      `new URL(${JSON.stringify(self)}, import.meta.url).href`,
-    );
+    text = text.replaceAll("import.meta.url", JSON.stringify(pathToFileURL(join(REPO, path)).href));
     out.set(path, text);
   }
   if (problems.length) throw new Error(`cannot bundle:\n  ${problems.join("\n  ")}`);
@@ -68,6 +69,13 @@ async function stamp(files: Map<string, string>): Promise<string> {
 
 const files = rewritten();
 const want = await stamp(files);
+// The bundle says which build it is (lib/version.ts): what it renders is stamped with that.
+const version = files.get("lib/version.ts")!;
+if (!version.includes('export const BUILD = "";')) throw new Error("lib/version.ts has no BUILD");
+files.set(
+  "lib/version.ts",
+  version.replace('export const BUILD = "";', `export const BUILD = "${want}";`),
+);
 let have: string | undefined;
 try {
   have = Deno.readTextFileSync(join(OUT, "SOURCES")).trim();
@@ -77,49 +85,98 @@ if (check) {
   console.error("dist/cli is not built from these sources: run `deno task build`");
   Deno.exit(1);
 }
+if (have !== want) await build();
+if (install) await installCopy();
+else console.log(`${relative(REPO, OUT)}/main.js is built from the sources as they are`);
 
-const tmp = await Deno.makeTempDir({ prefix: "mcpx-build-" });
-try {
-  for (const name of ["deno.json", "deno.lock"]) {
-    await Deno.copyFile(join(REPO, name), join(tmp, name));
+/** Bundles into a fresh folder beside dist/cli, then puts it in dist/cli's place. */
+async function build(): Promise<void> {
+  const tmp = await Deno.makeTempDir({ prefix: "mcpx-build-" });
+  const next = `${OUT}.${Deno.pid}.new`;
+  try {
+    for (const name of ["deno.json", "deno.lock"]) {
+      await Deno.copyFile(join(REPO, name), join(tmp, name));
+    }
+    for (const [path, text] of files) {
+      await Deno.mkdir(dirname(join(tmp, path)), { recursive: true });
+      await Deno.writeTextFile(join(tmp, path), text);
+    }
+    const bundle = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "bundle",
+        "--quiet",
+        "--config",
+        join(tmp, "deno.json"),
+        "--platform",
+        "deno",
+        "--code-splitting",
+        "--outdir",
+        next,
+        join(tmp, "main.ts"),
+      ],
+      cwd: tmp,
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output();
+    if (!bundle.success) throw new Error("`deno bundle` failed");
+    for (const e of Deno.readDirSync(next)) {
+      if (!e.name.endsWith(".js")) continue;
+      const path = join(next, e.name);
+      const text = Deno.readTextFileSync(path);
+      Deno.writeTextFileSync(
+        path,
+        text.replace(
+          /\bimport\("(\.\/[^"]+\.js)"\)/g,
+          (_, spec: string) => `import(new URL(${JSON.stringify(spec)}, import.meta.url).href)`,
+        ),
+      );
+    }
+    Deno.writeTextFileSync(join(next, "SOURCES"), want + "\n");
+    const old = `${OUT}.${Deno.pid}.old`;
+    await Deno.rename(OUT, old).catch(() => {});
+    await Deno.rename(next, OUT);
+    await Deno.remove(old, { recursive: true }).catch(() => {});
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+    await Deno.remove(next, { recursive: true }).catch(() => {});
   }
-  for (const [path, text] of files) {
-    await Deno.mkdir(dirname(join(tmp, path)), { recursive: true });
-    await Deno.writeTextFile(join(tmp, path), text);
+}
+
+/** Copies dist/cli beside the shim and installs the shim (`deno install -g`) to run the copy. */
+async function installCopy(): Promise<void> {
+  const home = Deno.env.get("HOME") ?? "/";
+  const root = Deno.env.get("DENO_INSTALL_ROOT") || join(home, ".deno");
+  const keep = join(root, "bin", ".mcpx-cli");
+  const copy = join(keep, want.slice(0, 16));
+  await Deno.mkdir(keep, { recursive: true });
+  try {
+    Deno.statSync(join(copy, "SOURCES"));
+  } catch {
+    const next = `${copy}.${Deno.pid}.new`;
+    await Deno.mkdir(next, { recursive: true });
+    for (const e of Deno.readDirSync(OUT)) {
+      await Deno.copyFile(join(OUT, e.name), join(next, e.name));
+    }
+    await Deno.rename(next, copy);
   }
-  await Deno.remove(OUT, { recursive: true }).catch(() => {});
-  const bundle = await new Deno.Command(Deno.execPath(), {
+  const shim = await new Deno.Command(Deno.execPath(), {
     args: [
-      "bundle",
-      "--quiet",
+      "install",
+      "-g",
+      "-A",
+      "-f",
+      "--name",
+      "mcpx",
       "--config",
-      join(tmp, "deno.json"),
-      "--platform",
-      "deno",
-      "--code-splitting",
-      "--outdir",
-      OUT,
-      join(tmp, "main.ts"),
+      join(REPO, "deno.json"),
+      join(copy, "main.js"),
     ],
-    cwd: tmp,
     stdout: "inherit",
     stderr: "inherit",
   }).output();
-  if (!bundle.success) throw new Error("`deno bundle` failed");
-  for (const e of Deno.readDirSync(OUT)) {
-    if (!e.name.endsWith(".js")) continue;
-    const path = join(OUT, e.name);
-    const text = Deno.readTextFileSync(path);
-    Deno.writeTextFileSync(
-      path,
-      text.replace(
-        /\bimport\("(\.\/[^"]+\.js)"\)/g,
-        (_, spec: string) => `import(new URL(${JSON.stringify(spec)}, import.meta.url).href)`,
-      ),
-    );
+  if (!shim.success) throw new Error("`deno install` failed");
+  // Earlier installs' copies: the shim no longer runs them.
+  for (const e of Deno.readDirSync(keep)) {
+    if (join(keep, e.name) !== copy) await Deno.remove(join(keep, e.name), { recursive: true });
   }
-  Deno.writeTextFileSync(join(OUT, "SOURCES"), want + "\n");
-} finally {
-  await Deno.remove(tmp, { recursive: true });
 }
-console.log(`built ${relative(REPO, OUT)}/main.js`);

@@ -3,9 +3,14 @@
 // match is rendered again and replaced. Best effort: a cache that cannot be written only costs time.
 
 import { dirname } from "../_path.ts";
+import { BUILD } from "../version.ts";
 
-/** The size and mtime of each of mcpx's own source files given: an edited generator renders anew. */
+/**
+ * What the code that renders is: the build (a bundle is never edited, only rebuilt), or, running
+ * the sources, the size and mtime of each source file given, so an edited generator renders anew.
+ */
 export function sourceStamp(...urls: string[]): string {
+  if (BUILD) return BUILD;
   return urls.map((url) => {
     try {
       const info = Deno.statSync(new URL(url));
@@ -14,6 +19,15 @@ export function sourceStamp(...urls: string[]): string {
       return ""; // not a plain file (a compiled mcpx): the version stands for it
     }
   }).join(",");
+}
+
+/** {@linkcode sourceStamp} of the code generator (TypeScript from JSON Schema). */
+export function codegenStamp(): string {
+  return sourceStamp(
+    new URL("../codegen/declarations.ts", import.meta.url).href,
+    new URL("../codegen/_ts.ts", import.meta.url).href,
+    new URL("../codegen/schema_to_ts.ts", import.meta.url).href,
+  );
 }
 
 /** The text stored at `path` under exactly `stamp`, or undefined. */

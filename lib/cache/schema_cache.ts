@@ -124,11 +124,24 @@ export class CacheWriter {
     return this.#cache.servers[name];
   }
 
-  /** Records a successful listing. */
+  /**
+   * Records a successful listing. A listing that changes nothing (every new instance lists its
+   * tools) leaves the file alone, `listedAt` included: what is kept beside the cache (a script's
+   * client, `mcpx types` renderings) is stamped with the file's size and mtime, and stays valid.
+   */
   listed(names: string[], identity: string, tools: ToolInfo[]): void {
     const listedAt = new Date().toISOString();
-    for (const n of names) this.#cache.servers[n] = { identity, tools, listedAt };
-    this.#schedule();
+    const text = JSON.stringify(tools);
+    let changed = false;
+    for (const n of names) {
+      const prior = this.#cache.servers[n];
+      const same = prior?.identity === identity && !prior.error && prior.listedAt &&
+        JSON.stringify(prior.tools) === text;
+      if (same) continue;
+      this.#cache.servers[n] = { identity, tools, listedAt };
+      changed = true;
+    }
+    if (changed) this.#schedule();
   }
 
   /** Records a failed listing: the error, no timestamp, and the last tools known (if any). */

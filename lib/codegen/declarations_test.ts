@@ -171,6 +171,7 @@ Deno.test("toolSignature() is the namespace's declaration of that one tool, ever
     for (const [name, doc] of shared) {
       assert.ok(printed.includes(`- \`${name}\`: ${doc}`), `${c.name}: ${name}`);
       assert.ok(!printed.includes(`/** ${doc} */ ${name}`), `${c.name}: ${name} doc repeated`);
+      assert.ok(!printed.includes(`/** ${doc} */\n`), `${c.name}: ${name} doc repeated above`);
     }
   }
 });

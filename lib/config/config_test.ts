@@ -57,7 +57,7 @@ Deno.test("fingerprintConfig() changes with the bytes and with the path, not wit
   assert.notEqual((fingerprintConfig(join(root, "b.json"))).hash, a.hash);
   await Deno.writeTextFile(join(root, "a.json"), "{ }");
   assert.notEqual((fingerprintConfig(join(root, "a.json"))).hash, a.hash);
-  assert.equal(a.short, a.hash.slice(0, 16));
+  assert.match(a.hash, /^[0-9a-f]{16}$/);
   await Deno.remove(root, { recursive: true });
 });
 

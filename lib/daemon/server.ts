@@ -7,7 +7,7 @@ import { JsonlLog, type Level } from "../log.ts";
 import { buildRouter } from "../surfaces/http.ts";
 import { OPERATIONS } from "../operations/mod.ts";
 import { CALLER_HEADER, FINGERPRINT_HEADER, probe } from "./client.ts";
-import { Registry } from "../pool/registry.ts";
+import { type LiveState, Registry } from "../pool/registry.ts";
 import { serverDefs } from "../pool/defs.ts";
 import type { Caller } from "../pool/scope.ts";
 import type { Settings } from "../settings/resolve.ts";
@@ -76,8 +76,12 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
   for (const w of settings.warnings) log.write("warn", "config.warning", w);
 
   let registry: Registry;
+  let stopping = false;
   try {
-    registry = await makeRegistry(config, ctx, settings, log, paths.live);
+    // Once stopping, the live state is no longer written: a successor may own the file by then.
+    registry = await makeRegistry(config, ctx, settings, log, (state) => {
+      if (!stopping) writeLive(paths.live, state);
+    });
   } catch (e) {
     log.close();
     await reportStart(e);
@@ -193,7 +197,7 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
     throw e;
   }
   registry.start();
-  writeLive(paths.live, registry.liveCounts());
+  writeLive(paths.live, registry.liveState());
   log.write("info", "daemon.started", "Daemon listening", {
     socket: paths.socket,
     config: fp.path,
@@ -225,6 +229,7 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
   clearInterval(timer);
   Deno.removeSignalListener("SIGTERM", onSignal);
   Deno.removeSignalListener("SIGINT", onSignal);
+  stopping = true;
   log.write("info", "daemon.stopping", `Daemon stopping: ${stopReason}`, { reason: stopReason });
   await registry.flushCache();
   // Servers go while the listener drains: a call in flight then fails at once (its server was
@@ -246,13 +251,15 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
 }
 
 /**
- * Writes the live processes per namespace where `mcpx ls` reads them without a round trip
- * (`{ pid, live }`; a reader trusts it only while this pid runs). Best effort.
+ * Writes the live processes where `mcpx ls` and `mcpx run` read them without a round trip
+ * (`{ pid, live, keys }`; a reader trusts it only while this pid runs). Best effort.
  */
-function writeLive(path: string, live: Record<string, number>): void {
+function writeLive(path: string, state: LiveState): void {
   try {
     const tmp = `${path}.${Deno.pid}.tmp`;
-    Deno.writeTextFileSync(tmp, JSON.stringify({ pid: Deno.pid, live }) + "\n", { mode: 0o600 });
+    Deno.writeTextFileSync(tmp, JSON.stringify({ pid: Deno.pid, ...state }) + "\n", {
+      mode: 0o600,
+    });
     Deno.renameSync(tmp, path);
   } catch { /* ls asks the daemon instead */ }
 }
@@ -262,7 +269,7 @@ async function makeRegistry(
   ctx: Context,
   settings: Settings,
   log: JsonlLog,
-  livePath: string,
+  live: (state: LiveState) => void,
 ): Promise<Registry> {
   const defs = serverDefs(config);
   const fp = await ctx.fingerprint();
@@ -305,6 +312,6 @@ async function makeRegistry(
     reapIntervalMs: settings.get("plumbing.reapInterval"),
     alive: pidAlive,
     cache,
-    live: (counts) => writeLive(livePath, counts),
+    live,
   });
 }

@@ -7,7 +7,7 @@ import { cacheDir, type DaemonPaths, daemonPaths } from "../paths.ts";
 import { pidAlive } from "../daemon/pid.ts";
 import { FINGERPRINT_HEADER, wireRequest } from "../daemon/wire.ts";
 import { cacheFile } from "../cache/schema_cache.ts";
-import { readRendered, sourceStamp, writeRendered } from "../cache/rendered.ts";
+import { codegenStamp, readRendered, writeRendered } from "../cache/rendered.ts";
 import { VERSION } from "../version.ts";
 import {
   loadNamespaces,
@@ -260,11 +260,7 @@ function renderedDeclarations(
   } catch {
     return undefined;
   }
-  const generator = sourceStamp(
-    new URL("../codegen/declarations.ts", import.meta.url).href,
-    new URL("../codegen/_ts.ts", import.meta.url).href,
-    new URL("../codegen/schema_to_ts.ts", import.meta.url).href,
-  );
+  const generator = codegenStamp();
   return (ns) => ({
     path: join(dir, "types", `${fp.short}-${ns}.d.ts`),
     stamp: `// mcpx-stamp ${

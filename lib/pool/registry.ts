@@ -31,10 +31,18 @@ export interface RegistryDeps {
   /** Where listings and start failures are recorded for `ls`, `types` and `search`. */
   cache?: CacheWriter;
   /**
-   * Told the live processes per namespace (as `status()` counts them) whenever they change, at
-   * most once per turn of the event loop.
+   * Told the live processes per namespace (as `status()` counts them) and the scope keys they
+   * serve whenever they change, at most once per turn of the event loop.
    */
-  live?(counts: Record<string, number>): void;
+  live?(state: LiveState): void;
+}
+
+/** What the daemon keeps for `mcpx ls` and `mcpx run` to read without asking it. */
+export interface LiveState {
+  /** Live processes per namespace. */
+  live: Record<string, number>;
+  /** The scope key of every live process (`global`, `session:<id>`, …). */
+  keys: string[];
 }
 
 /** One tool call, as `/v1` and the CLI ask for it. */
@@ -137,13 +145,17 @@ export class Registry {
     this.#liveScheduled = true;
     queueMicrotask(() => {
       this.#liveScheduled = false;
-      this.#deps.live!(this.liveCounts());
+      this.#deps.live!(this.liveState());
     });
   }
 
-  /** Live processes per namespace, as `status()` counts them. */
-  liveCounts(): Record<string, number> {
-    return Object.fromEntries(this.status().map((s) => [s.namespace, s.instances.length]));
+  /** Live processes per namespace, as `status()` counts them, and the keys they serve. */
+  liveState(): LiveState {
+    const status = this.status();
+    return {
+      live: Object.fromEntries(status.map((s) => [s.namespace, s.instances.length])),
+      keys: [...new Set(status.flatMap((s) => s.instances.map((i) => i.key)))],
+    };
   }
 
   /** Starts the idle reaper and the pid watcher. */

@@ -148,7 +148,6 @@ async function post(path: string, body: unknown): Promise<{ status: number; json
     const problem = await ready;
     if (problem) throw new Error(problem);
   }
-  g[Symbol.for("mcpx.called")] = true;
   const text = JSON.stringify(body);
   if (deno) return await denoPost(path, text, callerHeader());
   const headers = { "content-type": "application/json", "x-mcpx-caller": callerHeader() };

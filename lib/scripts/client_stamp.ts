@@ -4,7 +4,7 @@
 import type { Context } from "../context.ts";
 import { cacheDir } from "../paths.ts";
 import { cacheFile } from "../cache/schema_cache.ts";
-import { sourceStamp } from "../cache/rendered.ts";
+import { codegenStamp, sourceStamp } from "../cache/rendered.ts";
 import { VERSION } from "../version.ts";
 
 /**
@@ -19,6 +19,7 @@ export async function clientStamp(ctx: Context, socket: string): Promise<string 
     const parts = [
       VERSION,
       sourceStamp(new URL("./client_module.ts", import.meta.url).href),
+      codegenStamp(),
       fp.hash,
       info.size,
       info.mtime?.getTime(),

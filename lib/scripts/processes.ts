@@ -30,9 +30,15 @@ export function processTable(): Map<number, number> {
   return table;
 }
 
-/** Every descendant of `root` (not `root` itself), leaving out the subtrees rooted at `spare`. */
-export function descendants(root: number, spare: ReadonlySet<number> = new Set()): number[] {
-  const table = processTable();
+/**
+ * Every descendant of `root` (not `root` itself), leaving out the subtrees rooted at `spare`, from
+ * `table` (read now when not given).
+ */
+export function descendants(
+  root: number,
+  spare: ReadonlySet<number> = new Set(),
+  table: Map<number, number> = processTable(),
+): number[] {
   const children = new Map<number, number[]>();
   for (const [pid, ppid] of table) {
     if (!children.has(ppid)) children.set(ppid, []);

@@ -32,7 +32,7 @@ import {
 import { readDirectives } from "./directives.ts";
 import { parseEnvFile, parseEnvPair } from "./env_vars.ts";
 import { RunOutput } from "./output.ts";
-import { descendants, signalAll, signalGroup } from "./processes.ts";
+import { descendants, processTable, signalAll, signalGroup } from "./processes.ts";
 import { resolveScript, type SearchOptions } from "./resolve.ts";
 
 /** What `mcpx run` and `mcpx exec` ask for. */
@@ -85,8 +85,6 @@ export type RunOutcome = { exitCode: number } | RunEnvelope;
 interface Ended {
   code: number;
   timedOut?: boolean;
-  /** Whether the script made a tool call (a Worker says; a subprocess does not). */
-  called?: boolean;
   /** Processes the script started that were still running and were stopped. */
   stopped: number;
 }
@@ -147,6 +145,20 @@ async function capture<T>(problems: McpxError[], fn: () => T | Promise<T>): Prom
   }
 }
 
+/**
+ * Whether the daemon `pid` may hold a process keyed to `session`: false only when the live state
+ * it keeps (`{ pid, keys }`) is its own and lists no `session:<session>` key.
+ */
+function mayHoldSession(livePath: string, pid: number, session: string): boolean {
+  try {
+    const kept = JSON.parse(Deno.readTextFileSync(livePath)) as { pid?: number; keys?: unknown };
+    return kept.pid !== pid || !Array.isArray(kept.keys) ||
+      kept.keys.includes(`session:${session}`);
+  } catch {
+    return true;
+  }
+}
+
 function writable(dir: string): boolean {
   try {
     const probe = join(dir, `.mcpx-probe-${crypto.randomUUID()}`);
@@ -167,25 +179,31 @@ function runInWorker(
 ): Promise<Ended> {
   return new Promise((resolveEnd) => {
     let done = false;
+    // The run starts now; the daemon is asked while the script loads (handlers are set below in
+    // this same turn, before any message can arrive).
+    worker.postMessage(cfg);
+    const daemon = options.daemon();
     const signals: [Deno.Signal, () => void][] = [];
-    // The daemon, if this run started it, is a child of this process: never stopped with the run.
-    const spare = new Set<number>();
-    const end = (code: number, timedOut = false, called?: boolean) => {
+    const end = async (code: number, timedOut = false) => {
       if (done) return;
       done = true;
       cancel?.();
       for (const [sig, fn] of signals) Deno.removeSignalListener(sig, fn);
-      // What the script started and left running is stopped with it (the daemon is spared).
-      // Listed before the worker goes, since ending a worker may already kill its children.
-      const left = descendants(Deno.pid, spare);
+      // What the script started and left running is stopped with it. The process table is read
+      // before the worker goes, since ending a worker may already kill its children.
+      const table = processTable();
       worker.terminate();
+      // The daemon, if this run is starting it, is a child of this process too: it is spared
+      // (with its servers) once it has answered, or has failed to.
+      const health = await daemon?.catch(() => undefined);
+      const left = descendants(Deno.pid, new Set(health ? [health.pid] : []), table);
       signalAll(left);
-      resolveEnd({ code, timedOut, stopped: left.length, called });
+      resolveEnd({ code, timedOut, stopped: left.length });
     };
     worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
       const m = event.data;
       if (m.t === "out") m.fd === 1 ? out.stdout(m.data) : out.stderr(m.data);
-      else if (m.t === "exit") end(m.code, false, m.called);
+      else if (m.t === "exit") end(m.code);
     };
     worker.onerror = (event) => {
       event.preventDefault();
@@ -200,13 +218,11 @@ function runInWorker(
       signals.push([sig, fn]);
       Deno.addSignalListener(sig, fn);
     }
-    worker.postMessage(cfg);
-    const daemon = options.daemon();
     const tell = (message: DaemonReady) => !done && worker.postMessage(message);
     if (!daemon) tell({ t: "daemon", error: "no configuration, so no mcpx daemon to call" });
     else {
       daemon.then(
-        (health) => [spare.add(health.pid), tell({ t: "daemon" })],
+        () => tell({ t: "daemon" }),
         (e) => tell({ t: "daemon", error: e instanceof Error ? e.message : String(e) }),
       );
     }
@@ -520,9 +536,10 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       });
     out.finish();
 
-    // A Worker run that made no call has no session in the daemon to end.
+    // The session is ended where the daemon may hold a process for it: what the daemon keeps
+    // (lib/daemon/server.ts) says so without asking it; without that, it is asked.
     const health = await daemon?.catch(() => undefined);
-    if (minted && health && ended.called !== false) {
+    if (minted && health && mayHoldSession((await ctx.paths()).live, health.pid, session)) {
       await callDaemon(ctx, {
         method: "POST",
         path: `/v1/sessions/${encodeURIComponent(session)}/end`,

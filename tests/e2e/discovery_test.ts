@@ -296,8 +296,14 @@ Deno.test("discovery: types keeps a namespace's rendering and renders again when
   Deno.writeTextFileSync(file, stamp + first.stdout.replace("function echo(", "function ECHO("));
   const second = await box.mcpx(["types", "fixture"]);
   assert.match(second.stdout, /function ECHO\(/, "the kept rendering was served");
-  // A refresh rewrites the schema cache: the stamp no longer matches and the rendering is redone.
+  // A refresh that finds the same tools leaves the schema cache, and so the rendering, alone.
   await box.json(["refresh"]);
+  assert.match((await box.mcpx(["types", "fixture"])).stdout, /function ECHO\(/);
+  // A schema cache that changes (here only its mtime) no longer matches the stamp: rendered anew.
+  const cache = [...Deno.readDirSync(join(box.env.XDG_CACHE_HOME, "mcpx"))]
+    .find((e) => e.name.startsWith("schemas-"))!;
+  const later = new Date(Date.now() + 5000);
+  Deno.utimeSync(join(box.env.XDG_CACHE_HOME, "mcpx", cache.name), later, later);
   const third = await box.mcpx(["types", "fixture"]);
   assert.equal(third.stdout, first.stdout);
   await box.json(["stop"]);

@@ -448,10 +448,14 @@ Deno.test("scripts.run: a run that starts before its daemon has answered makes i
   // starts the Worker at once, while the daemon is started again: its first call must wait.
   const first = await envelope(box, ["run", "session_pid"]);
   assert.equal(first.code, 0, first.stderrText);
+  const client = join(box.root, "work", ".mcpx", "scripts", "mcpx-client.ts");
+  const written = Deno.readTextFileSync(client);
   const stop = await box.mcpx(["stop"]);
   assert.equal(stop.code, 0, stop.stderr);
   const again = await envelope(box, ["run", "session_pid"]);
   assert.equal(again.code, 0, again.stderrText);
+  // The client was still right (same stamp): the run did not wait to write it.
+  assert.equal(Deno.readTextFileSync(client), written);
   assert.equal(typeof again.result, "number");
   assert.notEqual(again.result, first.result, "a new daemon started a new server process");
   // The run minted its session, made a call in it, and ended it: no process of it is left.
@@ -473,5 +477,44 @@ Deno.test("scripts.run: a first run lists servers never listed, and the client i
     assert.equal(run.code, 0, `${attempt} run: ${run.stderr}`);
     assert.equal(run.stdout.trim(), "listed");
   }
+  await box.mcpx(["stop"]);
+});
+
+Deno.test("scripts.run: a run that starts the daemon itself, and ends first, leaves the daemon running", async () => {
+  await using box = await scriptBox();
+  // A client already right, a stopped daemon, and a script that returns at once: the run ends
+  // while the daemon it started is still coming up, and must not stop it with its own leftovers.
+  assert.equal((await envelope(box, ["run", "number"])).code, 0);
+  await box.mcpx(["stop"]);
+  const run = await envelope(box, ["run", "number"]);
+  assert.equal(run.code, 0, run.stderrText);
+  assert.equal(run.result, 42);
+  const status = JSON.parse((await box.mcpx(["--json", "status"])).stdout);
+  assert.equal(status.running, true, "the daemon the run started is still there");
+  await box.mcpx(["stop"]);
+});
+
+Deno.test("scripts.run: the run's session is ended even when only a process the script started used it", async () => {
+  await using box = await scriptBox();
+  await box.write(
+    "work/.mcpx/scripts/via-child.ts",
+    `// Calls the session-scoped server through a child mcpx, under the run's session.
+export default async () => {
+  const out = await new Deno.Command(${JSON.stringify(Deno.execPath())}, {
+    args: ["run", "-A", "--config", ${JSON.stringify(`${REPO}/deno.json`)}, ${
+      JSON.stringify(`${REPO}/main.ts`)
+    }, "call", "sess.pid"],
+    stdout: "piped",
+  }).output();
+  return new TextDecoder().decode(out.stdout).trim();
+};
+`,
+  );
+  const run = await envelope(box, ["run", "via-child"]);
+  assert.equal(run.code, 0, run.stderrText);
+  assert.match(String(run.result), /^\d+$/, "the child's call was served");
+  const status = JSON.parse((await box.mcpx(["--json", "status"])).stdout);
+  const sess = status.servers.find((s: { namespace: string }) => s.namespace === "sess");
+  assert.deepEqual(sess.instances, [], "the session the run minted was ended");
   await box.mcpx(["stop"]);
 });
