@@ -4,7 +4,7 @@
  * `listPages`, `list_pages` and `list-pages` all give `["list", "pages"]`, and `getHTMLBody`
  * gives `["get", "html", "body"]`. Digits stay with their letters (`a11y`, `v2`).
  *
- * ASCII text, nearly all of it, takes plain character classes that mean the same there: the
+ * Printable ASCII text, nearly all of it, takes plain character classes that mean the same there: the
  * Unicode property classes cost a search over a few dozen descriptions about 1 ms more to compile
  * and run at every start.
  */
@@ -26,4 +26,5 @@ export function splitWords(text: string): string[] {
     .filter((word) => word !== "");
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
+/** Anything but printable ASCII, tabs and line breaks: such text takes the Unicode rules. */
+const NON_ASCII = /[^\t\n\r -~]/;
