@@ -175,8 +175,15 @@ async function installCopy(): Promise<void> {
     stderr: "inherit",
   }).output();
   if (!shim.success) throw new Error("`deno install` failed");
-  // Earlier installs' copies: the shim no longer runs them.
+  // Earlier installs' copies: the shim no longer runs them, but a process started from one (a
+  // foreground `mcpx daemon`, a long run) still loads its chunks as it goes. A copy goes once it
+  // has been replaced for a week.
+  const week = Date.now() - 7 * 24 * 3600 * 1000;
   for (const e of Deno.readDirSync(keep)) {
-    if (join(keep, e.name) !== copy) await Deno.remove(join(keep, e.name), { recursive: true });
+    const path = join(keep, e.name);
+    if (path === copy) continue;
+    if ((Deno.statSync(path).mtime?.getTime() ?? 0) < week) {
+      await Deno.remove(path, { recursive: true });
+    }
   }
 }

@@ -114,9 +114,20 @@ export class CacheWriter {
   #pending?: Promise<void>;
   #dirty = false;
 
-  constructor(dir: string, cache: SchemaCache) {
+  /** Whether the file holds what `#cache` holds (false for a cache carried over or rebuilt). */
+  #onDisk: boolean;
+
+  /** @param onDisk whether `cache` was read from this fingerprint's own file, intact */
+  constructor(dir: string, cache: SchemaCache, onDisk = false) {
     this.#dir = dir;
     this.#cache = cache;
+    this.#onDisk = onDisk;
+  }
+
+  /** Writes the whole cache again, changed or not (`mcpx refresh`: the file is made right). */
+  persist(): void {
+    this.#onDisk = false;
+    this.#schedule();
   }
 
   /** The entry of one server, if the cache has one. */
@@ -141,7 +152,17 @@ export class CacheWriter {
       this.#cache.servers[n] = { identity, tools, listedAt };
       changed = true;
     }
-    if (changed) this.#schedule();
+    // Unchanged, and already in the file as it is: nothing to write. A file removed behind the
+    // daemon's back is written again.
+    if (changed || !this.#onDisk || !this.#fileExists()) this.#schedule();
+  }
+
+  #fileExists(): boolean {
+    try {
+      return Deno.statSync(cacheFile(this.#dir, this.#cache.fingerprint.slice(0, 16))).isFile;
+    } catch {
+      return false;
+    }
   }
 
   /** Records a failed listing: the error, no timestamp, and the last tools known (if any). */
@@ -163,6 +184,7 @@ export class CacheWriter {
       while (this.#dirty) {
         this.#dirty = false;
         await writeCache(this.#dir, this.#cache);
+        this.#onDisk = true;
       }
       this.#pending = undefined;
     });

@@ -13,7 +13,7 @@ import type { Caller } from "../pool/scope.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
 import { cacheDir } from "../paths.ts";
-import { CacheWriter, readCache } from "../cache/schema_cache.ts";
+import { CacheWriter, readCache, readCacheSync } from "../cache/schema_cache.ts";
 import { withLock } from "./lock.ts";
 import { VERSION } from "../version.ts";
 import { load } from "../_load.ts";
@@ -274,9 +274,12 @@ async function makeRegistry(
   const defs = serverDefs(config);
   const fp = await ctx.fingerprint();
   const dir = cacheDir(ctx.boot, ctx.io.env);
-  const { cache: initial, warning } = await readCache(dir, fp.hash, fp.path);
+  // This fingerprint's own file, intact, is what the writer starts from; else the cache carried
+  // over from an earlier one, or an empty one, which the first listing writes out.
+  const own = readCacheSync(dir, fp.hash, fp.path);
+  const { cache: initial, warning } = own ?? await readCache(dir, fp.hash, fp.path);
   if (warning) log.write("warn", "cache.corrupt", warning);
-  const cache = new CacheWriter(dir, initial);
+  const cache = new CacheWriter(dir, initial, own !== undefined && !own.warning);
   const { resolveAuth } = await load<typeof import("../mcp/auth.ts")>(
     "../mcp/auth.ts",
     import.meta.url,

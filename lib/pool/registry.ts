@@ -347,7 +347,9 @@ export class Registry {
         ? { namespace: def.namespace, tools: got.tools.filter((t) => def.showsTool(t.name)) }
         : { namespace: def.namespace, error: got.error };
     }));
-    // The answer means the schema cache says so too: a caller reads it next.
+    // The answer means the schema cache file says so too, rewritten whole (a refresh is also how a
+    // removed or corrupt file is made right): a caller reads it next.
+    this.#deps.cache?.persist();
     await this.flushCache();
     return out;
   }

@@ -183,6 +183,9 @@ function runInWorker(
     // this same turn, before any message can arrive).
     worker.postMessage(cfg);
     const daemon = options.daemon();
+    // Whether the daemon has answered (or failed to) yet: `end` waits for that answer otherwise.
+    let answered: boolean | undefined = daemon ? undefined : true;
+    daemon?.then(() => (answered = true), () => (answered = true));
     const signals: [Deno.Signal, () => void][] = [];
     const end = async (code: number, timedOut = false) => {
       if (done) return;
@@ -191,14 +194,28 @@ function runInWorker(
       for (const [sig, fn] of signals) Deno.removeSignalListener(sig, fn);
       // What the script started and left running is stopped with it. The process table is read
       // before the worker goes, since ending a worker may already kill its children.
-      const table = processTable();
+      const before = processTable();
       worker.terminate();
       // The daemon, if this run is starting it, is a child of this process too: it is spared
-      // (with its servers) once it has answered, or has failed to.
+      // (with its servers) once it has answered, or has failed to. Should that take a while, the
+      // table is read again: what the script's children started meanwhile goes too, and of what
+      // was listed before, only a process still there with the same parent (or adopted by init).
+      const waited = answered === undefined;
       const health = await daemon?.catch(() => undefined);
-      const left = descendants(Deno.pid, new Set(health ? [health.pid] : []), table);
-      signalAll(left);
-      resolveEnd({ code, timedOut, stopped: left.length });
+      const spare = new Set(health ? [health.pid] : []);
+      const left = new Set(descendants(Deno.pid, spare, before));
+      if (waited) {
+        const after = processTable();
+        for (const pid of left) {
+          const parent = after.get(pid);
+          if (parent === undefined || (parent !== before.get(pid) && parent !== 1)) {
+            left.delete(pid);
+          }
+        }
+        for (const pid of descendants(Deno.pid, spare, after)) left.add(pid);
+      }
+      signalAll([...left]);
+      resolveEnd({ code, timedOut, stopped: left.size });
     };
     worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
       const m = event.data;

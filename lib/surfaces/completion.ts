@@ -17,7 +17,8 @@ export function completionScript(
     ),
     values: o.params.find((p) => p.positional && p.type === "enum")?.values ?? [],
     // Words only the configuration knows (namespaces, tools, scripts), asked for when completing.
-    dynamic: o.cli.complete ? `$(mcpx candidates ${o.cli.complete} 2>/dev/null)` : "",
+    // (--no-json: one word per line even where MCPX_OUTPUT_JSON is set.)
+    dynamic: o.cli.complete ? `$(mcpx --no-json candidates ${o.cli.complete} 2>/dev/null)` : "",
   }));
   if (shell === "bash") {
     const cases = perCommand.map((c) =>

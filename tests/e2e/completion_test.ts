@@ -24,6 +24,7 @@ Deno.test("completion: bash completes tools, namespaces and scripts from the con
     (await box.mcpx(["completion", "bash"])).stdout,
   );
 
+  let extraEnv: Record<string, string> = {};
   const complete = async (...words: string[]) => {
     const out = await new Deno.Command("bash", {
       args: [
@@ -32,7 +33,7 @@ Deno.test("completion: bash completes tools, namespaces and scripts from the con
         `COMP_CWORD=${words.length - 1}; _mcpx; printf '%s\\n' "\${COMPREPLY[@]}"`,
       ],
       cwd: join(box.root, "work"),
-      env: { ...box.env, PATH: `${bin}:${box.env.PATH}` },
+      env: { ...box.env, ...extraEnv, PATH: `${bin}:${box.env.PATH}` },
       clearEnv: true,
       stdout: "piped",
       stderr: "piped",
@@ -56,6 +57,10 @@ Deno.test("completion: bash completes tools, namespaces and scripts from the con
   assert.deepEqual(await complete("mcpx", "restart", "f"), ["fixture"]);
   assert.deepEqual(await complete("mcpx", "run", "shot"), ["shot-flow"]);
   assert.deepEqual(await complete("mcpx", "ca"), ["call", "candidates", "catalog"]);
+  // JSON output asked for by the environment (as agents set it) does not reach a completion.
+  extraEnv = { MCPX_OUTPUT_JSON: "1" };
+  assert.deepEqual(await complete("mcpx", "restart", "f"), ["fixture"]);
+  extraEnv = {};
 
   const none = await box.mcpx(["candidates", "tools"], { cwd: "." });
   assert.equal(none.code, 0, "no configuration: nothing to offer, and no error");

@@ -296,8 +296,10 @@ Deno.test("discovery: types keeps a namespace's rendering and renders again when
   Deno.writeTextFileSync(file, stamp + first.stdout.replace("function echo(", "function ECHO("));
   const second = await box.mcpx(["types", "fixture"]);
   assert.match(second.stdout, /function ECHO\(/, "the kept rendering was served");
-  // A refresh that finds the same tools leaves the schema cache, and so the rendering, alone.
-  await box.json(["refresh"]);
+  // A new server process lists its tools again; finding the same ones, it leaves the schema
+  // cache, and so the rendering, alone.
+  await box.json(["stop"]);
+  await box.json(["call", "fixture.echo", "text=x"]);
   assert.match((await box.mcpx(["types", "fixture"])).stdout, /function ECHO\(/);
   // A schema cache that changes (here only its mtime) no longer matches the stamp: rendered anew.
   const cache = [...Deno.readDirSync(join(box.env.XDG_CACHE_HOME, "mcpx"))]
@@ -333,4 +335,48 @@ Deno.test("discovery: ls counts live processes from what the daemon keeps, and o
   assert.equal(await live(), 1, "asked the daemon instead");
   await box.json(["stop"]);
   assert.throws(() => Deno.statSync(file), "a stopped daemon removes what it kept");
+});
+
+Deno.test("discovery: a schema cache removed or spoilt under a running daemon is written again", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { fixture: faultyServer() } });
+  await box.json(["refresh"]);
+  const dir = join(box.env.XDG_CACHE_HOME, "mcpx");
+  const file = join(
+    dir,
+    [...Deno.readDirSync(dir)].find((e) => e.name.startsWith("schemas-"))!.name,
+  );
+  const tools = async () => (await box.json<{ namespaces: Row[] }>(["ls"])).namespaces[0].tools;
+  // Spoilt: ls warns, and the refresh it advises makes the file right even though the tools are
+  // the same ones the daemon already holds.
+  Deno.writeTextFileSync(file, "{ not json");
+  const spoilt = await box.mcpx(["ls"]);
+  assert.match(spoilt.stderr, /corrupt/);
+  await box.json(["refresh"]);
+  assert.equal(await tools(), FIXTURE_TOOLS);
+  // Removed: the next listing of a new process writes it again.
+  Deno.removeSync(file);
+  await box.json(["restart", "fixture"]);
+  await box.json(["call", "fixture.echo", "text=x"]);
+  assert.ok(
+    await until(() => {
+      try {
+        return Deno.statSync(file).isFile;
+      } catch {
+        return false;
+      }
+    }),
+  );
+  assert.equal(await tools(), FIXTURE_TOOLS);
+  // An edited configuration (a new fingerprint) whose servers list the same tools as the entries
+  // carried over from the old cache still gets a cache file of its own.
+  await box.json(["stop"]);
+  await box.write(
+    "work/.mcpx.json",
+    `// edited\n${JSON.stringify({ mcpServers: { fixture: faultyServer() } })}`,
+  );
+  await box.json(["call", "fixture.echo", "text=x"]);
+  const files = () => [...Deno.readDirSync(dir)].filter((e) => /^schemas-.*\.json$/.test(e.name));
+  assert.ok(await until(() => files().length === 2), "the new fingerprint's cache is written");
+  await box.json(["stop"]);
 });
