@@ -87,7 +87,8 @@ export class Context {
 
   /** Where the primary configuration file is; the search stops there and nothing is parsed. */
   location(): ConfigLocation {
-    return this.#location ??= discoverConfig(
+    // The full search (settings() makes it) found the same primary file: no second walk.
+    return this.#location ??= this.#layers ?? discoverConfig(
       this.io.cwd,
       this.io.env,
       this.boot.get("config") || undefined,
@@ -129,8 +130,9 @@ export class Context {
   settings(): Promise<Settings> {
     return this.#settings ??= (async () => {
       const files = [];
+      const layers = this.layers().layers;
       const primary = this.location().primary;
-      for (const path of this.layers().layers) {
+      for (const path of layers) {
         // The primary file as fingerprinted (already read), the others from disk.
         const text = path === primary ? (await this.fingerprint()).text : undefined;
         files.push({ path, data: (await loadConfig(path, text)).data });
