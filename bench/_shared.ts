@@ -200,3 +200,47 @@ export async function teardown(root: string, env: Record<string, string>): Promi
   );
   return problems;
 }
+
+/**
+ * Runs `body` with Ctrl-C handled. `stop` (stop what the run started, remove its files; resolve
+ * to what went wrong) runs once: on Ctrl-C, which ends the process with 130 (Ctrl-C skips
+ * `finally`, and daemons are detached), or when `body` ends. `body` calls `stopIfInterrupted`
+ * between steps, and may call `cleanup` itself to report its problems; when `body` throws, they
+ * are printed next to the error instead.
+ */
+export async function interruptible(
+  stop: () => Promise<string[]>,
+  body: (stopIfInterrupted: () => void, cleanup: () => Promise<string[]>) => Promise<void>,
+): Promise<void> {
+  let cleaning: Promise<string[]> | undefined;
+  const cleanup = () =>
+    cleaning ??= (async () => {
+      Deno.removeSignalListener("SIGINT", onInterrupt);
+      return await stop();
+    })();
+  let interrupted = false;
+  let exiting: Promise<never> | undefined;
+  const exitInterrupted = () =>
+    exiting ??= cleanup().then((problems) => {
+      for (const p of problems) console.error(p);
+      Deno.exit(130);
+    });
+  const onInterrupt = () => {
+    interrupted = true;
+    console.error("interrupted: stopping the daemon and removing the temporary files");
+    void exitInterrupted();
+  };
+  const stopIfInterrupted = () => {
+    if (interrupted) throw new Error("interrupted");
+  };
+  Deno.addSignalListener("SIGINT", onInterrupt);
+  let finished = false;
+  try {
+    await body(stopIfInterrupted, cleanup);
+    finished = true;
+  } finally {
+    if (interrupted) await exitInterrupted();
+    const problems = await cleanup();
+    if (!finished) { for (const p of problems) console.error(p); }
+  }
+}

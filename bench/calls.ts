@@ -26,6 +26,7 @@ import {
   emptyArgs,
   ENTRY,
   formatTable,
+  interruptible,
   type Isolated,
   makeIsolated,
   mcpxArgs,
@@ -455,38 +456,16 @@ async function main(): Promise<void> {
   const env = base.env;
   let conn: McpConnection | undefined;
   let httpConn: McpConnection | undefined;
-  let cleaning: Promise<string[]> | undefined;
   /** Stops everything this run started and removes its files; resolves to what went wrong. */
-  const cleanup = () =>
-    cleaning ??= (async () => {
-      Deno.removeSignalListener("SIGINT", onInterrupt);
-      const problems: string[] = [];
-      await conn?.close().catch((err) => problems.push(`closing the direct connection: ${err}`));
-      await httpConn?.close().catch((err) => problems.push(`closing the HTTP connection: ${err}`));
-      await shared[Symbol.asyncDispose]();
-      problems.push(...await teardown(base.root, env));
-      return problems;
-    })();
-  // Ctrl-C does not run `finally`, and the daemon is detached: clean up here, then exit. The
-  // run itself notices at its next step and stops; whichever gets here first exits.
-  let interrupted = false;
-  let exiting: Promise<never> | undefined;
-  const exitInterrupted = () =>
-    exiting ??= cleanup().then((problems) => {
-      for (const p of problems) console.error(p);
-      Deno.exit(130);
-    });
-  const onInterrupt = () => {
-    interrupted = true;
-    console.error("interrupted: stopping the daemon and removing the temporary files");
-    void exitInterrupted();
+  const stop = async () => {
+    const problems: string[] = [];
+    await conn?.close().catch((err) => problems.push(`closing the direct connection: ${err}`));
+    await httpConn?.close().catch((err) => problems.push(`closing the HTTP connection: ${err}`));
+    await shared[Symbol.asyncDispose]();
+    problems.push(...await teardown(base.root, env));
+    return problems;
   };
-  const stopIfInterrupted = () => {
-    if (interrupted) throw new Error("interrupted");
-  };
-  Deno.addSignalListener("SIGINT", onInterrupt);
-  let reported = false;
-  try {
+  await interruptible(stop, async (stopIfInterrupted, cleanup) => {
     const health = JSON.parse(await runDeno(mcpxArgs(["--json", "start"]), base.project, env));
     const e: Environment = { ...base, socket: health.socket };
     const server = npmServer("server-everything");
@@ -519,14 +498,8 @@ async function main(): Promise<void> {
     const problems = concurrentProblems(c);
     problems.push(...await cleanup());
     report(opts, o, oh, rows, c, problems);
-    reported = true;
     if (problems.length) Deno.exitCode = 1;
-  } finally {
-    if (interrupted) await exitInterrupted();
-    const problems = await cleanup();
-    // Reported above when the run got that far; otherwise here, next to the error.
-    if (!reported) { for (const p of problems) console.error(p); }
-  }
+  });
 }
 
 await main();

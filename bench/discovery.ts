@@ -30,6 +30,7 @@ import {
   emptyArgs,
   ENTRY,
   formatTable,
+  interruptible,
   type Isolated,
   makeIsolated,
   mcpxArgs,
@@ -599,35 +600,7 @@ function report(
 async function main(): Promise<void> {
   const opts = options();
   const e = await makeEnvironment();
-  let cleaning: Promise<string[]> | undefined;
-  /** Stops everything this run started and removes its files; resolves to what went wrong. */
-  const cleanup = () =>
-    cleaning ??= (async () => {
-      Deno.removeSignalListener("SIGINT", onInterrupt);
-      const problems: string[] = [];
-      problems.push(...await teardown(e.root, e.env));
-      return problems;
-    })();
-  // Ctrl-C does not run `finally`, and the daemon is detached: clean up here, then exit. The
-  // run itself notices at its next step and stops; whichever gets here first exits.
-  let interrupted = false;
-  let exiting: Promise<never> | undefined;
-  const exitInterrupted = () =>
-    exiting ??= cleanup().then((problems) => {
-      for (const p of problems) console.error(p);
-      Deno.exit(130);
-    });
-  const onInterrupt = () => {
-    interrupted = true;
-    console.error("interrupted: stopping the daemon and removing the temporary files");
-    void exitInterrupted();
-  };
-  const stopIfInterrupted = () => {
-    if (interrupted) throw new Error("interrupted");
-  };
-  Deno.addSignalListener("SIGINT", onInterrupt);
-  let reported = false;
-  try {
+  await interruptible(() => teardown(e.root, e.env), async (stopIfInterrupted, cleanup) => {
     const problems: string[] = [];
     // Fill the schema cache (this starts the daemon and every server), then stop it all.
     await mcpx(e, ["refresh"]);
@@ -663,14 +636,8 @@ async function main(): Promise<void> {
 
     problems.push(...await cleanup());
     report(opts, t, [cold, warm], control, problems);
-    reported = true;
     if (problems.length) Deno.exitCode = 1;
-  } finally {
-    if (interrupted) await exitInterrupted();
-    const problems = await cleanup();
-    // Reported above when the run got that far; otherwise here, next to the error.
-    if (!reported) { for (const p of problems) console.error(p); }
-  }
+  });
 }
 
 await main();
