@@ -1,4 +1,5 @@
 import { join } from "./_path.ts";
+import { hash64 } from "./_hash.ts";
 import type { Settings } from "./settings/resolve.ts";
 
 /** The state directory: `paths.state`, else `$XDG_STATE_HOME/mcpx`, else `~/.local/state/mcpx`. */
@@ -35,18 +36,8 @@ export interface DaemonPaths {
   log: string;
   /** Where a detached daemon writes why it could not start, for the command waiting on it. */
   startError: string;
-  /** Live processes per namespace, kept by the daemon for `mcpx ls` (`{ pid, live }`). */
+  /** Live processes per namespace and their scope keys (`{ pid, live, keys }`), kept by the daemon. */
   live: string;
-}
-
-function shortHash(text: string): string {
-  // FNV-1a, 64-bit: enough to tell socket paths apart, and synchronous.
-  let h = 0xcbf29ce484222325n;
-  for (const byte of new TextEncoder().encode(text)) {
-    h ^= BigInt(byte);
-    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
-  }
-  return h.toString(16).padStart(16, "0").slice(0, 12);
 }
 
 /** Derives the daemon's files for one configuration fingerprint. */
@@ -61,7 +52,11 @@ export function daemonPaths(
   const max = settings.get("plumbing.sunPathMax");
   if (new TextEncoder().encode(socket).length > max) {
     const tmp = env.TMPDIR || "/tmp";
-    socket = join(tmp, `mcpx-${Deno.uid() ?? "u"}`, `${shortHash(socket)}.sock`);
+    socket = join(
+      tmp,
+      `mcpx-${Deno.uid() ?? "u"}`,
+      `${hash64(new TextEncoder().encode(socket)).slice(0, 12)}.sock`,
+    );
     socketFallback = true;
   }
   return {
