@@ -346,7 +346,7 @@ Deno.test("every operation's output builds a zod object schema that converts to 
 async function seedCache(tmp: string, configPath: string): Promise<void> {
   const fp = fingerprintConfig(configPath);
   const [def] = serverDefs(await loadConfig(fp.path, fp.text));
-  await writeCache(join(tmp, "mcpx"), {
+  writeCache(join(tmp, "mcpx"), {
     version: 1,
     fingerprint: fp.hash,
     config: fp.path,

@@ -2,8 +2,11 @@
 // starts with a stamp line naming everything its text is a function of; a file whose stamp does not
 // match is rendered again and replaced. Best effort: a cache that cannot be written only costs time.
 
-import { dirname } from "../_path.ts";
-import { BUILD } from "../version.ts";
+import { writeFileAtomic } from "../_atomic.ts";
+import { BUILD, VERSION } from "../version.ts";
+import type { Context } from "../context.ts";
+import { cacheDir } from "../paths.ts";
+import { cacheFile } from "./schema_cache.ts";
 
 /**
  * What the code that renders is: the build (a bundle is never edited, only rebuilt), or, running
@@ -30,6 +33,27 @@ export function codegenStamp(): string {
   );
 }
 
+/**
+ * The stamp line of text rendered from the schema cache: mcpx's version and `generator`, the
+ * configuration, the schema cache file's size and mtime, then `extra` (what else the text is a
+ * function of). Taken before the cache is read, so that a write in between makes the text look
+ * old, never new: hence the stat now and the `extra` parts later. Undefined without a cache file
+ * (or a configuration).
+ */
+export function cacheStamp(
+  ctx: Context,
+  generator: string,
+): ((...extra: unknown[]) => string) | undefined {
+  try {
+    const fp = ctx.fingerprintSync();
+    const info = Deno.statSync(cacheFile(cacheDir(ctx.boot, ctx.io.env), fp.short));
+    const parts = [VERSION, generator, fp.hash, info.size, info.mtime?.getTime()];
+    return (...extra) => `// mcpx-stamp ${JSON.stringify([...parts, ...extra])}`;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The text stored at `path` under exactly `stamp`, or undefined. */
 export function readRendered(path: string, stamp: string): string | undefined {
   let text: string;
@@ -45,9 +69,6 @@ export function readRendered(path: string, stamp: string): string | undefined {
 /** Stores `text` at `path` under `stamp`, atomically (a temporary file renamed over the old one). */
 export function writeRendered(path: string, stamp: string, text: string): void {
   try {
-    Deno.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    const tmp = `${path}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-    Deno.writeTextFileSync(tmp, `${stamp}\n${text}`, { mode: 0o600 });
-    Deno.renameSync(tmp, path);
+    writeFileAtomic(path, `${stamp}\n${text}`);
   } catch { /* an unwritable cache: the next ask renders again */ }
 }

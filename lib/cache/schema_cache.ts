@@ -1,4 +1,5 @@
 import { join } from "../_path.ts";
+import { writeFileAtomic } from "../_atomic.ts";
 import type { ToolInfo } from "../mcp/types.ts";
 
 /** What the cache knows of one server: its tools as last listed, or why listing failed. */
@@ -96,12 +97,11 @@ async function carryOver(cacheDir: string, empty: SchemaCache): Promise<SchemaCa
 }
 
 /** Writes the cache atomically (a temporary file renamed over the old one). */
-export async function writeCache(cacheDir: string, cache: SchemaCache): Promise<void> {
-  await Deno.mkdir(cacheDir, { recursive: true, mode: 0o700 });
-  const path = cacheFile(cacheDir, cache.fingerprint.slice(0, 16));
-  const tmp = `${path}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  await Deno.writeTextFile(tmp, JSON.stringify(cache) + "\n", { mode: 0o600 });
-  await Deno.rename(tmp, path);
+export function writeCache(cacheDir: string, cache: SchemaCache): void {
+  writeFileAtomic(
+    cacheFile(cacheDir, cache.fingerprint.slice(0, 16)),
+    JSON.stringify(cache) + "\n",
+  );
 }
 
 /**
@@ -180,13 +180,17 @@ export class CacheWriter {
 
   #schedule(): void {
     this.#dirty = true;
-    this.#pending ??= Promise.resolve().then(async () => {
-      while (this.#dirty) {
-        this.#dirty = false;
-        await writeCache(this.#dir, this.#cache);
-        this.#onDisk = true;
+    // One write per turn of the event loop, however many updates it brought.
+    this.#pending ??= Promise.resolve().then(() => {
+      try {
+        while (this.#dirty) {
+          this.#dirty = false;
+          writeCache(this.#dir, this.#cache);
+          this.#onDisk = true;
+        }
+      } finally {
+        this.#pending = undefined;
       }
-      this.#pending = undefined;
     });
   }
 

@@ -2,6 +2,7 @@ import { dirname } from "../_path.ts";
 import { McpxError } from "../errors.ts";
 import { Context, type DaemonHandle } from "../context.ts";
 import { fingerprintConfig } from "../config/fingerprint.ts";
+import { writeFileAtomic } from "../_atomic.ts";
 import { loadConfig, type McpxConfig } from "../config/load.ts";
 import { JsonlLog, type Level } from "../log.ts";
 import { buildRouter } from "../surfaces/http.ts";
@@ -256,11 +257,7 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
  */
 function writeLive(path: string, state: LiveState): void {
   try {
-    const tmp = `${path}.${Deno.pid}.tmp`;
-    Deno.writeTextFileSync(tmp, JSON.stringify({ pid: Deno.pid, ...state }) + "\n", {
-      mode: 0o600,
-    });
-    Deno.renameSync(tmp, path);
+    writeFileAtomic(path, JSON.stringify({ pid: Deno.pid, ...state }) + "\n");
   } catch { /* ls asks the daemon instead */ }
 }
 

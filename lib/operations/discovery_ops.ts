@@ -6,9 +6,7 @@ import { load } from "../_load.ts";
 import { cacheDir, type DaemonPaths, daemonPaths } from "../paths.ts";
 import { pidAlive } from "../daemon/pid.ts";
 import { FINGERPRINT_HEADER, wireRequest } from "../daemon/wire.ts";
-import { cacheFile } from "../cache/schema_cache.ts";
-import { codegenStamp, readRendered, writeRendered } from "../cache/rendered.ts";
-import { VERSION } from "../version.ts";
+import { cacheStamp, codegenStamp, readRendered, writeRendered } from "../cache/rendered.ts";
 import {
   loadNamespaces,
   pickNamespace,
@@ -244,29 +242,18 @@ export const toolsSearch = defineOperation<
 });
 
 /**
- * Where `mcpx types <ns>` keeps its rendering, and the stamp it must carry: mcpx's version and
- * code generator, the configuration, the schema cache file's size and mtime, and the namespace.
- * Called before the cache is read (a write in between then makes the kept text look old, never
- * new); the namespace is named once it is known. Undefined when there is no cache file yet.
+ * Where `mcpx types <ns>` keeps its rendering, and the stamp it must carry ({@linkcode cacheStamp}
+ * of the code generator, and the namespace), once the namespace is known. Undefined when there is
+ * no cache file yet.
  */
 function renderedDeclarations(
   ctx: Context,
 ): ((ns: string) => { path: string; stamp: string }) | undefined {
-  const fp = ctx.fingerprintSync();
-  const dir = cacheDir(ctx.boot, ctx.io.env);
-  let info: Deno.FileInfo;
-  try {
-    info = Deno.statSync(cacheFile(dir, fp.short));
-  } catch {
-    return undefined;
-  }
-  const generator = codegenStamp();
-  return (ns) => ({
-    path: join(dir, "types", `${fp.short}-${ns}.d.ts`),
-    stamp: `// mcpx-stamp ${
-      JSON.stringify([VERSION, generator, fp.hash, info.size, info.mtime?.getTime(), ns])
-    }`,
-  });
+  const stamp = cacheStamp(ctx, codegenStamp());
+  if (!stamp) return undefined;
+  const dir = join(cacheDir(ctx.boot, ctx.io.env), "types");
+  const short = ctx.fingerprintSync().short;
+  return (ns) => ({ path: join(dir, `${short}-${ns}.d.ts`), stamp: stamp(ns) });
 }
 
 /** `mcpx types <ns>` or `<ns>.<tool>`: TypeScript declarations from the cached schemas. */

@@ -348,7 +348,7 @@ export async function writeClient(
 ): Promise<string> {
   // What the module is a function of: when none of it moved since the last write, the module on
   // disk is already right, and neither the cache nor the code generator needs loading.
-  if (await isFresh(ctx, clientPath, socket)) return clientPath;
+  if (isFresh(ctx, clientPath, socket)) return clientPath;
   const { loadNamespaces } = await load<typeof import("../discovery/load.ts")>(
     "../discovery/load.ts",
     import.meta.url,
@@ -359,7 +359,7 @@ export async function writeClient(
   );
   // The stamp is taken before the cache is read: should the daemon write it in between, the stamp
   // is older than the text, and the next run writes the client again (never the other way round).
-  let stamp = await clientStamp(ctx, socket);
+  let stamp = clientStamp(ctx, socket);
   let { namespaces } = await loadNamespaces(ctx);
   if (options.listUnlisted && namespaces.some((n) => n.state === "unlisted")) {
     // A script is about to start servers anyway: list the ones never listed, once, so that its
@@ -369,7 +369,7 @@ export async function writeClient(
       import.meta.url,
     );
     await callDaemon(ctx, { method: "POST", path: "/v1/servers/refresh", body: {}, start: true });
-    stamp = await clientStamp(ctx, socket);
+    stamp = clientStamp(ctx, socket);
     ({ namespaces } = await loadNamespaces(ctx));
   }
   const usable = namespaces.filter((n) => n.state !== "disabled");

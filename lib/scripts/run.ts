@@ -445,9 +445,9 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
         ? dirname(script.path)
         : undefined;
       const besidePath = beside && join(beside, "mcpx-client.ts");
-      if (besidePath && worker && await isFresh(ctx, besidePath, socket)) clientPath = besidePath;
+      if (besidePath && worker && isFresh(ctx, besidePath, socket)) clientPath = besidePath;
       else if (
-        !besidePath && worker && await isFresh(ctx, join(scratch, "mcpx-client.ts"), socket)
+        !besidePath && worker && isFresh(ctx, join(scratch, "mcpx-client.ts"), socket)
       ) {
         clientPath = join(scratch, "mcpx-client.ts");
       } else {
