@@ -67,27 +67,36 @@ async function stamp(files: Map<string, string>): Promise<string> {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-const files = rewritten();
-const want = await stamp(files);
-// The bundle says which build it is (lib/version.ts): what it renders is stamped with that.
-const version = files.get("lib/version.ts")!;
-if (!version.includes('export const BUILD = "";')) throw new Error("lib/version.ts has no BUILD");
-files.set(
-  "lib/version.ts",
-  version.replace('export const BUILD = "";', `export const BUILD = "${want}";`),
-);
-let have: string | undefined;
+// A problem is one line (what failed, and for `cannot bundle` each offending place), never a trace.
+let files: Map<string, string>;
+let want: string;
 try {
-  have = Deno.readTextFileSync(join(OUT, "SOURCES")).trim();
-} catch { /* not built */ }
-if (check) {
-  if (have === want) Deno.exit(0);
-  console.error("dist/cli is not built from these sources: run `deno task build`");
+  files = rewritten();
+  want = await stamp(files);
+  // The bundle says which build it is (lib/version.ts): what it renders is stamped with that.
+  const version = files.get("lib/version.ts")!;
+  if (!version.includes('export const BUILD = "";')) throw new Error("lib/version.ts has no BUILD");
+  files.set(
+    "lib/version.ts",
+    version.replace('export const BUILD = "";', `export const BUILD = "${want}";`),
+  );
+  let have: string | undefined;
+  try {
+    have = Deno.readTextFileSync(join(OUT, "SOURCES")).trim();
+  } catch { /* not built */ }
+  if (check) {
+    if (have !== want) {
+      throw new Error("dist/cli is not built from these sources: run `deno task build`");
+    }
+  } else {
+    if (have !== want) await build();
+    if (install) await installCopy();
+    else console.log(`${relative(REPO, OUT)}/main.js is built from the sources as they are`);
+  }
+} catch (e) {
+  console.error(`build: ${e instanceof Error ? e.message : String(e)}`);
   Deno.exit(1);
 }
-if (have !== want) await build();
-if (install) await installCopy();
-else console.log(`${relative(REPO, OUT)}/main.js is built from the sources as they are`);
 
 /** Bundles into a fresh folder beside dist/cli, then puts it in dist/cli's place. */
 async function build(): Promise<void> {
