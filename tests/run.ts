@@ -2,7 +2,46 @@
  * Runs the whole test suite and ends with the one line CI reads:
  * `tests: N passed, N failed, N skipped`, counted from Deno's JUnit report.
  * Extra arguments go to `deno test` (e.g. a path or `--filter`).
+ *
+ * First it brings what the end-to-end tests drive, where it is missing: the real MCP servers,
+ * Node 22 and Bun from npm (tests/npm, pinned by its lock file), and, as root with apt, Debian's
+ * Chromium. So `deno task test` works on a fresh clone with only Node and npm (and, for the browser
+ * tests, Chromium).
  */
+const repo = new URL("..", import.meta.url).pathname;
+const present = (path: string) => {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const step = async (what: string, command: string, args: string[]) => {
+  console.error(`tests: ${what}`);
+  const out = await new Deno.Command(command, { args, stdin: "null", stdout: "null" }).output()
+    .catch((e) => ({ success: false, stderr: new TextEncoder().encode(String(e)) }));
+  if (!out.success) {
+    const why = new TextDecoder().decode(out.stderr).trim().split("\n").at(-1);
+    console.error(`tests: ${what} failed: ${why}`);
+  }
+};
+if (!present(`${repo}tests/npm/node_modules/.package-lock.json`)) {
+  await step("installing the test servers (npm ci in tests/npm)", "npm", [
+    "ci",
+    "--prefix",
+    `${repo}tests/npm`,
+    "--no-audit",
+    "--no-fund",
+  ]);
+}
+if (!present("/usr/bin/chromium") && Deno.uid() === 0 && present("/usr/bin/apt-get")) {
+  await step("installing Debian's chromium (apt-get)", "sh", [
+    "-c",
+    "DEBIAN_FRONTEND=noninteractive apt-get update -qq && apt-get install -y -qq chromium",
+  ]);
+}
+
 const dir = await Deno.makeTempDir({ prefix: "mcpx-junit-" });
 const junit = `${dir}/junit.xml`;
 const args = ["test", "-A", "--reporter=dot", `--junit-path=${junit}`, ...Deno.args];

@@ -147,7 +147,11 @@ Deno.test("call: server-everything over Streamable HTTP on 127.0.0.1, no shim pr
   try {
     const reader = server.stderr.pipeThrough(new TextDecoderStream()).getReader();
     let seen = "";
-    while (!seen.includes("listening")) seen += (await reader.read()).value ?? "";
+    while (!seen.includes("listening")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`server-everything exited before listening: ${seen}`);
+      seen += value;
+    }
     reader.releaseLock();
     void server.stderr.cancel().catch(() => {});
     await box.write("work/.mcpx.json", {
