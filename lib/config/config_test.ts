@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { McpxError } from "../errors.ts";
 import { discoverConfig } from "./discover.ts";
 import { fingerprintConfig } from "./fingerprint.ts";
+import { hash64 } from "../_hash.ts";
 import { lineColumn, loadConfig, parseJsonc } from "./load.ts";
 
 async function tree(files: Record<string, string>): Promise<string> {
@@ -46,6 +47,26 @@ Deno.test("discoverConfig() prefers .mcpx.json over .mcp.json in one folder, and
     () => discoverConfig(root, {}, "missing.json"),
     (e: unknown) => e instanceof McpxError && e.code === "CONFIG_NOT_FOUND",
   );
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("discoverConfig() passes over a folder named like a configuration, and a file under a file", async () => {
+  const root = await tree({ "proj/.mcpx.json/x": "", ".mcpx": "not a folder", ".mcp.json": "{}" });
+  const loc = discoverConfig(join(root, "proj"), { HOME: join(root, "nohome") });
+  assert.equal(loc.primary, join(root, ".mcp.json"));
+  assert.ok(loc.searched.includes(join(root, "proj/.mcpx.json")));
+  assert.ok(loc.searched.includes(join(root, ".mcpx/config.json")));
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("fingerprintConfig() hashes the file's own bytes: the path, a NUL, then the bytes", async () => {
+  const root = await tree({ "c.json": '{ "é": "ü" }\n' });
+  const fp = fingerprintConfig(join(root, "c.json"));
+  const bytes = await Deno.readFile(join(root, "c.json"));
+  const name = new TextEncoder().encode(join(root, "c.json") + "\0");
+  const all = new Uint8Array([...name, ...bytes]);
+  assert.equal(fp.hash, hash64(all));
+  assert.equal(fp.text, '{ "é": "ü" }\n');
   await Deno.remove(root, { recursive: true });
 });
 
@@ -100,4 +121,37 @@ Deno.test("stripJsonc() removes comments and trailing commas outside strings onl
   assert.deepEqual(JSON.parse(stripJsonc(text)), { u: "http://x//y", s: "a,}", l: [1, 2] });
   assert.equal(stripJsonc('"esc\\"// in the string"'), '"esc\\"// in the string"');
   assert.equal(stripJsonc('"esc\\\\"// a comment'), '"esc\\\\"');
+  // Text without comments or trailing commas comes back as the same string.
+  const plain = '{ "a": [1, 2], "b": "x" }';
+  assert.equal(stripJsonc(plain), plain);
+});
+
+Deno.test("stripJsonc() agrees with the JSONC parser on valid text, and leaves invalid text invalid", async () => {
+  const { stripJsonc } = await import("./load.ts");
+  const { parse } = await import("jsonc-parser");
+  const valid = [
+    "{}",
+    '{ "a": 1, }',
+    "[1, 2, /* two */ ]",
+    "[1, 2, // two\n]",
+    '{ "a": "//not", "b": "/*not*/", "c": "\\"", "d": "\\\\" } // end',
+    '{ "a": [ { "b": 1, }, ], /* a\nlong\ncomment */ }',
+    '/* head */ { "k": "v" /* tail */ }',
+    '{ "url": "https://x/y", "e": "a\\u002Fb", }\r\n',
+  ];
+  for (const text of valid) {
+    const errors: { error: number; offset: number; length: number }[] = [];
+    const want = parse(text, errors, { allowTrailingComma: true });
+    assert.deepEqual(errors, [], text);
+    assert.deepEqual(JSON.parse(stripJsonc(text)), want, text);
+  }
+  const invalid = [
+    '{ "a": 1 /* unterminated ',
+    '{ "a": "no end\n }',
+    '{ "a": 1 "b": 2 }',
+    '{ "a": 1,, }',
+    '{ "a": / }',
+    '{ "a": 1 // comment without a line break',
+  ];
+  for (const text of invalid) assert.throws(() => JSON.parse(stripJsonc(text)), text);
 });

@@ -18,11 +18,10 @@ export interface Fingerprint {
  */
 export function fingerprintConfig(path: string): Fingerprint {
   const real = Deno.realPathSync(path);
-  const bytes = Deno.readFileSync(real);
-  const name = new TextEncoder().encode(real + "\0");
-  const all = new Uint8Array(name.length + bytes.length);
-  all.set(name);
-  all.set(bytes, name.length);
-  const hash = hash64(all);
-  return { path: real, hash, short: hash, text: new TextDecoder().decode(bytes) };
+  // Read as text and encoded back: the same bytes for a UTF-8 file (a byte that is not UTF-8
+  // reads as U+FFFD, as it would when parsed). Decoding in JavaScript instead, with TextDecoder,
+  // cost a start ~0.1 ms on its first use (performance.now() around it).
+  const text = Deno.readTextFileSync(real);
+  const hash = hash64(new TextEncoder().encode(real + "\0" + text));
+  return { path: real, hash, short: hash, text };
 }

@@ -36,7 +36,7 @@ export function lineColumn(text: string, offset: number): { line: number; column
 
 /**
  * Parses JSONC text: comments and trailing commas allowed, string-literal aware.
- * The fast path strips comments and trailing commas by regular expression for `JSON.parse`;
+ * The fast path strips comments and trailing commas ({@linkcode stripJsonc}) for `JSON.parse`;
  * only text that is still rejected loads the JSONC parser, for the error's line and column.
  * @throws {McpxError} CONFIG_INVALID naming the file, line and column.
  */
@@ -66,6 +66,11 @@ export async function parseJsonc(text: string, path: string): Promise<unknown> {
 
 /** The value of valid JSONC text, or undefined when it is not (the slow path says why). */
 function parseJsoncFast(text: string): { value: unknown } | undefined {
+  // Plain JSON first: JSON.parse of a 2 KB file takes ~0.03 ms at start-up, stripping it first
+  // ~0.3 (performance.now() around each); a file with comments pays both.
+  try {
+    return { value: JSON.parse(text) };
+  } catch { /* JSONC, or broken */ }
   try {
     return { value: JSON.parse(stripJsonc(text)) };
   } catch {
@@ -73,20 +78,91 @@ function parseJsoncFast(text: string): { value: unknown } | undefined {
   }
 }
 
-/** A string literal, or a comment; an unterminated comment matches nothing and stays. */
-const COMMENTS = /"(?:[^"\\\n]|\\.)*"|\/\/[^\n]*|\/\*[\s\S]*?\*\//g;
-/** A string literal, or a comma with only whitespace before the `}` or `]` it trails. */
-const TRAILING = /"(?:[^"\\\n]|\\.)*"|,(?=\s*[}\]])/g;
-
 /**
  * Removes `//` and `/* *\/` comments and trailing commas outside string literals, so that valid
- * JSONC becomes JSON for `JSON.parse`. Text that is not valid JSONC stays invalid. Comments go
- * first: a comma before a comment before `}` is only seen to trail once the comment is gone.
+ * JSONC becomes JSON for `JSON.parse`. Text that is not valid JSONC stays invalid: an unterminated
+ * comment stays, and so does a `"` that opens no string (one ends at the line's end). A comma
+ * trails when only whitespace and comments stand between it and the `}` or `]`.
+ *
+ * One pass by hand, not regular expressions: a start's first regular expression costs ~0.15 ms,
+ * and this runs at every start (performance.now() around it in the built CLI).
  */
 export function stripJsonc(text: string): string {
-  return text
-    .replace(COMMENTS, (m) => m[0] === '"' ? m : "")
-    .replace(TRAILING, (m) => m[0] === '"' ? m : "");
+  let out = "";
+  let kept = 0; // text before this index is in `out` or dropped
+  // The next `"`, `/` and `,` at or after `i`, found by indexOf: a loop over every character
+  // runs in the interpreter at start-up, ~0.4 ms for a 2 KB file.
+  let quote = -2, slash = -2, comma = -2;
+  for (let i = 0; i < text.length;) {
+    if (quote !== -1 && quote < i) quote = text.indexOf('"', i);
+    if (slash !== -1 && slash < i) slash = text.indexOf("/", i);
+    if (comma !== -1 && comma < i) comma = text.indexOf(",", i);
+    i = first(first(quote, slash), comma);
+    if (i < 0) break;
+    if (i === quote) {
+      i = stringEnd(text, i);
+    } else if (i === slash) {
+      const skip = commentEnd(text, i);
+      if (skip < 0) i++;
+      else {
+        out += text.slice(kept, i);
+        kept = i = skip;
+      }
+    } else {
+      if (trails(text, i + 1)) {
+        out += text.slice(kept, i);
+        kept = i + 1;
+      }
+      i++;
+    }
+  }
+  return kept === 0 ? text : out + text.slice(kept);
+}
+
+const SLASH = 47, STAR = 42;
+
+// The smaller of two indexes, where -1 is none.
+function first(a: number, b: number): number {
+  return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
+// Where the string literal opening at `i` ends (just past its closing quote); a literal that
+// meets a line break or the end first opens nothing, and scanning goes on after the quote.
+function stringEnd(text: string, i: number): number {
+  const eol = text.indexOf("\n", i + 1);
+  for (let j = i + 1;;) {
+    const close = text.indexOf('"', j);
+    if (close < 0 || (eol >= 0 && eol < close)) return i + 1;
+    let escapes = 0;
+    while (text.charCodeAt(close - 1 - escapes) === 92) escapes++;
+    if (escapes % 2 === 0) return close + 1;
+    j = close + 1;
+  }
+}
+
+// Just past the comment starting at `i` (a `//` comment keeps its line break), or -1 for none.
+function commentEnd(text: string, i: number): number {
+  const next = text.charCodeAt(i + 1);
+  if (next === SLASH) {
+    const eol = text.indexOf("\n", i + 2);
+    return eol < 0 ? text.length : eol;
+  }
+  if (next === STAR) {
+    const close = text.indexOf("*/", i + 2);
+    return close < 0 ? -1 : close + 2;
+  }
+  return -1;
+}
+
+// Whether only whitespace and comments stand between `i` and a `}` or `]`.
+function trails(text: string, i: number): boolean {
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 9 || c === 10 || c === 13) i++;
+    else if (c === SLASH && commentEnd(text, i) >= 0) i = commentEnd(text, i);
+    else return c === 125 || c === 93;
+  }
+  return false;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

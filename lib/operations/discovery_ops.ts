@@ -1,12 +1,10 @@
 import { McpxError } from "../errors.ts";
 import { defineOperation } from "./define.ts";
-import { renderTable } from "../table.ts";
+import { clip, renderTable } from "../table.ts";
 import type { Context } from "../context.ts";
 import { load } from "../_load.ts";
 import { cacheDir, type DaemonPaths, daemonPaths } from "../paths.ts";
 import { pidAlive } from "../daemon/pid.ts";
-import { FINGERPRINT_HEADER, wireRequest } from "../daemon/wire.ts";
-import { cacheStamp, codegenStamp, readRendered, writeRendered } from "../cache/rendered.ts";
 import {
   loadNamespaces,
   pickNamespace,
@@ -36,32 +34,31 @@ const NEXT_READY =
 const NEXT_UNLISTED =
   "Next: `mcpx refresh` lists the servers marked unlisted (once; the result is cached), then `mcpx types <namespace>`.";
 
-function clip(text: string, width: number): string {
-  const one = text.replace(/\s+/g, " ").trim();
-  return one.length > width ? one.slice(0, width - 1) + "…" : one;
-}
-
 /** Live process counts from a running daemon, without starting one. */
 async function liveCounts(ctx: Context): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  let paths: DaemonPaths;
-  try {
-    paths = daemonPaths(ctx.boot, ctx.io.env, ctx.fingerprintSync().short);
-    Deno.lstatSync(paths.socket);
-  } catch {
-    return counts; // no socket file: no daemon, nothing live
-  }
+  const paths = daemonPaths(ctx.boot, ctx.io.env, ctx.fingerprintSync().short);
+  const found = daemonFiles(paths);
+  if (!found.socket) return counts; // no socket file: no daemon, nothing live
   // What the daemon keeps for this (lib/daemon/server.ts), while the daemon that wrote it runs.
   try {
-    const kept = JSON.parse(Deno.readTextFileSync(paths.live)) as {
-      pid: number;
-      live: Record<string, number>;
-    };
-    if (pidAlive(kept.pid)) return new Map(Object.entries(kept.live));
+    if (found.live) {
+      const kept = JSON.parse(Deno.readTextFileSync(paths.live)) as {
+        pid: number;
+        live: Record<string, number>;
+      };
+      if (pidAlive(kept.pid)) return new Map(Object.entries(kept.live));
+    }
   } catch { /* none kept: ask */ }
   // Else the wire alone, not the daemon client: a listing only reads, and an answer from another
   // configuration's daemon, or none, is no live process.
   try {
+    // Loaded here, as the rendered-types cache is in `types`: `ls` with no daemon, or with its
+    // live state kept, loads neither module.
+    const { FINGERPRINT_HEADER, wireRequest } = await load<typeof import("../daemon/wire.ts")>(
+      "../daemon/wire.ts",
+      import.meta.url,
+    );
     const res = await wireRequest(paths.socket, "GET", "/v1/status");
     if (res.status !== 200 || res.headers.get(FINGERPRINT_HEADER) !== ctx.fingerprintSync().hash) {
       return counts;
@@ -70,6 +67,32 @@ async function liveCounts(ctx: Context): Promise<Map<string, number>> {
     for (const s of status.servers ?? []) counts.set(s.namespace, s.live);
   } catch { /* no daemon answered: nothing live */ }
   return counts;
+}
+
+/**
+ * Whether the daemon's socket and its live state exist. One listing of the daemons' folder, not a
+ * probe of each file: with no daemon the probe fails, and a start's first failed call costs ~0.3 ms
+ * (timed with performance.now() around it in the built CLI).
+ */
+function daemonFiles(paths: DaemonPaths): { socket: boolean; live: boolean } {
+  let names: Set<string>;
+  try {
+    names = new Set(Array.from(Deno.readDirSync(paths.dir), (e) => e.name));
+  } catch {
+    names = new Set(); // no folder: no daemon ever ran with these settings
+  }
+  const inDir = (path: string) =>
+    dirname(path) === paths.dir ? names.has(path.slice(paths.dir.length + 1)) : exists(path);
+  return { socket: inDir(paths.socket), live: inDir(paths.live) };
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `mcpx ls`: every namespace, from the schema cache; no server is started. */
@@ -242,12 +265,13 @@ export const toolsSearch = defineOperation<
 });
 
 /**
- * Where `mcpx types <ns>` keeps its rendering, and the stamp it must carry ({@linkcode cacheStamp}
+ * Where `mcpx types <ns>` keeps its rendering, and the stamp it must carry (`cacheStamp`
  * of the code generator, and the namespace), once the namespace is known. Undefined when there is
  * no cache file yet.
  */
 function renderedDeclarations(
   ctx: Context,
+  { cacheStamp, codegenStamp }: typeof import("../cache/rendered.ts"),
 ): ((ns: string) => { path: string; stamp: string }) | undefined {
   const stamp = cacheStamp(ctx, codegenStamp());
   if (!stamp) return undefined;
@@ -279,7 +303,11 @@ export const toolsTypes = defineOperation<
   output: (z) => z.object({ target: z.string(), declarations: z.string() }),
   async run(input, ctx) {
     const dot = input.target.indexOf(".");
-    const keep = dot < 0 ? renderedDeclarations(ctx) : undefined;
+    const cache = await load<typeof import("../cache/rendered.ts")>(
+      "../cache/rendered.ts",
+      import.meta.url,
+    );
+    const keep = dot < 0 ? renderedDeclarations(ctx, cache) : undefined;
     const { namespaces } = await loadNamespaces(ctx);
     const ns = pickNamespace(namespaces, dot < 0 ? input.target : input.target.slice(0, dot));
     if (ns.state === "unlisted" || (ns.state === "error" && ns.tools.length === 0)) {
@@ -297,14 +325,14 @@ export const toolsTypes = defineOperation<
     // chrome-devtools-mcp's 32 tools rendering took 6-7 ms of a ~28 ms start (performance.now()
     // marks around it), a read well under 1.
     const rendered = keep?.(ns.def.namespace);
-    const again = rendered && readRendered(rendered.path, rendered.stamp);
+    const again = rendered && cache.readRendered(rendered.path, rendered.stamp);
     if (again !== undefined) return { target: input.target, declarations: again };
     const { functionNames, namespaceDeclarations, toolSignature } = await load<
       typeof import("../codegen/declarations.ts")
     >("../codegen/declarations.ts", import.meta.url);
     if (dot < 0) {
       const declarations = namespaceDeclarations(ns.def.namespace, ns.def.description, ns.tools);
-      if (rendered) writeRendered(rendered.path, rendered.stamp, declarations);
+      if (rendered) cache.writeRendered(rendered.path, rendered.stamp, declarations);
       return { target: input.target, declarations };
     }
     const tool = pickTool(ns, input.target.slice(dot + 1), functionNames);

@@ -146,8 +146,16 @@ const DEFAULTS: PoolSettings = {
 
 /** `chrome-devtools` → `chrome_devtools`; a leading digit gets a leading `_`. */
 export function toIdentifier(name: string): string {
-  const id = name.replace(/[^A-Za-z0-9_$]/g, "_");
-  return /^[0-9]/.test(id) ? `_${id}` : id;
+  // By hand: it runs for every server at every start, and a start's first regular expression
+  // costs ~0.15 ms.
+  let id = "";
+  for (let i = 0; i < name.length; i++) {
+    const c = name[i];
+    const word = (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") ||
+      c === "_" || c === "$";
+    id += word ? c : "_";
+  }
+  return id[0] >= "0" && id[0] <= "9" ? `_${id}` : id;
 }
 
 // Words a namespace cannot be: JavaScript's reserved words, and the names the generated client

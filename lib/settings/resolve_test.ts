@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { McpxError } from "../errors.ts";
 import { resolveSettings } from "./resolve.ts";
-import { envName, flagName } from "./table.ts";
+import { envName, flagName, SETTINGS, type SettingSpec } from "./table.ts";
 
 Deno.test("envName() and flagName() derive from the dotted key", () => {
   assert.equal(envName("daemon.idleExit"), "MCPX_DAEMON_IDLE_EXIT");
@@ -94,4 +94,42 @@ Deno.test("resolveSettings() ignores early settings in files, saying where to se
   });
   assert.equal(s.get("paths.state"), "");
   assert.match(s.warnings[0], /paths\.state.*MCPX_PATHS_STATE or --paths-state/);
+});
+
+Deno.test("resolveSettings() reads whole numbers by hand, as the pattern -?digits", () => {
+  const read = (text: string) =>
+    resolveSettings({ env: { MCPX_CATALOG_BUDGET: text } }).get("catalog.budget");
+  assert.equal(read("1500"), 1500);
+  assert.equal(read(" 42 "), 42);
+  assert.equal(read("-3"), -3);
+  for (const bad of ["", "-", "1.5", "1e3", "12a", "+4", "--1"]) {
+    assert.throws(() => read(bad), /expected a whole number/, bad);
+  }
+});
+
+Deno.test("every setting's variable starts MCPX_, so a start without one skips the names", () => {
+  for (const [key, spec] of Object.entries(SETTINGS as Record<string, SettingSpec>)) {
+    for (const name of [envName(key), ...(spec.envAliases ?? [])]) {
+      assert.ok(name.startsWith("MCPX_"), `${key}: ${name}`);
+    }
+  }
+  // No MCPX_ variable: defaults, and nothing to warn about.
+  const none = resolveSettings({ env: { HOME: "/h", PATH: "/bin" } });
+  assert.equal(none.get("catalog.budget"), 2000);
+  assert.deepEqual(none.warnings, []);
+  // One alone is enough to read them all, and to warn about a stranger.
+  const some = resolveSettings({ env: { MCPX_TRACE: "1", MCPX_NOPE: "x" } });
+  assert.equal(some.describe("logging.trace").source.where, "MCPX_TRACE");
+  assert.match(some.warnings[0], /Unknown variable MCPX_NOPE/);
+});
+
+Deno.test("every default parses, and a setting nobody gave reads as its default", () => {
+  const s = resolveSettings({ env: {} });
+  const all = s.all();
+  assert.deepEqual(all.map((r) => r.key), Object.keys(SETTINGS));
+  for (const r of all) {
+    assert.equal(r.source.kind, "default", r.key);
+    assert.equal(r.text, (SETTINGS as Record<string, SettingSpec>)[r.key].default);
+  }
+  assert.equal(s.get("daemon.idleExit"), 4 * 3_600_000);
 });
