@@ -1,17 +1,33 @@
-/** Whether a process with this pid runs; an exited one its parent has not reaped yet does not. */
-export function pidAlive(pid: number): boolean {
+/**
+ * What names one process for as long as it runs: on Linux its start time (clock ticks since
+ * boot, field 22 of /proc/<pid>/stat), elsewhere "" while a process with the pid exists.
+ * Undefined when none runs, an exited process its parent has not reaped yet included. A pid can
+ * be reused; a pid and its token cannot, so a file naming its writer by both is trusted only
+ * while that writer runs.
+ */
+export function processToken(pid: number): string | undefined {
   if (Deno.build.os !== "linux") {
     try {
       Deno.kill(pid, "SIGCONT");
-      return true;
+      return "";
     } catch (e) {
-      return !(e instanceof Deno.errors.NotFound);
+      return e instanceof Deno.errors.NotFound ? undefined : "";
     }
   }
+  let stat: string;
   try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return !/^\d+ \(.*\) [ZX] /s.test(stat);
+    stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
   } catch {
-    return false;
+    return undefined;
   }
+  // `pid (comm) state ppid …`: the name may hold spaces and parentheses, so fields are counted
+  // from the last `)`. By hand: a start's first regular expression costs ~0.15 ms.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  if (fields[0] === "Z" || fields[0] === "X") return undefined;
+  return fields[19] ?? "";
+}
+
+/** Whether a process with this pid runs; an exited one its parent has not reaped yet does not. */
+export function pidAlive(pid: number): boolean {
+  return processToken(pid) !== undefined;
 }

@@ -18,6 +18,7 @@ import { CacheWriter, readCache, readCacheSync } from "../cache/schema_cache.ts"
 import { withLock } from "./lock.ts";
 import { VERSION } from "../version.ts";
 import { load } from "../_load.ts";
+import { processToken } from "./pid.ts";
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
 export interface DaemonRecord {
@@ -253,11 +254,15 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
 
 /**
  * Writes the live processes where `mcpx ls` and `mcpx run` read them without a round trip
- * (`{ pid, live, keys }`; a reader trusts it only while this pid runs). Best effort.
+ * (`{ pid, start, live, keys }`; a reader trusts it only while this process runs: the pid with
+ * the same {@linkcode processToken}, which a reused pid does not have). Best effort.
  */
+let selfToken: string | undefined;
+
 function writeLive(path: string, state: LiveState): void {
   try {
-    writeFileAtomic(path, JSON.stringify({ pid: Deno.pid, ...state }) + "\n");
+    const start = selfToken ??= processToken(Deno.pid);
+    writeFileAtomic(path, JSON.stringify({ pid: Deno.pid, start, ...state }) + "\n");
   } catch { /* ls asks the daemon instead */ }
 }
 

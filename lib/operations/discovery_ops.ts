@@ -4,7 +4,7 @@ import { clip, renderTable } from "../table.ts";
 import type { Context } from "../context.ts";
 import { load } from "../_load.ts";
 import { cacheDir, type DaemonPaths, daemonPaths } from "../paths.ts";
-import { pidAlive } from "../daemon/pid.ts";
+import { processToken } from "../daemon/pid.ts";
 import {
   loadNamespaces,
   pickNamespace,
@@ -45,9 +45,13 @@ async function liveCounts(ctx: Context): Promise<Map<string, number>> {
     if (found.live) {
       const kept = JSON.parse(Deno.readTextFileSync(paths.live)) as {
         pid: number;
+        start?: string;
         live: Record<string, number>;
       };
-      if (pidAlive(kept.pid)) return new Map(Object.entries(kept.live));
+      const running = processToken(kept.pid);
+      if (running !== undefined && (kept.start ?? running) === running) {
+        return new Map(Object.entries(kept.live));
+      }
     }
   } catch { /* none kept: ask */ }
   // Else the wire alone, not the daemon client: a listing only reads, and an answer from another

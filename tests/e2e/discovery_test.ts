@@ -331,8 +331,17 @@ Deno.test("discovery: ls counts live processes from what the daemon keeps, and o
   assert.equal(await live(), 0);
   // Counts kept by a daemon that no longer runs are not believed.
   await box.json(["call", "fixture.echo", "text=x"]);
+  const written = JSON.parse(Deno.readTextFileSync(file));
+  const stat = Deno.readTextFileSync(`/proc/${written.pid}/stat`);
+  assert.equal(written.start, stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
   Deno.writeTextFileSync(file, JSON.stringify({ pid: 999999999, live: { fixture: 7 } }));
   assert.equal(await live(), 1, "asked the daemon instead");
+  // Nor are counts whose pid now names another process (here this test's own): a reused pid.
+  Deno.writeTextFileSync(
+    file,
+    JSON.stringify({ pid: Deno.pid, start: "1", live: { fixture: 7 } }),
+  );
+  assert.equal(await live(), 1, "asked the daemon instead of a reused pid");
   await box.json(["stop"]);
   assert.throws(() => Deno.statSync(file), "a stopped daemon removes what it kept");
 });
