@@ -1,7 +1,7 @@
 import { McpxError } from "../errors.ts";
 import { defineOperation } from "./define.ts";
 import { formatDuration } from "../duration.ts";
-import { renderTable } from "../table.ts";
+import { clip, renderTable } from "../table.ts";
 import { VERSION } from "../version.ts";
 import type { RunningDaemon } from "../daemon/server.ts";
 import type { PoolStatus } from "../pool/pool.ts";
@@ -120,10 +120,6 @@ interface StatusOutput {
     sharedWith: string[];
     instances: InstanceRow[];
   }[];
-}
-
-function clip(text: string, width: number): string {
-  return text.length > width ? text.slice(0, width - 1) + "…" : text;
 }
 
 /** `mcpx status`: the daemon and the server processes it holds. */

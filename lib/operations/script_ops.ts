@@ -193,10 +193,6 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
   render: () => "",
 });
 
-function clip(text: string, width: number): string {
-  return text.length > width ? text.slice(0, width - 1) + "…" : text;
-}
-
 /** `mcpx scripts`: every reachable script, nearest first, shadowed ones marked. */
 export const scriptsList = defineOperation<
   Record<string, never>,
@@ -245,7 +241,7 @@ export const scriptsList = defineOperation<
     });
   },
   async render(out) {
-    const { renderTable } = await load<typeof import("../table.ts")>(
+    const { clip, renderTable } = await load<typeof import("../table.ts")>(
       "../table.ts",
       import.meta.url,
     );

@@ -1,7 +1,7 @@
 import { McpxError } from "../errors.ts";
-import { renderTable } from "../table.ts";
+import { clip, renderTable } from "../table.ts";
 import { stem } from "./stem.ts";
-import { splitWords } from "./tokens.ts";
+import { NON_ASCII, splitWords } from "./tokens.ts";
 
 /** One tool as search sees it. */
 export interface SearchDoc {
@@ -102,8 +102,15 @@ export function search(
     return wanted.every((tag) => have.has(tag));
   });
 
+  // A namespace's forms are the same for each of its tools: made once.
+  const seen = new Map<string, Forms>();
+  const formsOf = (text: string) => {
+    let f = seen.get(text);
+    if (!f) seen.set(text, f = forms(text));
+    return f;
+  };
   const scored = candidates.map((doc) => {
-    const prepared = prepare(doc);
+    const prepared = prepare(doc, formsOf);
     const parts = terms.map((term) => ({ term: term.raw, ...scoreTerm(term, prepared) }));
     return { doc, parts, score: parts.reduce((sum, part) => sum + part.points, 0) };
   });
@@ -133,7 +140,7 @@ export function renderHits(hits: readonly Hit[], options: { width?: number } = {
   const width = options.width ?? 120;
   const nameWidth = Math.max("FUNCTION".length, ...hits.map((hit) => hit.fn.length));
   const room = width - nameWidth - 2;
-  const rows = hits.map((hit) => [hit.fn, clip(hit.description.replace(/\s+/g, " ").trim(), room)]);
+  const rows = hits.map((hit) => [hit.fn, clip(hit.description, room)]);
   return renderTable(["FUNCTION", "DESCRIPTION"], rows);
 }
 
@@ -157,7 +164,9 @@ interface Forms {
   raw: string;
   /** The split words run together: `listPages`, `list_pages` and `list-pages` all give `listpages`. */
   compact: string;
-  stems: string[];
+  words: string[];
+  /** The words stemmed: made when first asked for ({@linkcode stemsOf}). */
+  stems?: string[];
 }
 
 interface Prepared {
@@ -166,12 +175,39 @@ interface Prepared {
   fn: Forms;
   namespaces: Forms[];
   tags: Forms[];
-  description: string[];
+  description: string;
+  /** The description, lowercased. */
+  lower: string;
+  /** Its stemmed words, made the first time a term gets as far as the description. */
+  descriptionStems?: string[];
 }
 
 function forms(text: string): Forms {
   const words = splitWords(text);
-  return { raw: text.toLowerCase(), compact: words.join(""), stems: words.map(stem) };
+  return { raw: text.toLowerCase(), compact: words.join(""), words };
+}
+
+function stemsOf(f: Forms): string[] {
+  return f.stems ??= f.words.map(stem);
+}
+
+/**
+ * Whether `f` has the stems as consecutive words. Only names that could hold them are stemmed:
+ * a stem is a prefix of its word, or ends in `y` where the word has `i` (`queries` → `query`),
+ * so each stem must be found in the words run together. (Stemming every name and description
+ * cost a search of 68 tools ~2 ms at start-up, performance.now() around search().)
+ */
+function hasWords(f: Forms, stems: readonly string[]): boolean {
+  return mayHold(f.compact, stems) && hasRun(stemsOf(f), stems);
+}
+
+function mayHold(text: string, stems: readonly string[]): boolean {
+  for (const s of stems) {
+    if (!text.includes(s) && !(s.endsWith("y") && text.includes(s.slice(0, -1) + "i"))) {
+      return false;
+    }
+  }
+  return true;
 }
 
 function queryTerms(query: string): Forms[] {
@@ -192,17 +228,29 @@ function queryTerms(query: string): Forms[] {
   return terms;
 }
 
-function prepare(doc: SearchDoc): Prepared {
+function prepare(doc: SearchDoc, formsOf: (text: string) => Forms): Prepared {
   const dot = doc.fn.indexOf(".");
   const fnTool = dot < 0 ? doc.fn : doc.fn.slice(dot + 1);
   const fnNamespace = dot < 0 ? doc.namespace : doc.fn.slice(0, dot);
   return {
-    names: distinct([doc.tool, fnTool]).map(forms),
+    names: distinct([doc.tool, fnTool]).map(formsOf),
     fn: forms(doc.fn),
-    namespaces: distinct([doc.namespace, fnNamespace]).map(forms),
-    tags: (doc.tags ?? []).map(forms),
-    description: splitWords(doc.description ?? "").map(stem),
+    namespaces: distinct([doc.namespace, fnNamespace]).map(formsOf),
+    tags: (doc.tags ?? []).map(formsOf),
+    description: doc.description ?? "",
+    lower: (doc.description ?? "").toLowerCase(),
   };
+}
+
+/**
+ * Whether the description has the stems as consecutive words; as {@linkcode hasWords}, a
+ * description is split and stemmed only when its lowercase text could hold them (for ASCII text,
+ * where lowercasing a word and its text agree).
+ */
+function inDescription(stems: readonly string[], doc: Prepared): boolean {
+  if (!NON_ASCII.test(doc.description) && !mayHold(doc.lower, stems)) return false;
+  doc.descriptionStems ??= splitWords(doc.description).map(stem);
+  return hasRun(doc.descriptionStems, stems);
 }
 
 function scoreTerm(term: Forms, doc: Prepared): { field: SearchField; points: number } {
@@ -211,21 +259,22 @@ function scoreTerm(term: Forms, doc: Prepared): { field: SearchField; points: nu
 }
 
 function bestField(term: Forms, doc: Prepared): SearchField {
+  const stems = stemsOf(term);
   if (doc.names.some((name) => same(term, name)) || same(term, doc.fn)) return "exact";
   if (doc.names.some((name) => name.compact.startsWith(term.compact))) return "prefix";
-  if (doc.tags.some((tag) => same(term, tag) || sameWords(tag.stems, term.stems))) return "tag";
+  if (doc.tags.some((tag) => same(term, tag) || sameWords(stemsOf(tag), stems))) return "tag";
   if (doc.names.some((name) => name.compact.includes(term.compact))) return "substring";
-  if (doc.names.some((name) => hasRun(name.stems, term.stems))) return "word";
+  if (doc.names.some((name) => hasWords(name, stems))) return "word";
   const inNamespace = doc.namespaces.some((ns) =>
-    ns.compact.includes(term.compact) || hasRun(ns.stems, term.stems)
+    ns.compact.includes(term.compact) || hasWords(ns, stems)
   );
   // Only a match spanning namespace and tool counts as the path: one inside the tool name has
   // already scored above, and one inside the namespace alone is a namespace match.
-  if (!inNamespace && (doc.fn.compact.includes(term.compact) || hasRun(doc.fn.stems, term.stems))) {
+  if (!inNamespace && (doc.fn.compact.includes(term.compact) || hasWords(doc.fn, stems))) {
     return "path";
   }
   if (inNamespace) return "namespace";
-  if (hasRun(doc.description, term.stems)) return "description";
+  if (inDescription(stems, doc)) return "description";
   return "none";
 }
 
@@ -258,11 +307,4 @@ function compareHits(a: Hit, b: Hit): number {
 
 function order(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function clip(text: string, room: number): string {
-  const chars = [...text];
-  if (chars.length <= room) return text;
-  if (room <= 0) return "";
-  return chars.slice(0, room - 1).join("").trimEnd() + "…";
 }

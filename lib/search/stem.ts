@@ -1,5 +1,3 @@
-const VOWEL = /[aeiouy]/;
-
 /**
  * Folds a lowercase word to a crude stem so that inflections meet: `screenshots` and
  * `screenshot`, `clicking` and `click`, `taking` and `take` (both `tak`). The stem is a key for
@@ -16,16 +14,26 @@ const VOWEL = /[aeiouy]/;
  *    (`mapping` → `mapp` → `map`; `fill` and `pass` stay).
  */
 export function stem(word: string): string {
-  if (!/^[a-z]+$/.test(word)) return word;
+  // By hand, not by regular expression: it runs for every word of every name a search reads.
+  for (let i = 0; i < word.length; i++) {
+    if (word[i] < "a" || word[i] > "z") return word;
+  }
+  if (word === "") return word;
   let w = word;
   if (w.length >= 5 && w.endsWith("ies")) w = w.slice(0, -3) + "y";
-  else if (w.endsWith("s") && !/(ss|us|is)$/.test(w) && w.length - 1 >= 3) w = w.slice(0, -1);
+  else if (
+    w.endsWith("s") && !w.endsWith("ss") && !w.endsWith("us") && !w.endsWith("is") &&
+    w.length - 1 >= 3
+  ) w = w.slice(0, -1);
 
   if (w.length >= 6 && w.endsWith("ied")) w = w.slice(0, -3) + "y";
   else w = dropSuffix(dropSuffix(dropSuffix(w, "ing"), "ed"), "er");
 
   if (w.endsWith("e") && w.length - 1 >= 3) w = w.slice(0, -1);
-  if (w.length - 1 >= 3 && /([^aeiouylsz])\1$/.test(w)) w = w.slice(0, -1);
+  const last = w[w.length - 1];
+  if (w.length - 1 >= 3 && last === w[w.length - 2] && !"aeiouylsz".includes(last)) {
+    w = w.slice(0, -1);
+  }
   return w;
 }
 
@@ -33,5 +41,7 @@ export function stem(word: string): string {
 function dropSuffix(word: string, suffix: string): string {
   if (!word.endsWith(suffix)) return word;
   const rest = word.slice(0, -suffix.length);
-  return rest.length >= 3 && VOWEL.test(rest) ? rest : word;
+  if (rest.length < 3) return word;
+  for (const c of rest) if ("aeiouy".includes(c)) return rest;
+  return word;
 }

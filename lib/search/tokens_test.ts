@@ -48,3 +48,25 @@ Deno.test("splitWords() keeps non-ASCII letters in their words", () => {
   assert.deepEqual(splitWords("résuméParser"), ["résumé", "parser"]);
   assert.deepEqual(splitWords("größeÄndern"), ["größe", "ändern"]);
 });
+
+Deno.test("splitWords() on ASCII splits as the regular expressions it stands for would", () => {
+  // The rules as regular expressions: the reference the hand-written pass is held to.
+  const reference = (text: string) =>
+    text
+      .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+      .replace(/([A-Z])([A-Z][a-z])/g, "$1 $2")
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((word) => word !== "");
+  const alphabet = "aAbBzZ09_- .:/xXyY";
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const samples = ["getHTMLBody", "ABCDef", "aBCd", "a1B2C", "AABb", "XAaBb", "v2Api", "__x__"];
+  for (let n = 0; n < 3000; n++) {
+    let s = "";
+    const length = Math.floor(next() * 12);
+    for (let i = 0; i < length; i++) s += alphabet[Math.floor(next() * alphabet.length)];
+    samples.push(s);
+  }
+  for (const s of samples) assert.deepEqual(splitWords(s), reference(s), JSON.stringify(s));
+});
