@@ -4,6 +4,7 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SHIM_FLAGS } from "../tools/cli_flags.ts";
 
 export const REPO = fileURLToPath(new URL("..", import.meta.url));
 export const CONFIG = join(REPO, "deno.json");
@@ -73,14 +74,19 @@ export async function makeIsolated(prefix: string): Promise<Isolated> {
   return { root, env };
 }
 
-/** Deno's arguments for `mcpx args…` from this checkout. */
+/**
+ * Deno's arguments for `mcpx args…` from this checkout: the built CLI with the flags the
+ * installed shim passes (tools/cli_flags.ts), or main.ts as `deno task mcpx` runs it.
+ */
 export function mcpxArgs(args: string[]): string[] {
-  return ["run", "-A", "--config", CONFIG, MAIN, ...args];
+  const flags = SOURCE ? ["-A"] : SHIM_FLAGS;
+  return ["run", ...flags, "--config", CONFIG, MAIN, ...args];
 }
 
 /** Deno's arguments for the baseline: an empty module under the same deno.json. */
 export function emptyArgs(root: string): string[] {
-  return ["run", "-A", "--config", CONFIG, join(root, "empty.ts")];
+  const flags = SOURCE ? ["-A"] : SHIM_FLAGS;
+  return ["run", ...flags, "--config", CONFIG, join(root, "empty.ts")];
 }
 
 /** Runs deno once; resolves to its stdout. @throws with its stderr when it fails. */

@@ -23,6 +23,7 @@
  */
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { SHIM_FLAGS } from "./cli_flags.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const OUT = join(REPO, "dist", "cli");
@@ -172,7 +173,7 @@ async function installCopy(): Promise<void> {
     args: [
       "install",
       "-g",
-      "-A",
+      ...SHIM_FLAGS,
       "-f",
       "--name",
       "mcpx",

@@ -22,6 +22,10 @@ Deno.test("install: `deno task install` honours DENO_INSTALL_ROOT and the shim w
   const copy = /\/bin\/\.mcpx-cli\/([0-9a-f]{16})\/main\.js/.exec(shim);
   assert.ok(copy, shim);
   assert.ok(!shim.includes("dist/cli"), shim);
+  assert.ok(
+    shim.includes("--v8-flags=--no-lazy"),
+    `the shim runs with tools/cli_flags.ts: ${shim}`,
+  );
   assert.equal(
     Deno.readTextFileSync(join(root, "bin", ".mcpx-cli", copy[1], "SOURCES")),
     Deno.readTextFileSync(join(REPO, "dist", "cli", "SOURCES")),
