@@ -31,13 +31,73 @@ export function processTable(): Map<number, number> {
 }
 
 /**
+ * Pid → parent pid for `root` and every process below it. On Linux this walks the tree down from
+ * `root` through /proc/<pid>/task/<tid>/children, a few reads, where {@linkcode processTable}
+ * reads one file per process on the machine (~2 ms with 73 processes here, performance.now()
+ * around it, at the end of every `mcpx run`). Elsewhere, or on a kernel without those files, it
+ * is the whole table.
+ */
+export function processTree(root: number): Map<number, number> {
+  const tree = new Map<number, number>();
+  const queue = [root];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    const children = childrenOf(pid);
+    if (children === undefined) {
+      if (pid === root) return processTable();
+      continue; // gone meanwhile
+    }
+    for (const child of children) {
+      if (tree.has(child) || child === root) continue;
+      tree.set(child, pid);
+      queue.push(child);
+    }
+  }
+  return tree;
+}
+
+// The children of every thread of `pid`, or undefined when none can be read (the process has
+// gone, or the kernel has no such files). A thread that ends meanwhile is passed over.
+function childrenOf(pid: number): number[] | undefined {
+  let tasks: Deno.DirEntry[];
+  try {
+    tasks = [...Deno.readDirSync(`/proc/${pid}/task`)];
+  } catch {
+    return undefined;
+  }
+  let read = false;
+  const out: number[] = [];
+  for (const task of tasks) {
+    let text: string;
+    try {
+      text = Deno.readTextFileSync(`/proc/${pid}/task/${task.name}/children`);
+    } catch {
+      continue;
+    }
+    read = true;
+    for (const word of text.split(" ")) if (word !== "") out.push(Number(word));
+  }
+  return read ? out : undefined;
+}
+
+/** The parent of `pid` now, or undefined when it has gone. */
+export function parentOf(pid: number): number | undefined {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return processTable().get(pid);
+  }
+}
+
+/**
  * Every descendant of `root` (not `root` itself), leaving out the subtrees rooted at `spare`, from
  * `table` (read now when not given).
  */
 export function descendants(
   root: number,
   spare: ReadonlySet<number> = new Set(),
-  table: Map<number, number> = processTable(),
+  table: Map<number, number> = processTree(root),
 ): number[] {
   const children = new Map<number, number[]>();
   for (const [pid, ppid] of table) {

@@ -32,7 +32,7 @@ import {
 import { readDirectives } from "./directives.ts";
 import { parseEnvFile, parseEnvPair } from "./env_vars.ts";
 import { RunOutput } from "./output.ts";
-import { descendants, processTable, signalAll, signalGroup } from "./processes.ts";
+import { descendants, parentOf, processTree, signalAll, signalGroup } from "./processes.ts";
 import { resolveScript, type SearchOptions } from "./resolve.ts";
 
 /** What `mcpx run` and `mcpx exec` ask for. */
@@ -194,7 +194,7 @@ function runInWorker(
       for (const [sig, fn] of signals) Deno.removeSignalListener(sig, fn);
       // What the script started and left running is stopped with it. The process table is read
       // before the worker goes, since ending a worker may already kill its children.
-      const before = processTable();
+      const before = processTree(Deno.pid);
       worker.terminate();
       // The daemon, if this run is starting it, is a child of this process too: it is spared
       // (with its servers) once it has answered, or has failed to. Should that take a while, the
@@ -205,14 +205,13 @@ function runInWorker(
       const spare = new Set(health ? [health.pid] : []);
       const left = new Set(descendants(Deno.pid, spare, before));
       if (waited) {
-        const after = processTable();
         for (const pid of left) {
-          const parent = after.get(pid);
+          const parent = parentOf(pid);
           if (parent === undefined || (parent !== before.get(pid) && parent !== 1)) {
             left.delete(pid);
           }
         }
-        for (const pid of descendants(Deno.pid, spare, after)) left.add(pid);
+        for (const pid of descendants(Deno.pid, spare)) left.add(pid);
       }
       signalAll([...left]);
       resolveEnd({ code, timedOut, stopped: left.size });
