@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { stem } from "./stem.ts";
 import { splitWords } from "./tokens.ts";
+import { randomStrings } from "./_testing.ts";
 
 function assertSameStem(words: string[]): void {
   const stems = words.map(stem);
@@ -80,15 +81,9 @@ Deno.test("stem() gives what its rules as regular expressions give", () => {
     if (w.length - 1 >= 3 && /([^aeiouylsz])\1$/.test(w)) w = w.slice(0, -1);
     return w;
   };
-  const letters = "aeisdgnrtlyzuA1";
-  let seed = 11;
-  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-  const words = ["", "queries", "copied", "mapping", "pass", "fill", "status", "buzz", "series"];
-  for (let n = 0; n < 5000; n++) {
-    let w = "";
-    const length = Math.floor(next() * 10);
-    for (let i = 0; i < length; i++) w += letters[Math.floor(next() * letters.length)];
-    words.push(w);
-  }
+  const words = [
+    ...["", "queries", "copied", "mapping", "pass", "fill", "status", "buzz", "series"],
+    ...randomStrings(11, 5000, "aeisdgnrtlyzuA1", 10),
+  ];
   for (const w of words) assert.equal(stem(w), reference(w), JSON.stringify(w));
 });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { splitWords } from "./tokens.ts";
+import { randomStrings } from "./_testing.ts";
 
 Deno.test("splitWords() splits on _, -, . and camelCase alike", () => {
   for (const name of ["listPages", "list_pages", "list-pages", "list.pages", "ListPages"]) {
@@ -58,15 +59,9 @@ Deno.test("splitWords() on ASCII splits as the regular expressions it stands for
       .toLowerCase()
       .split(/[^a-z0-9]+/)
       .filter((word) => word !== "");
-  const alphabet = "aAbBzZ09_- .:/xXyY";
-  let seed = 7;
-  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-  const samples = ["getHTMLBody", "ABCDef", "aBCd", "a1B2C", "AABb", "XAaBb", "v2Api", "__x__"];
-  for (let n = 0; n < 3000; n++) {
-    let s = "";
-    const length = Math.floor(next() * 12);
-    for (let i = 0; i < length; i++) s += alphabet[Math.floor(next() * alphabet.length)];
-    samples.push(s);
-  }
+  const samples = [
+    ...["getHTMLBody", "ABCDef", "aBCd", "a1B2C", "AABb", "XAaBb", "v2Api", "__x__"],
+    ...randomStrings(7, 3000, "aAbBzZ09_- .:/xXyY", 12),
+  ];
   for (const s of samples) assert.deepEqual(splitWords(s), reference(s), JSON.stringify(s));
 });
