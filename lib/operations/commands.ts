@@ -5,6 +5,7 @@ type Load = () => Promise<Operation>;
 
 // One loader per operations module, each naming its module as `tools/build.ts` expects: the build
 // turns these into literal imports for its bundle's code splitting.
+const ls = () => load<typeof import("./ls_op.ts")>("./ls_op.ts", import.meta.url);
 const discovery = () =>
   load<typeof import("./discovery_ops.ts")>("./discovery_ops.ts", import.meta.url);
 const tools = () => load<typeof import("./tool_ops.ts")>("./tool_ops.ts", import.meta.url);
@@ -24,7 +25,7 @@ function from<M>(module: () => Promise<M>, name: keyof M): Load {
  * two equal in both directions.
  */
 export const COMMANDS: Record<string, Load> = {
-  ls: from(discovery, "namespacesList"),
+  ls: from(ls, "namespacesList"),
   search: from(discovery, "toolsSearch"),
   types: from(discovery, "toolsTypes"),
   catalog: from(discovery, "toolsCatalog"),

@@ -9,9 +9,9 @@ import {
   health,
 } from "./daemon_ops.ts";
 import { agentsMd, candidates, completion, version } from "./misc_ops.ts";
+import { namespacesList } from "./ls_op.ts";
 import {
   clientWrite,
-  namespacesList,
   toolsCatalog,
   toolsSchema,
   toolsSearch,
