@@ -4,7 +4,7 @@ import { McpxError } from "../errors.ts";
 import { discoverConfig } from "./discover.ts";
 import { fingerprintConfig } from "./fingerprint.ts";
 import { hash64 } from "../_hash.ts";
-import { lineColumn, loadConfig, parseJsonc } from "./load.ts";
+import { lineColumn, loadConfig, loadConfigSync, parseJsonc } from "./load.ts";
 
 async function tree(files: Record<string, string>): Promise<string> {
   const root = await Deno.realPath(await Deno.makeTempDir());
@@ -50,12 +50,42 @@ Deno.test("discoverConfig() prefers .mcpx.json over .mcp.json in one folder, and
   await Deno.remove(root, { recursive: true });
 });
 
-Deno.test("discoverConfig() passes over a folder named like a configuration, and a file under a file", async () => {
-  const root = await tree({ "proj/.mcpx.json/x": "", ".mcpx": "not a folder", ".mcp.json": "{}" });
+Deno.test("discoverConfig() passes over what is not a regular file: a folder, a file under a file, a pipe, a symlink loop", async () => {
+  const root = await tree({
+    "proj/.mcpx.json/x": "",
+    "proj/.mcpx": "not a folder",
+    "proj/.mcp.json": "",
+    ".mcp.json": "{}",
+  });
+  // A pipe would block a read until a writer came; a loop cannot be resolved.
+  await Deno.remove(join(root, "proj/.mcp.json"));
+  const fifo = new Deno.Command("mkfifo", { args: [join(root, "proj/.mcp.json")] }).outputSync();
+  assert.ok(fifo.success);
+  await Deno.mkdir(join(root, "sub/deeper"), { recursive: true });
+  await Deno.symlink(join(root, "sub/.mcpx.json"), join(root, "sub/.mcpx.json"));
+  for (const cwd of [join(root, "proj"), join(root, "sub/deeper")]) {
+    const loc = discoverConfig(cwd, { HOME: join(root, "nohome") });
+    assert.equal(loc.primary, join(root, ".mcp.json"), cwd);
+  }
   const loc = discoverConfig(join(root, "proj"), { HOME: join(root, "nohome") });
-  assert.equal(loc.primary, join(root, ".mcp.json"));
   assert.ok(loc.searched.includes(join(root, "proj/.mcpx.json")));
-  assert.ok(loc.searched.includes(join(root, ".mcpx/config.json")));
+  assert.ok(loc.searched.includes(join(root, "proj/.mcpx/config.json")));
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("a configuration saved with a byte order mark reads as one without", async () => {
+  const bom = "\ufeff";
+  const root = await tree({
+    "plain.json": bom + JSON.stringify({ mcpServers: { a: { command: "x" } } }),
+    "jsonc.json": bom + '{ "mcpServers": { "a": { "command": "x", }, }, } // end',
+  });
+  for (const name of ["plain.json", "jsonc.json"]) {
+    const path = join(root, name);
+    const fp = fingerprintConfig(path);
+    assert.ok(fp.text.startsWith(bom), "the fingerprint is of the file as it is");
+    assert.deepEqual(loadConfigSync(path, fp.text)?.mcpServers, { a: { command: "x" } }, name);
+    assert.deepEqual((await loadConfig(path)).mcpServers, { a: { command: "x" } }, name);
+  }
   await Deno.remove(root, { recursive: true });
 });
 

@@ -32,7 +32,12 @@ const NEXT_UNLISTED =
 /** Live process counts from a running daemon, without starting one. */
 async function liveCounts(ctx: Context): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  const paths = daemonPaths(ctx.boot, ctx.io.env, ctx.fingerprintSync().short);
+  let paths: DaemonPaths;
+  try {
+    paths = daemonPaths(ctx.boot, ctx.io.env, ctx.fingerprintSync().short);
+  } catch {
+    return counts; // no configuration: loadNamespaces() says so
+  }
   const found = daemonFiles(paths);
   if (!found.socket) return counts; // no socket file: no daemon, nothing live
   // What the daemon keeps for this (lib/daemon/server.ts), while the daemon that wrote it runs.

@@ -58,3 +58,14 @@ Deno.test("main() answers --version and --json version without a daemon", async 
     JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url))).version,
   );
 });
+
+Deno.test("main() without a configuration fails ls with its error and leaves nothing pending", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  const env = { HOME: root, XDG_CONFIG_HOME: root, XDG_STATE_HOME: root, XDG_CACHE_HOME: root };
+  for (const args of [["ls"], ["--json", "ls"], ["search", "x"], ["types", "x"]]) {
+    const io = captureIo({ env, cwd: root });
+    assert.equal(await main(args, io), 3, args.join(" "));
+    assert.match(io.stderr(), /No configuration found/);
+  }
+  await Deno.remove(root, { recursive: true });
+});
