@@ -168,6 +168,7 @@ Deno.test("stripJsonc() agrees with the JSONC parser on valid text, and leaves i
     '{ "a": [ { "b": 1, }, ], /* a\nlong\ncomment */ }',
     '/* head */ { "k": "v" /* tail */ }',
     '{ "url": "https://x/y", "e": "a\\u002Fb", }\r\n',
+    '{ "a": 1, // a comment ended by a lone CR\r"b": 2\n}',
   ];
   for (const text of valid) {
     const errors: { error: number; offset: number; length: number }[] = [];

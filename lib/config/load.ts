@@ -151,7 +151,10 @@ function stringEnd(text: string, i: number): number {
 function commentEnd(text: string, i: number): number {
   const next = text.charCodeAt(i + 1);
   if (next === SLASH) {
-    const eol = text.indexOf("\n", i + 2);
+    // A line ends at \n or at a lone \r (old Mac files), as the JSONC parser has it.
+    const lf = text.indexOf("\n", i + 2);
+    const cr = text.indexOf("\r", i + 2);
+    const eol = first(lf, cr);
     return eol < 0 ? text.length : eol;
   }
   if (next === STAR) {
