@@ -14,6 +14,8 @@ export const CONFIG = join(REPO, "deno.json");
  */
 const SOURCE = Deno.env.get("MCPX_BENCH_SOURCE") === "1";
 export const MAIN = SOURCE ? join(REPO, "main.ts") : join(REPO, "dist", "cli", "main.js");
+/** `deno run`'s flags for mcpx and for the baseline alike: the installed shim's for the build. */
+const RUN_FLAGS: readonly string[] = SOURCE ? ["-A"] : SHIM_FLAGS;
 /** How the figures' header names what was measured. */
 export const ENTRY = SOURCE ? "mcpx = deno run main.ts" : "mcpx = the built CLI (dist/cli/main.js)";
 if (!SOURCE) {
@@ -79,14 +81,12 @@ export async function makeIsolated(prefix: string): Promise<Isolated> {
  * installed shim passes (tools/cli_flags.ts), or main.ts as `deno task mcpx` runs it.
  */
 export function mcpxArgs(args: string[]): string[] {
-  const flags = SOURCE ? ["-A"] : SHIM_FLAGS;
-  return ["run", ...flags, "--config", CONFIG, MAIN, ...args];
+  return ["run", ...RUN_FLAGS, "--config", CONFIG, MAIN, ...args];
 }
 
-/** Deno's arguments for the baseline: an empty module under the same deno.json. */
+/** Deno's arguments for the baseline: an empty module under the same deno.json and flags. */
 export function emptyArgs(root: string): string[] {
-  const flags = SOURCE ? ["-A"] : SHIM_FLAGS;
-  return ["run", ...flags, "--config", CONFIG, join(root, "empty.ts")];
+  return ["run", ...RUN_FLAGS, "--config", CONFIG, join(root, "empty.ts")];
 }
 
 /** Runs deno once; resolves to its stdout. @throws with its stderr when it fails. */

@@ -7,7 +7,10 @@
  *
  * 1. Tokens, by the documented estimator (`estimateTokens`: UTF-8 bytes / 4, rounded up), of the
  *    human output an agent reads. `mcpx types <ns>` is set against the raw `tools/list` JSON of
- *    the same server, fetched here straight from the server over stdio (see {@linkcode rawTools}).
+ *    the same server, fetched here straight from the server over stdio (see {@linkcode rawTools}),
+ *    beside the share of that JSON which is description text (kept whole in the declarations)
+ *    and the declarations' ratio with no layout at all: how low the ratio could go without
+ *    dropping words.
  * 2. Whole process: `mcpx ls`, `mcpx search screenshot click` and `mcpx types chrome_devtools`
  *    with no daemon running, then again with a warm daemon, each batch interleaved with `deno run`
  *    of an empty module (as bench/startup.ts does); `--runs` rounds after 3 untimed ones.
@@ -184,6 +187,23 @@ interface TypesRow {
   typesTokens: number;
   ratio: number;
   met: boolean;
+  /** The share of the raw JSON's bytes that are description text (tools' and schemas'). */
+  descriptionShare: number;
+  /** `mcpx types` with no layout (each line trimmed, the lines joined by one space) vs the raw. */
+  unlaidRatio: number;
+}
+
+/** UTF-8 bytes of every `description` string in `value`, at any depth. */
+function descriptionBytes(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + descriptionBytes(v), 0);
+  if (value === null || typeof value !== "object") return 0;
+  let n = 0;
+  for (const [key, v] of Object.entries(value)) {
+    n += key === "description" && typeof v === "string"
+      ? new TextEncoder().encode(v).length
+      : descriptionBytes(v);
+  }
+  return n;
 }
 
 interface Tokens {
@@ -247,9 +267,12 @@ async function tokens(e: Environment, problems: string[]): Promise<Tokens> {
         `${ns}: the server lists ${rawNames.join(",")} but mcpx's cache ${cachedNames.join(",")}`,
       );
     }
-    const rawJsonTokens = estimateTokens(JSON.stringify(raw));
-    const typesTokens = estimateTokens(await mcpx(e, ["types", ns]));
+    const rawJson = JSON.stringify(raw);
+    const rawJsonTokens = estimateTokens(rawJson);
+    const declarations = await mcpx(e, ["types", ns]);
+    const typesTokens = estimateTokens(declarations);
     const ratio = typesTokens / rawJsonTokens;
+    const unlaid = declarations.split("\n").map((l) => l.trim()).filter(Boolean).join(" ");
     types.push({
       namespace: ns,
       tools: raw.length,
@@ -257,6 +280,8 @@ async function tokens(e: Environment, problems: string[]): Promise<Tokens> {
       typesTokens,
       ratio,
       met: ratio <= TYPES_RATIO_TARGET,
+      descriptionShare: descriptionBytes(raw) / new TextEncoder().encode(rawJson).length,
+      unlaidRatio: estimateTokens(unlaid) / rawJsonTokens,
     });
   }
   // The direct fetches above were this run's own servers: let them go before anything is counted.
@@ -525,10 +550,12 @@ function report(
   }
   console.log(
     `\nmcpx types <ns> vs the raw tools/list JSON (JSON.stringify of the tools, each server asked ` +
-      `directly over stdio; same tools as mcpx's cache)`,
+      `directly over stdio; same tools as mcpx's cache); descriptions: the share of the raw ` +
+      `JSON that is description text; no_layout: the declarations with every line trimmed and ` +
+      `joined by one space, vs the raw`,
   );
   console.log(formatTable([
-    ["namespace", "tools", "raw_json", "types", "ratio", "target"],
+    ["namespace", "tools", "raw_json", "types", "ratio", "target", "descriptions", "no_layout"],
     ...t.types.map((r) => [
       r.namespace,
       String(r.tools),
@@ -536,6 +563,8 @@ function report(
       String(r.typesTokens),
       ratio(r.ratio),
       `<= ${ratio(TYPES_RATIO_TARGET)}: ${r.met ? "met" : "MISSED"}`,
+      ratio(r.descriptionShare),
+      ratio(r.unlaidRatio),
     ]),
     [
       "all four",
@@ -543,6 +572,8 @@ function report(
       String(t.typesTotal.rawJsonTokens),
       String(t.typesTotal.typesTokens),
       ratio(t.typesTotal.ratio),
+      "",
+      "",
       "",
     ],
   ]));

@@ -4,9 +4,10 @@
  *
  * `--v8-flags=--no-lazy` has V8 compile every function of a module when the module loads, not at
  * the function's first call, so Deno's code cache holds all of them and a later start compiles
- * nothing. A short-lived command runs mostly code it has never run before in that process: `mcpx
- * ls` went from 1.43× to 1.27× an empty `deno run`, `search` from 1.64× to 1.44×, `types` from
- * 1.44× to 1.30× (30 interleaved runs each, warm code cache; the empty script's time is the same
- * with the flag). The first run after a build, with nothing cached, took as long either way.
+ * nothing. A short-lived command runs mostly code it has never run before in that process
+ * (`deno run -A bench/discovery.ts`, before and after): `mcpx ls` went from 1.42× to 1.28× an
+ * empty `deno run`, `search` from 1.65× to 1.45×, `types` from 1.45× to 1.32×. An empty script
+ * takes as long with the flag as without, and the first run after a build, with nothing cached,
+ * took as long either way (`time`, a fresh DENO_DIR each).
  */
 export const SHIM_FLAGS: readonly string[] = ["-A", "--v8-flags=--no-lazy"];

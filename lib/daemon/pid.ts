@@ -14,6 +14,16 @@ export function processToken(pid: number): string | undefined {
       return e instanceof Deno.errors.NotFound ? undefined : "";
     }
   }
+  const fields = procStat(pid);
+  if (fields === undefined || fields[0] === "Z" || fields[0] === "X") return undefined;
+  return fields[19] ?? "";
+}
+
+/**
+ * The fields of /proc/<pid>/stat after the command name: the state first, then the parent pid…
+ * (field 3 onwards). Undefined when there is no such file (no such process, or not Linux).
+ */
+export function procStat(pid: number): string[] | undefined {
   let stat: string;
   try {
     stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
@@ -22,9 +32,7 @@ export function processToken(pid: number): string | undefined {
   }
   // `pid (comm) state ppid …`: the name may hold spaces and parentheses, so fields are counted
   // from the last `)`. By hand: a start's first regular expression costs ~0.15 ms.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  if (fields[0] === "Z" || fields[0] === "X") return undefined;
-  return fields[19] ?? "";
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
 
 /** Whether a process with this pid runs; an exited one its parent has not reaped yet does not. */

@@ -252,13 +252,14 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
   return 0;
 }
 
+/** This daemon's {@linkcode processToken}, read at its first {@linkcode writeLive}. */
+let selfToken: string | undefined;
+
 /**
  * Writes the live processes where `mcpx ls` and `mcpx run` read them without a round trip
  * (`{ pid, start, live, keys }`; a reader trusts it only while this process runs: the pid with
  * the same {@linkcode processToken}, which a reused pid does not have). Best effort.
  */
-let selfToken: string | undefined;
-
 function writeLive(path: string, state: LiveState): void {
   try {
     const start = selfToken ??= processToken(Deno.pid);

@@ -1,17 +1,15 @@
 // The process table, enough to stop what a script started: on Linux from /proc, elsewhere from ps.
 
+import { procStat } from "../daemon/pid.ts";
+
 /** Pid → parent pid for every process we can see. */
 export function processTable(): Map<number, number> {
   const table = new Map<number, number>();
   try {
     for (const e of Deno.readDirSync("/proc")) {
       if (!/^\d+$/.test(e.name)) continue;
-      try {
-        const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
-        // The command name (field 2) may hold spaces and parentheses: read after the last ")".
-        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        table.set(Number(e.name), Number(fields[1]));
-      } catch { /* gone */ }
+      const fields = procStat(Number(e.name));
+      if (fields) table.set(Number(e.name), Number(fields[1])); // else gone meanwhile
     }
     return table;
   } catch { /* no /proc */ }
@@ -82,12 +80,8 @@ function childrenOf(pid: number): number[] | undefined {
 
 /** The parent of `pid` now, or undefined when it has gone. */
 export function parentOf(pid: number): number | undefined {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  } catch {
-    return processTable().get(pid);
-  }
+  const fields = procStat(pid);
+  return fields ? Number(fields[1]) : processTable().get(pid);
 }
 
 /**
