@@ -642,3 +642,21 @@ Deno.test("COMMANDS loads exactly the operation OPERATIONS declares for each com
     assert.equal(await COMMANDS[op.cli.command[0]](), op, `${op.cli.command[0]} loads ${op.id}`);
   }
 });
+
+Deno.test("generated docs claim no MCP tool while no MCP surface serves one", async () => {
+  // The MCP surface, once built, is lib/surfaces/mcp.ts; until then no doc may say a tool is
+  // exposed (docs once listed 16 operations as served tools with nothing serving MCP).
+  const served = await Deno.stat(new URL("../lib/surfaces/mcp.ts", import.meta.url)).then(
+    () => true,
+    () => false,
+  );
+  if (served) return;
+  const { renderCli, renderParity } = await import("../tools/gen.ts");
+  assert.doesNotMatch(renderCli(), /exposed as a tool/, "cli.md says an MCP tool is served");
+  const rows = renderParity().split("\n").filter((line) => line.startsWith("| `"));
+  assert.ok(rows.length > 0);
+  for (const row of rows) {
+    const mcp = row.split("|")[4].trim();
+    assert.match(mcp, /^(no|planned\b.*)$/, `parity.md says an MCP tool is served: ${row}`);
+  }
+});

@@ -77,7 +77,8 @@ function mcpText(op: Operation): string {
   if (!op.mcp.expose) return "no";
   const notes = [op.mcp.readOnly ? "readOnly" : "", op.mcp.destructive ? "destructive" : ""]
     .filter(Boolean);
-  return notes.length ? `yes (${notes.join(", ")})` : "yes";
+  // Nothing serves MCP yet: the column says what the table marks, not what is served.
+  return notes.length ? `planned (${notes.join(", ")})` : "planned";
 }
 
 function valueText(type: string, values?: readonly string[]): string {
@@ -136,7 +137,7 @@ function commandSection(op: Operation): string {
   } else facts.push(`Route: none, because ${prose(noneReason(op))}.`);
   facts.push(
     op.mcp.expose
-      ? `MCP: exposed as a tool${
+      ? `MCP: marked to be a tool of \`mcpx serve\`, which is not built yet${
         op.mcp.readOnly
           ? ", annotated read-only"
           : op.mcp.destructive
@@ -185,7 +186,7 @@ export function renderCli(ops: readonly Operation[] = OPERATIONS): string {
     "# mcpx commands\n",
     "Usage: `mcpx [global options] <command> [args]`. A command's own options come after its " +
     "name; global options may stand anywhere. Every operation is declared once and is a " +
-    "command, a `/v1` route (or says why not) and, when exposed, an MCP tool; " +
+    "command and a `/v1` route (or says why not); nothing is served over MCP yet. " +
     "[parity.md](parity.md) lists them side by side.\n",
     index + "\n",
     ...ops.map(commandSection),
@@ -280,12 +281,14 @@ export function renderParity(ops: readonly Operation[] = OPERATIONS): string {
       "adding or changing an operation, or checking which surface offers what",
     ),
     "# Surface parity\n",
-    "Every operation is declared once in `lib/operations/` and rendered as a CLI command, a " +
-    "`/v1` route and an MCP tool. An operation without a route says why; `tests/parity_test.ts` " +
-    "holds the surfaces to this table.\n",
-    `${ops.length} operations, ${commands} commands, ${routes} routes, ${tools} MCP tools.\n`,
+    "Every operation is declared once in `lib/operations/` and rendered as a CLI command and a " +
+    "`/v1` route. An operation without a route says why; `tests/parity_test.ts` holds the " +
+    "surfaces to this table. No MCP surface exists yet (`mcpx serve` is not built): the MCP " +
+    "column shows which operations the table marks to become tools, none of which is served.\n",
+    `${ops.length} operations, ${commands} commands, ${routes} routes, ` +
+    `${tools} operations marked for MCP (0 served).\n`,
     table(
-      ["Operation", "Command", "/v1 route", "MCP tool", "Runs"],
+      ["Operation", "Command", "/v1 route", "MCP tool (not served yet)", "Runs"],
       ops.map((op) => [
         code(op.id),
         code(`mcpx ${op.cli.command.join(" ")}`),

@@ -23,24 +23,44 @@ export const SCRIPTED = {
   ],
 };
 
+const MODERN_FLAGS = [
+  "--quiet",
+  "--no-config",
+  `--import-map=${new URL("./testdata/modern_server.imports.json", import.meta.url).pathname}`,
+];
+const MODERN_MAIN = new URL("./testdata/modern_server.ts", import.meta.url).pathname;
+
 /**
  * A stdio server on the SDK v2 server (see testdata/modern_server.ts) that serves both eras.
- * `--no-config` keeps it off the repository's lockfile; its npm packages are the ones deno.json
- * already pins, so they are in the cache.
+ * `--no-config` keeps it off the repository's lockfile. It runs `--cached-only`, so that a start
+ * never waits on the registry inside a connect timeout: call {@linkcode cacheModern} first.
  */
 export const MODERN = {
   command: Deno.execPath(),
-  args: [
-    "run",
-    "--quiet",
-    "--no-config",
-    "--cached-only",
-    `--import-map=${new URL("./testdata/modern_server.imports.json", import.meta.url).pathname}`,
-    "--allow-env",
-    "--allow-read",
-    new URL("./testdata/modern_server.ts", import.meta.url).pathname,
-  ],
+  args: ["run", ...MODERN_FLAGS, "--cached-only", "--allow-env", "--allow-read", MODERN_MAIN],
 };
+
+let modernCached: Promise<void> | undefined;
+
+/**
+ * Brings MODERN's npm packages into the Deno cache (once per test process), so that the tests
+ * need no earlier install step: with an empty `DENO_DIR` this downloads them.
+ */
+export function cacheModern(): Promise<void> {
+  return modernCached ??= (async () => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["cache", ...MODERN_FLAGS, MODERN_MAIN],
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!out.success) {
+      throw new Error(
+        `deno cache of ${MODERN_MAIN} failed: ${new TextDecoder().decode(out.stderr)}`,
+      );
+    }
+  })();
+}
 
 /** A complete spec from the fields a test cares about. */
 export function spec(fields: Partial<ServerSpec> & { name: string }): ServerSpec {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { McpxError } from "../errors.ts";
 import { connectServer, negotiationFor } from "./connect.ts";
 import {
+  cacheModern,
   eventually,
   EVERYTHING,
   groupMembers,
@@ -239,6 +240,7 @@ Deno.test({
 
 for (const protocol of ["prefer-modern", "force-modern"] as const) {
   Deno.test(`connectServer() with ${protocol} speaks 2026-07-28 to a server that offers it`, async () => {
+    await cacheModern();
     const connection = await connectServer(spec({ name: "modern", ...MODERN, protocol }), START);
     try {
       assert.equal(connection.protocolVersion, "2026-07-28");
@@ -252,6 +254,7 @@ for (const protocol of ["prefer-modern", "force-modern"] as const) {
 }
 
 Deno.test("connectServer() with legacy speaks 2025-11-25 even to a server that offers 2026-07-28", async () => {
+  await cacheModern();
   const connection = await connectServer(spec({ name: "modern", ...MODERN }), START);
   try {
     assert.equal(connection.protocolVersion, "2025-11-25");
