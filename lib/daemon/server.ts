@@ -9,7 +9,7 @@ import { buildRouter } from "../surfaces/http.ts";
 import { OPERATIONS } from "../operations/mod.ts";
 import { CALLER_HEADER, FINGERPRINT_HEADER, probe } from "./client.ts";
 import { type LiveState, Registry } from "../pool/registry.ts";
-import { serverDefs } from "../pool/defs.ts";
+import { serverDefs } from "../config/servers.ts";
 import type { Caller } from "../pool/scope.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";

@@ -2,7 +2,7 @@ import { McpxError } from "../errors.ts";
 import { didYouMean } from "../near.ts";
 import type { Context } from "../context.ts";
 import type { ToolInfo } from "../mcp/types.ts";
-import { selectServers, type ServerDef, serverDefs } from "../pool/defs.ts";
+import { selectServers, type ServerDef, serverDefs } from "../config/servers.ts";
 import { type CachedServer, readCache, readCacheSync } from "../cache/schema_cache.ts";
 import { loadConfig, loadConfigSync } from "../config/load.ts";
 import { cacheDir } from "../paths.ts";

@@ -10,7 +10,7 @@ import {
   schemaProblem,
   unlistedError,
 } from "../discovery/load.ts";
-import { toIdentifier } from "../pool/defs.ts";
+import { toIdentifier } from "../config/servers.ts";
 import { dirname, join, resolve } from "../_path.ts";
 
 /** The search documents of the selected namespaces, from the cache. */

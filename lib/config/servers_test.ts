@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { McpxError } from "../errors.ts";
-import { serverDefs, toIdentifier } from "./defs.ts";
+import { serverDefs, toIdentifier } from "./servers.ts";
 
 const config = (mcpServers: Record<string, unknown>, pool: Record<string, unknown> = {}) => ({
   path: "/p/.mcpx.json",
@@ -58,7 +58,7 @@ Deno.test("serverDefs() names the server, the field and the near miss", () => {
 });
 
 Deno.test("serverDefs() keeps namespaces clear of reserved words and the client's own names", async () => {
-  const { toNamespace } = await import("./defs.ts");
+  const { toNamespace } = await import("./servers.ts");
   assert.equal(toNamespace("new"), "new_");
   assert.equal(toNamespace("search"), "search_");
   assert.equal(toNamespace("my-server"), "my_server");

@@ -1,7 +1,7 @@
 import { McpxError } from "../errors.ts";
 import { parseDuration } from "../duration.ts";
 import { didYouMean } from "../near.ts";
-import type { McpxConfig, ServerConfig } from "../config/load.ts";
+import type { McpxConfig, ServerConfig } from "./load.ts";
 
 /** How many callers may use one process at a time. */
 export const SHARING = ["shared", "exclusive"] as const;
