@@ -65,3 +65,114 @@ Deno.test("serverDefs() keeps namespaces clear of reserved words and the client'
   const [def] = serverDefs(config({ tools: { command: "x" } }));
   assert.equal(def.namespace, "tools_");
 });
+
+Deno.test("serverDefs() checks each entry's connection fields, naming the server", () => {
+  const rejects = (servers: Record<string, unknown>, re: RegExp) =>
+    assert.throws(
+      () => serverDefs(config(servers)),
+      (e: unknown) => e instanceof McpxError && e.code === "CONFIG_INVALID" && re.test(e.message),
+    );
+  rejects(
+    { fs: { command: "x", args: "not-an-array" } },
+    /Server "fs" in .*: "args" must be an array of strings/,
+  );
+  rejects({ fs: { args: [] } }, /Server "fs" .*needs "command".*or "url"/);
+  rejects({ fs: "npx" }, /Server "fs" .*expected an object/);
+});
+
+Deno.test("serverDefs() maps the retired mode onto sharing and scope, with one note", () => {
+  const warnings: string[] = [];
+  const [a, b, c] = serverDefs(
+    config({
+      a: { command: "x", mcpx: { mode: "session" } },
+      b: { command: "y", mcpx: { mode: "shared" } },
+      c: { command: "z" },
+    }),
+    { warnings },
+  );
+  assert.deepEqual([a.pool.sharing, a.pool.scope], ["exclusive", "session"]);
+  assert.deepEqual([b.pool.sharing, b.pool.scope], ["shared", "global"]);
+  assert.deepEqual([c.pool.sharing, c.pool.scope], ["shared", "global"]);
+  assert.equal(warnings.length, 2);
+  assert.match(
+    warnings[0],
+    /^Server "a" in \/p\/\.mcpx\.json: "mode" is deprecated; "mode": "session" is "sharing": "exclusive", "scope": "session": write that instead$/,
+  );
+  // In the pool block it applies to every server, as the other pool fields do.
+  const pooled: string[] = [];
+  const [d] = serverDefs(config({ d: { command: "x" } }, { mode: "session" }), {
+    warnings: pooled,
+  });
+  assert.deepEqual([d.pool.sharing, d.pool.scope, pooled.length], ["exclusive", "session", 1]);
+});
+
+Deno.test("serverDefs() refuses a mode it cannot map, and mode beside sharing or scope", () => {
+  const rejects = (block: Record<string, unknown>, re: RegExp) =>
+    assert.throws(
+      () => serverDefs(config({ a: { command: "x", mcpx: block } })),
+      (e: unknown) =>
+        e instanceof McpxError && e.code === "CONFIG_INVALID" && re.test(e.message) &&
+        /"sharing": "exclusive", "scope": "session"/.test(e.hint),
+    );
+  rejects(
+    { mode: "per-call" },
+    /"mode" is "per-call"; "mode" was replaced by "sharing" and "scope"/,
+  );
+  rejects({ mode: 3 }, /"mode" is 3/);
+  assert.throws(
+    () => serverDefs(config({ a: { command: "x", mcpx: { mode: "session", scope: "call" } } })),
+    /has both "mode" and "scope"; drop "mode"/,
+  );
+});
+
+Deno.test("serverDefs() refuses an mcpx field beside command, and a near miss of an entry key", () => {
+  const rejects = (entry: Record<string, unknown>, re: RegExp) =>
+    assert.throws(
+      () => serverDefs(config({ a: entry })),
+      (e: unknown) => e instanceof McpxError && e.code === "CONFIG_INVALID" && re.test(e.message),
+    );
+  rejects({ command: "x", scope: "session" }, /"scope" belongs in the server's "mcpx" block/);
+  rejects({ command: "x", mode: "session" }, /"mode" belongs in the server's "mcpx" block/);
+  rejects({ command: "x", arg: ["-y"] }, /unknown field "arg": did you mean "args"\?/);
+  rejects({ command: "x", headrs: {} }, /unknown field "headrs": did you mean "headers"\?/);
+  // Other hosts' keys in the same mcpServers object are theirs, not mistakes.
+  const [def] = serverDefs(config({
+    a: { command: "x", autoApprove: [], transportType: "stdio", timeout: 60, envFile: ".env" },
+  }));
+  assert.equal(def.transport, "stdio");
+});
+
+Deno.test("serverDefs() gives each tool its server's tags and its own toolTags", () => {
+  const [a, b] = serverDefs(config({
+    a: {
+      command: "x",
+      mcpx: {
+        tags: ["browser", "web"],
+        toolTags: { take_screenshot: ["image", "web"], "list_*": ["listing"] },
+      },
+    },
+    b: { command: "y" },
+  }));
+  assert.deepEqual(a.tagsOf("take_screenshot"), ["browser", "web", "image"]);
+  assert.deepEqual(a.tagsOf("list_pages"), ["browser", "web", "listing"]);
+  assert.deepEqual(a.tagsOf("click"), ["browser", "web"]);
+  assert.deepEqual(b.tagsOf("click"), []);
+  // Tags are not part of what starts a process: changing them restarts nothing.
+  const [again] = serverDefs(config({ a: { command: "x" } }));
+  assert.equal(again.identity, a.identity);
+});
+
+Deno.test("serverDefs() refuses malformed tags and toolTags, saying what a tag is", () => {
+  const rejects = (block: Record<string, unknown>, re: RegExp) =>
+    assert.throws(
+      () => serverDefs(config({ a: { command: "x", mcpx: block } })),
+      (e: unknown) => e instanceof McpxError && e.code === "CONFIG_INVALID" && re.test(e.message),
+    );
+  rejects({ tags: "web" }, /Server "a" .*"tags" must be an array of words/);
+  rejects({ tags: ["two words"] }, /"tags" must be an array of words/);
+  rejects({ tags: ["-"] }, /"tags" must be an array of words/);
+  rejects({ toolTags: ["web"] }, /"toolTags" must be an object from tool names/);
+  rejects({ toolTags: { click: "web" } }, /"toolTags\.click" must be an array of words/);
+  rejects({ toolTags: { "/(/": ["x"] } }, /"toolTags\.\/\(\/".*not a valid regular expression/);
+  rejects({ tagz: [] }, /unknown mcpx field "tagz": did you mean "tags"\?/);
+});

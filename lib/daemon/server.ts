@@ -274,7 +274,9 @@ async function makeRegistry(
   log: JsonlLog,
   live: (state: LiveState) => void,
 ): Promise<Registry> {
-  const defs = serverDefs(config);
+  const warnings: string[] = [];
+  const defs = serverDefs(config, { warnings });
+  for (const w of warnings) log.write("warn", "config.warning", w);
   const fp = await ctx.fingerprint();
   const dir = cacheDir(ctx.boot, ctx.io.env);
   // This fingerprint's own file, intact, is what the writer starts from; else the cache carried
