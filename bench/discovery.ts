@@ -26,7 +26,7 @@ import { rawToolsList } from "../tests/fixtures/raw_tools_list.ts";
 import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import { estimateTokens } from "../lib/codegen/catalog.ts";
-import { toIdentifier } from "../lib/pool/defs.ts";
+import { toIdentifier } from "../lib/config/servers.ts";
 import { npmServer } from "../tests/_helpers.ts";
 import { chromeServerConfig } from "../tests/fixtures/chrome.ts";
 import {

@@ -2,7 +2,7 @@ import { type ConfigLocation, discoverConfig, noConfigError } from "./config/dis
 import { type Fingerprint, fingerprintConfig } from "./config/fingerprint.ts";
 import type { Io } from "./io.ts";
 import type { Caller } from "./pool/scope.ts";
-import type { Selection } from "./pool/defs.ts";
+import type { Selection } from "./config/servers.ts";
 import { type DaemonPaths, daemonPaths } from "./paths.ts";
 import { type FlagValue, resolveSettings, type Settings } from "./settings/resolve.ts";
 import { loadConfig } from "./config/load.ts";

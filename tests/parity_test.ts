@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Registry } from "../lib/pool/registry.ts";
-import { serverDefs } from "../lib/pool/defs.ts";
+import { serverDefs } from "../lib/config/servers.ts";
 import { writeCache } from "../lib/cache/schema_cache.ts";
 import { fingerprintConfig } from "../lib/config/fingerprint.ts";
 import { loadConfig } from "../lib/config/load.ts";

@@ -2,7 +2,7 @@
 // servers' own schemas. Pure and deterministic: the same tools give the same bytes.
 
 import type { ToolInfo } from "../mcp/types.ts";
-import { toIdentifier } from "../pool/defs.ts";
+import { toIdentifier } from "../config/servers.ts";
 import { functionDeclaration, isIdentifier, isReservedWord, jsDoc, type TypeNode } from "./_ts.ts";
 import {
   aliasDeclaration,

@@ -2,7 +2,7 @@
 // are listed in docs/codegen.md; the short version: structure becomes types, descriptions and
 // the few constraints a type cannot say become JSDoc, and everything else is dropped.
 
-import { toIdentifier } from "../pool/defs.ts";
+import { toIdentifier } from "../config/servers.ts";
 import {
   intersection,
   isName,

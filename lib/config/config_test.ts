@@ -127,21 +127,41 @@ Deno.test("parseJsonc() reports the line and column of the first mistake", async
   assert.deepEqual(lineColumn("ab\ncd", 4), { line: 2, column: 2 });
 });
 
-Deno.test("loadConfig() names the server and the field that is wrong", async () => {
+Deno.test("loadConfig() refuses a near miss of mcpServers or pool, and leaves other keys to settings", async () => {
   const root = await tree({
-    "bad.json": JSON.stringify({ mcpServers: { fs: { command: "x", args: "not-an-array" } } }),
-    "none.json": JSON.stringify({ mcpServers: { fs: { args: [] } } }),
+    "typo.json": JSON.stringify({ mcpSevers: { fs: { command: "x" } } }),
+    "case.json": JSON.stringify({ MCPServers: {}, pools: {} }),
+    "pools.json": JSON.stringify({ mcpServers: {}, pools: {} }),
+    "other.json": JSON.stringify({ mcpServers: {}, tools: {}, logging: { level: "debug" } }),
     "list.json": "[]",
   });
-  await assert.rejects(
-    () => loadConfig(join(root, "bad.json")),
-    /Server "fs" in .*bad\.json: "args" must be an array of strings/,
+  const refused = (name: string, re: RegExp) =>
+    assert.rejects(
+      () => loadConfig(join(root, name)),
+      (e: unknown) => e instanceof McpxError && e.code === "CONFIG_INVALID" && re.test(e.message),
+    );
+  await refused(
+    "typo.json",
+    /Unknown key "mcpSevers" in .*typo\.json: did you mean "mcpServers"\?/,
   );
-  await assert.rejects(
-    () => loadConfig(join(root, "none.json")),
-    /Server "fs" .*needs "command".*or "url"/,
-  );
+  await refused("case.json", /Unknown key "MCPServers" .*did you mean "mcpServers"\?/);
+  await refused("pools.json", /Unknown key "pools" .*did you mean "pool"\?/);
+  assert.deepEqual((await loadConfig(join(root, "other.json"))).mcpServers, {});
   await assert.rejects(() => loadConfig(join(root, "list.json")), /must hold a JSON object/);
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("fingerprintConfig() and loadConfig() report a file the system will not read as CONFIG_INVALID", async () => {
+  const root = await tree({ "dir/.keep": "" });
+  // Root reads any file whatever its mode; a directory, and a /proc file whose read fails
+  // (EINVAL as root, EACCES otherwise), are failures every user can produce.
+  for (const path of [join(root, "dir"), "/proc/self/clear_refs"]) {
+    const check = (e: unknown) =>
+      e instanceof McpxError && e.code === "CONFIG_INVALID" &&
+      /^Cannot read configuration ".*": [a-z ]+ \(E[A-Z]+\)$/.test(e.message);
+    assert.throws(() => fingerprintConfig(path), check, path);
+    await assert.rejects(() => loadConfig(path), check, path);
+  }
   await Deno.remove(root, { recursive: true });
 });
 

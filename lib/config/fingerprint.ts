@@ -1,4 +1,5 @@
 import { hash64 } from "../_hash.ts";
+import { readConfigText, unreadable } from "./load.ts";
 
 /** A configuration's identity: the path resolved through symlinks, and its bytes. */
 export interface Fingerprint {
@@ -15,13 +16,19 @@ export interface Fingerprint {
 /**
  * Fingerprints a configuration file without parsing it. Synchronous: the file is small, and each
  * asynchronous file call costs a start-up a trip through Deno's thread pool.
+ * @throws {McpxError} CONFIG_INVALID (exit 3) for a file that cannot be read.
  */
 export function fingerprintConfig(path: string): Fingerprint {
-  const real = Deno.realPathSync(path);
+  let real: string;
+  try {
+    real = Deno.realPathSync(path);
+  } catch (e) {
+    throw unreadable(path, e);
+  }
   // Read as text and encoded back: the same bytes for a UTF-8 file (a byte that is not UTF-8
   // reads as U+FFFD, as it would when parsed). Decoding in JavaScript instead, with TextDecoder,
   // cost a start ~0.1 ms on its first use (performance.now() around it).
-  const text = Deno.readTextFileSync(real);
+  const text = readConfigText(real);
   const hash = hash64(new TextEncoder().encode(real + "\0" + text));
   return { path: real, hash, short: hash, text };
 }

@@ -1,24 +1,12 @@
 import { McpxError } from "../errors.ts";
 import { load } from "../_load.ts";
-
-/** One entry of `mcpServers`, as other MCP hosts write it, plus mcpx's own block. */
-export interface ServerConfig {
-  command?: string;
-  args?: string[];
-  env?: Record<string, string>;
-  cwd?: string;
-  url?: string;
-  type?: string;
-  headers?: Record<string, string>;
-  disabled?: boolean;
-  mcpx?: Record<string, unknown>;
-  [other: string]: unknown;
-}
+import { editDistance } from "../near.ts";
 
 /** A parsed configuration file. */
 export interface McpxConfig {
   path: string;
-  mcpServers: Record<string, ServerConfig>;
+  /** The entries as written; `serverDefs()` (servers.ts) checks each. */
+  mcpServers: Record<string, unknown>;
   pool: Record<string, unknown>;
   /** The whole top-level object, for the settings layer. */
   data: Record<string, unknown>;
@@ -175,41 +163,35 @@ function trails(text: string, i: number): boolean {
   return false;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
+/**
+ * The text of a configuration file. A file that cannot be read (permissions, a directory, a
+ * special file) is the user's to fix, not a bug: one line naming the file and the reason.
+ * @throws {McpxError} CONFIG_NOT_FOUND when it is gone, CONFIG_INVALID when it cannot be read.
+ */
+export function readConfigText(path: string): string {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch (e) {
+    throw unreadable(path, e);
+  }
 }
 
-function checkServer(name: string, raw: unknown, path: string): ServerConfig {
-  const bad = (what: string) =>
-    new McpxError("CONFIG_INVALID", `Server "${name}" in ${path}: ${what}`);
-  if (!isObject(raw)) throw bad("expected an object");
-  const s = raw as ServerConfig;
-  if (s.command === undefined && s.url === undefined && s.aliasOf === undefined) {
-    throw bad(`needs "command" (a program to start) or "url" (a remote server)`);
-  }
-  if (s.command !== undefined && typeof s.command !== "string") {
-    throw bad(`"command" must be a string`);
-  }
-  if (s.command !== undefined && s.url !== undefined) {
-    throw bad(`has both "command" and "url": a server is a program to start or a remote one`);
-  }
-  if (typeof s.url === "string" && !/^https?:\/\/[^/\s]+/.test(s.url) && !s.url.includes("${")) {
-    throw bad(`"url" is ${JSON.stringify(s.url)}: expected http://host[:port]/path or https://…`);
-  }
-  if (s.url !== undefined && typeof s.url !== "string") throw bad(`"url" must be a string`);
-  if (
-    s.args !== undefined && !(Array.isArray(s.args) && s.args.every((a) => typeof a === "string"))
-  ) {
-    throw bad(`"args" must be an array of strings`);
-  }
-  for (const field of ["env", "headers"] as const) {
-    const v = s[field];
-    if (v !== undefined && !(isObject(v) && Object.values(v).every((x) => typeof x === "string"))) {
-      throw bad(`"${field}" must be an object of strings`);
-    }
-  }
-  if (s.mcpx !== undefined && !isObject(s.mcpx)) throw bad(`"mcpx" must be an object`);
-  return s;
+/** The error for a configuration file the system would not read. */
+export function unreadable(path: string, error: unknown): McpxError {
+  const e = error as { code?: unknown; message?: unknown };
+  // Deno's message is "<reason> (os error N): <op> '<path>'": the reason, once, reads best.
+  const message = String(e.message ?? error);
+  const cut = message.indexOf(" (os error");
+  const reason = (cut > 0 ? message.slice(0, cut) : message).toLowerCase();
+  const code = typeof e.code === "string" ? ` (${e.code})` : "";
+  return new McpxError(
+    error instanceof Deno.errors.NotFound ? "CONFIG_NOT_FOUND" : "CONFIG_INVALID",
+    `Cannot read configuration "${path}": ${reason}${code}`,
+    {
+      hint: "Make it a readable file, or point MCPX_CONFIG (or --config) at another",
+      cause: error,
+    },
+  );
 }
 
 /**
@@ -217,7 +199,7 @@ function checkServer(name: string, raw: unknown, path: string): ServerConfig {
  * @throws {McpxError} CONFIG_INVALID with the file and what is wrong.
  */
 export async function loadConfig(path: string, text?: string): Promise<McpxConfig> {
-  text ??= Deno.readTextFileSync(path);
+  text ??= readConfigText(path);
   return checkConfig(path, await parseJsonc(text, path));
 }
 
@@ -231,9 +213,37 @@ export function loadConfigSync(path: string, text: string): McpxConfig | undefin
   return fast && checkConfig(path, fast.value);
 }
 
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+/** The top-level keys mcpx reads itself; every other key is a setting (lib/settings/). */
+const CONFIG_KEYS = ["mcpServers", "pool"];
+
+/**
+ * The shape of the file's top level; each server is checked by `serverDefs()` (servers.ts).
+ * A near miss of `mcpServers` or `pool` is refused rather than warned about: the file would
+ * otherwise load with no servers, or with no pool settings, and every command after it would
+ * be wrong in a way that says nothing of why. Any other unknown key is the settings layer's to
+ * warn about.
+ */
 function checkConfig(path: string, data: unknown): McpxConfig {
   if (!isObject(data)) {
     throw new McpxError("CONFIG_INVALID", `${path} must hold a JSON object`);
+  }
+  for (const key in data) {
+    if (CONFIG_KEYS.includes(key) || !Object.hasOwn(data, key)) continue;
+    // Tighter than nearest(): `tools` or `port` two steps from `pool` is some other key.
+    const near = CONFIG_KEYS.find((k) =>
+      editDistance(key.toLowerCase(), k.toLowerCase()) <= Math.max(1, Math.floor(k.length / 4))
+    );
+    if (near !== undefined) {
+      throw new McpxError(
+        "CONFIG_INVALID",
+        `Unknown key "${key}" in ${path}: did you mean "${near}"?`,
+        { hint: `mcpx reads "${near}" only; rename the key` },
+      );
+    }
   }
   const servers = data.mcpServers ?? {};
   if (!isObject(servers)) {
@@ -241,9 +251,5 @@ function checkConfig(path: string, data: unknown): McpxConfig {
   }
   const pool = data.pool ?? {};
   if (!isObject(pool)) throw new McpxError("CONFIG_INVALID", `"pool" in ${path} must be an object`);
-  const mcpServers: Record<string, ServerConfig> = {};
-  for (const [name, raw] of Object.entries(servers)) {
-    mcpServers[name] = checkServer(name, raw, path);
-  }
-  return { path, mcpServers, pool, data };
+  return { path, mcpServers: servers, pool, data };
 }

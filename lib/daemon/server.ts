@@ -9,7 +9,7 @@ import { buildRouter } from "../surfaces/http.ts";
 import { OPERATIONS } from "../operations/mod.ts";
 import { CALLER_HEADER, FINGERPRINT_HEADER, probe } from "./client.ts";
 import { type LiveState, Registry } from "../pool/registry.ts";
-import { serverDefs } from "../pool/defs.ts";
+import { serverDefs } from "../config/servers.ts";
 import type { Caller } from "../pool/scope.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
@@ -274,7 +274,9 @@ async function makeRegistry(
   log: JsonlLog,
   live: (state: LiveState) => void,
 ): Promise<Registry> {
-  const defs = serverDefs(config);
+  const warnings: string[] = [];
+  const defs = serverDefs(config, { warnings });
+  for (const w of warnings) log.write("warn", "config.warning", w);
   const fp = await ctx.fingerprint();
   const dir = cacheDir(ctx.boot, ctx.io.env);
   // This fingerprint's own file, intact, is what the writer starts from; else the cache carried

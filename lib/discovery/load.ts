@@ -2,7 +2,7 @@ import { McpxError } from "../errors.ts";
 import { didYouMean } from "../near.ts";
 import type { Context } from "../context.ts";
 import type { ToolInfo } from "../mcp/types.ts";
-import { selectServers, type ServerDef, serverDefs } from "../pool/defs.ts";
+import { selectServers, type ServerDef, serverDefs } from "../config/servers.ts";
 import { type CachedServer, readCache, readCacheSync } from "../cache/schema_cache.ts";
 import { loadConfig, loadConfigSync } from "../config/load.ts";
 import { cacheDir } from "../paths.ts";
@@ -27,7 +27,8 @@ export async function loadNamespaces(
   // event loop on this path costs a start-up ~0.1-0.2 ms.
   const fp = ctx.fingerprintSync();
   const config = loadConfigSync(fp.path, fp.text) ?? await loadConfig(fp.path, fp.text);
-  const defs = selectServers(serverDefs(config), ctx.selection());
+  const warnings: string[] = [];
+  const defs = selectServers(serverDefs(config, { warnings }), ctx.selection());
   const dir = cacheDir(ctx.boot, ctx.io.env);
   const { cache, warning } = readCacheSync(dir, fp.hash, fp.path) ??
     await readCache(dir, fp.hash, fp.path);
@@ -46,7 +47,8 @@ export async function loadNamespaces(
       : "unlisted";
     return { def, cached, tools, state };
   });
-  return { namespaces, warnings: warning ? [warning] : [] };
+  if (warning) warnings.push(warning);
+  return { namespaces, warnings };
 }
 
 /** The namespace named `name`, or a not-found error listing the nearest names. */

@@ -1,4 +1,5 @@
 import { McpxError } from "../errors.ts";
+import { didYouMean } from "../near.ts";
 import { defineOperation } from "./define.ts";
 import type { Context } from "../context.ts";
 import { load } from "../_load.ts";
@@ -10,7 +11,7 @@ import {
   schemaProblem,
   unlistedError,
 } from "../discovery/load.ts";
-import { toIdentifier } from "../pool/defs.ts";
+import { toIdentifier } from "../config/servers.ts";
 import { dirname, join, resolve } from "../_path.ts";
 
 /** The search documents of the selected namespaces, from the cache. */
@@ -26,9 +27,22 @@ async function searchDocs(ctx: Context) {
       tags: [
         ...(t.annotations?.readOnlyHint ? ["readOnly"] : []),
         ...(t.annotations?.destructiveHint ? ["destructive"] : []),
+        ...ns.def.tagsOf(t.name),
       ],
     }))
   );
+}
+
+/**
+ * A `--tag` that is neither an annotation tag nor carried by any tool is a mistake (`redOnly`),
+ * not a search that found nothing.
+ */
+function checkTag(tag: string, docs: { tags: string[] }[]): void {
+  const known = [...new Set(["readOnly", "destructive", ...docs.flatMap((d) => d.tags)])];
+  if (known.some((t) => t.toLowerCase() === tag.toLowerCase())) return;
+  throw new McpxError("USAGE", `No tool has the tag "${tag}"${didYouMean(tag, known)}`, {
+    hint: `Tags here: ${known.join(", ")} (\`mcpx.tags\` and \`mcpx.toolTags\` add some)`,
+  });
 }
 
 interface SearchOut {
@@ -59,9 +73,8 @@ export const toolsSearch = defineOperation<
     { name: "limit", type: "integer", short: "n", doc: "At most this many hits (default 20)" },
     {
       name: "tag",
-      type: "enum",
-      values: ["readOnly", "destructive"],
-      doc: "Only tools with this tag",
+      type: "string",
+      doc: "Only tools with this tag: readOnly, destructive, or one the configuration gives",
     },
     { name: "explain", type: "boolean", doc: "Show the per-word, per-field score breakdown" },
   ],
@@ -87,7 +100,9 @@ export const toolsSearch = defineOperation<
       "../search/search.ts",
       import.meta.url,
     );
-    const result = search(await searchDocs(ctx), input.query, {
+    const docs = await searchDocs(ctx);
+    if (input.tag) checkTag(input.tag, docs);
+    const result = search(docs, input.query, {
       limit: input.limit,
       tags: input.tag ? [input.tag] : undefined,
       explain: input.explain,

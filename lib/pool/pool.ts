@@ -1,6 +1,6 @@
 import { McpxError } from "../errors.ts";
 import type { McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
-import type { ServerDef } from "./defs.ts";
+import type { ServerDef } from "../config/servers.ts";
 import type { ScopeKey } from "./scope.ts";
 
 /** What a pool needs from outside: how to connect, and where to say what happened. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { McpxError } from "../errors.ts";
 import type { McpConnection } from "../mcp/types.ts";
-import { serverDefs } from "./defs.ts";
+import { serverDefs } from "../config/servers.ts";
 import { Pool } from "./pool.ts";
 
 /** In-process connections: each has its own id, and records whether it was closed. */

@@ -1,12 +1,12 @@
 import { McpxError } from "../errors.ts";
 import { didYouMean } from "../near.ts";
 import type { McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
-import { selectServers, type ServerDef } from "./defs.ts";
+import { selectServers, type ServerDef } from "../config/servers.ts";
 import { functionNames } from "../codegen/declarations.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
 import { type Instance, Pool, type PoolStatus } from "./pool.ts";
 import { type Caller, type Discover, scopeKey } from "./scope.ts";
-import type { Selection } from "./defs.ts";
+import type { Selection } from "../config/servers.ts";
 import { errorText, unwrapResult } from "./unwrap.ts";
 import { validateArguments } from "./validate.ts";
 

@@ -1,4 +1,4 @@
-import type { Selection, ServerDef } from "./defs.ts";
+import type { Selection, ServerDef } from "../config/servers.ts";
 
 /** Who is calling: what the CLI (or a script) tells the daemon about itself. */
 export interface Caller {

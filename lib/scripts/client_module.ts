@@ -2,7 +2,7 @@ import { join } from "../_path.ts";
 import { load } from "../_load.ts";
 import type { Context } from "../context.ts";
 import type { ToolInfo } from "../mcp/types.ts";
-import { toIdentifier } from "../pool/defs.ts";
+import { toIdentifier } from "../config/servers.ts";
 import { clientStamp, isFresh } from "./client_stamp.ts";
 
 /** One namespace as the client module exposes it. */

@@ -1,7 +1,21 @@
 import { McpxError } from "../errors.ts";
 import { parseDuration } from "../duration.ts";
-import { didYouMean } from "../near.ts";
-import type { McpxConfig, ServerConfig } from "../config/load.ts";
+import { didYouMean, editDistance } from "../near.ts";
+import type { McpxConfig } from "./load.ts";
+
+/** One entry of `mcpServers`, as other MCP hosts write it, plus mcpx's own block. */
+export interface ServerConfig {
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  type?: string;
+  headers?: Record<string, string>;
+  disabled?: boolean;
+  mcpx?: Record<string, unknown>;
+  [other: string]: unknown;
+}
 
 /** How many callers may use one process at a time. */
 export const SHARING = ["shared", "exclusive"] as const;
@@ -55,6 +69,8 @@ export interface ServerDef {
   isDefault: boolean;
   /** Whether a tool is visible (and callable) through this namespace. */
   showsTool(name: string): boolean;
+  /** The configured tags of one tool: the server's `tags`, then its `toolTags` entries. */
+  tagsOf(tool: string): string[];
 }
 
 /** Which servers a command sees: `--profile`, `--skip-default`, `--all-profiles`. */
@@ -176,12 +192,58 @@ export function toNamespace(name: string): string {
   return TAKEN.has(id) ? `${id}_` : id;
 }
 
+/**
+ * What the retired `mode` key meant, before `sharing` and `scope` split its two questions apart
+ * (reference `sharing-and-scope`): a stateless server shared by everyone, or a process leased to
+ * one session at a time.
+ */
+export const MODES = {
+  shared: { sharing: "shared", scope: "global" },
+  session: { sharing: "exclusive", scope: "session" },
+} as const satisfies Record<string, { sharing: Sharing; scope: Scope }>;
+
+/** `sharing` and `scope` from a block's retired `mode`, with the note saying what to write. */
+function fromMode(
+  block: Record<string, unknown>,
+  where: string,
+  warnings: string[],
+): { sharing: Sharing; scope: Scope } | undefined {
+  const mode = block.mode;
+  if (mode === undefined) return undefined;
+  const modes = Object.keys(MODES);
+  if (typeof mode !== "string" || !Object.hasOwn(MODES, mode)) {
+    throw new McpxError(
+      "CONFIG_INVALID",
+      `${where}: "mode" is ${JSON.stringify(mode)}; "mode" was replaced by "sharing" and "scope"`,
+      {
+        hint: `Write e.g. "sharing": "exclusive", "scope": "session" (docs/pools.md); "mode" ` +
+          `still reads ${modes.map((m) => `"${m}"`).join(" and ")}`,
+      },
+    );
+  }
+  const both = ["sharing", "scope"].filter((k) => block[k] !== undefined);
+  if (both.length > 0) {
+    throw new McpxError(
+      "CONFIG_INVALID",
+      `${where}: has both "mode" and ${both.map((k) => `"${k}"`).join(" and ")}; drop "mode", ` +
+        `which "sharing" and "scope" replace`,
+    );
+  }
+  const { sharing, scope } = MODES[mode as keyof typeof MODES];
+  warnings.push(
+    `${where}: "mode" is deprecated; "mode": "${mode}" is "sharing": "${sharing}", ` +
+      `"scope": "${scope}": write that instead`,
+  );
+  return { sharing, scope };
+}
+
 function poolSettings(
   block: Record<string, unknown>,
   base: PoolSettings,
   where: string,
+  warnings: string[],
 ): PoolSettings {
-  const out = { ...base };
+  const out = { ...base, ...fromMode(block, where, warnings) };
   const bad = (field: string, value: unknown, expected: string) =>
     new McpxError(
       "CONFIG_INVALID",
@@ -232,6 +294,7 @@ const POOL_KEYS = [
   "callTimeout",
   "startTimeout",
   "protocol",
+  "mode",
 ];
 const MCPX_KEYS = [
   ...POOL_KEYS,
@@ -244,14 +307,126 @@ const MCPX_KEYS = [
   "excludeTools",
   "profiles",
   "default",
-  "mode",
+  "tags",
+  "toolTags",
+];
+
+/** Keys of a server entry outside its `mcpx` block that mcpx reads. */
+const ENTRY_KEYS = [
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "url",
+  "type",
+  "transport",
+  "headers",
+  "auth",
+  "disabled",
+  "aliasOf",
+  "mcpx",
 ];
 
 /**
- * Turns a configuration into server definitions, checking every field mcpx reads.
+ * mcpx's own fields, which mean something only inside the `mcpx` block. Written beside
+ * `command` they would be ignored; `tools`, `excludeTools`, `description` and the like are left
+ * out, since other hosts read fields of those names at that level.
+ */
+const BLOCK_ONLY = new Set([
+  "sharing",
+  "scope",
+  "max",
+  "min",
+  "idleTimeout",
+  "callTimeout",
+  "startTimeout",
+  "protocol",
+  "mode",
+  "namespace",
+  "extraIncludeTools",
+  "profiles",
+  "toolTags",
+]);
+
+/**
+ * The keys of a server entry, beside its `mcpx` block: an mcpx field written there, or a near
+ * miss of a key mcpx reads (`comand`), is refused; any other key is another host's and is left
+ * alone, since the same `mcpServers` object serves several hosts.
+ */
+function checkEntryKeys(entry: Record<string, unknown>, where: string): void {
+  for (const key of Object.keys(entry)) {
+    if (ENTRY_KEYS.includes(key)) continue;
+    if (BLOCK_ONLY.has(key)) {
+      throw new McpxError(
+        "CONFIG_INVALID",
+        `${where}: "${key}" belongs in the server's "mcpx" block, where mcpx reads it`,
+        { hint: `Write "mcpx": { "${key}": ${JSON.stringify(entry[key])} }` },
+      );
+    }
+    // Two edits at most: a looser match would catch other hosts' keys (`transportType`).
+    const near = ENTRY_KEYS.find((k) => editDistance(key.toLowerCase(), k.toLowerCase()) <= 2);
+    if (near !== undefined && key.length > 2) {
+      throw new McpxError(
+        "CONFIG_INVALID",
+        `${where}: unknown field "${key}": did you mean "${near}"?`,
+      );
+    }
+  }
+}
+
+/** `"tags": ["browser", "web"]`: words a search term can match whole. */
+function tagList(value: unknown, field: string, where: string): string[] {
+  const word = (t: unknown) =>
+    typeof t === "string" && /^[^\s]+$/.test(t) && /[\p{L}\p{N}]/u.test(t);
+  if (!Array.isArray(value) || !value.every(word)) {
+    throw new McpxError(
+      "CONFIG_INVALID",
+      `${where}: "${field}" must be an array of words, such as ["browser", "web"]`,
+      {
+        hint:
+          "A tag is one word (no spaces) with a letter or a digit in it; search matches it whole",
+      },
+    );
+  }
+  return [...new Set(value as string[])];
+}
+
+/** The `tags` and `toolTags` of a block as one function of a tool's name. */
+function tagsOfBlock(block: Record<string, unknown>, where: string): (tool: string) => string[] {
+  const own = block.tags === undefined ? [] : tagList(block.tags, "tags", where);
+  const per: [(name: string) => boolean, string[]][] = [];
+  if (block.toolTags !== undefined) {
+    const t = block.toolTags;
+    if (t === null || typeof t !== "object" || Array.isArray(t)) {
+      throw new McpxError(
+        "CONFIG_INVALID",
+        `${where}: "toolTags" must be an object from tool names (or globs, or /regexps/) to tags`,
+        { hint: `e.g. "toolTags": { "take_screenshot": ["image"] }` },
+      );
+    }
+    for (const [pattern, tags] of Object.entries(t)) {
+      const field = `toolTags.${pattern}`;
+      per.push([toolPattern(pattern, `${where}: "${field}"`), tagList(tags, field, where)]);
+    }
+  }
+  return (tool) => {
+    const out = [...own];
+    for (const [matches, tags] of per) if (matches(tool)) out.push(...tags);
+    return [...new Set(out)];
+  };
+}
+
+/**
+ * Turns a configuration into server definitions, checking every field mcpx reads: the
+ * entries' connection fields, their `mcpx` blocks and the top-level `pool` block.
+ * @param options.warnings collects one line per deprecated key met (the caller prints them).
  * @throws {McpxError} CONFIG_INVALID naming the server, the field and what it expects.
  */
-export function serverDefs(config: McpxConfig): ServerDef[] {
+export function serverDefs(
+  config: McpxConfig,
+  options: { warnings?: string[] } = {},
+): ServerDef[] {
+  const warnings = options.warnings ?? [];
   for (const key of Object.keys(config.pool)) {
     if (![...POOL_KEYS, "default"].includes(key)) {
       throw new McpxError(
@@ -260,21 +435,25 @@ export function serverDefs(config: McpxConfig): ServerDef[] {
       );
     }
   }
-  const base = poolSettings(config.pool, DEFAULTS, `"pool" in ${config.path}`);
+  const base = poolSettings(config.pool, DEFAULTS, `"pool" in ${config.path}`, warnings);
+  const entries: Record<string, ServerConfig> = {};
+  for (const [name, raw] of Object.entries(config.mcpServers)) {
+    entries[name] = checkServer(name, raw, config.path);
+  }
   const defs: ServerDef[] = [];
   const namespaces = new Map<string, string>();
-  for (const [name, own] of Object.entries(config.mcpServers)) {
+  for (const [name, own] of Object.entries(entries)) {
     const where = `Server "${name}" in ${config.path}`;
     const block = own.mcpx ?? {};
     let entry = own;
     const aliasOf = typeof own.aliasOf === "string" ? own.aliasOf : undefined;
     if (own.aliasOf !== undefined) {
-      const target = aliasOf === undefined ? undefined : config.mcpServers[aliasOf];
+      const target = aliasOf === undefined ? undefined : entries[aliasOf];
       if (!target) {
         throw new McpxError(
           "CONFIG_INVALID",
           `${where}: "aliasOf" names no server${
-            didYouMean(String(own.aliasOf), Object.keys(config.mcpServers))
+            didYouMean(String(own.aliasOf), Object.keys(entries))
           }`,
         );
       }
@@ -320,7 +499,8 @@ export function serverDefs(config: McpxConfig): ServerDef[] {
       : ["sse"].includes(declared)
       ? "sse"
       : "http";
-    const pool = poolSettings(block, base, where);
+    const pool = poolSettings(block, base, where, warnings);
+    const tagsOf = tagsOfBlock(block, where);
     const disabled = own.disabled === true || block.disabled === true;
     const only = patterns(block.tools, "tools", where);
     const extra = patterns(block.extraIncludeTools, "extraIncludeTools", where) ?? [];
@@ -362,7 +542,47 @@ export function serverDefs(config: McpxConfig): ServerDef[] {
       profiles,
       isDefault: defaultOn,
       showsTool,
+      tagsOf,
     });
   }
   return defs;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+/** The connection fields of one entry, as other MCP hosts write them. */
+function checkServer(name: string, raw: unknown, path: string): ServerConfig {
+  const bad = (what: string) =>
+    new McpxError("CONFIG_INVALID", `Server "${name}" in ${path}: ${what}`);
+  if (!isObject(raw)) throw bad("expected an object");
+  const s = raw as ServerConfig;
+  if (s.command === undefined && s.url === undefined && s.aliasOf === undefined) {
+    throw bad(`needs "command" (a program to start) or "url" (a remote server)`);
+  }
+  if (s.command !== undefined && typeof s.command !== "string") {
+    throw bad(`"command" must be a string`);
+  }
+  if (s.command !== undefined && s.url !== undefined) {
+    throw bad(`has both "command" and "url": a server is a program to start or a remote one`);
+  }
+  if (typeof s.url === "string" && !/^https?:\/\/[^/\s]+/.test(s.url) && !s.url.includes("${")) {
+    throw bad(`"url" is ${JSON.stringify(s.url)}: expected http://host[:port]/path or https://…`);
+  }
+  if (s.url !== undefined && typeof s.url !== "string") throw bad(`"url" must be a string`);
+  if (
+    s.args !== undefined && !(Array.isArray(s.args) && s.args.every((a) => typeof a === "string"))
+  ) {
+    throw bad(`"args" must be an array of strings`);
+  }
+  for (const field of ["env", "headers"] as const) {
+    const v = s[field];
+    if (v !== undefined && !(isObject(v) && Object.values(v).every((x) => typeof x === "string"))) {
+      throw bad(`"${field}" must be an object of strings`);
+    }
+  }
+  if (s.mcpx !== undefined && !isObject(s.mcpx)) throw bad(`"mcpx" must be an object`);
+  checkEntryKeys(s, `Server "${name}" in ${path}`);
+  return s;
 }

@@ -1,0 +1,178 @@
+import assert from "node:assert/strict";
+import { McpxError } from "../errors.ts";
+import { serverDefs, toIdentifier } from "./servers.ts";
+
+const config = (mcpServers: Record<string, unknown>, pool: Record<string, unknown> = {}) => ({
+  path: "/p/.mcpx.json",
+  mcpServers: mcpServers as never,
+  pool,
+  data: {},
+});
+
+Deno.test("toIdentifier() maps names that are not identifiers", () => {
+  assert.equal(toIdentifier("chrome-devtools"), "chrome_devtools");
+  assert.equal(toIdentifier("2fa"), "_2fa");
+  assert.equal(toIdentifier("ok_name"), "ok_name");
+});
+
+Deno.test("serverDefs() layers the pool block under each server's mcpx block", () => {
+  const [a, b] = serverDefs(config({
+    a: { command: "x", mcpx: { scope: "session", sharing: "exclusive", callTimeout: "5s" } },
+    b: { url: "http://127.0.0.1:1/mcp", type: "sse" },
+  }, { idleTimeout: "1m", max: 2 }));
+  assert.deepEqual(
+    [a.pool.scope, a.pool.sharing, a.pool.callTimeoutMs, a.pool.idleTimeoutMs, a.pool.max],
+    ["session", "exclusive", 5000, 60_000, 2],
+  );
+  assert.equal(b.transport, "sse");
+  assert.equal(b.pool.scope, "global");
+  assert.notEqual(a.identity, b.identity);
+});
+
+Deno.test("serverDefs() names the server, the field and the near miss", () => {
+  const rejects = (c: ReturnType<typeof config>, re: RegExp) =>
+    assert.throws(
+      () => serverDefs(c),
+      (e: unknown) => e instanceof McpxError && e.code === "CONFIG_INVALID" && re.test(e.message),
+    );
+  rejects(
+    config({ a: { command: "x", mcpx: { scope: "sesion" } } }),
+    /Server "a".*"scope" is "sesion".*did you mean "session"\?/,
+  );
+  rejects(
+    config({ a: { command: "x", mcpx: { max: 0 } } }),
+    /"max" is 0; expected a whole number of at least 1/,
+  );
+  rejects(
+    config({ a: { command: "x", mcpx: { idleTimout: "1m" } } }),
+    /unknown mcpx field "idleTimout": did you mean "idleTimeout"\?/,
+  );
+  rejects(
+    config({ a: { command: "x" } }, { shraing: "shared" }),
+    /"pool".*unknown field "shraing": did you mean "sharing"\?/,
+  );
+  rejects(
+    config({ "a-b": { command: "x" }, a_b: { command: "y" } }),
+    /namespace "a_b" is also "a-b"'s/,
+  );
+});
+
+Deno.test("serverDefs() keeps namespaces clear of reserved words and the client's own names", async () => {
+  const { toNamespace } = await import("./servers.ts");
+  assert.equal(toNamespace("new"), "new_");
+  assert.equal(toNamespace("search"), "search_");
+  assert.equal(toNamespace("my-server"), "my_server");
+  const [def] = serverDefs(config({ tools: { command: "x" } }));
+  assert.equal(def.namespace, "tools_");
+});
+
+Deno.test("serverDefs() checks each entry's connection fields, naming the server", () => {
+  const rejects = (servers: Record<string, unknown>, re: RegExp) =>
+    assert.throws(
+      () => serverDefs(config(servers)),
+      (e: unknown) => e instanceof McpxError && e.code === "CONFIG_INVALID" && re.test(e.message),
+    );
+  rejects(
+    { fs: { command: "x", args: "not-an-array" } },
+    /Server "fs" in .*: "args" must be an array of strings/,
+  );
+  rejects({ fs: { args: [] } }, /Server "fs" .*needs "command".*or "url"/);
+  rejects({ fs: "npx" }, /Server "fs" .*expected an object/);
+});
+
+Deno.test("serverDefs() maps the retired mode onto sharing and scope, with one note", () => {
+  const warnings: string[] = [];
+  const [a, b, c] = serverDefs(
+    config({
+      a: { command: "x", mcpx: { mode: "session" } },
+      b: { command: "y", mcpx: { mode: "shared" } },
+      c: { command: "z" },
+    }),
+    { warnings },
+  );
+  assert.deepEqual([a.pool.sharing, a.pool.scope], ["exclusive", "session"]);
+  assert.deepEqual([b.pool.sharing, b.pool.scope], ["shared", "global"]);
+  assert.deepEqual([c.pool.sharing, c.pool.scope], ["shared", "global"]);
+  assert.equal(warnings.length, 2);
+  assert.match(
+    warnings[0],
+    /^Server "a" in \/p\/\.mcpx\.json: "mode" is deprecated; "mode": "session" is "sharing": "exclusive", "scope": "session": write that instead$/,
+  );
+  // In the pool block it applies to every server, as the other pool fields do.
+  const pooled: string[] = [];
+  const [d] = serverDefs(config({ d: { command: "x" } }, { mode: "session" }), {
+    warnings: pooled,
+  });
+  assert.deepEqual([d.pool.sharing, d.pool.scope, pooled.length], ["exclusive", "session", 1]);
+});
+
+Deno.test("serverDefs() refuses a mode it cannot map, and mode beside sharing or scope", () => {
+  const rejects = (block: Record<string, unknown>, re: RegExp) =>
+    assert.throws(
+      () => serverDefs(config({ a: { command: "x", mcpx: block } })),
+      (e: unknown) =>
+        e instanceof McpxError && e.code === "CONFIG_INVALID" && re.test(e.message) &&
+        /"sharing": "exclusive", "scope": "session"/.test(e.hint),
+    );
+  rejects(
+    { mode: "per-call" },
+    /"mode" is "per-call"; "mode" was replaced by "sharing" and "scope"/,
+  );
+  rejects({ mode: 3 }, /"mode" is 3/);
+  assert.throws(
+    () => serverDefs(config({ a: { command: "x", mcpx: { mode: "session", scope: "call" } } })),
+    /has both "mode" and "scope"; drop "mode"/,
+  );
+});
+
+Deno.test("serverDefs() refuses an mcpx field beside command, and a near miss of an entry key", () => {
+  const rejects = (entry: Record<string, unknown>, re: RegExp) =>
+    assert.throws(
+      () => serverDefs(config({ a: entry })),
+      (e: unknown) => e instanceof McpxError && e.code === "CONFIG_INVALID" && re.test(e.message),
+    );
+  rejects({ command: "x", scope: "session" }, /"scope" belongs in the server's "mcpx" block/);
+  rejects({ command: "x", mode: "session" }, /"mode" belongs in the server's "mcpx" block/);
+  rejects({ command: "x", arg: ["-y"] }, /unknown field "arg": did you mean "args"\?/);
+  rejects({ command: "x", headrs: {} }, /unknown field "headrs": did you mean "headers"\?/);
+  // Other hosts' keys in the same mcpServers object are theirs, not mistakes.
+  const [def] = serverDefs(config({
+    a: { command: "x", autoApprove: [], transportType: "stdio", timeout: 60, envFile: ".env" },
+  }));
+  assert.equal(def.transport, "stdio");
+});
+
+Deno.test("serverDefs() gives each tool its server's tags and its own toolTags", () => {
+  const [a, b] = serverDefs(config({
+    a: {
+      command: "x",
+      mcpx: {
+        tags: ["browser", "web"],
+        toolTags: { take_screenshot: ["image", "web"], "list_*": ["listing"] },
+      },
+    },
+    b: { command: "y" },
+  }));
+  assert.deepEqual(a.tagsOf("take_screenshot"), ["browser", "web", "image"]);
+  assert.deepEqual(a.tagsOf("list_pages"), ["browser", "web", "listing"]);
+  assert.deepEqual(a.tagsOf("click"), ["browser", "web"]);
+  assert.deepEqual(b.tagsOf("click"), []);
+  // Tags are not part of what starts a process: changing them restarts nothing.
+  const [again] = serverDefs(config({ a: { command: "x" } }));
+  assert.equal(again.identity, a.identity);
+});
+
+Deno.test("serverDefs() refuses malformed tags and toolTags, saying what a tag is", () => {
+  const rejects = (block: Record<string, unknown>, re: RegExp) =>
+    assert.throws(
+      () => serverDefs(config({ a: { command: "x", mcpx: block } })),
+      (e: unknown) => e instanceof McpxError && e.code === "CONFIG_INVALID" && re.test(e.message),
+    );
+  rejects({ tags: "web" }, /Server "a" .*"tags" must be an array of words/);
+  rejects({ tags: ["two words"] }, /"tags" must be an array of words/);
+  rejects({ tags: ["-"] }, /"tags" must be an array of words/);
+  rejects({ toolTags: ["web"] }, /"toolTags" must be an object from tool names/);
+  rejects({ toolTags: { click: "web" } }, /"toolTags\.click" must be an array of words/);
+  rejects({ toolTags: { "/(/": ["x"] } }, /"toolTags\.\/\(\/".*not a valid regular expression/);
+  rejects({ tagz: [] }, /unknown mcpx field "tagz": did you mean "tags"\?/);
+});
