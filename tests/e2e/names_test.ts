@@ -98,6 +98,12 @@ Deno.test("names: every surface shows the same names, and every tool is reached 
   const globals = JSON.parse(exec.stdout) as Record<string, string[]>;
   assert.deepEqual(globals.keys.map((k) => [...k].sort()), [FNS, FNS], "exec globals");
   for (const [real, fn] of Object.entries(FN)) assert.deepEqual(globals[fn], [real, real], fn);
+  // A misspelt function, or a real name that is not the function's, is pointed at the names.
+  for (const wrong of ["names.ünïcod()", "names.__proto__()"]) {
+    const r = await box.mcpx(["exec", wrong]);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /names has no tool ".+"; its tools are .*__proto___.*ünïcode/, wrong);
+  }
 
   // `/v1`: the routes `schema --format openapi` printed, the real names, and /v1/tools/call.
   const health = await box.json<{ socket: string }>(["health"]);
