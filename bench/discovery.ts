@@ -26,7 +26,7 @@ import { rawToolsList } from "../tests/fixtures/raw_tools_list.ts";
 import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import { estimateTokens } from "../lib/codegen/catalog.ts";
-import { toIdentifier } from "../lib/config/servers.ts";
+import { functionNames, toNamespace } from "../lib/names.ts";
 import { npmServer } from "../tests/_helpers.ts";
 import { chromeServerConfig } from "../tests/fixtures/chrome.ts";
 import {
@@ -253,7 +253,7 @@ async function tokens(e: Environment, problems: string[]): Promise<Tokens> {
 
   const types: TypesRow[] = [];
   for (const key of Object.keys(e.servers)) {
-    const ns = toIdentifier(key);
+    const ns = toNamespace(key);
     const raw = await rawTools(e, key);
     // The cache must hold the same tools the server lists, or the comparison means nothing.
     const viaMcpx = await mcpxJson<{ document: { tools: { name: string }[] } }>(
@@ -261,7 +261,8 @@ async function tokens(e: Environment, problems: string[]): Promise<Tokens> {
       ["schema", "--format", "mcp", ns],
     );
     const cachedNames = viaMcpx.document.tools.map((t) => t.name.slice(ns.length + 1)).sort();
-    const rawNames = raw.map((t) => toIdentifier(t.name)).sort();
+    const fns = functionNames(raw);
+    const rawNames = raw.map((t) => fns.get(t.name)!).sort();
     if (JSON.stringify(cachedNames) !== JSON.stringify(rawNames)) {
       problems.push(
         `${ns}: the server lists ${rawNames.join(",")} but mcpx's cache ${cachedNames.join(",")}`,

@@ -162,7 +162,7 @@ export async function launch(host: Host, cfg: LaunchConfig): Promise<void> {
   const explain = (failure: ScriptFailure): ScriptFailure => {
     if (failure.kind !== "uncaught" || !cfg.client) return failure;
     const names = Object.keys(namespaces);
-    const undefinedName = /^(\w+) is not defined/.exec(failure.message)?.[1];
+    const undefinedName = /^([\p{L}\p{N}\p{M}_$]+) is not defined/u.exec(failure.message)?.[1];
     if (undefinedName && !names.includes(undefinedName)) {
       return {
         ...failure,
@@ -171,7 +171,9 @@ export async function launch(host: Host, cfg: LaunchConfig): Promise<void> {
         } (\`mcpx ls\`)`,
       };
     }
-    const call = /^(\w+)\.(\w+) is not a function/.exec(failure.message);
+    const call = /^([\p{L}\p{N}\p{M}_$]+)\.([\p{L}\p{N}\p{M}_$]+) is not a function/u.exec(
+      failure.message,
+    );
     const ns = call && names.includes(call[1])
       ? namespaces[call[1]] as Record<string, unknown>
       : undefined;

@@ -30,6 +30,7 @@ export function codegenStamp(): string {
     new URL("../codegen/declarations.ts", import.meta.url).href,
     new URL("../codegen/_ts.ts", import.meta.url).href,
     new URL("../codegen/schema_to_ts.ts", import.meta.url).href,
+    new URL("../names.ts", import.meta.url).href,
   );
 }
 

@@ -3,6 +3,8 @@
 // LINE_WIDTH columns and otherwise breaks it the way dprint would, so a generated file can be
 // checked in next to formatted code.
 
+import { isIdentifier } from "../names.ts";
+
 /** The column limit `deno fmt` uses in this project, and so the printer's. */
 export const LINE_WIDTH = 100;
 
@@ -94,94 +96,6 @@ export function intersection(members: TypeNode[]): TypeNode {
 
 function identity(node: TypeNode): string {
   return node.kind === "name" ? node.text : JSON.stringify(node);
-}
-
-// Words that cannot name a function, a namespace or a type alias. Property names may use them.
-const RESERVED = new Set([
-  "break",
-  "case",
-  "catch",
-  "class",
-  "const",
-  "continue",
-  "debugger",
-  "default",
-  "delete",
-  "do",
-  "else",
-  "enum",
-  "export",
-  "extends",
-  "false",
-  "finally",
-  "for",
-  "function",
-  "if",
-  "import",
-  "in",
-  "instanceof",
-  "new",
-  "null",
-  "return",
-  "super",
-  "switch",
-  "this",
-  "throw",
-  "true",
-  "try",
-  "typeof",
-  "var",
-  "void",
-  "while",
-  "with",
-  // strict mode, which namespaces and modules are in
-  "implements",
-  "interface",
-  "let",
-  "package",
-  "private",
-  "protected",
-  "public",
-  "static",
-  "yield",
-  "await",
-  "arguments",
-  "eval",
-]);
-
-// Names a type alias cannot take, or must not take because generated code refers to the global
-// of that name from inside the namespace.
-const RESERVED_TYPE_NAMES = new Set([
-  "any",
-  "bigint",
-  "boolean",
-  "never",
-  "number",
-  "object",
-  "string",
-  "symbol",
-  "undefined",
-  "unknown",
-  "Promise",
-  "RawResult",
-  "Record",
-  "ToolError",
-  "ToolResult",
-]);
-
-/** Whether `name` is a reserved word that cannot name a function, namespace or type. */
-export function isReservedWord(name: string): boolean {
-  return RESERVED.has(name);
-}
-
-/** Whether `name` cannot name a type alias inside a generated namespace. */
-export function isReservedTypeName(name: string): boolean {
-  return RESERVED.has(name) || RESERVED_TYPE_NAMES.has(name);
-}
-
-/** Whether `name` is an ASCII identifier (`$`, `_`, letters, digits, not starting with a digit). */
-export function isIdentifier(name: string): boolean {
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name);
 }
 
 /** A property key: bare when it is an identifier, else a string literal. */

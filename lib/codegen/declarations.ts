@@ -2,8 +2,8 @@
 // servers' own schemas. Pure and deterministic: the same tools give the same bytes.
 
 import type { ToolInfo } from "../mcp/types.ts";
-import { toIdentifier } from "../config/servers.ts";
-import { functionDeclaration, isIdentifier, isReservedWord, jsDoc, type TypeNode } from "./_ts.ts";
+import { functionNames, isIdentifier, isReservedWord, toIdentifier } from "../names.ts";
+import { functionDeclaration, jsDoc, type TypeNode } from "./_ts.ts";
 import {
   aliasDeclaration,
   type JsonSchema,
@@ -47,44 +47,6 @@ declare class ToolError extends Error {
   raw: RawResult | undefined;
 }
 `;
-
-/**
- * The function name of each tool (by tool name): the name with non-identifier characters as `_`
- * (`fancy-name` → `fancy_name`), then `_` appended to a reserved word (`delete` → `delete_`).
- * When two tools land on one name, a tool already spelled that way keeps it and the others, in
- * name order, take the first free `_2`, `_3`….
- *
- * @example
- * ```ts
- * functionNames([{ name: "a-b", inputSchema: {} }, { name: "a_b", inputSchema: {} }]);
- * // Map { "a-b" => "a_b_2", "a_b" => "a_b" }
- * ```
- */
-export function functionNames(tools: ToolInfo[]): Map<string, string> {
-  const base = (name: string) => {
-    const id = toIdentifier(name) || "_";
-    return isReservedWord(id) ? `${id}_` : id;
-  };
-  const names = [...new Set(tools.map((t) => t.name))].sort(compare);
-  const taken = new Set<string>();
-  const out = new Map<string, string>();
-  for (const name of names) {
-    if (base(name) === name) {
-      out.set(name, name);
-      taken.add(name);
-    }
-  }
-  const wanted = new Set(names.map(base));
-  for (const name of names) {
-    if (out.has(name)) continue;
-    const b = base(name);
-    let id = b;
-    for (let n = 2; taken.has(id) || (id !== b && wanted.has(id)); n++) id = `${b}_${n}`;
-    out.set(name, id);
-    taken.add(id);
-  }
-  return out;
-}
 
 /**
  * The declarations `mcpx types <ns>` prints: {@linkcode DECLARATIONS_HEADER}, then
@@ -242,7 +204,7 @@ function toolDoc(tool: ToolInfo, name: string): string | undefined {
   let doc = (tool.description ?? "").trim() || (tool.title ?? "").trim();
   // The plain `fancy-name` → `fancy_name` mapping is the documented rule; anything else (a
   // reserved word, a collision) is named here so the reader can tell which tool this is.
-  if (name !== (toIdentifier(tool.name) || "_")) {
+  if (name !== toIdentifier(tool.name)) {
     doc += `${doc ? "\n\n" : ""}Calls the tool ${JSON.stringify(tool.name)}.`;
   }
   return doc || undefined;

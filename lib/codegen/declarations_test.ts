@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
-import type { ToolInfo } from "../mcp/types.ts";
 import { CASES_DIR, deno, loadCases, realNamespaces } from "./_testing.ts";
 import { catalog } from "./catalog.ts";
 import {
   DECLARATIONS_HEADER,
-  functionNames,
   namespaceDeclarations,
   planNamespace,
   sharedParameterDocs,
@@ -205,29 +203,6 @@ Deno.test("toolSignature() carries the aliases the tool uses and no others", () 
     "declare namespace refs {\n  type Point = { lat: number; lon: number };\n\n" +
       "  /** draft-07 definitions; a Point that differs from the other tool's */\n" +
       "  function use_definitions(args: { at: Point }): Promise<ToolResult>;\n}\n",
-  );
-});
-
-Deno.test("functionNames() maps names to identifiers, then settles collisions by suffix", () => {
-  const tools = (names: string[]): ToolInfo[] => names.map((name) => ({ name, inputSchema: {} }));
-  assert.deepEqual(
-    functionNames(tools(["fancy-name", "fancy_name", "fancy.name", "fancy_name_2"])),
-    new Map([
-      ["fancy-name", "fancy_name_3"],
-      ["fancy.name", "fancy_name_4"],
-      ["fancy_name", "fancy_name"],
-      ["fancy_name_2", "fancy_name_2"],
-    ]),
-  );
-  assert.deepEqual(
-    functionNames(tools(["delete", "delete_", "2fa", "", "a b"])),
-    new Map([
-      ["", "_"],
-      ["2fa", "_2fa"],
-      ["a b", "a_b"],
-      ["delete", "delete__2"],
-      ["delete_", "delete_"],
-    ]),
   );
 });
 

@@ -2,11 +2,10 @@
 // are listed in docs/codegen.md; the short version: structure becomes types, descriptions and
 // the few constraints a type cannot say become JSDoc, and everything else is dropped.
 
-import { toIdentifier } from "../config/servers.ts";
+import { isReservedTypeName, toIdentifier } from "../names.ts";
 import {
   intersection,
   isName,
-  isReservedTypeName,
   jsDoc,
   literalType,
   type Member,
@@ -181,7 +180,7 @@ export class TypeScope {
   }
 
   #freshName(defName: string): string {
-    let base = toIdentifier(defName) || "_";
+    let base = toIdentifier(defName);
     if (isReservedTypeName(base)) base += "_";
     let name = base;
     for (let n = 2; this.#aliases.has(name); n++) name = `${base}_${n}`;

@@ -1,6 +1,7 @@
 import { McpxError } from "../errors.ts";
 import { parseDuration } from "../duration.ts";
 import { didYouMean, editDistance } from "../near.ts";
+import { toNamespace } from "../names.ts";
 import type { McpxConfig } from "./load.ts";
 
 /** One entry of `mcpServers`, as other MCP hosts write it, plus mcpx's own block. */
@@ -51,7 +52,7 @@ export interface PoolSettings {
 export interface ServerDef {
   /** The key under `mcpServers`. */
   name: string;
-  /** The identifier scripts and `mcpx call` use: `mcpx.namespace`, else the name with non-identifier characters as `_`. */
+  /** The identifier scripts and `mcpx call` use: `mcpx.namespace`, else the name, as {@linkcode toNamespace} makes it. */
   namespace: string;
   description?: string;
   disabled: boolean;
@@ -159,38 +160,6 @@ const DEFAULTS: PoolSettings = {
   callTimeoutMs: 60_000,
   startTimeoutMs: 30_000,
 };
-
-/** `chrome-devtools` → `chrome_devtools`; a leading digit gets a leading `_`. */
-export function toIdentifier(name: string): string {
-  // By hand: it runs for every server at every start, and a start's first regular expression
-  // costs ~0.15 ms.
-  let id = "";
-  for (let i = 0; i < name.length; i++) {
-    const c = name[i];
-    const word = (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") ||
-      c === "_" || c === "$";
-    id += word ? c : "_";
-  }
-  return id[0] >= "0" && id[0] <= "9" ? `_${id}` : id;
-}
-
-// Words a namespace cannot be: JavaScript's reserved words, and the names the generated client
-// and a script's globals already use (a server called "search" must not shadow search()).
-const TAKEN = new Set(
-  ("break case catch class const continue debugger default delete do else enum export extends " +
-    "false finally for function if import in instanceof new null return super switch this throw " +
-    "true try typeof var void while with implements interface let package private protected " +
-    "public static yield await arguments eval undefined NaN Infinity globalThis " +
-    "tools search describe log emit call ToolError ToolResult RawResult SearchHit META " +
-    "BAKED_SOCKET env socket post words withRaw callerHeader logAt denoClient g Json Deno " +
-    "process console args").split(" "),
-);
-
-/** The namespace a server is reached by: its identifier form, with `_` added if that is taken. */
-export function toNamespace(name: string): string {
-  const id = toIdentifier(name);
-  return TAKEN.has(id) ? `${id}_` : id;
-}
 
 /**
  * What the retired `mode` key meant, before `sharing` and `scope` split its two questions apart

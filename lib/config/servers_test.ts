@@ -1,18 +1,12 @@
 import assert from "node:assert/strict";
 import { McpxError } from "../errors.ts";
-import { serverDefs, toIdentifier } from "./servers.ts";
+import { serverDefs } from "./servers.ts";
 
 const config = (mcpServers: Record<string, unknown>, pool: Record<string, unknown> = {}) => ({
   path: "/p/.mcpx.json",
   mcpServers: mcpServers as never,
   pool,
   data: {},
-});
-
-Deno.test("toIdentifier() maps names that are not identifiers", () => {
-  assert.equal(toIdentifier("chrome-devtools"), "chrome_devtools");
-  assert.equal(toIdentifier("2fa"), "_2fa");
-  assert.equal(toIdentifier("ok_name"), "ok_name");
 });
 
 Deno.test("serverDefs() layers the pool block under each server's mcpx block", () => {
@@ -57,11 +51,7 @@ Deno.test("serverDefs() names the server, the field and the near miss", () => {
   );
 });
 
-Deno.test("serverDefs() keeps namespaces clear of reserved words and the client's own names", async () => {
-  const { toNamespace } = await import("./servers.ts");
-  assert.equal(toNamespace("new"), "new_");
-  assert.equal(toNamespace("search"), "search_");
-  assert.equal(toNamespace("my-server"), "my_server");
+Deno.test("serverDefs() keeps namespaces clear of reserved words and the client's own names", () => {
   const [def] = serverDefs(config({ tools: { command: "x" } }));
   assert.equal(def.namespace, "tools_");
 });

@@ -3,6 +3,7 @@
 // Deno.serve.
 
 import { after } from "../_timer.ts";
+import { type HttpAnswer, readResponse } from "../runtime/client.ts";
 
 /** Every daemon answer carries its configuration's fingerprint, so one round trip both asks and checks. */
 export const FINGERPRINT_HEADER = "x-mcpx-fingerprint";
@@ -35,22 +36,6 @@ export class WireTimeoutError extends Error {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-function decodeChunked(body: Uint8Array): Uint8Array {
-  const parts: Uint8Array[] = [];
-  let i = 0;
-  while (i < body.length) {
-    const eol = body.indexOf(13, i);
-    const size = parseInt(decoder.decode(body.subarray(i, eol)), 16);
-    if (!size) break;
-    parts.push(body.subarray(eol + 2, eol + 2 + size));
-    i = eol + 2 + size + 2;
-  }
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) [out.set(p, o), o += p.length];
-  return out;
-}
 
 function concat(chunks: Uint8Array[]): Uint8Array {
   const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
@@ -89,31 +74,15 @@ export async function wireRequest(
     timedOut = true;
     conn.close();
   });
-  const chunks: Uint8Array[] = [];
+  let answer: HttpAnswer | undefined;
   try {
     // One write: head and body in separate writes cost the server an extra read and an event-loop
     // turn (~0.3 ms per call: round trip minus the daemon's own durationMs).
     const request = concat([encoder.encode(head), body]);
     for (let sent = 0; sent < request.length;) sent += await conn.write(request.subarray(sent));
-    // Stop reading once the body is complete rather than waiting for the server to close.
-    const buf = new Uint8Array(64 * 1024);
-    let total = 0;
-    let expected = -1;
-    for (;;) {
-      const n = await conn.read(buf);
-      if (n === null) break;
-      chunks.push(buf.slice(0, n));
-      total += n;
-      if (expected < 0) {
-        const text = decoder.decode(concat(chunks));
-        const end = text.indexOf("\r\n\r\n");
-        const length = /\r\ncontent-length:\s*(\d+)/i.exec(text.slice(0, end));
-        if (end >= 0 && length) {
-          expected = encoder.encode(text.slice(0, end + 4)).length + Number(length[1]);
-        }
-      }
-      if (expected >= 0 && total >= expected) break;
-    }
+    // The one reader of an answer, the generated client's too; it stops once the body is
+    // complete rather than waiting for the server to close.
+    answer = await readResponse(conn);
   } catch (e) {
     if (timedOut) {
       throw new WireTimeoutError(`No answer on "${socket}" within ${options.timeoutMs} ms`);
@@ -128,30 +97,12 @@ export async function wireRequest(
   if (timedOut) {
     throw new WireTimeoutError(`No answer on "${socket}" within ${options.timeoutMs} ms`);
   }
-  const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let o = 0;
-  for (const c of chunks) [all.set(c, o), o += c.length];
-  let split = -1;
-  for (let i = 0; i + 3 < all.length; i++) {
-    if (all[i] === 13 && all[i + 1] === 10 && all[i + 2] === 13 && all[i + 3] === 10) {
-      split = i;
-      break;
-    }
-  }
-  if (split < 0) {
+  if (!answer) {
     throw new WireConnectError("lost", `The connection on "${socket}" closed before an answer`);
   }
-  const [statusLine, ...lines] = decoder.decode(all.subarray(0, split)).split("\r\n");
-  const status = Number(statusLine.split(" ")[1]);
-  const headers = new Map<string, string>();
-  for (const line of lines) {
-    const c = line.indexOf(":");
-    if (c > 0) headers.set(line.slice(0, c).trim().toLowerCase(), line.slice(c + 1).trim());
-  }
-  let rest: Uint8Array = all.subarray(split + 4);
-  if (headers.get("transfer-encoding")?.includes("chunked")) rest = decodeChunked(rest);
+  const { status, headers } = answer;
   if (!Number.isInteger(status)) {
     throw new WireConnectError("other", `A malformed HTTP answer on "${socket}"`);
   }
-  return { status, headers, text: decoder.decode(rest) };
+  return { status, headers, text: decoder.decode(answer.body) };
 }

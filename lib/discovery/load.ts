@@ -6,6 +6,7 @@ import { selectServers, type ServerDef, serverDefs } from "../config/servers.ts"
 import { type CachedServer, readCache, readCacheSync } from "../cache/schema_cache.ts";
 import { loadConfig, loadConfigSync } from "../config/load.ts";
 import { cacheDir } from "../paths.ts";
+import { functionNames } from "../names.ts";
 
 /** One namespace as discovery sees it: its definition, what the cache knows, its visible tools. */
 export interface Namespace {
@@ -62,11 +63,7 @@ export function pickNamespace(namespaces: Namespace[], name: string): Namespace 
 }
 
 /** The tool `name` (real or identifier form) of a namespace, or a not-found error. */
-export function pickTool(
-  ns: Namespace,
-  name: string,
-  functionNames: (tools: ToolInfo[]) => Map<string, string>,
-): ToolInfo {
+export function pickTool(ns: Namespace, name: string): ToolInfo {
   const fn = functionNames(ns.tools);
   const tool = ns.tools.find((t) => t.name === name) ??
     ns.tools.find((t) => fn.get(t.name) === name);

@@ -11,26 +11,27 @@ import {
   schemaProblem,
   unlistedError,
 } from "../discovery/load.ts";
-import { toIdentifier } from "../config/servers.ts";
+import { functionNames } from "../names.ts";
 import { dirname, join, resolve } from "../_path.ts";
 
 /** The search documents of the selected namespaces, from the cache. */
 async function searchDocs(ctx: Context) {
   const { namespaces, warnings } = await loadNamespaces(ctx);
   for (const w of warnings) ctx.io.err(`mcpx: warning: ${w}\n`);
-  return namespaces.flatMap((ns) =>
-    ns.tools.map((t) => ({
+  return namespaces.flatMap((ns) => {
+    const fns = functionNames(ns.tools);
+    return ns.tools.map((t) => ({
       namespace: ns.def.namespace,
       tool: t.name,
-      fn: `${ns.def.namespace}.${toIdentifier(t.name)}`,
+      fn: `${ns.def.namespace}.${fns.get(t.name)}`,
       description: t.description,
       tags: [
         ...(t.annotations?.readOnlyHint ? ["readOnly"] : []),
         ...(t.annotations?.destructiveHint ? ["destructive"] : []),
         ...ns.def.tagsOf(t.name),
       ],
-    }))
-  );
+    }));
+  });
 }
 
 /**
@@ -186,7 +187,7 @@ export const toolsTypes = defineOperation<
     const rendered = keep?.(ns.def.namespace);
     const again = rendered && cache.readRendered(rendered.path, rendered.stamp);
     if (again !== undefined) return { target: input.target, declarations: again };
-    const { functionNames, namespaceDeclarations, toolSignature } = await load<
+    const { namespaceDeclarations, toolSignature } = await load<
       typeof import("../codegen/declarations.ts")
     >("../codegen/declarations.ts", import.meta.url);
     if (dot < 0) {
@@ -194,7 +195,7 @@ export const toolsTypes = defineOperation<
       if (rendered) cache.writeRendered(rendered.path, rendered.stamp, declarations);
       return { target: input.target, declarations };
     }
-    const tool = pickTool(ns, input.target.slice(dot + 1), functionNames);
+    const tool = pickTool(ns, input.target.slice(dot + 1));
     return {
       target: input.target,
       declarations: toolSignature(ns.def.namespace, tool, { tools: ns.tools }),
@@ -290,9 +291,10 @@ export const toolsSchema = defineOperation<
       ].join("\n");
       return { format, document: text };
     }
-    const each = namespaces.flatMap((n) =>
-      n.tools.map((t) => ({ ns: n.def.namespace, id: toIdentifier(t.name), t }))
-    );
+    const each = namespaces.flatMap((n) => {
+      const fns = functionNames(n.tools);
+      return n.tools.map((t) => ({ ns: n.def.namespace, id: fns.get(t.name)!, t }));
+    });
     if (format === "json-schema") {
       const defs: Record<string, unknown> = {};
       for (const { ns, id, t } of each) {
@@ -307,7 +309,8 @@ export const toolsSchema = defineOperation<
     if (format === "openapi") {
       const paths: Record<string, unknown> = {};
       for (const { ns, id, t } of each) {
-        paths[`/v1/call/${ns}/${id}`] = {
+        // A function name may be any identifier (`ünïcode`): the path is percent-encoded.
+        paths[`/v1/call/${ns}/${encodeURIComponent(id)}`] = {
           post: {
             operationId: `${ns}_${id}`,
             summary: (t.description ?? "").split("\n")[0],

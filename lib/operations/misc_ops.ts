@@ -88,8 +88,8 @@ export const candidates = defineOperation<
         "../discovery/load.ts",
         import.meta.url,
       );
-      const { functionNames } = await load<typeof import("../codegen/declarations.ts")>(
-        "../codegen/declarations.ts",
+      const { functionNames } = await load<typeof import("../names.ts")>(
+        "../names.ts",
         import.meta.url,
       );
       const shown = (await loadNamespaces(ctx)).namespaces.filter((n) => n.state !== "disabled");

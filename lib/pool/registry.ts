@@ -2,7 +2,7 @@ import { McpxError } from "../errors.ts";
 import { didYouMean } from "../near.ts";
 import type { McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
 import { selectServers, type ServerDef } from "../config/servers.ts";
-import { functionNames } from "../codegen/declarations.ts";
+import { functionNames } from "../names.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
 import { type Instance, Pool, type PoolStatus } from "./pool.ts";
 import { type Caller, type Discover, scopeKey } from "./scope.ts";

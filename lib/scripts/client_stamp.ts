@@ -10,8 +10,10 @@ import { cacheStamp, codegenStamp, readRendered, sourceStamp } from "../cache/re
  * selection. Undefined without a schema cache: the client is always written then.
  */
 export function clientStamp(ctx: Context, socket: string): string | undefined {
-  const generator = sourceStamp(new URL("./client_module.ts", import.meta.url).href) +
-    codegenStamp();
+  const generator = sourceStamp(
+    new URL("./client_module.ts", import.meta.url).href,
+    new URL("../runtime/client.ts", import.meta.url).href,
+  ) + codegenStamp();
   return cacheStamp(ctx, generator)?.(socket, ctx.selection());
 }
 

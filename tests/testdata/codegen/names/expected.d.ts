@@ -27,7 +27,7 @@ declare namespace names {
     default?: boolean;
     'say "hi"'?: string;
     "with space"?: string;
-    "ünï"?: string;
+    ünï?: string;
   }): Promise<ToolResult>;
 
   /** Calls the tool "eval". */

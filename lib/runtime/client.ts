@@ -1,0 +1,340 @@
+// The runtime every generated client module carries (lib/scripts/client_module.ts reads this file
+// as text and writes it into the module, its socket and tools in place of the two lines marked
+// below). Plain TypeScript with erasable syntax only (no enums, no parameter properties, no
+// namespaces with values), so that Deno, Bun and Node's type stripping all run it, and without
+// imports, so that it starts in the tens of milliseconds a script allows. Its HTTP answer reader,
+// readResponse(), is also the CLI's (lib/daemon/wire.ts). Every top-level name here is listed in
+// RUNTIME_NAMES (lib/names.ts): a namespace is declared beside them.
+
+type Json = unknown;
+
+/** The MCP result envelope, as the server sent it: image bytes live here. */
+export interface RawResult {
+  content?: { type: string; text?: string; data?: string; mimeType?: string }[];
+  structuredContent?: Json;
+  isError?: boolean;
+  [key: string]: Json;
+}
+
+/** A tool's answer, unwrapped (structured content or JSON-in-text parsed, text as a string), with `.raw`. */
+export type ToolResult<T = unknown> = T & { readonly raw: RawResult };
+
+/** A tool reported an error (`isError`), or the call could not be made. */
+export class ToolError extends Error {
+  server: string;
+  tool: string;
+  code: string;
+  raw: RawResult | undefined;
+  constructor(server: string, tool: string, code: string, message: string, raw?: RawResult) {
+    super(message);
+    this.name = "ToolError";
+    this.server = server;
+    this.tool = tool;
+    this.code = code;
+    this.raw = raw;
+  }
+}
+
+/** One tool as the client's search() and describe() know it. */
+export interface ToolMeta {
+  namespace: string;
+  tool: string;
+  fn: string;
+  description: string;
+  required: string[];
+  signature: string;
+}
+
+// The generated client replaces the next two lines with its socket and its tools.
+const BAKED_SOCKET: string = "";
+const META: ToolMeta[] = [];
+
+// deno-lint-ignore no-explicit-any
+const g = globalThis as any;
+// Deno's own API where there is one: under Deno, touching globalThis.process at all loads Node's
+// process object, 11 ms of a run's first call (performance.now() around the access, in a script).
+const deno = g.Deno;
+const env = (key: string): string | undefined => deno ? deno.env.get(key) : g.process?.env?.[key];
+const socket = (): string => env("MCPX_SOCKET") ?? BAKED_SOCKET;
+
+function callerHeader(): string {
+  return encodeURIComponent(JSON.stringify({
+    cwd: env("MCPX_CALLER_CWD") ?? (deno ? deno.cwd() : g.process?.cwd?.()),
+    session: env("MCPX_SESSION_ID") || undefined,
+    parentSession: env("MCPX_PARENT_SESSION_ID") || undefined,
+    pid: deno ? deno.pid : g.process?.pid,
+  }));
+}
+
+/** One HTTP/1.1 answer: status, headers by lower-case name, and the body (de-chunked). */
+export interface HttpAnswer {
+  status: number;
+  headers: Map<string, string>;
+  body: Uint8Array;
+}
+
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const all = new Uint8Array(total);
+  let o = 0;
+  for (const c of chunks) {
+    all.set(c, o);
+    o += c.length;
+  }
+  return all;
+}
+
+// Where the blank line after the head starts in `data`, looking from `from`; -1 when not yet.
+function headEnd(data: Uint8Array, from: number): number {
+  for (let i = Math.max(0, from); i + 3 < data.length; i++) {
+    if (data[i] === 13 && data[i + 1] === 10 && data[i + 2] === 13 && data[i + 3] === 10) return i;
+  }
+  return -1;
+}
+
+function decodeChunked(body: Uint8Array): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  let i = 0;
+  while (i < body.length) {
+    const eol = body.indexOf(13, i);
+    if (eol < 0) break;
+    const size = parseInt(new TextDecoder().decode(body.subarray(i, eol)), 16);
+    if (!size) break;
+    parts.push(body.subarray(eol + 2, eol + 2 + size));
+    total += size;
+    i = eol + 2 + size + 2;
+  }
+  return concat(parts, total);
+}
+
+/**
+ * Reads one HTTP/1.1 answer from a connection that the request was already written to, up to the
+ * end of its body (`content-length`), or to the end of the stream (`connection: close`).
+ * Undefined when the stream ends before a whole head arrived. Each read is kept as it came and
+ * the body joined once: rebuilding one buffer per read made a 20 MB answer take seconds.
+ */
+export async function readResponse(
+  conn: { read(buffer: Uint8Array): Promise<number | null> },
+): Promise<HttpAnswer | undefined> {
+  let chunks: Uint8Array[] = [];
+  let total = 0;
+  let split = -1;
+  let expected = -1;
+  const buffer = new Uint8Array(64 * 1024);
+  for (;;) {
+    const n = await conn.read(buffer);
+    if (n === null) break;
+    chunks.push(buffer.slice(0, n));
+    const before = total;
+    total += n;
+    if (split < 0) {
+      // The head is short: until it is whole, the reads so far are joined to look for its end.
+      const data = concat(chunks, total);
+      chunks = [data];
+      split = headEnd(data, before - 3);
+      if (split >= 0) {
+        const m = /\r\ncontent-length:\s*(\d+)/i.exec(
+          new TextDecoder().decode(data.subarray(0, split + 2)),
+        );
+        if (m) expected = split + 4 + Number(m[1]);
+      }
+    }
+    if (expected >= 0 && total >= expected) break;
+  }
+  if (split < 0) return undefined;
+  const all = concat(chunks, total);
+  const [statusLine, ...lines] = new TextDecoder().decode(all.subarray(0, split)).split("\r\n");
+  const headers = new Map<string, string>();
+  for (const line of lines) {
+    const c = line.indexOf(":");
+    if (c > 0) headers.set(line.slice(0, c).trim().toLowerCase(), line.slice(c + 1).trim());
+  }
+  let body = all.subarray(split + 4, expected >= 0 ? expected : all.length);
+  if (headers.get("transfer-encoding")?.includes("chunked")) body = decodeChunked(body);
+  return { status: Number(statusLine.split(" ")[1]), headers, body };
+}
+
+// Under Deno: HTTP/1.1 by hand over the unix socket. Its first fetch() costs a run 15-20 ms of
+// set-up (performance.now() marks in the CLI: a one-call script took 26-30 ms from start to exit
+// inside the Worker, against 7 ms for one that makes no call); Deno.connect costs well under 1 ms.
+async function denoPost(
+  path: string,
+  text: string,
+  caller: string,
+): Promise<{ status: number; json: Json }> {
+  const conn = await deno.connect({ transport: "unix", path: socket() });
+  try {
+    const body = new TextEncoder().encode(text);
+    const head = new TextEncoder().encode(
+      `POST ${path} HTTP/1.1\r\nhost: mcpx\r\nconnection: close\r\n` +
+        `content-type: application/json\r\nx-mcpx-caller: ${caller}\r\n` +
+        `content-length: ${body.length}\r\n\r\n`,
+    );
+    const request = new Uint8Array(head.length + body.length);
+    request.set(head);
+    request.set(body, head.length);
+    for (let sent = 0; sent < request.length;) sent += await conn.write(request.subarray(sent));
+    const answer = await readResponse(conn);
+    if (!answer) throw new Error("the daemon closed the connection before answering");
+    return { status: answer.status, json: JSON.parse(new TextDecoder().decode(answer.body)) };
+  } finally {
+    try {
+      conn.close();
+    } catch { /* already closed */ }
+  }
+}
+
+async function nodePost(
+  path: string,
+  text: string,
+  caller: string,
+): Promise<{ status: number; json: Json }> {
+  const headers = {
+    "content-type": "application/json",
+    "x-mcpx-caller": caller,
+    connection: "close",
+  };
+  const http = await import("node:http");
+  return await new Promise((resolve, reject) => {
+    const options = { socketPath: socket(), path, method: "POST", headers };
+    const req = http.request(options, (res) => {
+      const chunks: string[] = [];
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => chunks.push(chunk));
+      res.on("end", () => {
+        try {
+          resolve({ status: res.statusCode ?? 0, json: JSON.parse(chunks.join("")) });
+        } catch (e) {
+          reject(e);
+        }
+      });
+    });
+    req.on("error", reject);
+    req.end(text);
+  });
+}
+
+async function post(path: string, body: unknown): Promise<{ status: number; json: Json }> {
+  // In mcpx's Worker the run may start before the daemon has answered: wait for the word.
+  const ready = g[Symbol.for("mcpx.daemon")];
+  if (ready) {
+    const problem = await ready;
+    if (problem) throw new Error(problem);
+  }
+  const text = JSON.stringify(body);
+  return await (deno ? denoPost : nodePost)(path, text, callerHeader());
+}
+
+function withRaw(value: Json, raw: RawResult): Json {
+  const boxed = typeof value === "string" ? new String(value) : value;
+  if (boxed !== null && typeof boxed === "object") {
+    Object.defineProperty(boxed, "raw", { value: raw, enumerable: false });
+  }
+  return boxed;
+}
+
+/** Calls one tool (by its real name) through the mcpx daemon, under this run's session. */
+export async function call(
+  server: string,
+  tool: string,
+  args: Record<string, unknown> = {},
+): Promise<ToolResult> {
+  let answer: { status: number; json: Json };
+  try {
+    answer = await post(`/v1/call/${server}/${encodeURIComponent(tool)}?raw=true`, args);
+  } catch (e) {
+    throw new ToolError(
+      server,
+      tool,
+      "DAEMON_UNAVAILABLE",
+      `Cannot reach the mcpx daemon on ${socket()}: ${(e as Error).message}`,
+    );
+  }
+  // deno-lint-ignore no-explicit-any
+  const out = answer.json as any;
+  if (answer.status !== 200) {
+    throw new ToolError(
+      server,
+      tool,
+      out?.code ?? "INTERNAL",
+      out?.detail ?? `HTTP ${answer.status}`,
+      out?.data,
+    );
+  }
+  return withRaw(out.result, out.raw) as ToolResult;
+}
+
+/** What search() returns for one tool. */
+export interface SearchHit {
+  namespace: string;
+  tool: string;
+  fn: string;
+  description: string;
+  required: string[];
+  score: number;
+}
+
+function words(text: string): string[] {
+  return text.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2").toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+}
+
+/**
+ * Finds tools in this client, synchronously: everything it searches is already here. A word
+ * matching a tool's name scores higher than one matching its description.
+ */
+export function search(query: string, limit = 10): SearchHit[] {
+  const terms = words(query);
+  const hits: SearchHit[] = [];
+  for (const { signature: _signature, ...t } of META) {
+    const name = words(t.tool);
+    const desc = words(t.description);
+    let score = 0;
+    for (const term of terms) {
+      if (t.tool === term) score += 100;
+      else if (name.includes(term)) score += 40;
+      else if (name.some((w) => w.startsWith(term) || term.startsWith(w) && w.length > 3)) {
+        score += 30;
+      } else if (t.namespace.toLowerCase().includes(term)) score += 20;
+      else if (desc.some((w) => w.startsWith(term))) score += 10;
+    }
+    if (score > 0) hits.push({ ...t, score });
+  }
+  return hits.sort((a, b) => b.score - a.score || a.fn.localeCompare(b.fn)).slice(0, limit);
+}
+
+// The launcher's logger and emitter, reached lazily: this module may be imported before the
+// launcher has installed them on globalThis.
+const logAt = (level: string) => (msg: string, ...rest: unknown[]): void =>
+  (g.log?.[level] ?? console.error)(msg, ...rest);
+
+/** The script logger (see the script contract): log(msg) is log.info(msg). */
+export const log = Object.assign(
+  (msg: string, ...rest: unknown[]): void => logAt("info")(msg, ...rest),
+  {
+    debug: logAt("debug"),
+    info: logAt("info"),
+    warn: logAt("warn"),
+    error: logAt("error"),
+    with: (attrs: Record<string, unknown>) => g.log?.with?.(attrs) ?? log,
+  },
+);
+
+/** Streams one value as a JSON line on stdout (collected under --json). */
+export const emit = (value: unknown): void =>
+  g.emit ? g.emit(value) : console.log(JSON.stringify(value));
+
+/** The signature of one tool (`"ns.fn"` or `"ns.<real name>"`), as `mcpx types` prints it. */
+export function describe(fn: string): string {
+  const hit = META.find((t) => t.fn === fn || `${t.namespace}.${t.tool}` === fn);
+  if (!hit) {
+    throw new ToolError(
+      "",
+      fn,
+      "TOOL_NOT_FOUND",
+      `No tool "${fn}" in this client; search() finds one`,
+    );
+  }
+  return hit.signature;
+}
