@@ -121,7 +121,8 @@ function renderedDeclarations(
   if (!stamp) return undefined;
   const dir = join(cacheDir(ctx.boot, ctx.io.env), "types");
   const short = ctx.fingerprintSync().short;
-  return (ns) => ({ path: join(dir, `${short}-${ns}.d.ts`), stamp: stamp(ns) });
+  // "brief": the form `types <ns>` prints (descriptions abridged), should another form be kept.
+  return (ns) => ({ path: join(dir, `${short}-${ns}.d.ts`), stamp: stamp(ns, "brief") });
 }
 
 /** `mcpx types <ns>` or `<ns>.<tool>`: TypeScript declarations from the cached schemas. */
@@ -175,7 +176,9 @@ export const toolsTypes = defineOperation<
       typeof import("../codegen/declarations.ts")
     >("../codegen/declarations.ts", import.meta.url);
     if (dot < 0) {
-      const declarations = namespaceDeclarations(ns.def.namespace, ns.def.description, ns.tools);
+      const declarations = namespaceDeclarations(ns.def.namespace, ns.def.description, ns.tools, {
+        brief: true,
+      });
       if (rendered) cache.writeRendered(rendered.path, rendered.stamp, declarations);
       return { target: input.target, declarations };
     }
