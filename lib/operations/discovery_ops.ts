@@ -133,7 +133,7 @@ export const toolsTypes = defineOperation<
   id: "tools.types",
   summary: "Print TypeScript declarations for one namespace, or one tool (no server is started)",
   description:
-    "Compiled from each tool's own JSON Schema, so it is authoritative: enums as literal unions, nullable as `| null`, `$ref` resolved, descriptions as JSDoc. One tool (`ns.tool`) is far cheaper than a namespace.",
+    "Compiled from each tool's own JSON Schema, so it is authoritative: enums as literal unions, nullable as `| null`, `$ref` resolved, descriptions as JSDoc. A namespace's descriptions are cut to their first paragraph or sentences (a cut ends in `…`); one tool (`ns.tool`) is printed whole, and is far cheaper.",
   params: [{
     name: "target",
     type: "string",
