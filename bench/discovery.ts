@@ -8,9 +8,9 @@
  * 1. Tokens, by the documented estimator (`estimateTokens`: UTF-8 bytes / 4, rounded up), of the
  *    human output an agent reads. `mcpx types <ns>` is set against the raw `tools/list` JSON of
  *    the same server, fetched here straight from the server over stdio (see {@linkcode rawTools}),
- *    beside the share of that JSON which is description text (kept whole in the declarations)
- *    and the declarations' ratio with no layout at all: how low the ratio could go without
- *    dropping words.
+ *    beside the share of that JSON which is description text (which `mcpx types <ns>` cuts to
+ *    first paragraphs or sentences; bench/context.ts prints what that saves) and the
+ *    declarations' ratio with no layout at all.
  * 2. Whole process: `mcpx ls`, `mcpx search screenshot click` and `mcpx types chrome_devtools`
  *    with no daemon running, then again with a warm daemon, each batch interleaved with `deno run`
  *    of an empty module (as bench/startup.ts does); `--runs` rounds after 3 untimed ones.

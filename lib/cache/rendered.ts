@@ -24,14 +24,22 @@ export function sourceStamp(...urls: string[]): string {
   }).join(",");
 }
 
+/**
+ * What the declarations are rendered from: the modules of lib/codegen/ that declarations.ts
+ * imports, and what they import from outside it (the naming rule). A test holds the list to the
+ * imports.
+ */
+export const CODEGEN_SOURCES: readonly string[] = [
+  "codegen/declarations.ts",
+  "codegen/_ts.ts",
+  "codegen/schema_to_ts.ts",
+  "codegen/abridge.ts",
+  "names.ts",
+].map((file) => new URL(`../${file}`, import.meta.url).href);
+
 /** {@linkcode sourceStamp} of the code generator (TypeScript from JSON Schema). */
 export function codegenStamp(): string {
-  return sourceStamp(
-    new URL("../codegen/declarations.ts", import.meta.url).href,
-    new URL("../codegen/_ts.ts", import.meta.url).href,
-    new URL("../codegen/schema_to_ts.ts", import.meta.url).href,
-    new URL("../names.ts", import.meta.url).href,
-  );
+  return sourceStamp(...CODEGEN_SOURCES);
 }
 
 /**

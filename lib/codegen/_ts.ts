@@ -312,15 +312,17 @@ export function member(prefix: string, type: TypeNode, indent: string): string {
 /**
  * A function declaration `function name(args: A): Promise<ToolResult<R>>;` at `indent`, laid out
  * the way `deno fmt` leaves it: on one line if it fits, else the argument object opened across
- * lines, else the parameter on its own line; the result type breaks inside `Promise<…>`.
+ * lines, else the parameter on its own line; the result type breaks inside `Promise<…>`. With
+ * `args` undefined the function takes no parameter: `function name(): …`.
  */
 export function functionDeclaration(
   name: string,
-  args: { type: TypeNode; optional: boolean },
+  args: { type: TypeNode; optional: boolean } | undefined,
   result: TypeNode | undefined,
   indent: string,
 ): string {
   const head = `${indent}function ${name}(`;
+  if (args === undefined) return `${head}): ${returns(result, indent, width(head) + 3)}`;
   const param = `args${args.optional ? "?" : ""}: `;
   const fArgs = flat(args.type);
   const fResult = result === undefined ? undefined : flat(result);

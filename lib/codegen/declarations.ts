@@ -3,6 +3,7 @@
 
 import type { ToolInfo } from "../mcp/types.ts";
 import { functionNames, isIdentifier, isReservedWord, toIdentifier } from "../names.ts";
+import { abridge, CUT_MARK } from "./abridge.ts";
 import { functionDeclaration, jsDoc, type TypeNode } from "./_ts.ts";
 import {
   aliasDeclaration,
@@ -49,10 +50,17 @@ declare class ToolError extends Error {
 `;
 
 /**
- * The declarations `mcpx types <ns>` prints: {@linkcode DECLARATIONS_HEADER}, then
- * `declare namespace <ns> { … }` holding a type alias per schema `$defs` entry and one async
- * function per tool, each sorted by name, each with its description as JSDoc. Needs
- * {@linkcode TOOL_RESULT_DECL} in the same program.
+ * A namespace's declarations: `declare namespace <ns> { … }` holding a type alias per schema
+ * `$defs` entry and one async function per tool, each sorted by name, each with its description
+ * as JSDoc. Needs {@linkcode TOOL_RESULT_DECL} in the same program.
+ *
+ * Whole (what `mcpx schema --format typescript` prints), the block follows
+ * {@linkcode DECLARATIONS_HEADER} and is laid out as `deno fmt` leaves it. With `options.brief`
+ * (what `mcpx types <ns>` prints) it is written for reading in few tokens: descriptions cut by
+ * {@linkcode abridge} (a tool's to {@linkcode TOOL_DOC_LIMIT} characters, a parameter's to
+ * {@linkcode PARAM_DOC_LIMIT}, or to the limits given), each cut ending in `…` and one comment
+ * line above the block saying that `mcpx types <ns>.<tool>` has them whole; the block's body not
+ * indented and without blank lines; a tool that takes no arguments declared as `name()`.
  *
  * @param ns the namespace: an identifier that is not a reserved word
  * @param description the namespace's description, as its JSDoc
@@ -62,16 +70,20 @@ export function namespaceDeclarations(
   ns: string,
   description: string | undefined,
   tools: ToolInfo[],
+  options: { brief?: boolean | { tool: number; param: number } } = {},
 ): string {
   checkNamespace(ns);
+  const { brief } = options;
+  const shorten = brief ? briefShorten(brief === true ? undefined : brief) : undefined;
+  const indent = shorten ? "" : "  ";
   const shared = sharedParameterDocs(tools);
-  const plan = planNamespace(tools, { omitDocs: shared });
+  const plan = planNamespace(tools, { omitDocs: shared, shorten, indent });
   const members = [
-    ...plan.scope.allAliases().map((a) => aliasDeclaration(a, "  ")),
+    ...plan.scope.allAliases().map((a) => aliasDeclaration(a, indent)),
     ...plan.tools.sort((a, b) => compare(a.name, b.name)).map((t) => t.declaration),
   ];
   const notes = [...shared].sort(([a], [b]) => compare(a, b)).map(([name, doc]) =>
-    `- \`${name}\`: ${doc.replace(/\s+/g, " ")}`
+    `- \`${name}\`: ${(shorten?.param(doc) ?? doc).replace(/\s+/g, " ")}`
   );
   const doc = [
     description?.trim(),
@@ -79,7 +91,11 @@ export function namespaceDeclarations(
       ? `Parameters documented here once, for every tool that takes them:\n${notes.join("\n")}`
       : undefined,
   ].filter(Boolean).join("\n\n");
-  return DECLARATIONS_HEADER + "\n" + namespaceBlock(ns, doc, members);
+  if (!shorten) return DECLARATIONS_HEADER + "\n" + namespaceBlock(ns, doc, members);
+  const note = shorten.cuts > 0
+    ? `// Docs ending in ${CUT_MARK} are cut short; \`mcpx types ${ns}.<tool>\` has them whole.\n`
+    : "";
+  return note + namespaceBlock(ns, doc, members, "\n");
 }
 
 /**
@@ -142,7 +158,31 @@ export function typeExpression(
   return schema === undefined ? "unknown" : schemaToTs(schema, options);
 }
 
-/** A tool planned for printing inside a namespace (indented two spaces). */
+/** How the descriptions of tools and of their parameters are shortened. */
+export interface Shorten {
+  tool: (description: string) => string;
+  param: (description: string) => string;
+}
+
+/** The characters of a tool's description `mcpx types <ns>` keeps, at most (at a sentence end). */
+export const TOOL_DOC_LIMIT = 200;
+/** The same for a parameter's description. */
+export const PARAM_DOC_LIMIT = 100;
+
+/** What `mcpx types <ns>` does to descriptions, counting the ones it cut. */
+function briefShorten(
+  limits = { tool: TOOL_DOC_LIMIT, param: PARAM_DOC_LIMIT },
+): Shorten & { cuts: number } {
+  const counted = (limit: number) => (d: string) => {
+    const out = abridge(d, limit);
+    if (out !== d.trim()) shorten.cuts++;
+    return out;
+  };
+  const shorten = { cuts: 0, tool: counted(limits.tool), param: counted(limits.param) };
+  return shorten;
+}
+
+/** A tool planned for printing inside a namespace (indented two spaces, unless told otherwise). */
 export interface PlannedTool {
   tool: ToolInfo;
   /** The function name scripts call. */
@@ -156,11 +196,12 @@ export interface PlannedTool {
 /** Every tool of a namespace planned together, so shared aliases get one name. */
 export function planNamespace(
   tools: ToolInfo[],
-  options: { omitDocs?: ReadonlyMap<string, string> } = {},
+  options: { omitDocs?: ReadonlyMap<string, string>; shorten?: Shorten; indent?: string } = {},
 ): { scope: TypeScope; tools: PlannedTool[] } {
   const sorted = [...tools].sort((a, b) => compare(a.name, b.name));
   const names = functionNames(sorted);
-  const scope = new TypeScope();
+  const scope = new TypeScope({ shorten: options.shorten?.param });
+  const indent = options.indent ?? "  ";
   for (const t of sorted) {
     scope.add(t.inputSchema);
     if (t.outputSchema) scope.add(t.outputSchema);
@@ -170,38 +211,45 @@ export function planNamespace(
     tools: sorted.map((tool) => {
       const name = names.get(tool.name)!;
       const roots = [tool.inputSchema, ...(tool.outputSchema ? [tool.outputSchema] : [])];
-      const args = withoutDocs(scope.args(tool.inputSchema), tool, options.omitDocs);
+      const args = withoutDocs(scope.args(tool.inputSchema), tool, options);
       const result = tool.outputSchema ? scope.type(tool.outputSchema) : undefined;
-      const doc = toolDoc(tool, name);
-      const declaration = (doc ? jsDoc(doc, "  ") + "\n" : "") +
-        functionDeclaration(name, args, result, "  ");
+      const doc = toolDoc(tool, name, options.shorten?.tool);
+      // Shortened, `args?: Record<string, never>` says no more than `()`.
+      const none = options.shorten && args.type.kind === "object" && !args.type.index &&
+        args.type.members.length === 0;
+      const declaration = (doc ? jsDoc(doc, indent) + "\n" : "") +
+        functionDeclaration(name, none ? undefined : args, result, indent);
       return { tool, name, declaration, aliases: scope.aliasesFor(roots) };
     }),
   };
 }
 
 /**
- * The arguments with the docs of `omit` left out: only where the schema's own description of
+ * The arguments with the docs of `omitDocs` left out: only where the schema's own description of
  * that top-level parameter is the shared text (the printed doc may carry constraint notes too).
  */
 function withoutDocs(
   args: { type: TypeNode; optional: boolean },
   tool: ToolInfo,
-  omit: ReadonlyMap<string, string> | undefined,
+  { omitDocs: omit, shorten }: { omitDocs?: ReadonlyMap<string, string>; shorten?: Shorten },
 ): { type: TypeNode; optional: boolean } {
   if (!omit?.size || args.type.kind !== "object") return args;
   const props = (tool.inputSchema?.properties ?? {}) as Record<string, { description?: unknown }>;
   const members = args.type.members.map((m) => {
     const own = props[m.name]?.description;
-    return typeof own === "string" && omit.get(m.name) === own.trim() && m.doc === own.trim()
-      ? { ...m, doc: undefined }
-      : m;
+    if (typeof own !== "string" || omit.get(m.name) !== own.trim()) return m;
+    return m.doc === (shorten ? shorten.param(own) : own.trim()) ? { ...m, doc: undefined } : m;
   });
   return { ...args, type: { ...args.type, members } };
 }
 
-function toolDoc(tool: ToolInfo, name: string): string | undefined {
+function toolDoc(
+  tool: ToolInfo,
+  name: string,
+  shorten?: (description: string) => string,
+): string | undefined {
   let doc = (tool.description ?? "").trim() || (tool.title ?? "").trim();
+  if (shorten && doc !== "") doc = shorten(doc);
   // The plain `fancy-name` → `fancy_name` mapping is the documented rule; anything else (a
   // reserved word, a collision) is named here so the reader can tell which tool this is.
   if (name !== toIdentifier(tool.name)) {
@@ -210,11 +258,19 @@ function toolDoc(tool: ToolInfo, name: string): string | undefined {
   return doc || undefined;
 }
 
-/** `declare namespace <ns> { … }` around members (each already indented), blank-line separated. */
-export function namespaceBlock(ns: string, description: string | undefined, members: string[]) {
+/**
+ * `declare namespace <ns> { … }` around members (each already indented), separated by `between`
+ * (a blank line unless told otherwise).
+ */
+export function namespaceBlock(
+  ns: string,
+  description: string | undefined,
+  members: string[],
+  between = "\n\n",
+) {
   const doc = description?.trim() ? jsDoc(description, "") + "\n" : "";
   if (members.length === 0) return `${doc}declare namespace ${ns} {}\n`;
-  return `${doc}declare namespace ${ns} {\n${members.join("\n\n")}\n}\n`;
+  return `${doc}declare namespace ${ns} {\n${members.join(between)}\n}\n`;
 }
 
 function checkNamespace(ns: string): void {

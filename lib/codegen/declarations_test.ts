@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import type { ToolInfo } from "../mcp/types.ts";
 import { CASES_DIR, deno, loadCases, realNamespaces } from "./_testing.ts";
 import { catalog } from "./catalog.ts";
 import {
@@ -34,12 +35,13 @@ function golden(path: string, actual: string): void {
 
 const CASES = loadCases();
 
+// The golden files are what `mcpx types <ns>` prints: the brief form.
+const brief = (c: { namespace: string; description?: string; tools: ToolInfo[] }) =>
+  namespaceDeclarations(c.namespace, c.description, c.tools, { brief: true });
+
 for (const c of CASES) {
   Deno.test(`namespaceDeclarations() matches the golden file for ${c.name}`, () => {
-    golden(
-      `${CASES_DIR}${c.name}/expected.d.ts`,
-      namespaceDeclarations(c.namespace, c.description, c.tools),
-    );
+    golden(`${CASES_DIR}${c.name}/expected.d.ts`, brief(c));
   });
 }
 
@@ -83,15 +85,22 @@ console.log(entityNames, first, raw, content, celsius, point, tree);
 export {};
 `;
 
-Deno.test("generated declarations type-check, format and lint clean as one program", async () => {
+Deno.test("generated declarations type-check and lint clean as one program, formatted when whole", async () => {
   const dir = await Deno.makeTempDir({ prefix: "mcpx-codegen-" });
   try {
+    // The brief form (`mcpx types <ns>`) here, the whole one (`mcpx schema`) in whole/: each is
+    // a program of its own with the script below, and the whole one is as `deno fmt` leaves it.
+    await Deno.mkdir(`${dir}/whole`);
     const files = ["tool_result.d.ts"];
-    await Deno.writeTextFile(`${dir}/tool_result.d.ts`, TOOL_RESULT_DECL);
+    for (const d of [dir, `${dir}/whole`]) {
+      await Deno.writeTextFile(`${d}/tool_result.d.ts`, TOOL_RESULT_DECL);
+      await Deno.writeTextFile(`${d}/usage.ts`, USAGE);
+    }
     for (const c of CASES) {
       files.push(`${c.name}.d.ts`);
+      await Deno.writeTextFile(`${dir}/${c.name}.d.ts`, brief(c));
       await Deno.writeTextFile(
-        `${dir}/${c.name}.d.ts`,
+        `${dir}/whole/${c.name}.d.ts`,
         namespaceDeclarations(c.namespace, c.description, c.tools),
       );
     }
@@ -102,11 +111,18 @@ Deno.test("generated declarations type-check, format and lint clean as one progr
     await Deno.writeTextFile(`${dir}/signature.ts`, `export {};\n${signature}`);
     const cat = catalog(realNamespaces(), { budget: 3000, bias: ["file"] });
     await Deno.writeTextFile(`${dir}/catalog.ts`, `export {};\n${cat}`);
-    await Deno.writeTextFile(`${dir}/usage.ts`, USAGE);
     const all = [...files, "signature.ts", "catalog.ts", "usage.ts"];
     const check = await deno(["check", "--no-config", "--quiet", ...all], dir);
     assert.ok(check.ok, check.output);
-    const fmt = await deno(["fmt", "--no-config", "--line-width=100", "--check", ...files], dir);
+    const whole = await deno(
+      ["check", "--no-config", "--quiet", ...files, "usage.ts"],
+      `${dir}/whole`,
+    );
+    assert.ok(whole.ok, whole.output);
+    const fmt = await deno(
+      ["fmt", "--no-config", "--line-width=100", "--check", ...files, "../signature.ts"],
+      `${dir}/whole`,
+    );
     assert.ok(fmt.ok, fmt.output);
     const lint = await deno(["lint", "--no-config", ...files], dir);
     assert.ok(lint.ok, lint.output);
@@ -120,7 +136,92 @@ Deno.test("namespaceDeclarations() gives the same bytes whatever order the tools
     const forward = namespaceDeclarations(c.namespace, c.description, c.tools);
     const backward = namespaceDeclarations(c.namespace, c.description, [...c.tools].reverse());
     assert.equal(backward, forward, c.name);
+    assert.equal(brief({ ...c, tools: [...c.tools].reverse() }), brief(c), c.name);
   }
+});
+
+// A tool whose description runs to several paragraphs, with a parameter that says too much.
+const WORDY: ToolInfo = {
+  name: "take_snapshot",
+  description: "Takes a text snapshot of the page.\n\nThe snapshot lists elements with a uid. " +
+    "Always use the latest one.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      filePath: {
+        type: "string",
+        description: "Where to save the snapshot instead of attaching it to the response. " +
+          "A path relative to the working directory, or absolute. If omitted, it is inline.",
+      },
+      verbose: { type: "boolean", description: "Everything in the a11y tree.", default: true },
+    },
+  },
+};
+
+Deno.test("namespaceDeclarations() brief: descriptions cut to their first paragraph, marked, and said where to find whole", () => {
+  const out = namespaceDeclarations(
+    "web",
+    "a browser",
+    [WORDY, { name: "list", inputSchema: {} }],
+    {
+      brief: true,
+    },
+  );
+  assert.equal(
+    out,
+    "// Docs ending in … are cut short; `mcpx types web.<tool>` has them whole.\n" +
+      "/** a browser */\ndeclare namespace web {\n" +
+      "function list(args?: { [key: string]: unknown }): Promise<ToolResult>;\n" +
+      "/** Takes a text snapshot of the page. … */\n" +
+      "function take_snapshot(args?: {\n" +
+      "  /** Where to save the snapshot instead of attaching it to the response. … */ filePath?: string;\n" +
+      "  /** Everything in the a11y tree. Default: true. */ verbose?: boolean;\n" +
+      "}): Promise<ToolResult>;\n}\n",
+  );
+  // `mcpx types <ns>.<tool>` (and `mcpx schema`) keep every word.
+  const one = toolSignature("web", WORDY, { tools: [WORDY] });
+  assert.ok(
+    one.includes(" * The snapshot lists elements with a uid. Always use the latest one."),
+    one,
+  );
+  assert.ok(one.includes("If omitted, it is inline."), one);
+  const whole = namespaceDeclarations("web", "a browser", [WORDY]);
+  assert.ok(whole.startsWith(DECLARATIONS_HEADER) && whole.includes("If omitted, it is inline."));
+});
+
+Deno.test("namespaceDeclarations() brief: no note when nothing is cut, and a tool with no arguments takes none", () => {
+  const out = namespaceDeclarations("x", undefined, [{
+    name: "ping",
+    description: "Pings.",
+    inputSchema: { type: "object", properties: {} },
+  }], { brief: true });
+  assert.equal(
+    out,
+    "declare namespace x {\n/** Pings. */\nfunction ping(): Promise<ToolResult>;\n}\n",
+  );
+});
+
+Deno.test("namespaceDeclarations() brief: a default a cut sentence stated is noted again", () => {
+  const out = namespaceDeclarations("x", undefined, [{
+    name: "wait",
+    inputSchema: {
+      type: "object",
+      properties: {
+        ms: {
+          type: "number",
+          description:
+            "How long to wait, in milliseconds, for the page to settle before giving up on it and failing. " +
+            "Defaults to 500.",
+          default: 500,
+          minimum: 0,
+        },
+      },
+    },
+  }], { brief: true });
+  assert.match(
+    out,
+    /\/\*\* How long to wait, in milliseconds, for the page to settle before giving up on it and failing\. … Default: 500\. Minimum: 0\. \*\//,
+  );
 });
 
 Deno.test("namespaceDeclarations() starts with the header and wraps tools in the namespace", () => {

@@ -47,6 +47,8 @@ interface Doc {
   aliases?: Map<string, string>;
   /** `<from>\0<to>` reference edges printed as `unknown` because TypeScript cannot say them. */
   cut?: Set<string>;
+  /** What a description becomes in JSDoc (see {@linkcode TypeScope}'s `shorten`). */
+  shorten?: (description: string) => string;
 }
 
 interface Walk {
@@ -88,16 +90,26 @@ export interface TypeAlias {
  * types, always in the same order: alias names are handed out first come, first served.
  */
 export class TypeScope {
+  #shorten: ((description: string) => string) | undefined;
   #docs = new Map<Obj, Doc & { reach: string[] }>();
   #aliases = new Map<string, TypeAlias>();
   #byContent = new Map<string, string>();
   #pending: { name: string; doc: Doc; key: string; schema: unknown }[] = [];
+
+  /**
+   * @param options.shorten what each schema description becomes before the notes on what its type
+   * cannot say (default, bounds…) are added: `mcpx types <ns>` abridges them this way
+   */
+  constructor(options: { shorten?: (description: string) => string } = {}) {
+    this.#shorten = options.shorten;
+  }
 
   /** Registers a document: each `$defs` entry it reaches gets an alias name. */
   add(root: JsonSchema): void {
     if (!isObj(root) || this.#docs.has(root)) return;
     const doc = {
       root,
+      shorten: this.#shorten,
       aliases: new Map<string, string>(),
       cut: new Set<string>(),
       reach: [] as string[],
@@ -176,7 +188,7 @@ export class TypeScope {
   }
 
   #doc(root: JsonSchema): Doc {
-    return (isObj(root) ? this.#docs.get(root) : undefined) ?? { root };
+    return (isObj(root) ? this.#docs.get(root) : undefined) ?? { root, shorten: this.#shorten };
   }
 
   #freshName(defName: string): string {
@@ -191,7 +203,7 @@ export class TypeScope {
   #settle(): void {
     for (const { name, doc, key, schema } of this.#pending.splice(0)) {
       const walk = { doc, stack: [key], owner: key, guarded: false };
-      const description = describe(schema);
+      const description = describe(schema, doc.shorten);
       this.#aliases.set(name, { name, description, type: convert(schema, walk) });
     }
   }
@@ -204,17 +216,22 @@ export function aliasDeclaration(alias: TypeAlias, indent: string): string {
 }
 
 /**
- * The JSDoc text for a schema: its `description`, then notes for what its type cannot say
- * (default, bounds, length, pattern, format, item counts), then `@deprecated`. Undefined when
- * there is nothing to say.
+ * The JSDoc text for a schema: its `description` (through `shorten` when given), then notes for
+ * what its type cannot say (default, bounds, length, pattern, format, item counts), then
+ * `@deprecated`. Undefined when there is nothing to say.
  */
-export function describe(schema: unknown): string | undefined {
+export function describe(
+  schema: unknown,
+  shorten?: (description: string) => string,
+): string | undefined {
   if (!isObj(schema)) return undefined;
-  const description = typeof schema.description === "string" ? schema.description.trim() : "";
+  let description = typeof schema.description === "string" ? schema.description.trim() : "";
+  if (shorten && description !== "") description = shorten(description);
+  // Checked against the text that is printed: a default a cut sentence stated is noted again.
   const notes = constraintNotes(schema, description);
   let text = description;
   if (notes.length > 0) {
-    const sep = text === "" ? "" : /[.!?:]$/.test(text) ? " " : ". ";
+    const sep = text === "" ? "" : /[.!?:…]$/.test(text) ? " " : ". ";
     text += sep + notes.join(" ");
   }
   if (schema.deprecated === true) text += (text === "" ? "" : "\n") + "@deprecated";
@@ -363,7 +380,7 @@ function objectType(s: Obj, w: Walk, isArgs: boolean): TypeNode {
   const members: Member[] = Object.keys(props).map((name) => ({
     name,
     optional: !required.has(name),
-    doc: describe(props[name]),
+    doc: describe(props[name], w.doc.shorten),
     type: convert(props[name], inner),
   }));
   const extra = s.additionalProperties;

@@ -137,7 +137,8 @@ function renderedDeclarations(
   if (!stamp) return undefined;
   const dir = join(cacheDir(ctx.boot, ctx.io.env), "types");
   const short = ctx.fingerprintSync().short;
-  return (ns) => ({ path: join(dir, `${short}-${ns}.d.ts`), stamp: stamp(ns) });
+  // "brief": the form `types <ns>` prints (descriptions abridged), should another form be kept.
+  return (ns) => ({ path: join(dir, `${short}-${ns}.d.ts`), stamp: stamp(ns, "brief") });
 }
 
 /** `mcpx types <ns>` or `<ns>.<tool>`: TypeScript declarations from the cached schemas. */
@@ -148,7 +149,7 @@ export const toolsTypes = defineOperation<
   id: "tools.types",
   summary: "Print TypeScript declarations for one namespace, or one tool (no server is started)",
   description:
-    "Compiled from each tool's own JSON Schema, so it is authoritative: enums as literal unions, nullable as `| null`, `$ref` resolved, descriptions as JSDoc. One tool (`ns.tool`) is far cheaper than a namespace.",
+    "Compiled from each tool's own JSON Schema, so it is authoritative: enums as literal unions, nullable as `| null`, `$ref` resolved, descriptions as JSDoc. A namespace's descriptions are cut to their first paragraph or sentences (a cut ends in `…`); one tool (`ns.tool`) is printed whole, and is far cheaper.",
   params: [{
     name: "target",
     type: "string",
@@ -191,7 +192,9 @@ export const toolsTypes = defineOperation<
       typeof import("../codegen/declarations.ts")
     >("../codegen/declarations.ts", import.meta.url);
     if (dot < 0) {
-      const declarations = namespaceDeclarations(ns.def.namespace, ns.def.description, ns.tools);
+      const declarations = namespaceDeclarations(ns.def.namespace, ns.def.description, ns.tools, {
+        brief: true,
+      });
       if (rendered) cache.writeRendered(rendered.path, rendered.stamp, declarations);
       return { target: input.target, declarations };
     }
