@@ -37,7 +37,7 @@ async function spilled(box: Sandbox, stdout: string, whole: string): Promise<str
 
 Deno.test("output.maxBytes: a big call result prints its head and names the file holding it", async () => {
   await using box = await Sandbox.create();
-  await box.write("work/.mcpx.json", { mcpServers: { fixture: faultyServer() } });
+  await box.write("work/.mcpx.json", { mcpServers: { fixture: faultyServer(["--output-tools"]) } });
   const whole = bigText(300_000) + "\n";
 
   const plain = await box.mcpx(["call", "fixture.big", "bytes=300000"]);
@@ -80,7 +80,7 @@ Deno.test("output.maxBytes: a big call result prints its head and names the file
 
 Deno.test("output: binary content is never printed; each item's bytes are saved to a file", async () => {
   await using box = await Sandbox.create();
-  await box.write("work/.mcpx.json", { mcpServers: { fixture: faultyServer() } });
+  await box.write("work/.mcpx.json", { mcpServers: { fixture: faultyServer(["--output-tools"]) } });
   const plain = await box.mcpx(["call", "fixture.binary"]);
   assert.equal(plain.code, 0, plain.stderr);
   const lines = plain.stdout.split("\n");
@@ -124,7 +124,7 @@ Deno.test("output: binary content is never printed; each item's bytes are saved 
 
 Deno.test("output.maxBytes: run and exec print a head; a script still gets whole results", async () => {
   await using box = await Sandbox.create();
-  await box.write("work/.mcpx.json", { mcpServers: { fixture: faultyServer() } });
+  await box.write("work/.mcpx.json", { mcpServers: { fixture: faultyServer(["--output-tools"]) } });
 
   // A script that prints a small summary of a big result: nothing is cut, on either side.
   const summary = await box.mcpx([
