@@ -24,7 +24,9 @@ interface Envelope {
   logs: Record<string, unknown>[];
   stderr: string;
   error?: { kind: string; name: string; message: string; location?: string; stack?: string };
-  truncated?: { stdout?: number; stderr?: number };
+  truncated?: true;
+  spilledTo?: string;
+  bytes?: number;
 }
 
 /** A sandbox with the fixture server (plus a session-scoped copy) and the fixture scripts. */
