@@ -69,14 +69,39 @@ function size(value: unknown): number {
 }
 
 /**
+ * Whether `value`'s compact JSON fits `budget` bytes, found without serialising a big value
+ * whole: a string longer than the budget cannot fit, and a container stops at its first excess.
+ */
+function fits(value: unknown, budget: number): boolean {
+  let left = budget;
+  const walk = (v: unknown): boolean => {
+    if (typeof v === "string") {
+      if (v.length + 2 > left) return false;
+      left -= size(v);
+    } else if (Array.isArray(v)) {
+      left -= 2 + Math.max(0, v.length - 1);
+      for (const item of v) if (left < 0 || !walk(item === undefined ? null : item)) return false;
+    } else if (v !== null && typeof v === "object") {
+      const entries = Object.entries(v).filter(([, item]) => item !== undefined);
+      left -= 2 + Math.max(0, entries.length - 1);
+      for (const [key, item] of entries) {
+        left -= size(key) + 1;
+        if (left < 0 || !walk(item)) return false;
+      }
+    } else left -= size(v ?? null);
+    return left >= 0;
+  };
+  return walk(value);
+}
+
+/**
  * The head of a JSON value: the same shape, cut so that its compact JSON fits `budget` bytes.
  * Strings keep their start, arrays their first items, objects their first keys, in order;
  * `undefined` when not even an empty container fits.
  */
 export function jsonHead(value: unknown, budget: number): unknown {
   if (value === undefined) return undefined;
-  const whole = size(value);
-  if (whole <= budget) return value;
+  if (fits(value, budget)) return value;
   if (typeof value === "string") {
     let n = Math.min(value.length, budget);
     while (n > 0 && size(value.slice(0, n)) > budget) {

@@ -25,6 +25,11 @@ Deno.test("cutAt() ends after the last newline that fits, else never inside a ch
 Deno.test("jsonHead() keeps the shape and the start, and fits the budget", () => {
   const value = { a: "x".repeat(100), b: [1, 2, 3], c: { d: "y".repeat(50) } };
   assert.equal(jsonHead(value, 1000), value);
+  assert.equal(jsonHead(value, bytesOf(value)), value, "exactly its size fits");
+  assert.notEqual(jsonHead(value, bytesOf(value) - 1), value, "one byte less does not");
+  const odd = [null, true, 1.5, 'é\n"', { k: [undefined, {}] }];
+  assert.equal(jsonHead(odd, bytesOf(odd)), odd);
+  assert.notEqual(jsonHead(odd, bytesOf(odd) - 1), odd);
   for (const budget of [2, 10, 30, 60, 120, 170]) {
     const head = jsonHead(value, budget);
     assert.ok(bytesOf(head) <= budget, `${budget}: ${JSON.stringify(head)}`);
