@@ -166,6 +166,19 @@ Deno.test("output.maxBytes: run and exec print a head; a script still gets whole
   assert.equal(size(file), doc.bytes);
   assert.equal((JSON.parse(file) as { result: string }).result, bigText(300_000));
 
+  // stderr is held to the same bound, in a file of its own (console.error is a log record).
+  const noisy = await box.mcpx(["exec", 'console.error("e".repeat(200000)); return 1']);
+  assert.equal(noisy.stdout, "1\n");
+  const err =
+    /\n\[mcpx: output cut at 102400 of (\d+) bytes; all [\d.]+ KiB are in (\S+-stderr-\S+\.txt)\]\n$/
+      .exec(noisy.stderr);
+  assert.ok(err, noisy.stderr.slice(-300));
+  assert.match(noisy.stderr, /^\d\d:\d\d:\d\d\.\d{3} ERROR e+\n\[mcpx/);
+  assert.equal(size(noisy.stderr.slice(0, err.index)), 102400, "a cut inside a line");
+  const errFile = await Deno.readTextFile(err[2]);
+  assert.ok(errFile.endsWith(" ERROR " + "e".repeat(200000) + "\n"));
+  assert.equal(size(errFile), Number(err[1]));
+
   // 0 turns it off.
   const off = await box.mcpx(["run", "dump", "--max-output", "0"]);
   assert.equal(off.stdout, whole);
