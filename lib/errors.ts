@@ -83,5 +83,6 @@ export function fromProblem(problem: Partial<Problem>, status: number): McpxErro
   const code = isErrorCode(problem.code) ? problem.code : "INTERNAL";
   return new McpxError(code, problem.detail ?? `The daemon answered HTTP ${status}`, {
     hint: problem.hint,
+    data: problem.data,
   });
 }

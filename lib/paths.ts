@@ -18,6 +18,14 @@ export function cacheDir(settings: Settings, env: Readonly<Record<string, string
   return join(env.HOME ?? "/tmp", ".cache", "mcpx");
 }
 
+/**
+ * Where a result too big to print is kept whole (`<state>/output`): a file per result, 0600,
+ * removed a day after it was written.
+ */
+export function outputDir(settings: Settings, env: Readonly<Record<string, string>>): string {
+  return join(stateDir(settings, env), "output");
+}
+
 /** Every file that belongs to the daemon of one configuration. */
 export interface DaemonPaths {
   /** `<state>/daemons`. */

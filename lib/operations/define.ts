@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Context } from "../context.ts";
+import type { McpxError } from "../errors.ts";
 
 /** What `mcpx candidates` lists: namespaces, `ns.tool` names, both, or script names. */
 export type CandidateKind = "namespaces" | "tools" | "targets" | "scripts";
@@ -46,6 +47,11 @@ export interface Operation<I = Record<string, unknown>, O = unknown> {
     readonly example?: readonly string[];
     /** What a shell completes the command's words to (`mcpx candidates <kind>`). */
     readonly complete?: CandidateKind;
+    /**
+     * What the command sends to `run`, when it asks for more than was typed (`call` always asks
+     * for the envelope, which it renders); `render` and `json` still see what was typed.
+     */
+    readonly request?: (input: Record<string, unknown>) => Record<string, unknown>;
   };
   /** The route, or why there is none. */
   readonly http: {
@@ -76,8 +82,15 @@ export interface Operation<I = Record<string, unknown>, O = unknown> {
   readonly run: (input: I, ctx: Context) => Promise<O>;
   /** For `where.daemon === "running"`: the answer when no daemon runs. */
   readonly offline?: (input: I, ctx: Context) => Promise<O>;
-  /** The human form; without it the output prints as JSON. */
-  readonly render?: (output: O, ctx: Context) => string | Promise<string>;
+  /** The human form; without it the output prints as JSON. `input` is what was typed. */
+  readonly render?: (output: O, ctx: Context, input: I) => string | Promise<string>;
+  /** The `--json` document, when it is not the output itself. */
+  readonly json?: (output: O, ctx: Context, input: I) => unknown;
+  /**
+   * The `--json` document for a failure, when the operation has more to say than the error
+   * (`call` prints a tool error's envelope); undefined leaves the usual `{ error }` document.
+   */
+  readonly jsonError?: (error: McpxError, ctx: Context, input: I) => unknown;
 }
 
 /** Declares an operation; typed identity, so declarations stay plain data plus functions. */

@@ -75,8 +75,9 @@ function envelopeSchema(z: Zod) {
       hint: z.string().optional(),
       stack: z.string().optional(),
     }).optional(),
-    truncated: z.object({ stdout: z.number().optional(), stderr: z.number().optional() })
-      .optional(),
+    truncated: z.literal(true).optional(),
+    spilledTo: z.string().optional(),
+    bytes: z.number().optional(),
   });
 }
 

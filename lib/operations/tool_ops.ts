@@ -3,6 +3,7 @@ import { defineOperation } from "./define.ts";
 import type { Context } from "../context.ts";
 import type { RunningDaemon } from "../daemon/server.ts";
 import type { CallOutput } from "../pool/registry.ts";
+import { load } from "../_load.ts";
 
 function registry(ctx: Context) {
   const d = ctx.daemon as RunningDaemon | undefined;
@@ -70,7 +71,7 @@ export const toolsCall = defineOperation<
   id: "tools.call",
   summary: "Call one tool on a managed server",
   description:
-    "Arguments are one JSON object or key=value pairs, checked against the tool's input schema before they are sent. The result arrives unwrapped: structured content or JSON-in-text parsed, plain text as a string. A tool that reports an error exits non-zero with the server's text.",
+    "Arguments are one JSON object or key=value pairs, checked against the tool's input schema before they are sent. The result prints unwrapped: structured content or JSON-in-text parsed, plain text as a string. With --json it is the MCP result envelope (content, structuredContent, isError, _meta as the server sent them) plus an mcpx field naming the server, tool, instance (id, pid, scope key) and duration; a tool error prints its envelope with isError and an error field. Binary content (image, audio, blob resources) is never printed: each item's bytes are saved to a file of their own, named in its place (with --json the item has bytes and file instead of data or blob). Output past output.maxBytes prints its head, then a line naming the file under the state directory that holds all of it and its size; a --json document is cut to fit and marked truncated, spilledTo and bytes. A tool that reports an error exits 8 with the server's text.",
   params: [
     { name: "server", type: "string", required: true, doc: "The namespace (or configured name)" },
     {
@@ -86,7 +87,11 @@ export const toolsCall = defineOperation<
       doc:
         "The arguments came from key=value words: a value is kept as text where the schema wants a string",
     },
-    { name: "raw", type: "boolean", doc: "Print the full MCP result envelope" },
+    {
+      name: "raw",
+      type: "boolean",
+      doc: "Print the MCP result envelope (binary saved to files) instead of the unwrapped value",
+    },
     {
       name: "session",
       type: "string",
@@ -100,6 +105,8 @@ export const toolsCall = defineOperation<
     positionals: parseCallWords,
     fills: ["server", "tool", "arguments", "textValues"],
     example: ["everything.echo", "message=hi"],
+    // The envelope is what the command renders: binary saved to files, long output bounded.
+    request: (input) => ({ ...input, raw: true }),
   },
   http: {
     method: "POST",
@@ -127,14 +134,32 @@ export const toolsCall = defineOperation<
       caller: { ...ctx.caller, ...(input.session ? { session: input.session } : {}) },
     }, ctx.signal);
   },
-  render(out) {
-    if (out.raw !== undefined) return JSON.stringify(out.raw, null, 2) + "\n";
-    if (typeof out.result === "string") {
-      return out.result.endsWith("\n") ? out.result : out.result + "\n";
-    }
-    return JSON.stringify(out.result, null, 2) + "\n";
+  async render(out, ctx, input) {
+    const { renderCall } = await outputModule();
+    return renderCall(out, input.raw === true, await bound(ctx, input));
+  },
+  async json(out, ctx, input) {
+    const { callDocument } = await outputModule();
+    return callDocument(out, await bound(ctx, input));
+  },
+  async jsonError(error, ctx, input) {
+    if (error.code !== "TOOL_ERROR") return undefined;
+    const { callErrorDocument } = await outputModule();
+    return callErrorDocument(error, input, await bound(ctx, input));
   },
 });
+
+function outputModule() {
+  return load<typeof import("../output/call.ts")>("../output/call.ts", import.meta.url);
+}
+
+async function bound(ctx: Context, input: { server?: string; tool?: string }) {
+  const { outputBound } = await load<typeof import("../output/bound.ts")>(
+    "../output/bound.ts",
+    import.meta.url,
+  );
+  return await outputBound(ctx, `call-${input.server}.${input.tool}`);
+}
 
 /** `mcpx restart <ns> [--session key]`. */
 export const serversRestart = defineOperation<

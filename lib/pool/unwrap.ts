@@ -1,12 +1,29 @@
 import type { CallToolEnvelope } from "../mcp/types.ts";
 
-/** A non-text content item described in one line, since bytes must not reach a terminal. */
-export function describeContent(item: { type: string; mimeType?: string; data?: string }): string {
-  const bytes = item.data ? Math.floor((item.data.length * 3) / 4) : 0;
+/**
+ * A non-text content item described in one line, since bytes must not reach a terminal: its
+ * type, mime type and size, and the file that holds its bytes once the CLI has saved them
+ * (`file`, `bytes`), else where they are (`.raw`, `--raw`).
+ */
+export function describeContent(item: {
+  type: string;
+  mimeType?: string;
+  data?: string;
+  bytes?: number;
+  file?: string;
+  [k: string]: unknown;
+}): string {
+  const resource = item.type === "resource" && item.resource && typeof item.resource === "object"
+    ? item.resource as { mimeType?: string; blob?: string; bytes?: number; file?: string }
+    : undefined;
+  const data = item.data ?? resource?.blob;
+  const mime = item.mimeType ?? resource?.mimeType;
+  const bytes = item.bytes ?? resource?.bytes ?? (data ? Math.floor((data.length * 3) / 4) : 0);
   const size = bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} B`;
-  return `[${item.type}${
-    item.mimeType ? ` ${item.mimeType}` : ""
-  }, ${size}; use --raw for the bytes]`;
+  const file = item.file ?? resource?.file;
+  return `[${item.type}${mime ? ` ${mime}` : ""}, ${size}; ${
+    file ? `saved in ${file}` : "use --raw for the bytes"
+  }]`;
 }
 
 /**

@@ -1,4 +1,6 @@
 import type { Io } from "../io.ts";
+import { boundDocument, BoundedStream, type OutputBound } from "../output/bound.ts";
+import { type Spilled, SpillFile } from "../output/spill.ts";
 import { renderRecord } from "../../launcher/log.ts";
 import {
   type ControlRecord,
@@ -12,61 +14,37 @@ export interface OutputOptions {
   /** Collect everything for the envelope (`--json`) instead of writing it through. */
   json: boolean;
   io: Io;
-  /** Bytes kept of each stream (stdout, stderr); 0 keeps everything. */
-  maxOutput: number;
+  /**
+   * What stdout and stderr are each held to when written through (`output.maxBytes`); under
+   * --json the envelope is bounded as a whole instead. Binary stdout is saved under `bound.dir`.
+   */
+  bound: OutputBound;
   /** How a record's `source` (`/abs/file.ts:12:3`) is shown: relative, exec lines mapped. */
   source: (source: string) => string;
 }
 
-const MAGIC: [number[], string][] = [
-  [[0x89, 0x50, 0x4e, 0x47], "PNG image"],
-  [[0xff, 0xd8, 0xff], "JPEG image"],
-  [[0x47, 0x49, 0x46, 0x38], "GIF image"],
-  [[0x25, 0x50, 0x44, 0x46], "PDF document"],
-  [[0x50, 0x4b, 0x03, 0x04], "zip archive"],
-  [[0x1f, 0x8b], "gzip data"],
-  [[0x52, 0x49, 0x46, 0x46], "RIFF (WebP/WAV) data"],
-  [[0x7f, 0x45, 0x4c, 0x46], "ELF executable"],
+const MAGIC: [number[], string, string][] = [
+  [[0x89, 0x50, 0x4e, 0x47], "PNG image", "png"],
+  [[0xff, 0xd8, 0xff], "JPEG image", "jpg"],
+  [[0x47, 0x49, 0x46, 0x38], "GIF image", "gif"],
+  [[0x25, 0x50, 0x44, 0x46], "PDF document", "pdf"],
+  [[0x50, 0x4b, 0x03, 0x04], "zip archive", "zip"],
+  [[0x1f, 0x8b], "gzip data", "gz"],
+  [[0x52, 0x49, 0x46, 0x46], "RIFF (WebP/WAV) data", "riff"],
+  [[0x7f, 0x45, 0x4c, 0x46], "ELF executable", "elf"],
 ];
 
-function sniff(bytes: Uint8Array): string {
-  for (const [magic, name] of MAGIC) if (magic.every((b, i) => bytes[i] === b)) return name;
-  return "binary data";
-}
-
-/** One stream's budget: what was kept, and how much was dropped past the cap. */
-class Budget {
-  kept = 0;
-  dropped = 0;
-  readonly #max: number;
-  constructor(max: number) {
-    this.#max = max;
+function sniff(bytes: Uint8Array): { type: string; ext: string } {
+  for (const [magic, type, ext] of MAGIC) {
+    if (magic.every((b, i) => bytes[i] === b)) return { type, ext };
   }
-  /** The part of `text` that fits; the rest is counted as dropped. */
-  take(text: string): { text: string; cut: boolean } {
-    const bytes = new TextEncoder().encode(text);
-    if (this.#max <= 0 || this.kept + bytes.length <= this.#max) {
-      this.kept += bytes.length;
-      return { text, cut: false };
-    }
-    const room = Math.max(0, this.#max - this.kept);
-    this.kept += room;
-    this.dropped += bytes.length - room;
-    // Cutting may split a character; the decoder drops the partial one.
-    return {
-      text: new TextDecoder().decode(bytes.subarray(0, room)).replace(/\uFFFD$/, ""),
-      cut: true,
-    };
-  }
-  get full(): boolean {
-    return this.#max > 0 && this.kept >= this.#max;
-  }
+  return { type: "binary data", ext: "bin" };
 }
 
 /**
- * Reads what a running script writes: stdout is the result (capped, binary described instead of
- * shown); stderr carries records behind U+001E, rendered for a person or collected for the
- * envelope, and the script's own text, passed through.
+ * Reads what a running script writes: stdout is the result (held to the bound, binary saved
+ * to a file instead of shown); stderr carries records behind U+001E, rendered for a person or
+ * collected for the envelope, and the script's own text, passed through (held to the bound too).
  */
 export class RunOutput {
   /** Collected under --json. */
@@ -78,64 +56,44 @@ export class RunOutput {
   hasResult = false;
   /** The failure the launcher reported, if any. */
   failure?: ScriptFailure;
-  /** Binary stdout seen: its size and a guess at its type. */
-  binary?: { bytes: number; type: string };
+  /** Binary stdout seen: a guess at its type and the file its bytes go to. */
+  binary?: { type: string; file: SpillFile };
 
   readonly #o: OutputOptions;
-  readonly #out: Budget;
-  readonly #err: Budget;
+  readonly #out?: BoundedStream;
+  readonly #err?: BoundedStream;
   #outDecoder = new TextDecoder("utf-8", { fatal: true });
   #errDecoder = new TextDecoder();
   #pending = "";
   #inRecord = false;
-  #marked = { out: false, err: false };
+  /** What the bound withheld, per stream, once the run has finished. */
+  spilled: { stdout?: Spilled; stderr?: Spilled } = {};
 
   constructor(options: OutputOptions) {
     this.#o = options;
-    this.#out = new Budget(options.maxOutput);
-    this.#err = new Budget(options.maxOutput);
-  }
-
-  /** Bytes dropped past the cap, per stream. */
-  get truncated(): { stdout?: number; stderr?: number } | undefined {
-    if (!this.#out.dropped && !this.#err.dropped) return undefined;
-    return {
-      ...(this.#out.dropped ? { stdout: this.#out.dropped } : {}),
-      ...(this.#err.dropped ? { stderr: this.#err.dropped } : {}),
-    };
+    if (!options.json) {
+      const { bound, io } = options;
+      this.#out = new BoundedStream(bound, (t) => io.out(t));
+      this.#err = new BoundedStream({ ...bound, stem: `${bound.stem}-stderr` }, (t) => io.err(t));
+    }
   }
 
   #writeOut(text: string): void {
     if (!text) return;
-    const part = this.#out.take(text);
-    if (this.#o.json) this.stdoutText += part.text;
-    else if (part.text) this.#o.io.out(part.text);
-    if (part.cut && !this.#marked.out) {
-      this.#marked.out = true;
-      const mark =
-        `\n[mcpx: stdout truncated at ${this.#o.maxOutput} bytes (script.maxOutput); write large output to a file]\n`;
-      if (this.#o.json) this.stdoutText += mark;
-      else this.#o.io.out(mark);
-    }
+    if (this.#out) this.#out.write(text);
+    else this.stdoutText += text;
   }
 
   #writeErr(text: string): void {
     if (!text) return;
-    const part = this.#err.take(text);
-    if (this.#o.json) this.stderrText += part.text;
-    else if (part.text) this.#o.io.err(part.text);
-    if (part.cut && !this.#marked.err) {
-      this.#marked.err = true;
-      const mark = `\n[mcpx: stderr truncated at ${this.#o.maxOutput} bytes (script.maxOutput)]\n`;
-      if (this.#o.json) this.stderrText += mark;
-      else this.#o.io.err(mark);
-    }
+    if (this.#err) this.#err.write(text);
+    else this.stderrText += text;
   }
 
   /** Takes a chunk of the script's stdout. */
   stdout(bytes: Uint8Array): void {
     if (this.binary) {
-      this.binary.bytes += bytes.length;
+      this.binary.file.write(bytes);
       return;
     }
     let text: string;
@@ -143,7 +101,11 @@ export class RunOutput {
       if (bytes.includes(0)) throw new TypeError("NUL byte");
       text = this.#outDecoder.decode(bytes, { stream: true });
     } catch {
-      this.binary = { bytes: bytes.length, type: sniff(bytes) };
+      // From here on stdout is binary: never shown, its bytes saved to a file of their own.
+      const { type, ext } = sniff(bytes);
+      const { bound } = this.#o;
+      this.binary = { type, file: new SpillFile(bound.dir, `${bound.stem}-stdout`, ext) };
+      this.binary.file.write(bytes);
       return;
     }
     this.#writeOut(text);
@@ -208,8 +170,7 @@ export class RunOutput {
       const record = value as LogRecord;
       if (typeof record.source === "string") record.source = this.#o.source(record.source);
       if (this.#o.json) {
-        const part = this.#err.take(line);
-        if (!part.cut) this.logs.push(record);
+        this.logs.push(record);
       } else {
         this.#writeErr(renderRecord(record) + "\n");
       }
@@ -224,12 +185,25 @@ export class RunOutput {
     this.#pending += this.#errDecoder.decode();
     this.#drain(true);
     if (this.binary) {
+      const saved = this.binary.file.close();
       this.#writeOut(
-        `[mcpx: ${this.binary.bytes} bytes of ${this.binary.type} on stdout, not shown; write binary data to a file and print its path]\n`,
+        `[mcpx: ${saved.bytes} bytes of ${this.binary.type} on stdout, not shown; saved in ${saved.path}]\n`,
       );
     }
-    if (!this.#o.json && this.#out.dropped) {
-      this.#o.io.err(`mcpx: dropped ${this.#out.dropped} bytes of stdout past script.maxOutput\n`);
-    }
+    const stdout = this.#out?.end();
+    const stderr = this.#err?.end();
+    this.spilled = { ...(stdout ? { stdout } : {}), ...(stderr ? { stderr } : {}) };
   }
+}
+
+/** The fields of a `--json run` envelope that are never cut: the verdict and what ran. */
+const ENVELOPE_KEPT = ["ok", "exitCode", "durationMs", "runtime", "script", "session", "error"];
+
+/**
+ * A `--json run` envelope held to the bound as a whole: past it, the whole goes to a file and
+ * the printed one keeps the verdict and the head of the result, emitted values, stdout, logs and
+ * stderr, in that order, marked `truncated`, `spilledTo` and `bytes`.
+ */
+export function boundEnvelope<T extends Record<string, unknown>>(doc: T, bound: OutputBound): T {
+  return boundDocument(doc, bound, ENVELOPE_KEPT) as T;
 }

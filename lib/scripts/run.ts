@@ -2,7 +2,7 @@ import { dirname, join, resolve } from "../_path.ts";
 import { after } from "../_timer.ts";
 import { formatDuration } from "../duration.ts";
 import { McpxError } from "../errors.ts";
-import { cacheDir } from "../paths.ts";
+import { cacheDir, outputDir } from "../paths.ts";
 import { VERSION } from "../version.ts";
 import type { Context } from "../context.ts";
 import { callDaemon, ensureDaemon, type Health } from "../daemon/client.ts";
@@ -31,7 +31,7 @@ import {
 } from "../../launcher/select.ts";
 import { readDirectives } from "./directives.ts";
 import { parseEnvFile, parseEnvPair } from "./env_vars.ts";
-import { RunOutput } from "./output.ts";
+import { boundEnvelope, RunOutput } from "./output.ts";
 import { descendants, parentOf, processTree, signalAll, signalGroup } from "./processes.ts";
 import { resolveScript, type SearchOptions } from "./resolve.ts";
 
@@ -76,7 +76,12 @@ export interface RunEnvelope {
   logs: LogRecord[];
   stderr: string;
   error?: FailureReport;
-  truncated?: { stdout?: number; stderr?: number };
+  /** Set when the envelope passed `output.maxBytes`: the printed one is cut, the file whole. */
+  truncated?: true;
+  /** The file holding the whole envelope. */
+  spilledTo?: string;
+  /** The whole envelope's size in bytes. */
+  bytes?: number;
 }
 
 /** What a run returns to the CLI: the exit status, or under --json the whole envelope. */
@@ -532,12 +537,12 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       const m = /^(.*?):(\d+)(?::(\d+))?$/.exec(text);
       return m ? place(m[1], Number(m[2]), m[3] === undefined ? undefined : Number(m[3])) : text;
     };
-    const out = new RunOutput({
-      json: ctx.json,
-      io,
-      maxOutput: settings.get("script.maxOutput"),
-      source,
-    });
+    const bound = {
+      maxBytes: settings.get("output.maxBytes"),
+      dir: outputDir(ctx.boot, io.env),
+      stem: script ? `run-${script.named ? script.name : script.path.split("/").pop()}` : "exec",
+    };
+    const out = new RunOutput({ json: ctx.json, io, bound, source });
     // The daemon: asked now if it was not before. A Worker run is already under way and told when
     // it answers; a subprocess starts only after.
     const askDaemon = () => primary ? (daemon ??= ensureDaemon(ctx)) : undefined;
@@ -588,7 +593,7 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
     const exitCode = ended.code;
 
     if (ctx.json) {
-      return {
+      return boundEnvelope({
         ok: exitCode === 0 && !error,
         exitCode,
         durationMs: Math.round(performance.now() - started),
@@ -601,8 +606,7 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
         logs: out.logs,
         stderr: out.stderrText,
         ...(error ? { error } : {}),
-        ...(out.truncated ? { truncated: out.truncated } : {}),
-      };
+      }, bound);
     }
     if (error) {
       if (error.kind === "timeout") io.err(`mcpx: ${error.message}\n`);

@@ -38,6 +38,15 @@ export const SETTINGS = {
     flag: "--json",
     early: true,
   },
+  "output.maxBytes": {
+    type: "integer",
+    default: "102400",
+    doc:
+      "Bytes of a result that are printed: past them, the head and a line naming a file that holds all of it",
+    detail:
+      "Holds what `mcpx call` prints, what a script run by `mcpx run` or `mcpx exec` writes to stdout and to stderr, and every --json document of those, so that a 20 MB tool result does not land whole in an agent's context. The whole is written to <state>/output (0600; files older than a day are removed when a new one is written), and a --json document is cut to fit and marked truncated, spilledTo and bytes. Binary content (images, audio, blob resources, binary stdout) is never printed, whatever the bound: it is saved to a file of its own, named where it would have been. 0 prints everything. A script's own tool calls always receive whole results.",
+    flag: "--max-output",
+  },
   "paths.state": {
     type: "path",
     default: "",
@@ -148,14 +157,6 @@ export const SETTINGS = {
     detail:
       "The run then exits 124. 0 means no limit. A script may set its own (`// mcpx: timeout=30s`); --timeout wins over that.",
     flag: "--timeout",
-  },
-  "script.maxOutput": {
-    type: "integer",
-    default: "1048576",
-    doc: "Bytes of a script's stdout (and of its stderr) passed on before the rest is dropped",
-    detail:
-      "A truncation marker says where output was cut. 0 means no limit. Binary stdout is described, never passed on.",
-    flag: "--max-output",
   },
   "plumbing.allowTsJsOverlap": {
     type: "boolean",

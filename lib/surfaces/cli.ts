@@ -274,6 +274,8 @@ async function operationsFor(args: readonly string[]): Promise<readonly Operatio
 /** Runs one command line and returns the exit status. Never throws for a user's mistake. */
 export async function main(args: readonly string[], io: Io): Promise<number> {
   let ctx: Context | undefined;
+  let op: Operation | undefined;
+  let typed: Record<string, unknown> = {};
   let json = args.includes("--json");
   try {
     const parsed = parseArgs(args, await operationsFor(args));
@@ -284,13 +286,18 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
       io.out(parsed.op ? commandHelp(parsed.op) : mainHelp(await allOperations()));
       return 0;
     }
-    const output = await execute(parsed.op, parsed.input, ctx);
+    op = parsed.op;
+    typed = parsed.input;
+    const sent = op.cli.request ? op.cli.request(parsed.input) : parsed.input;
+    const output = await execute(op, sent, ctx);
     const loaded = ctx.loadedSettings();
     if (loaded) { for (const w of (await loaded).warnings) io.err(`mcpx: warning: ${w}\n`); }
-    if (json) io.out(JSON.stringify(output, null, 2) + "\n");
-    else {io.out(
-        parsed.op.render
-          ? await parsed.op.render(output as never, ctx)
+    if (json) {
+      const doc = op.json ? await op.json(output as never, ctx, typed as never) : output;
+      io.out(JSON.stringify(doc, null, 2) + "\n");
+    } else {io.out(
+        op.render
+          ? await op.render(output as never, ctx, typed as never)
           : JSON.stringify(output, null, 2) + "\n",
       );}
     const code = (output as { exitCode?: unknown } | null)?.exitCode;
@@ -298,21 +305,23 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
   } catch (error) {
     if (!(error instanceof McpxError)) {
       const message = error instanceof Error ? error.message : String(error);
-      io.err(`mcpx: internal error: ${message}. ${ERRORS.INTERNAL.hint}\n`);
-      if (io.env.MCPX_DEBUG && error instanceof Error) io.err(`${error.stack}\n`);
+      // Under --json the document on stdout is the one report; the text would repeat it.
       if (json) io.out(JSON.stringify({ error: { code: "INTERNAL", message } }, null, 2) + "\n");
+      else io.err(`mcpx: internal error: ${message}. ${ERRORS.INTERNAL.hint}\n`);
+      if (io.env.MCPX_DEBUG && error instanceof Error) io.err(`${error.stack}\n`);
       return ERRORS.INTERNAL.exit;
     }
-    const sep = /[?.!]$/.test(error.message) ? " " : ". ";
-    io.err(`mcpx: ${error.message}${error.hint ? sep + error.hint : ""}\n`);
     if (json) {
-      io.out(
-        JSON.stringify(
-          { error: { code: error.code, message: error.message, hint: error.hint || undefined } },
-          null,
-          2,
-        ) + "\n",
-      );
+      // The operation's own document, when it has one; failing to make it leaves the usual one.
+      const own = op?.jsonError && ctx
+        ? await Promise.resolve(op.jsonError(error, ctx, typed)).catch(() => undefined)
+        : undefined;
+      const doc = own ??
+        { error: { code: error.code, message: error.message, hint: error.hint || undefined } };
+      io.out(JSON.stringify(doc, null, 2) + "\n");
+    } else {
+      const sep = /[?.!]$/.test(error.message) ? " " : ". ";
+      io.err(`mcpx: ${error.message}${error.hint ? sep + error.hint : ""}\n`);
     }
     return ERRORS[error.code].exit;
   }

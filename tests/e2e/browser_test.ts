@@ -3,9 +3,10 @@ import { chromeServerConfig } from "../fixtures/chrome.ts";
 import { servePages } from "../fixtures/pages.ts";
 import { alive, Sandbox } from "../_helpers.ts";
 
+/** What `mcpx --json call` prints: the MCP result envelope, and who served it under `mcpx`. */
 interface Call {
-  result: unknown;
-  instance: { pid: number; key: string };
+  content: { type: string; text?: string }[];
+  mcpx: { instance: { pid: number; key: string } };
 }
 
 /** Chromium processes of this sandbox (the daemon's environment reaches them through the server). */
@@ -39,12 +40,16 @@ Deno.test("browser: exclusive + session gives each session its own Chromium, no 
       })
     ),
   );
-  assert.equal(new Set(opened.map((o) => o.instance.pid)).size, 4, "four sessions, four browsers");
+  assert.equal(
+    new Set(opened.map((o) => o.mcpx.instance.pid)).size,
+    4,
+    "four sessions, four browsers",
+  );
   for (const id of sessions) {
     const listed = await box.json<Call>(["call", "chrome_devtools.list_pages"], {
       env: { MCPX_SESSION_ID: id },
     });
-    const text = String(listed.result);
+    const text = String(listed.content[0].text);
     assert.match(text, new RegExp(`Session ${id}`), `session ${id} sees its own page`);
     for (const other of sessions.filter((o) => o !== id)) {
       assert.doesNotMatch(
@@ -53,7 +58,7 @@ Deno.test("browser: exclusive + session gives each session its own Chromium, no 
         `session ${id} sees nothing of ${other}`,
       );
     }
-    assert.equal(listed.instance.key, `session:${id}`);
+    assert.equal(listed.mcpx.instance.key, `session:${id}`);
   }
 
   // Two subagents under one parent share a browser; a third under another parent does not.
@@ -64,11 +69,11 @@ Deno.test("browser: exclusive + session gives each session its own Chromium, no 
   const sub2 = await box.json<Call>(["call", "chrome_team.list_pages"], {
     env: { ...root, MCPX_SESSION_ID: "sub2" },
   });
-  assert.match(String(sub2.result), /Session from-sub1/);
+  assert.match(String(sub2.content[0].text), /Session from-sub1/);
   const outsider = await box.json<Call>(["call", "chrome_team.list_pages"], {
     env: { MCPX_PARENT_SESSION_ID: "other" },
   });
-  assert.doesNotMatch(String(outsider.result), /from-sub1/);
+  assert.doesNotMatch(String(outsider.content[0].text), /from-sub1/);
   const status = await box.json<{ servers: { namespace: string; instances: { key: string }[] }[] }>(
     ["status"],
   );

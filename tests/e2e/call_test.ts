@@ -11,11 +11,26 @@ import {
   until,
 } from "../_helpers.ts";
 
-interface Call {
-  result: unknown;
-  raw?: { content: { type: string; text?: string }[] };
-  instance: { id: string; pid: number; key: string };
+/** What `mcpx --json call` prints: the MCP result envelope, and who served it under `mcpx`. */
+interface Envelope {
+  content: { type: string; text?: string; [k: string]: unknown }[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  mcpx: {
+    server: string;
+    tool: string;
+    instance: { id: string; pid: number; key: string };
+    durationMs: number;
+  };
+  truncated?: boolean;
+  spilledTo?: string;
+  bytes?: number;
 }
+
+type Call = Envelope;
+
+/** The text of an envelope's first content item. */
+const text = (e: Envelope) => e.content[0]?.text;
 
 interface Status {
   servers: {
@@ -45,12 +60,12 @@ Deno.test("call: real servers over stdio, result forms, and what goes wrong", as
   assert.equal(echo.stdout, "Echo: hi there\n");
 
   const json = await box.json<Call>(["call", "everything.echo", '{"message":"x"}']);
-  assert.equal(json.result, "Echo: x");
-  assert.equal(json.instance.key, "global");
+  assert.equal(text(json), "Echo: x");
+  assert.equal(json.mcpx.instance.key, "global");
   const raw = await box.json<Call>(["call", "everything.echo", "message=y", "--raw"]);
-  assert.deepEqual(raw.raw?.content, [{ type: "text", text: "Echo: y" }]);
+  assert.deepEqual(raw.content, [{ type: "text", text: "Echo: y" }]);
   const again = await box.json<Call>(["call", "everything.echo", "message=z"]);
-  assert.equal(again.instance.pid, json.instance.pid, "a shared global server is reused");
+  assert.equal(again.mcpx.instance.pid, json.mcpx.instance.pid, "a shared global server is reused");
 
   const listing = await box.mcpx([
     "call",
@@ -67,15 +82,14 @@ Deno.test("call: real servers over stdio, result forms, and what goes wrong", as
       entities: [{ name: "mcpx", entityType: "tool", observations: ["leases servers"] }],
     }),
   ]);
-  const graph = await box.json<{ result: { entities: { name: string }[] } }>([
-    "call",
-    "memory.read_graph",
-  ]);
-  assert.deepEqual(graph.result.entities.map((e) => e.name), ["mcpx"]);
+  const graph = JSON.parse((await box.mcpx(["call", "memory.read_graph"])).stdout) as {
+    entities: { name: string }[];
+  };
+  assert.deepEqual(graph.entities.map((e) => e.name), ["mcpx"]);
 
-  assert.deepEqual((await box.json<Call>(["call", "fixture.structured"])).result, { a: 1 });
-  assert.deepEqual((await box.json<Call>(["call", "fixture.json_text"])).result, { b: 2 });
-  assert.equal((await box.json<Call>(["call", "fixture.fancy_name"])).result, "fancy");
+  assert.deepEqual((await box.mcpx(["call", "fixture.structured"])).stdout, '{\n  "a": 1\n}\n');
+  assert.deepEqual((await box.mcpx(["call", "fixture.json_text"])).stdout, '{\n  "b": 2\n}\n');
+  assert.equal(text(await box.json<Call>(["call", "fixture.fancy_name"])), "fancy");
 
   const missing = await box.mcpx(["call", "everything.echo"]);
   assert.equal(missing.code, 2);
@@ -158,8 +172,8 @@ Deno.test("call: server-everything over Streamable HTTP on 127.0.0.1, no shim pr
       mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp` } },
     });
     const out = await box.json<Call>(["call", "remote.echo", "message=over http"]);
-    assert.equal(out.result, "Echo: over http");
-    assert.equal(out.instance.pid, null, "no process: the daemon speaks HTTP itself");
+    assert.equal(text(out), "Echo: over http");
+    assert.equal(out.mcpx.instance.pid, null, "no process: the daemon speaks HTTP itself");
     const status = await box.json<Status>(["status"]);
     assert.equal(status.servers[0].instances.length, 1);
   } finally {
@@ -200,8 +214,8 @@ Deno.test("faults: slow start, stderr flood, crash mid-call, hang past callTimeo
       },
     },
   });
-  assert.equal((await box.json<Call>(["call", "slow.echo", "text=late"])).result, "late");
-  assert.equal((await box.json<Call>(["call", "noisy.echo", "text=loud"])).result, "loud");
+  assert.equal(text(await box.json<Call>(["call", "slow.echo", "text=late"])), "late");
+  assert.equal(text(await box.json<Call>(["call", "noisy.echo", "text=loud"])), "loud");
   const noisy = (await box.json<Status>(["status"])).servers.find((s) => s.namespace === "noisy")!;
   const tail = noisy.instances[0].stderrTail;
   assert.ok(tail.length <= 10 && tail.every((l) => l.length <= 2048), "the stderr tail is bounded");
@@ -211,7 +225,11 @@ Deno.test("faults: slow start, stderr flood, crash mid-call, hang past callTimeo
   assert.equal(crash.code, 6);
   assert.match(crash.stderr, /fragile/);
   const after = await box.json<Call>(["call", "fragile.pid"]);
-  assert.notEqual(after.instance.pid, before.instance.pid, "the next call gets a fresh process");
+  assert.notEqual(
+    after.mcpx.instance.pid,
+    before.mcpx.instance.pid,
+    "the next call gets a fresh process",
+  );
 
   const hang = await box.mcpx(["call", "stuck.hang"]);
   assert.equal(hang.code, 7);
@@ -221,7 +239,7 @@ Deno.test("faults: slow start, stderr flood, crash mid-call, hang past callTimeo
     "notifications/cancelled reached the server",
   );
   assert.equal(
-    (await box.json<Call>(["call", "stuck.echo", "text=still here"])).result,
+    text(await box.json<Call>(["call", "stuck.echo", "text=still here"])),
     "still here",
   );
 });
@@ -243,15 +261,15 @@ Deno.test("faults: kill -9 of a server mid-call fails that call only; the next g
     )
   );
   const t0 = Date.now();
-  Deno.kill(first.instance.pid, "SIGKILL");
+  Deno.kill(first.mcpx.instance.pid, "SIGKILL");
   const failed = await pending;
   assert.equal(failed.code, 6, failed.stderr);
   assert.match(failed.stderr, /victim/);
   assert.ok(Date.now() - t0 < 20_000, "the caller heard within callTimeout");
   const next = await box.json<Call>(["call", "victim.pid"]);
-  assert.notEqual(next.instance.pid, first.instance.pid);
+  assert.notEqual(next.mcpx.instance.pid, first.mcpx.instance.pid);
   const still = await box.json<Call>(["call", "bystander.pid"]);
-  assert.equal(still.instance.pid, bystander.instance.pid, "nothing else was disturbed");
+  assert.equal(still.mcpx.instance.pid, bystander.mcpx.instance.pid, "nothing else was disturbed");
 });
 
 Deno.test("scope: sessions, parent sessions, per-call and pid keys", async () => {
@@ -268,12 +286,12 @@ Deno.test("scope: sessions, parent sessions, per-call and pid keys", async () =>
   const b = { MCPX_SESSION_ID: "beta" };
   await box.json(["call", "sess.set", "key=k", "value=from-alpha"], { env: a });
   const sameA = await box.json<Call>(["call", "sess.get", "key=k"], { env: a });
-  assert.equal(sameA.result, "from-alpha", "two calls under one session reach one process");
+  assert.equal(text(sameA), "from-alpha", "two calls under one session reach one process");
   const otherB = await box.json<Call>(["call", "sess.get", "key=k"], { env: b });
-  assert.notEqual(otherB.result, "from-alpha", "another session sees nothing of it");
-  assert.notEqual(otherB.instance.pid, sameA.instance.pid);
+  assert.notEqual(text(otherB), "from-alpha", "another session sees nothing of it");
+  assert.notEqual(otherB.mcpx.instance.pid, sameA.mcpx.instance.pid);
   const flag = await box.json<Call>(["call", "sess.get", "key=k", "--session", "alpha"]);
-  assert.equal(flag.result, "from-alpha", "--session joins a lease");
+  assert.equal(text(flag), "from-alpha", "--session joins a lease");
 
   const root1 = await box.json<Call>(["call", "parent.pid"], {
     env: { MCPX_PARENT_SESSION_ID: "root", MCPX_SESSION_ID: "sub1" },
@@ -284,8 +302,8 @@ Deno.test("scope: sessions, parent sessions, per-call and pid keys", async () =>
   const other = await box.json<Call>(["call", "parent.pid"], {
     env: { MCPX_PARENT_SESSION_ID: "other" },
   });
-  assert.equal(root1.instance.pid, root2.instance.pid);
-  assert.notEqual(other.instance.pid, root1.instance.pid);
+  assert.equal(root1.mcpx.instance.pid, root2.mcpx.instance.pid);
+  assert.notEqual(other.mcpx.instance.pid, root1.mcpx.instance.pid);
   const status = await box.json<Status>(["status"]);
   assert.deepEqual(
     status.servers.find((s) => s.namespace === "parent")!.instances.map((i) => i.key).sort(),
@@ -294,16 +312,16 @@ Deno.test("scope: sessions, parent sessions, per-call and pid keys", async () =>
 
   const c1 = await box.json<Call>(["call", "percall.pid"]);
   const c2 = await box.json<Call>(["call", "percall.pid"]);
-  assert.notEqual(c1.instance.pid, c2.instance.pid);
+  assert.notEqual(c1.mcpx.instance.pid, c2.mcpx.instance.pid);
   assert.ok(
-    await until(() => !alive(c1.instance.pid) && !alive(c2.instance.pid)),
+    await until(() => !alive(c1.mcpx.instance.pid) && !alive(c2.mcpx.instance.pid)),
     "per-call processes stop after their call",
   );
 
   // With no session id a session-scoped server degrades to per-call isolation and says so once.
   const d1 = await box.json<Call>(["call", "sess.pid"]);
   const d2 = await box.json<Call>(["call", "sess.pid"]);
-  assert.notEqual(d1.instance.pid, d2.instance.pid);
+  assert.notEqual(d1.mcpx.instance.pid, d2.mcpx.instance.pid);
   const degraded = (await daemonLog(box)).filter((r) => r.event === "scope.degraded");
   assert.equal(degraded.length, 1);
   assert.match(String(degraded[0].msg), /MCPX_SESSION_ID/);
@@ -322,8 +340,11 @@ Deno.test("scope: sessions, parent sessions, per-call and pid keys", async () =>
     stdout: "piped",
   }).output();
   const byPid = JSON.parse(new TextDecoder().decode(viaShell.stdout)) as Call;
-  assert.match(byPid.instance.key, /^pid:\d+$/);
-  assert.ok(await until(() => !alive(byPid.instance.pid), 5000), "stopped once its process exited");
+  assert.match(byPid.mcpx.instance.key, /^pid:\d+$/);
+  assert.ok(
+    await until(() => !alive(byPid.mcpx.instance.pid), 5000),
+    "stopped once its process exited",
+  );
 });
 
 Deno.test("ops: restart (whole namespace or one session), refresh, trace, and stop leaves nothing", async () => {
@@ -341,8 +362,12 @@ Deno.test("ops: restart (whole namespace or one session), refresh, trace, and st
   assert.equal(r.stopped, 1);
   const a2 = await box.json<Call>(["call", "sess.pid"], { env: { MCPX_SESSION_ID: "a" } });
   const b2 = await box.json<Call>(["call", "sess.pid"], { env: { MCPX_SESSION_ID: "b" } });
-  assert.notEqual(a2.instance.pid, a1.instance.pid);
-  assert.equal(b2.instance.pid, b1.instance.pid, "restarting one session leaves the others");
+  assert.notEqual(a2.mcpx.instance.pid, a1.mcpx.instance.pid);
+  assert.equal(
+    b2.mcpx.instance.pid,
+    b1.mcpx.instance.pid,
+    "restarting one session leaves the others",
+  );
   assert.equal((await box.json<{ stopped: number }>(["restart", "sess"])).stopped, 2);
 
   const refreshed = await box.json<{ servers: { namespace: string; tools: number }[] }>([
@@ -412,15 +437,30 @@ Deno.test("scope: repo and worktree keys come from the caller's checkout, read w
   const deep = await at("work/one/sub", "perrepo.pid");
   const wt = await at("work/one-wt", "perrepo.pid");
   const other = await at("work/two", "perrepo.pid");
-  assert.equal(deep.instance.pid, top.instance.pid, "one process per clone, from any subfolder");
-  assert.equal(wt.instance.pid, top.instance.pid, "a linked worktree is the same repository");
-  assert.notEqual(other.instance.pid, top.instance.pid);
-  assert.equal(top.instance.key, `repo:${await Deno.realPath(join(box.root, "work/one/.git"))}`);
+  assert.equal(
+    deep.mcpx.instance.pid,
+    top.mcpx.instance.pid,
+    "one process per clone, from any subfolder",
+  );
+  assert.equal(
+    wt.mcpx.instance.pid,
+    top.mcpx.instance.pid,
+    "a linked worktree is the same repository",
+  );
+  assert.notEqual(other.mcpx.instance.pid, top.mcpx.instance.pid);
+  assert.equal(
+    top.mcpx.instance.key,
+    `repo:${await Deno.realPath(join(box.root, "work/one/.git"))}`,
+  );
   const treeMain = await at("work/one/sub", "pertree.pid");
   const treeLinked = await at("work/one-wt", "pertree.pid");
-  assert.notEqual(treeMain.instance.pid, treeLinked.instance.pid, "one process per checkout");
+  assert.notEqual(
+    treeMain.mcpx.instance.pid,
+    treeLinked.mcpx.instance.pid,
+    "one process per checkout",
+  );
   assert.equal(
-    treeLinked.instance.key,
+    treeLinked.mcpx.instance.key,
     `worktree:${await Deno.realPath(join(box.root, "work/one-wt"))}`,
   );
 });
@@ -448,9 +488,9 @@ Deno.test("stop: a call in flight fails at once, the daemon stops cleanly, and n
 Deno.test("call: key=value keeps text for string fields and JSON for the rest", async () => {
   await using box = await Sandbox.create();
   await box.write("work/.mcpx.json", { mcpServers: { fixture: faultyServer() } });
-  assert.equal((await box.json<Call>(["call", "fixture.set", "key=a", "value=1"])).result, "ok");
-  assert.equal((await box.json<Call>(["call", "fixture.get", "key=a"])).result, "1");
-  assert.equal((await box.json<Call>(["call", "fixture.echo", "text=true"])).result, "true");
+  assert.equal(text(await box.json<Call>(["call", "fixture.set", "key=a", "value=1"])), "ok");
+  assert.equal(text(await box.json<Call>(["call", "fixture.get", "key=a"])), "1");
+  assert.equal(text(await box.json<Call>(["call", "fixture.echo", "text=true"])), "true");
   const ms = await box.mcpx(["call", "fixture.sleep", "ms=5"]);
   assert.equal(ms.code, 0, "a number field still gets a number");
   const bad = await box.mcpx(["call", "fixture.sleep", "ms=soon"]);
@@ -493,5 +533,62 @@ Deno.test("faults: a call whose client goes away is cancelled, not left running 
   );
   assert.ok(await until(async () => (await leases()) === 0, 5000), "the lease was given back");
   const next = await box.json<Call>(["call", "stuck.echo", "text=free"]);
-  assert.equal(next.result, "free", "the exclusive server serves the next caller at once");
+  assert.equal(text(next), "free", "the exclusive server serves the next caller at once");
+});
+
+Deno.test("call --json: the MCP result envelope with the serving instance under mcpx; an error printed once", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { everything: npmServer("server-everything"), fixture: faultyServer() },
+  });
+  // What the reference does: `mcpx --json call … | jq -r '.content[0].text'`.
+  const piped = await new Deno.Command("sh", {
+    args: [
+      "-c",
+      `${Deno.execPath()} run -A --config "$1" "$2" --json call everything.echo message=hi | jq -r '.content[0].text'`,
+      "sh",
+      new URL("../../deno.json", import.meta.url).pathname,
+      new URL("../../main.ts", import.meta.url).pathname,
+    ],
+    cwd: join(box.root, "work"),
+    env: box.env,
+    clearEnv: true,
+    stdout: "piped",
+  }).output();
+  assert.equal(new TextDecoder().decode(piped.stdout), "Echo: hi\n");
+
+  const echo = await box.json<Envelope>(["call", "everything.echo", "message=x"]);
+  assert.deepEqual(echo.content, [{ type: "text", text: "Echo: x" }]);
+  assert.equal(echo.isError, undefined);
+  assert.equal(echo.mcpx.server, "everything");
+  assert.equal(echo.mcpx.tool, "echo");
+  assert.equal(echo.mcpx.instance.key, "global");
+  assert.ok(echo.mcpx.instance.pid > 0);
+  const structured = await box.json<Envelope>(["call", "fixture.structured"]);
+  assert.deepEqual(structured.structuredContent, { a: 1 });
+  // Plain call keeps the unwrapped value.
+  assert.equal((await box.mcpx(["call", "fixture.structured"])).stdout, '{\n  "a": 1\n}\n');
+
+  // A tool error is an envelope too, with isError, and exits 8.
+  const failed = await box.mcpx(["--json", "call", "fixture.fail"]);
+  assert.equal(failed.code, 8);
+  const failure = JSON.parse(failed.stdout) as Envelope & { error: { code: string } };
+  assert.equal(failure.isError, true);
+  assert.deepEqual(failure.content, [{ type: "text", text: "it failed on purpose" }]);
+  assert.equal(failure.error.code, "TOOL_ERROR");
+  assert.equal(failed.stderr, "");
+
+  // An error found before anything runs: JSON on stdout only, the exit status unchanged.
+  const missing = await box.mcpx(["--json", "call", "everythin.echo"]);
+  assert.equal(missing.code, 5);
+  assert.equal(missing.stderr, "");
+  assert.match((JSON.parse(missing.stdout) as { error: { code: string } }).error.code, /NOT_FOUND/);
+  const badEnv = await box.mcpx(["--json", "exec", "1", "--env", "not a pair"]);
+  assert.equal(badEnv.code, 2);
+  assert.equal(badEnv.stderr, "");
+  assert.match(JSON.parse(badEnv.stdout).error.message, /--env "not a pair" is not KEY=VALUE/);
+  const usage = await box.mcpx(["--json", "call", "everything"]);
+  assert.equal(usage.code, 2);
+  assert.equal(usage.stderr, "");
+  assert.equal(JSON.parse(usage.stdout).error.code, "USAGE");
 });

@@ -108,26 +108,30 @@ Deno.test("discovery: filters, aliases and profiles apply to calls as to listing
   const hidden = await box.mcpx(["call", "narrow.set", "key=a", "value=b"]);
   assert.equal(hidden.code, 5);
   assert.match(hidden.stderr, /no tool "set"/);
-  const target = await box.json<{ instance: { pid: number } }>(["call", "fixture.pid"]);
-  const alias = await box.json<{ instance: { pid: number } }>(["call", "peek.pid"]);
+  const target = await box.json<{ mcpx: { instance: { pid: number } } }>(["call", "fixture.pid"]);
+  const alias = await box.json<{ mcpx: { instance: { pid: number } } }>(["call", "peek.pid"]);
   assert.equal(
-    alias.instance.pid,
-    target.instance.pid,
+    alias.mcpx.instance.pid,
+    target.mcpx.instance.pid,
     "an alias with matching leasing shares the process",
   );
-  const apart = await box.json<{ instance: { pid: number } }>(["call", "apart.pid"]);
-  assert.notEqual(apart.instance.pid, target.instance.pid, "one with other leasing gets its own");
+  const apart = await box.json<{ mcpx: { instance: { pid: number } } }>(["call", "apart.pid"]);
+  assert.notEqual(
+    apart.mcpx.instance.pid,
+    target.mcpx.instance.pid,
+    "one with other leasing gets its own",
+  );
   const outside = await box.mcpx(["call", "web.echo", "text=x"]);
   assert.equal(outside.code, 5);
   assert.match(outside.stderr, /not in the selected profiles/);
-  const inside = await box.json<{ result: string }>([
+  const inside = await box.json<{ content: { text: string }[] }>([
     "--profile",
     "web",
     "call",
     "web.echo",
     "text=x",
   ]);
-  assert.equal(inside.result, "x");
+  assert.equal(inside.content[0].text, "x");
   const status = await box.json<{ servers: { namespace: string; sharedWith: string[] }[] }>([
     "status",
   ]);

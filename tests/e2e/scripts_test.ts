@@ -24,7 +24,9 @@ interface Envelope {
   logs: Record<string, unknown>[];
   stderr: string;
   error?: { kind: string; name: string; message: string; location?: string; stack?: string };
-  truncated?: { stdout?: number; stderr?: number };
+  truncated?: true;
+  spilledTo?: string;
+  bytes?: number;
 }
 
 /** A sandbox with the fixture server (plus a session-scoped copy) and the fixture scripts. */
@@ -198,15 +200,25 @@ Deno.test("scripts.run: results, emit, --export, logs, globals and the imported 
   assert.equal(badEnv.code, 2);
   assert.match(badEnv.stderr, /--env "not a pair" is not KEY=VALUE/);
 
-  // Output past script.maxOutput is cut with a marker; binary stdout is described, not shown.
+  // Output past output.maxBytes prints its head and names the file holding all of it; binary
+  // stdout is never shown, its bytes are saved (tests/e2e/output_test.ts has the rest).
   const big = await box.mcpx(["exec", 'console.log("x".repeat(5000))', "--max-output", "100"]);
   assert.equal(big.code, 0);
-  assert.match(big.stdout, /^x{100}\n\[mcpx: stdout truncated at 100 bytes/);
+  const cut = /^x{100}\n\[mcpx: output cut at 100 of 5001 bytes; all 4\.9 KiB are in (\S+)\]\n$/
+    .exec(big.stdout);
+  assert.ok(cut, big.stdout);
+  assert.equal(await Deno.readTextFile(cut[1]), "x".repeat(5000) + "\n");
   const binary = await box.mcpx([
     "exec",
     "Deno.stdout.writeSync(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]));",
   ]);
-  assert.match(binary.stdout, /^\[mcpx: 8 bytes of PNG image on stdout, not shown/);
+  const saved = /^\[mcpx: 8 bytes of PNG image on stdout, not shown; saved in (\S+\.png)\]\n$/
+    .exec(binary.stdout);
+  assert.ok(saved, binary.stdout);
+  assert.deepEqual(
+    await Deno.readFile(saved[1]),
+    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]),
+  );
 });
 
 Deno.test("scripts.list and name resolution: nearest wins, shadowing, paths.scripts, overlaps, not found", async () => {
