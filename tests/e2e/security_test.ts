@@ -198,12 +198,19 @@ Deno.test("security: state directories are made 0700, loose ones of ours tighten
   await box.write("work/.mcpx.json", ONE_SERVER);
   const state = join(box.root, "state", "mcpx");
   await Deno.mkdir(join(state, "daemons"), { recursive: true });
+  await Deno.mkdir(join(state, "logs"), { recursive: true });
   await Deno.chmod(state, 0o755);
   await Deno.chmod(join(state, "daemons"), 0o777);
+  const health = await box.json<Health>(["health"]);
+  await box.json(["stop"]);
+  // A log left readable by an older mcpx is tightened when the next daemon opens it.
+  const log = join(state, "logs", `daemon-${health.fingerprint.slice(0, 16)}.jsonl`);
+  await Deno.chmod(log, 0o644);
   await box.json(["health"]);
   for (const d of [state, join(state, "daemons"), join(state, "logs")]) {
     assert.equal(Deno.statSync(d).mode! & 0o777, 0o700, d);
   }
+  assert.equal(Deno.statSync(log).mode! & 0o777, 0o600, log);
   await box.json(["stop"]);
   needRoot();
   await Deno.chown(join(state, "daemons"), NOBODY, NOBODY);
