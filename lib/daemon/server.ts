@@ -62,21 +62,25 @@ async function writeAtomic(path: string, text: string): Promise<void> {
 export async function runDaemon(ctx: Context, autostarted: boolean): Promise<number> {
   const fp = await ctx.fingerprint();
   const paths = await ctx.paths();
+  let stateDirOk = false;
   const reportStart = (error: unknown) => {
     const report = error instanceof McpxError
       ? { code: error.code, message: error.message, hint: error.hint }
       : { code: "INTERNAL", message: error instanceof Error ? error.message : String(error) };
+    // Never into a state directory that was refused as another user's.
+    if (!stateDirOk) return;
     try {
       writeFileAtomic(paths.startError, JSON.stringify(report) + "\n");
     } catch { /* nowhere to say why */ }
   };
   let settings, config: McpxConfig;
   try {
-    settings = await ctx.settings();
-    config = await loadConfig(fp.path, fp.text);
     secureStateDir(dirname(paths.dir));
     secureStateDir(paths.dir);
     secureStateDir(dirname(paths.log));
+    stateDirOk = true;
+    settings = await ctx.settings();
+    config = await loadConfig(fp.path, fp.text);
   } catch (e) {
     reportStart(e);
     throw e;
