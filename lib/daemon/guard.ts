@@ -62,36 +62,48 @@ export function secureSocketDir(dir: string, options: { create: boolean }): "abs
   return "ok";
 }
 
+/** Refuses a directory that another user owns (root aside), or that others may write unless sticky. */
+function closedDir(dir: string, info: Deno.FileInfo, what: string): void {
+  if (info.uid !== me() && info.uid !== 0) {
+    throw refuse(what, dir, ownerWhy(info)!, `Set ${ELSEWHERE}`);
+  }
+  if ((info.mode! & 0o022) !== 0 && (info.mode! & 0o1000) === 0) {
+    throw refuse(
+      what,
+      dir,
+      `others may write to it (mode ${octal(info.mode!)})`,
+      `Run \`chmod go-w ${dir}\`, or set ${ELSEWHERE}`,
+    );
+  }
+}
+
 /**
  * Checks a socket before a command connects to it: the socket, when there is one, belongs to this
- * user, and its directory is owned by this user or root and not writable by others (unless
- * sticky, as /tmp is: then nobody else can replace a file of ours). A socket that passes was bound
- * by a process of this user, so what answers on it is not another user's program.
+ * user; its directory is owned by this user or root and not writable by others (unless sticky, as
+ * /tmp is: then nobody else can replace a file of ours); and so is every directory above it, so
+ * nobody else can swap the path between this check and the connection. A socket that passes was
+ * bound by a process of this user, so what answers on it is not another user's program.
  * @throws {McpxError} UNSAFE_PATH naming what was wrong and the fix.
  */
 export function checkSocket(socket: string, options: { fallback: boolean }): "absent" | "ok" {
   const dir = dirname(socket);
+  let real: string;
+  try {
+    real = Deno.realPathSync(dir);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
+      return "absent";
+    }
+    throw e;
+  }
   if (options.fallback) {
     if (secureSocketDir(dir, { create: false }) === "absent") return "absent";
   } else {
-    let info: Deno.FileInfo;
-    try {
-      info = Deno.statSync(dir);
-    } catch (e) {
-      if (e instanceof Deno.errors.NotFound) return "absent";
-      throw e;
-    }
-    if (info.uid !== me() && info.uid !== 0) {
-      throw refuse("socket directory", dir, ownerWhy(info)!, `Set ${ELSEWHERE}`);
-    }
-    if ((info.mode! & 0o022) !== 0 && (info.mode! & 0o1000) === 0) {
-      throw refuse(
-        "socket directory",
-        dir,
-        `others may write to it (mode ${octal(info.mode!)})`,
-        `Run \`chmod go-w ${dir}\`, or set ${ELSEWHERE}`,
-      );
-    }
+    closedDir(dir, Deno.statSync(real), "socket directory");
+  }
+  for (let up = dirname(real);; up = dirname(up)) {
+    closedDir(up, Deno.statSync(up), "directory above the socket");
+    if (up === "/" || up === dirname(up)) break;
   }
   let info: Deno.FileInfo;
   try {

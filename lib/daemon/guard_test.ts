@@ -102,3 +102,22 @@ Deno.test("readToken() reads a private token file and refuses one others may rea
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("checkSocket() refuses a socket below a directory others may write: they could swap the path", () => {
+  const top = Deno.makeTempDirSync();
+  try {
+    const dir = join(top, "daemons");
+    Deno.mkdirSync(dir, { mode: 0o700 });
+    const socket = join(dir, "d.sock");
+    assert.equal(checkSocket(socket, { fallback: false }), "absent");
+    Deno.chmodSync(top, 0o777);
+    assert.throws(
+      () => checkSocket(socket, { fallback: false }),
+      new RegExp(`^McpxError: Refusing directory above the socket ${top}: others may write to it`),
+    );
+    Deno.chmodSync(top, 0o1777);
+    assert.equal(checkSocket(socket, { fallback: false }), "absent");
+  } finally {
+    Deno.removeSync(top, { recursive: true });
+  }
+});
