@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ONE_SERVER, Sandbox, until } from "../_helpers.ts";
+import { faultyServer } from "../fixtures/servers.ts";
 import { TOKEN_HEADER } from "../../lib/daemon/guard.ts";
 import { wireRequest } from "../../lib/daemon/wire.ts";
 
@@ -351,4 +352,26 @@ Deno.test("security: a call larger than daemon.maxRequestBytes fails with one li
   assert.match(run.stderr, /^mcpx: The request body is \d+ bytes, larger than the 1000 bytes/);
   assert.match(run.stderr, /daemon\.maxRequestBytes/);
   assert.equal(run.stderr.trim().split("\n").length <= 2, true, run.stderr);
+});
+
+Deno.test("security: a client module used outside `mcpx run` sends the token from the file it names", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { fixture: faultyServer() } });
+  await box.json(["refresh"]);
+  await box.json(["client", "-o", "mcpx-client.ts"]);
+  const program = await box.write(
+    "work/standalone.ts",
+    'import tools from "./mcpx-client.ts";\nconsole.log(JSON.stringify(await tools.fixture.echo({ text: "hi" })));\n',
+  );
+  // Neither MCPX_SOCKET nor MCPX_TOKEN_FILE: the module's own paths, as in an editor's run.
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-config", program],
+    cwd: join(box.root, "work"),
+    env: { ...box.env },
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  assert.match(new TextDecoder().decode(out.stdout), /hi/);
 });
