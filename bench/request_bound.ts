@@ -1,17 +1,20 @@
 /**
  * The daemon's memory against oversized requests (docs/security.md): its resident size at start,
  * then its peak (VmHWM) after a body within daemon.maxRequestBytes and after 100 MB bodies it
- * refuses (declared with Content-Length, and chunked). Memory, read from /proc; no timing.
+ * refuses (declared with Content-Length, and chunked), read from /proc. Then what the checks a
+ * command makes before each request (lib/daemon/guard.ts: the socket and the folders above it,
+ * the token file) cost, in process: the median of 20 batches of 500.
  *
  *     deno run -A bench/request_bound.ts
  */
 import { join } from "node:path";
-import { TOKEN_HEADER } from "../lib/daemon/guard.ts";
+import { checkSocket, readToken, TOKEN_HEADER } from "../lib/daemon/guard.ts";
 import {
   formatTable,
   interruptible,
   makeIsolated,
   mcpxArgs,
+  median,
   runDeno,
   teardown,
 } from "./_shared.ts";
@@ -111,5 +114,25 @@ await interruptible(() => teardown(base.root, base.env), async (stopIfInterrupte
     row(step, String(await post(health.socket, token, size, framing)));
   }
   console.log(`daemon.maxRequestBytes = 16 MiB (default)\n${formatTable(rows)}`);
+  const tokenFile = join(
+    base.env.XDG_STATE_HOME,
+    "mcpx",
+    "daemons",
+    `${health.fingerprint.slice(0, 16)}.token`,
+  );
+  const batches: number[] = [];
+  for (let b = 0; b < 20; b++) {
+    const start = performance.now();
+    for (let i = 0; i < 500; i++) {
+      checkSocket(health.socket, { fallback: false });
+      readToken(tokenFile);
+    }
+    batches.push((performance.now() - start) / 500);
+  }
+  console.log(
+    `checks before each request (socket, folders above it, token file): median ${
+      (median(batches) * 1000).toFixed(1)
+    } µs`,
+  );
   for (const p of await cleanup()) console.error(p);
 });
