@@ -21,6 +21,7 @@ import { connectServer } from "../lib/mcp/connect.ts";
 import type { McpConnection } from "../lib/mcp/types.ts";
 import { CALLER_HEADER } from "../lib/daemon/client.ts";
 import { wireRequest } from "../lib/daemon/wire.ts";
+import { TOKEN_HEADER } from "../lib/daemon/guard.ts";
 import { npmServer } from "../tests/_helpers.ts";
 import {
   emptyArgs,
@@ -87,9 +88,11 @@ function stats(samples: number[]): Stats {
 interface Environment extends Isolated {
   project: string;
   socket: string;
+  /** The daemon's token header, which every `/v1` request carries. */
+  token: Record<string, string>;
 }
 
-async function makeEnvironment(url: string): Promise<Omit<Environment, "socket">> {
+async function makeEnvironment(url: string): Promise<Omit<Environment, "socket" | "token">> {
   const isolated = await makeIsolated("mcpx-bench-calls-");
   const project = join(isolated.root, "project");
   await Deno.mkdir(project);
@@ -150,6 +153,7 @@ async function overhead(
     const start = performance.now();
     const res = await wireRequest(e.socket, "POST", `/v1/call/${namespace}/echo`, {
       body: ECHO_ARGS,
+      headers: e.token,
     });
     const ms = performance.now() - start;
     if (res.status !== 200) throw new Error(`daemon echo: HTTP ${res.status}: ${res.text}`);
@@ -280,7 +284,7 @@ async function concurrent(e: Environment): Promise<Concurrent> {
     try {
       const res = await wireRequest(e.socket, "POST", path, {
         body: ECHO_ARGS,
-        headers: callerHeader(e, session),
+        headers: { ...e.token, ...callerHeader(e, session) },
         timeoutMs: 60_000,
       });
       const ms = performance.now() - start;
@@ -467,7 +471,17 @@ async function main(): Promise<void> {
   };
   await interruptible(stop, async (stopIfInterrupted, cleanup) => {
     const health = JSON.parse(await runDeno(mcpxArgs(["--json", "start"]), base.project, env));
-    const e: Environment = { ...base, socket: health.socket };
+    const tokenFile = join(
+      env.XDG_STATE_HOME,
+      "mcpx",
+      "daemons",
+      `${health.fingerprint.slice(0, 16)}.token`,
+    );
+    const e: Environment = {
+      ...base,
+      socket: health.socket,
+      token: { [TOKEN_HEADER]: (await Deno.readTextFile(tokenFile)).trim() },
+    };
     const server = npmServer("server-everything");
     conn = await connectServer({
       name: "everything",

@@ -23,6 +23,8 @@ export class JsonlLog {
     base: Record<string, unknown> = {},
   ): Promise<JsonlLog> {
     const file = await Deno.open(path, { append: true, create: true, mode: 0o600 });
+    // `mode` applies only to a new file: one left by an older mcpx is tightened here.
+    if (((await file.stat()).mode! & 0o077) !== 0) await Deno.chmod(path, 0o600);
     return new JsonlLog(file, min, base);
   }
 

@@ -107,6 +107,7 @@ export function functionNames(tools: readonly { name: string }[]): Map<string, s
  */
 export const RUNTIME_NAMES: readonly string[] = [
   "BAKED_SOCKET",
+  "BAKED_TOKEN_FILE",
   "META",
   "Json",
   "RawResult",
@@ -119,6 +120,7 @@ export const RUNTIME_NAMES: readonly string[] = [
   "deno",
   "env",
   "socket",
+  "token",
   "callerHeader",
   "readResponse",
   "decodeChunked",

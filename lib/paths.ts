@@ -46,6 +46,8 @@ export interface DaemonPaths {
   startError: string;
   /** Live processes per namespace and their scope keys (`{ pid, live, keys }`), kept by the daemon. */
   live: string;
+  /** The running daemon's token (mode 0600): every `/v1` request carries it (lib/daemon/guard.ts). */
+  token: string;
 }
 
 /** Derives the daemon's files for one configuration fingerprint. */
@@ -77,5 +79,6 @@ export function daemonPaths(
     log: join(stateDir(settings, env), "logs", `daemon-${short}.jsonl`),
     startError: join(dir, `${short}.start-error`),
     live: join(dir, `${short}.live.json`),
+    token: join(dir, `${short}.token`),
   };
 }

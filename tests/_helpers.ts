@@ -95,6 +95,13 @@ export class Sandbox {
   }
 
   /** Like {@linkcode mcpx} with `--json`, parsing stdout; throws with stderr when it fails. */
+  /** The token a `/v1` request must carry (`x-mcpx-token`) for the daemon of `fingerprint`. */
+  daemonToken(fingerprint: string): string {
+    return Deno.readTextFileSync(
+      join(this.root, "state", "mcpx", "daemons", `${fingerprint.slice(0, 16)}.token`),
+    ).trim();
+  }
+
   async json<T = Record<string, unknown>>(
     args: string[],
     options: { cwd?: string; env?: Record<string, string> } = {},

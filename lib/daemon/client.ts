@@ -6,6 +6,7 @@ import type { Context } from "../context.ts";
 import type { DaemonPaths } from "../paths.ts";
 import type { Caller } from "../pool/scope.ts";
 import { withLock } from "./lock.ts";
+import { checkSocket, readToken, secureStateDir, TOKEN_HEADER } from "./guard.ts";
 import {
   FINGERPRINT_HEADER,
   WireConnectError,
@@ -46,12 +47,37 @@ function foreign(socket: string): McpxError {
   );
 }
 
+function refusedToken(socket: string, token: string | undefined): McpxError {
+  return new McpxError(
+    "UNAUTHORIZED",
+    `The daemon on "${socket}" refused this command's token${
+      token === undefined ? " (there is no token file)" : ""
+    }`,
+    {
+      hint:
+        "It was started with another state directory (paths.state); stop it (`mcpx stop`) and run the command again",
+    },
+  );
+}
+
+/** The headers that say who is asking: the daemon's token, when its file exists. */
+export function tokenHeaders(tokenFile: string | undefined): Record<string, string> {
+  const token = tokenFile === undefined ? undefined : readToken(tokenFile);
+  return token === undefined ? {} : { [TOKEN_HEADER]: token };
+}
+
 /**
  * Looks at a socket path: `absent` (no file), `stale` (a socket nobody answers), or the health of
- * the mcpx daemon answering on it.
- * @throws {McpxError} SOCKET_FOREIGN when the path is not a socket or something else answers.
+ * the mcpx daemon answering on it. The socket and its directory are checked first (lib/daemon/
+ * guard.ts): what answers on a socket of another user is never asked.
+ * @throws {McpxError} SOCKET_FOREIGN when the path is not a socket or something else answers;
+ *   UNSAFE_PATH when the socket or its directory is not this user's.
  */
-export async function probe(socket: string): Promise<Health | "absent" | "stale"> {
+export async function probe(
+  socket: string,
+  options: { fallback?: boolean; token?: string } = {},
+): Promise<Health | "absent" | "stale"> {
+  if (checkSocket(socket, { fallback: options.fallback ?? false }) === "absent") return "absent";
   let info: Deno.FileInfo;
   try {
     info = Deno.lstatSync(socket);
@@ -63,9 +89,13 @@ export async function probe(socket: string): Promise<Health | "absent" | "stale"
     );
   }
   if (!info.isSocket) throw notASocket(socket);
+  const token = options.token === undefined ? undefined : readToken(options.token);
   let res: WireResponse;
   try {
-    res = await wireRequest(socket, "GET", "/v1/health", { timeoutMs: 3000 });
+    res = await wireRequest(socket, "GET", "/v1/health", {
+      timeoutMs: 3000,
+      headers: token === undefined ? {} : { [TOKEN_HEADER]: token },
+    });
   } catch (e) {
     if (e instanceof WireTimeoutError) {
       throw new McpxError(
@@ -83,6 +113,9 @@ export async function probe(socket: string): Promise<Health | "absent" | "stale"
   try {
     health = JSON.parse(res.text);
   } catch { /* judged below */ }
+  if (res.status === 401 && res.headers.has(FINGERPRINT_HEADER)) {
+    throw refusedToken(socket, token);
+  }
   if (res.status !== 200 || health?.service !== "mcpx") throw foreign(socket);
   return health as Health;
 }
@@ -100,16 +133,36 @@ function checkOwner(health: Health, fingerprint: string, socket: string): void {
 }
 
 /** Checks who answered and decodes the body; a problem document becomes an {@linkcode McpxError}. */
-function decode(res: WireResponse, socket: string, fingerprint: string): unknown {
+function decode(
+  res: WireResponse,
+  socket: string,
+  fingerprint: string,
+  token?: string,
+): unknown {
   const owner = res.headers.get(FINGERPRINT_HEADER);
   if (owner === undefined) throw foreign(socket);
   if (owner !== fingerprint) throw otherConfig(socket, "another configuration");
+  if (res.status === 401) throw refusedToken(socket, token);
   let parsed: unknown = res.text;
   try {
     parsed = res.text === "" ? null : JSON.parse(res.text);
   } catch { /* a non-JSON answer is returned as text */ }
   if (res.status >= 400) throw fromProblem(parsed as Record<string, never>, res.status);
   return parsed;
+}
+
+/**
+ * The state directory and its daemons folder: made 0700 (with `create`), tightened when ours and
+ * loose, refused when another user's.
+ */
+function secureDaemonDirs(paths: DaemonPaths, create: boolean): void {
+  secureStateDir(dirname(paths.dir), { create });
+  secureStateDir(paths.dir, { create });
+}
+
+/** What {@linkcode probe} checks a configuration's socket with. */
+export function guardOf(paths: DaemonPaths): { fallback: boolean; token: string } {
+  return { fallback: paths.socketFallback, token: paths.token };
 }
 
 /** The command that re-runs this program with other arguments (under `deno run` or compiled). */
@@ -159,7 +212,7 @@ async function spawnAndWait(
   const timeout = ctx.boot.get("daemon.startTimeout");
   const deadline = performance.now() + timeout;
   while (performance.now() < deadline) {
-    const state = await probe(paths.socket);
+    const state = await probe(paths.socket, guardOf(paths));
     if (typeof state === "object") {
       checkOwner(state, fingerprint, paths.socket);
       return state;
@@ -210,22 +263,15 @@ export async function ensureDaemon(
 ): Promise<Health> {
   const fp = await ctx.fingerprint();
   const paths = await ctx.paths();
-  const state = await probe(paths.socket);
+  secureDaemonDirs(paths, false);
+  const state = await probe(paths.socket, guardOf(paths));
   if (typeof state === "object") {
     checkOwner(state, fp.hash, paths.socket);
     return state;
   }
-  try {
-    await Deno.mkdir(paths.dir, { recursive: true, mode: 0o700 });
-  } catch (e) {
-    throw new McpxError(
-      "DAEMON_UNAVAILABLE",
-      `Cannot create state directory "${paths.dir}": ${(e as Error).message}`,
-      { hint: "Set paths.state (MCPX_PATHS_STATE) to a writable directory" },
-    );
-  }
+  secureDaemonDirs(paths, true);
   return await withLock(paths.spawnLock, async () => {
-    const again = await probe(paths.socket);
+    const again = await probe(paths.socket, guardOf(paths));
     if (typeof again === "object") {
       checkOwner(again, fp.hash, paths.socket);
       return again;
@@ -244,14 +290,27 @@ export async function callDaemon(
 ): Promise<{ value: unknown } | undefined> {
   const fp = await ctx.fingerprint();
   const paths = await ctx.paths();
+  secureDaemonDirs(paths, false);
+  const maxBody = request.body === undefined
+    ? undefined
+    : (await ctx.settings()).get("daemon.maxRequestBytes");
   const send = async () => {
+    // Checked before every connection: another user's socket is never sent a byte.
+    if (checkSocket(paths.socket, { fallback: paths.socketFallback }) === "absent") {
+      throw new WireConnectError("absent", "no socket");
+    }
+    const token = readToken(paths.token);
     const res = await wireRequest(paths.socket, request.method, request.path, {
       body: request.body,
-      headers: request.caller
-        ? { [CALLER_HEADER]: encodeURIComponent(JSON.stringify(request.caller)) }
-        : undefined,
+      maxBody,
+      headers: {
+        ...(token === undefined ? {} : { [TOKEN_HEADER]: token }),
+        ...(request.caller
+          ? { [CALLER_HEADER]: encodeURIComponent(JSON.stringify(request.caller)) }
+          : {}),
+      },
     });
-    return { value: decode(res, paths.socket, fp.hash) };
+    return { value: decode(res, paths.socket, fp.hash, token) };
   };
   const lost = (e: WireConnectError) =>
     new McpxError(
@@ -266,7 +325,7 @@ export async function callDaemon(
     // Sent and then lost: never send it again (a tool call would run twice).
     if (e.kind === "lost") throw lost(e);
     // Classify the failure: a plain file or a foreign socket is an error, absent or stale is not.
-    const state = await probe(paths.socket);
+    const state = await probe(paths.socket, guardOf(paths));
     if (typeof state === "object") checkOwner(state, fp.hash, paths.socket);
     if (!request.start && typeof state !== "object") return undefined;
   }

@@ -13,6 +13,11 @@ export interface DaemonEntry extends DaemonRecord {
   uptimeMs: number | null;
 }
 
+/** The token file beside a record: `<fingerprint>.json` → `<fingerprint>.token`. */
+export function tokenName(record: string): string {
+  return record.replace(/\.json$/, ".token");
+}
+
 /** Every daemon record under `<state>/daemons`, each checked against its socket. */
 export async function listDaemons(daemonsDir: string): Promise<DaemonEntry[]> {
   const out: DaemonEntry[] = [];
@@ -33,7 +38,7 @@ export async function listDaemons(daemonsDir: string): Promise<DaemonEntry[]> {
     }
     let state: DaemonEntry["state"] = "stale";
     try {
-      const h = await probe(rec.socket);
+      const h = await probe(rec.socket, { token: join(daemonsDir, tokenName(e.name)) });
       if (typeof h === "object" && h.pid === rec.pid) state = "running";
     } catch { /* foreign or unreadable: not a running daemon of this record */ }
     out.push({

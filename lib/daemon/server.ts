@@ -7,7 +7,14 @@ import { loadConfig, type McpxConfig } from "../config/load.ts";
 import { JsonlLog, type Level } from "../log.ts";
 import { buildRouter } from "../surfaces/http.ts";
 import { OPERATIONS } from "../operations/mod.ts";
-import { CALLER_HEADER, FINGERPRINT_HEADER, probe } from "./client.ts";
+import { CALLER_HEADER, FINGERPRINT_HEADER, guardOf, probe } from "./client.ts";
+import {
+  readBounded,
+  refuseWithoutToken,
+  secureSocketDir,
+  secureStateDir,
+  writeToken,
+} from "./guard.ts";
 import { type LiveState, Registry } from "../pool/registry.ts";
 import { serverDefs } from "../config/servers.ts";
 import type { Caller } from "../pool/scope.ts";
@@ -55,21 +62,27 @@ async function writeAtomic(path: string, text: string): Promise<void> {
 export async function runDaemon(ctx: Context, autostarted: boolean): Promise<number> {
   const fp = await ctx.fingerprint();
   const paths = await ctx.paths();
-  const reportStart = async (error: unknown) => {
+  let stateDirOk = false;
+  const reportStart = (error: unknown) => {
     const report = error instanceof McpxError
       ? { code: error.code, message: error.message, hint: error.hint }
       : { code: "INTERNAL", message: error instanceof Error ? error.message : String(error) };
-    await Deno.mkdir(paths.dir, { recursive: true, mode: 0o700 }).catch(() => {});
-    await Deno.writeTextFile(paths.startError, JSON.stringify(report) + "\n").catch(() => {});
+    // Never into a state directory that was refused as another user's.
+    if (!stateDirOk) return;
+    try {
+      writeFileAtomic(paths.startError, JSON.stringify(report) + "\n");
+    } catch { /* nowhere to say why */ }
   };
   let settings, config: McpxConfig;
   try {
+    secureStateDir(dirname(paths.dir));
+    secureStateDir(paths.dir);
+    secureStateDir(dirname(paths.log));
+    stateDirOk = true;
     settings = await ctx.settings();
     config = await loadConfig(fp.path, fp.text);
-    await Deno.mkdir(paths.dir, { recursive: true, mode: 0o700 });
-    await Deno.mkdir(dirname(paths.log), { recursive: true, mode: 0o700 });
   } catch (e) {
-    await reportStart(e);
+    reportStart(e);
     throw e;
   }
   const log = await JsonlLog.open(paths.log, settings.get("logging.level") as Level, {
@@ -86,7 +99,7 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
     });
   } catch (e) {
     log.close();
-    await reportStart(e);
+    reportStart(e);
     throw e;
   }
   let server: Deno.HttpServer<Deno.UnixAddr> | undefined;
@@ -128,7 +141,7 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
 
   try {
     await withLock(paths.bindLock, async () => {
-      const existing = await probe(paths.socket);
+      const existing = await probe(paths.socket, guardOf(paths));
       if (typeof existing === "object") {
         throw new McpxError(
           "DAEMON_UNAVAILABLE",
@@ -147,7 +160,13 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
         );
         await Deno.remove(paths.socket);
       }
-      await Deno.mkdir(dirname(paths.socket), { recursive: true, mode: 0o700 }).catch(() => {});
+      if (paths.socketFallback) secureSocketDir(dirname(paths.socket), { create: true });
+      else {await Deno.mkdir(dirname(paths.socket), { recursive: true, mode: 0o700 }).catch(
+          () => {},
+        );}
+      // Before the socket exists, so that whoever can connect can already read it.
+      const token = writeToken(paths.token);
+      const maxBytes = settings.get("daemon.maxRequestBytes");
       try {
         server = Deno.serve({
           path: paths.socket,
@@ -160,7 +179,8 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
           state.lastActivity = Date.now();
           state.inflight++;
           try {
-            const res = await route(req);
+            const ready = refuseWithoutToken(req, token) ?? await readBounded(req, maxBytes);
+            const res = ready instanceof Response ? ready : await route(ready);
             res.headers.set(FINGERPRINT_HEADER, fp.hash);
             return res;
           } finally {
@@ -193,7 +213,7 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
   } catch (e) {
     log.write("error", "daemon.start_failed", e instanceof Error ? e.message : String(e));
     log.close();
-    await reportStart(e);
+    reportStart(e);
     await server?.shutdown();
     await registry.close();
     throw e;
@@ -245,6 +265,7 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
       await Deno.remove(paths.record).catch(() => {});
       await Deno.remove(paths.socket).catch(() => {});
       await Deno.remove(paths.live).catch(() => {});
+      await Deno.remove(paths.token).catch(() => {});
     }
   } catch { /* record already gone */ }
   log.write("info", "daemon.stopped", "Daemon stopped", { reason: stopReason });

@@ -1,7 +1,7 @@
 import { join } from "../_path.ts";
 import type { Context } from "../context.ts";
 import { stateDir } from "../paths.ts";
-import { probe } from "./client.ts";
+import { probe, tokenHeaders } from "./client.ts";
 import { wireRequest } from "./wire.ts";
 import { type DaemonEntry, listDaemons, pidAlive, waitForExit } from "./records.ts";
 
@@ -17,10 +17,15 @@ function looksLikeDaemon(pid: number): boolean {
 
 async function stopOne(
   entry: DaemonEntry,
+  token: string,
 ): Promise<{ pid: number; config: string; forced: boolean }> {
   if (entry.state === "running") {
     try {
-      await wireRequest(entry.socket, "POST", "/v1/stop", { body: {}, timeoutMs: 5000 });
+      await wireRequest(entry.socket, "POST", "/v1/stop", {
+        body: {},
+        timeoutMs: 5000,
+        headers: tokenHeaders(token),
+      });
     } catch { /* it may close the connection as it goes */ }
     if (await waitForExit(entry.pid, 5000)) {
       return { pid: entry.pid, config: entry.config, forced: false };
@@ -44,7 +49,9 @@ async function stopOne(
 async function removeStale(entry: DaemonEntry, dir: string): Promise<void> {
   await Deno.remove(join(dir, `${entry.fingerprint.slice(0, 16)}.json`)).catch(() => {});
   await Deno.remove(join(dir, `${entry.fingerprint.slice(0, 16)}.live.json`)).catch(() => {});
-  if ((await probe(entry.socket).catch(() => "foreign")) === "stale") {
+  const token = join(dir, `${entry.fingerprint.slice(0, 16)}.token`);
+  if ((await probe(entry.socket, { token }).catch(() => "foreign")) === "stale") {
+    await Deno.remove(token).catch(() => {});
     await Deno.remove(entry.socket).catch(() => {});
   }
 }
@@ -69,7 +76,7 @@ export async function stopDaemons(
       await removeStale(entry, dir);
       continue;
     }
-    stopped.push(await stopOne(entry));
+    stopped.push(await stopOne(entry, join(dir, `${entry.fingerprint.slice(0, 16)}.token`)));
     await removeStale(entry, dir);
   }
   return { stopped, stale };

@@ -4,6 +4,7 @@
 
 import { after } from "../_timer.ts";
 import { type HttpAnswer, readResponse } from "../runtime/client.ts";
+import { McpxError } from "../errors.ts";
 
 /** Every daemon answer carries its configuration's fingerprint, so one round trip both asks and checks. */
 export const FINGERPRINT_HEADER = "x-mcpx-fingerprint";
@@ -49,8 +50,25 @@ export async function wireRequest(
   socket: string,
   method: string,
   path: string,
-  options: { body?: unknown; timeoutMs?: number; headers?: Record<string, string> } = {},
+  options: {
+    body?: unknown;
+    timeoutMs?: number;
+    headers?: Record<string, string>;
+    /** The daemon's `daemon.maxRequestBytes`: a larger body is refused here, before connecting. */
+    maxBody?: number;
+  } = {},
 ): Promise<WireResponse> {
+  const body = options.body === undefined
+    ? new Uint8Array()
+    : encoder.encode(JSON.stringify(options.body));
+  if (options.maxBody !== undefined && body.length > options.maxBody) {
+    // What the daemon would answer (413), said without sending it megabytes it would not read.
+    throw new McpxError(
+      "REQUEST_TOO_LARGE",
+      `The request body is ${body.length} bytes, larger than the ${options.maxBody} bytes the daemon reads`,
+      { hint: "Send less, or raise daemon.maxRequestBytes (MCPX_DAEMON_MAX_REQUEST_BYTES)" },
+    );
+  }
   let conn: Deno.UnixConn;
   try {
     conn = await Deno.connect({ transport: "unix", path: socket });
@@ -62,9 +80,6 @@ export async function wireRequest(
       : "other";
     throw new WireConnectError(kind, (e as Error).message);
   }
-  const body = options.body === undefined
-    ? new Uint8Array()
-    : encoder.encode(JSON.stringify(options.body));
   const head = `${method} ${path} HTTP/1.1\r\nHost: mcpx\r\nConnection: close\r\n` +
     (body.length ? "Content-Type: application/json\r\n" : "") +
     Object.entries(options.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join("") +

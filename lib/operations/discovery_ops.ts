@@ -367,7 +367,7 @@ export const clientWrite = defineOperation<{ output: string }, { path: string; s
   id: "client.write",
   summary: "Write the typed client module (mcpx-client.ts) for a checked-in script",
   description:
-    "The module is what `mcpx run` writes beside a script: typed functions per tool, search() and describe(). Its calls reach this configuration's daemon (MCPX_SOCKET overrides the socket it names).",
+    "The module is what `mcpx run` writes beside a script: typed functions per tool, search() and describe(). Its calls reach this configuration's daemon (MCPX_SOCKET overrides the socket it names, MCPX_TOKEN_FILE the token file).",
   params: [{
     name: "output",
     type: "string",

@@ -62,7 +62,14 @@ async function liveCounts(ctx: Context): Promise<Map<string, number>> {
       "../daemon/wire.ts",
       import.meta.url,
     );
-    const res = await wireRequest(paths.socket, "GET", "/v1/status");
+    const { checkSocket, readToken, TOKEN_HEADER } = await load<
+      typeof import("../daemon/guard.ts")
+    >("../daemon/guard.ts", import.meta.url);
+    if (checkSocket(paths.socket, { fallback: paths.socketFallback }) === "absent") return counts;
+    const token = readToken(paths.token);
+    const res = await wireRequest(paths.socket, "GET", "/v1/status", {
+      headers: token === undefined ? {} : { [TOKEN_HEADER]: token },
+    });
     if (res.status !== 200 || res.headers.get(FINGERPRINT_HEADER) !== ctx.fingerprintSync().hash) {
       return counts;
     }

@@ -45,8 +45,9 @@ export interface ToolMeta {
   signature: string;
 }
 
-// The generated client replaces the next two lines with its socket and its tools.
+// The generated client replaces the next three lines with its socket, token file and tools.
 const BAKED_SOCKET: string = "";
+const BAKED_TOKEN_FILE: string = "";
 const META: ToolMeta[] = [];
 
 // deno-lint-ignore no-explicit-any
@@ -56,6 +57,21 @@ const g = globalThis as any;
 const deno = g.Deno;
 const env = (key: string): string | undefined => deno ? deno.env.get(key) : g.process?.env?.[key];
 const socket = (): string => env("MCPX_SOCKET") ?? BAKED_SOCKET;
+
+// The daemon's token, read at each call (a restarted daemon has a new one); mcpx has checked the
+// file is the user's own and private before handing it on. No file: no header, and the daemon
+// answers 401.
+async function token(): Promise<string | undefined> {
+  const path = env("MCPX_TOKEN_FILE") ?? BAKED_TOKEN_FILE;
+  if (!path) return undefined;
+  try {
+    if (deno) return deno.readTextFileSync(path).trim();
+    const fs = await import("node:fs");
+    return fs.readFileSync(path, "utf8").trim();
+  } catch {
+    return undefined;
+  }
+}
 
 function callerHeader(): string {
   return encodeURIComponent(JSON.stringify({
@@ -162,6 +178,7 @@ async function denoPost(
   path: string,
   text: string,
   caller: string,
+  key: string | undefined,
 ): Promise<{ status: number; json: Json }> {
   const conn = await deno.connect({ transport: "unix", path: socket() });
   try {
@@ -169,6 +186,7 @@ async function denoPost(
     const head = new TextEncoder().encode(
       `POST ${path} HTTP/1.1\r\nhost: mcpx\r\nconnection: close\r\n` +
         `content-type: application/json\r\nx-mcpx-caller: ${caller}\r\n` +
+        (key === undefined ? "" : `x-mcpx-token: ${key}\r\n`) +
         `content-length: ${body.length}\r\n\r\n`,
     );
     const request = new Uint8Array(head.length + body.length);
@@ -189,12 +207,14 @@ async function nodePost(
   path: string,
   text: string,
   caller: string,
+  key: string | undefined,
 ): Promise<{ status: number; json: Json }> {
-  const headers = {
+  const headers: Record<string, string> = {
     "content-type": "application/json",
     "x-mcpx-caller": caller,
     connection: "close",
   };
+  if (key !== undefined) headers["x-mcpx-token"] = key;
   const http = await import("node:http");
   return await new Promise((resolve, reject) => {
     const options = { socketPath: socket(), path, method: "POST", headers };
@@ -223,7 +243,7 @@ async function post(path: string, body: unknown): Promise<{ status: number; json
     if (problem) throw new Error(problem);
   }
   const text = JSON.stringify(body);
-  return await (deno ? denoPost : nodePost)(path, text, callerHeader());
+  return await (deno ? denoPost : nodePost)(path, text, callerHeader(), await token());
 }
 
 function withRaw(value: Json, raw: RawResult): Json {

@@ -480,7 +480,7 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       ...env,
       MCPX_SESSION_ID: session,
       MCPX_CALLER_CWD: io.cwd,
-      ...(socket ? { MCPX_SOCKET: socket } : {}),
+      ...(socket ? { MCPX_SOCKET: socket, MCPX_TOKEN_FILE: (await ctx.paths()).token } : {}),
     };
     const cfg: LaunchConfig = {
       script: scriptPath,

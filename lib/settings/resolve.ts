@@ -45,6 +45,7 @@ const OTHER_VARIABLES = new Set([
   "MCPX_PARENT_SESSION_ID",
   "MCPX_DAEMON_CHILD",
   "MCPX_DEBUG",
+  "MCPX_TOKEN_FILE",
 ]);
 
 const SPECS = SETTINGS as Record<string, SettingSpec>;

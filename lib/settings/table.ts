@@ -110,6 +110,13 @@ export const SETTINGS = {
     doc: "How long a command waits for a daemon it started to answer",
     early: true,
   },
+  "daemon.maxRequestBytes": {
+    type: "integer",
+    default: "16777216",
+    doc: "Largest request body, in bytes, the daemon reads; a larger one is answered 413",
+    detail:
+      "16 MiB by default: above the 10 MB tool argument mcpx supports, with room for its JSON encoding. The body is counted as it arrives, so a larger one never sits in the daemon's memory.",
+  },
   "logging.level": {
     type: "enum",
     values: ["debug", "info", "warn", "error"],

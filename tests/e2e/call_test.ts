@@ -117,7 +117,9 @@ Deno.test("call: the same over /v1 with curl, including POST /v1/call/<ns>/<tool
   await box.write("work/.mcpx.json", {
     mcpServers: { everything: npmServer("server-everything") },
   });
-  const health = await box.json<{ socket: string }>(["health"]);
+  const health = await box.json<{ socket: string; fingerprint: string }>(["health"]);
+  // Every /v1 request carries the daemon's token, from its 0600 file beside the record.
+  const token = box.daemonToken(health.fingerprint);
   const curl = async (path: string, body: unknown) => {
     const out = await new Deno.Command("curl", {
       args: [
@@ -128,6 +130,8 @@ Deno.test("call: the same over /v1 with curl, including POST /v1/call/<ns>/<tool
         "POST",
         "-H",
         "content-type: application/json",
+        "-H",
+        `x-mcpx-token: ${token}`,
         "-d",
         JSON.stringify(body),
         `http://mcpx${path}`,

@@ -106,14 +106,15 @@ Deno.test("names: every surface shows the same names, and every tool is reached 
   }
 
   // `/v1`: the routes `schema --format openapi` printed, the real names, and /v1/tools/call.
-  const health = await box.json<{ socket: string }>(["health"]);
+  const health = await box.json<{ socket: string; fingerprint: string }>(["health"]);
+  const token = box.daemonToken(health.fingerprint);
   const client = Deno.createHttpClient({ proxy: { transport: "unix", path: health.socket } });
   try {
     const v1 = async (path: string, body?: unknown) => {
       const res = await fetch(`http://mcpx${path}`, {
         client,
         method: body === undefined ? "GET" : "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", "x-mcpx-token": token },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const json = await res.json();
