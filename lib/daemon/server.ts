@@ -5,8 +5,6 @@ import { fingerprintConfig } from "../config/fingerprint.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { loadConfig, type McpxConfig } from "../config/load.ts";
 import { JsonlLog, type Level } from "../log.ts";
-import { buildRouter } from "../surfaces/http.ts";
-import { OPERATIONS } from "../operations/mod.ts";
 import { CALLER_HEADER, FINGERPRINT_HEADER, probe } from "./client.ts";
 import { type LiveState, Registry } from "../pool/registry.ts";
 import { serverDefs } from "../pool/defs.ts";
@@ -32,15 +30,19 @@ export interface DaemonRecord {
   version: string;
 }
 
-/** A running daemon's state, as operations inside it see it. */
-export interface RunningDaemon extends DaemonHandle {
+/** A running daemon's state: what operations see of it ({@linkcode DaemonHandle}) and more. */
+interface RunningDaemon extends DaemonHandle {
   readonly config: McpxConfig;
-  readonly idleExitMs: number;
   lastActivity: number;
   inflight: number;
   readonly log: JsonlLog;
-  readonly registry: Registry;
 }
+
+/**
+ * What the daemon answers on its socket: a handler built from `context`, which gives each request
+ * the {@linkcode Context} it runs in (lib/surfaces/daemon.ts builds the `/v1` router).
+ */
+export type Serve = (context: (req: Request) => Context) => (req: Request) => Promise<Response>;
 
 async function writeAtomic(path: string, text: string): Promise<void> {
   const tmp = `${path}.${Deno.pid}.tmp`;
@@ -50,9 +52,14 @@ async function writeAtomic(path: string, text: string): Promise<void> {
 
 /**
  * Runs the daemon for the context's configuration until it is stopped, idles out (when
- * auto-started), or its configuration changes (when auto-started). Resolves to an exit status.
+ * auto-started), or its configuration changes (when auto-started), answering requests with what
+ * `serve` builds. Resolves to an exit status.
  */
-export async function runDaemon(ctx: Context, autostarted: boolean): Promise<number> {
+export async function runDaemon(
+  ctx: Context,
+  autostarted: boolean,
+  serve: Serve,
+): Promise<number> {
   const fp = await ctx.fingerprint();
   const paths = await ctx.paths();
   const reportStart = async (error: unknown) => {
@@ -113,7 +120,7 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
       setTimeout(resolveStopped, 0);
     },
   };
-  const route = buildRouter(OPERATIONS, (req) => {
+  const route = serve((req) => {
     let caller: Caller = {};
     const header = req.headers.get(CALLER_HEADER);
     if (header) {
