@@ -14,6 +14,8 @@ import { resolve } from "../_path.ts";
 import { cacheDir } from "../paths.ts";
 import { CacheWriter, readCache, readCacheSync } from "../cache/schema_cache.ts";
 import { withLock } from "./lock.ts";
+import { namespacesOf } from "../discovery/load.ts";
+import { summarizeCache } from "../discovery/ls_summary.ts";
 import { VERSION } from "../version.ts";
 import { load } from "../_load.ts";
 import { processToken } from "./pid.ts";
@@ -289,7 +291,13 @@ async function makeRegistry(
   const own = readCacheSync(dir, fp.hash, fp.path);
   const { cache: initial, warning } = own ?? await readCache(dir, fp.hash, fp.path);
   if (warning) log.write("warn", "cache.corrupt", warning);
-  const cache = new CacheWriter(dir, initial, own !== undefined && !own.warning);
+  // Each write of the cache writes the summary `mcpx ls` reads instead (of every server).
+  const cache = new CacheWriter(
+    dir,
+    initial,
+    own !== undefined && !own.warning,
+    (written) => summarizeCache(dir, written, (c) => namespacesOf(defs, c)),
+  );
   const { resolveAuth } = await load<typeof import("../mcp/auth.ts")>(
     "../mcp/auth.ts",
     import.meta.url,

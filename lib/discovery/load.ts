@@ -3,9 +3,15 @@ import { didYouMean } from "../near.ts";
 import type { Context } from "../context.ts";
 import type { ToolInfo } from "../mcp/types.ts";
 import { selectServers, type ServerDef, serverDefs } from "../pool/defs.ts";
-import { type CachedServer, readCache, readCacheSync } from "../cache/schema_cache.ts";
+import {
+  type CachedServer,
+  readCache,
+  readCacheSync,
+  type SchemaCache,
+} from "../cache/schema_cache.ts";
 import { loadConfig, loadConfigSync } from "../config/load.ts";
 import { cacheDir } from "../paths.ts";
+import { summaryStamp, writeSummary } from "./ls_summary.ts";
 
 /** One namespace as discovery sees it: its definition, what the cache knows, its visible tools. */
 export interface Namespace {
@@ -18,20 +24,30 @@ export interface Namespace {
 
 /**
  * Everything `ls`, `search`, `types` and `catalog` need, from the configuration and the schema
- * cache alone: no daemon round trip and no server process.
+ * cache alone: no daemon round trip and no server process. With `summarize` (`ls`), the summary
+ * `ls` reads next time is written too (lib/discovery/ls_summary.ts).
  */
 export async function loadNamespaces(
   ctx: Context,
+  options: { summarize?: boolean } = {},
 ): Promise<{ namespaces: Namespace[]; warnings: string[] }> {
   // Synchronous unless the file is broken or this fingerprint has no cache yet: each turn of the
   // event loop on this path costs a start-up ~0.1-0.2 ms.
   const fp = ctx.fingerprintSync();
   const config = loadConfigSync(fp.path, fp.text) ?? await loadConfig(fp.path, fp.text);
-  const defs = selectServers(serverDefs(config), ctx.selection());
+  const all = serverDefs(config);
+  const defs = selectServers(all, ctx.selection());
   const dir = cacheDir(ctx.boot, ctx.io.env);
+  const stamp = options.summarize ? summaryStamp(dir, fp.hash) : undefined;
   const { cache, warning } = readCacheSync(dir, fp.hash, fp.path) ??
     await readCache(dir, fp.hash, fp.path);
-  const namespaces = defs.map((def): Namespace => {
+  if (options.summarize && !warning) writeSummary(dir, fp.hash, stamp, namespacesOf(all, cache));
+  return { namespaces: namespacesOf(defs, cache), warnings: warning ? [warning] : [] };
+}
+
+/** The namespaces of `defs`, as `cache` knows them. */
+export function namespacesOf(defs: readonly ServerDef[], cache: SchemaCache): Namespace[] {
+  return defs.map((def): Namespace => {
     const entry = cache.servers[def.name];
     const cached = entry && entry.identity === def.identity ? entry : undefined;
     const tools = (cached?.tools ?? []).filter((t) => def.showsTool(t.name)).sort((a, b) =>
@@ -46,7 +62,6 @@ export async function loadNamespaces(
       : "unlisted";
     return { def, cached, tools, state };
   });
-  return { namespaces, warnings: warning ? [warning] : [] };
 }
 
 /** The namespace named `name`, or a not-found error listing the nearest names. */
