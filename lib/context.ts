@@ -2,12 +2,17 @@ import { type ConfigLocation, discoverConfig, noConfigError } from "./config/dis
 import { type Fingerprint, fingerprintConfig } from "./config/fingerprint.ts";
 import type { Io } from "./io.ts";
 import type { Caller } from "./pool/scope.ts";
+import type { Registry } from "./pool/registry.ts";
 import type { Selection } from "./config/servers.ts";
 import { type DaemonPaths, daemonPaths } from "./paths.ts";
 import { type FlagValue, resolveSettings, type Settings } from "./settings/resolve.ts";
 import { loadConfig } from "./config/load.ts";
 
-/** What the daemon exposes to operations that run inside it. */
+/**
+ * What the daemon exposes to operations that run inside it: the operations table reaches the
+ * daemon only through this, so the daemon imports the table (lib/surfaces/daemon.ts serves it) and
+ * never the other way round.
+ */
 export interface DaemonHandle {
   readonly pid: number;
   readonly startedAt: number;
@@ -15,6 +20,10 @@ export interface DaemonHandle {
   readonly socket: string;
   readonly configPath: string;
   readonly fingerprint: string;
+  /** Idle time after which an auto-started daemon exits; 0 for never. */
+  readonly idleExitMs: number;
+  /** The server pools: calls, restarts, listings and their status. */
+  readonly registry: Registry;
   /** Stops the daemon after the current answer is sent. */
   requestStop(reason: string): void;
 }

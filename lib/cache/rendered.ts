@@ -4,9 +4,17 @@
 
 import { writeFileAtomic } from "../_atomic.ts";
 import { BUILD, VERSION } from "../version.ts";
-import type { Context } from "../context.ts";
+import type { Fingerprint } from "../config/fingerprint.ts";
+import type { Settings } from "../settings/resolve.ts";
 import { cacheDir } from "../paths.ts";
 import { cacheFile } from "./schema_cache.ts";
+
+/** What {@linkcode cacheStamp} reads of an operation's `Context` (lib/cache/ imports no Context). */
+export interface StampSource {
+  readonly boot: Settings;
+  readonly io: { readonly env: Readonly<Record<string, string>> };
+  fingerprintSync(): Fingerprint;
+}
 
 /**
  * What the code that renders is: the build (a bundle is never edited, only rebuilt), or, running
@@ -50,7 +58,7 @@ export function codegenStamp(): string {
  * (or a configuration).
  */
 export function cacheStamp(
-  ctx: Context,
+  ctx: StampSource,
   generator: string,
 ): ((...extra: unknown[]) => string) | undefined {
   try {

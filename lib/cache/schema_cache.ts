@@ -117,11 +117,23 @@ export class CacheWriter {
   /** Whether the file holds what `#cache` holds (false for a cache carried over or rebuilt). */
   #onDisk: boolean;
 
-  /** @param onDisk whether `cache` was read from this fingerprint's own file, intact */
-  constructor(dir: string, cache: SchemaCache, onDisk = false) {
+  /** Called after each write with what was written (the daemon writes `ls`'s summary). */
+  readonly #written?: (cache: SchemaCache) => void;
+
+  /**
+   * @param onDisk whether `cache` was read from this fingerprint's own file, intact
+   * @param written called after each write with what was written
+   */
+  constructor(
+    dir: string,
+    cache: SchemaCache,
+    onDisk = false,
+    written?: (cache: SchemaCache) => void,
+  ) {
     this.#dir = dir;
     this.#cache = cache;
     this.#onDisk = onDisk;
+    this.#written = written;
   }
 
   /** Writes the whole cache again, changed or not (`mcpx refresh`: the file is made right). */
@@ -187,6 +199,7 @@ export class CacheWriter {
           this.#dirty = false;
           writeCache(this.#dir, this.#cache);
           this.#onDisk = true;
+          this.#written?.(this.#cache);
         }
       } finally {
         this.#pending = undefined;

@@ -5,8 +5,6 @@ import { fingerprintConfig } from "../config/fingerprint.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { loadConfig, type McpxConfig } from "../config/load.ts";
 import { JsonlLog, type Level } from "../log.ts";
-import { buildRouter } from "../surfaces/http.ts";
-import { OPERATIONS } from "../operations/mod.ts";
 import { CALLER_HEADER, FINGERPRINT_HEADER, guardOf, probe } from "./client.ts";
 import {
   readBounded,
@@ -23,6 +21,8 @@ import { resolve } from "../_path.ts";
 import { cacheDir } from "../paths.ts";
 import { CacheWriter, readCache, readCacheSync } from "../cache/schema_cache.ts";
 import { withLock } from "./lock.ts";
+import { namespacesOf } from "../discovery/load.ts";
+import { summarizeCache } from "../discovery/ls_summary.ts";
 import { VERSION } from "../version.ts";
 import { load } from "../_load.ts";
 import { processToken } from "./pid.ts";
@@ -39,15 +39,19 @@ export interface DaemonRecord {
   version: string;
 }
 
-/** A running daemon's state, as operations inside it see it. */
-export interface RunningDaemon extends DaemonHandle {
+/** A running daemon's state: what operations see of it ({@linkcode DaemonHandle}) and more. */
+interface RunningDaemon extends DaemonHandle {
   readonly config: McpxConfig;
-  readonly idleExitMs: number;
   lastActivity: number;
   inflight: number;
   readonly log: JsonlLog;
-  readonly registry: Registry;
 }
+
+/**
+ * What the daemon answers on its socket: a handler built from `context`, which gives each request
+ * the {@linkcode Context} it runs in (lib/surfaces/daemon.ts builds the `/v1` router).
+ */
+export type Serve = (context: (req: Request) => Context) => (req: Request) => Promise<Response>;
 
 async function writeAtomic(path: string, text: string): Promise<void> {
   const tmp = `${path}.${Deno.pid}.tmp`;
@@ -57,9 +61,14 @@ async function writeAtomic(path: string, text: string): Promise<void> {
 
 /**
  * Runs the daemon for the context's configuration until it is stopped, idles out (when
- * auto-started), or its configuration changes (when auto-started). Resolves to an exit status.
+ * auto-started), or its configuration changes (when auto-started), answering requests with what
+ * `serve` builds. Resolves to an exit status.
  */
-export async function runDaemon(ctx: Context, autostarted: boolean): Promise<number> {
+export async function runDaemon(
+  ctx: Context,
+  autostarted: boolean,
+  serve: Serve,
+): Promise<number> {
   const fp = await ctx.fingerprint();
   const paths = await ctx.paths();
   let stateDirOk = false;
@@ -126,7 +135,7 @@ export async function runDaemon(ctx: Context, autostarted: boolean): Promise<num
       setTimeout(resolveStopped, 0);
     },
   };
-  const route = buildRouter(OPERATIONS, (req) => {
+  const route = serve((req) => {
     let caller: Caller = {};
     const header = req.headers.get(CALLER_HEADER);
     if (header) {
@@ -305,7 +314,13 @@ async function makeRegistry(
   const own = readCacheSync(dir, fp.hash, fp.path);
   const { cache: initial, warning } = own ?? await readCache(dir, fp.hash, fp.path);
   if (warning) log.write("warn", "cache.corrupt", warning);
-  const cache = new CacheWriter(dir, initial, own !== undefined && !own.warning);
+  // Each write of the cache writes the summary `mcpx ls` reads instead (of every server).
+  const cache = new CacheWriter(
+    dir,
+    initial,
+    own !== undefined && !own.warning,
+    (written) => summarizeCache(dir, written, (c) => namespacesOf(defs, c)),
+  );
   const { resolveAuth } = await load<typeof import("../mcp/auth.ts")>(
     "../mcp/auth.ts",
     import.meta.url,

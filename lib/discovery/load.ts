@@ -3,10 +3,16 @@ import { didYouMean } from "../near.ts";
 import type { Context } from "../context.ts";
 import type { ToolInfo } from "../mcp/types.ts";
 import { selectServers, type ServerDef, serverDefs } from "../config/servers.ts";
-import { type CachedServer, readCache, readCacheSync } from "../cache/schema_cache.ts";
+import {
+  type CachedServer,
+  readCache,
+  readCacheSync,
+  type SchemaCache,
+} from "../cache/schema_cache.ts";
 import { loadConfig, loadConfigSync } from "../config/load.ts";
 import { cacheDir } from "../paths.ts";
 import { functionNames } from "../names.ts";
+import { summaryStamp, writeSummary } from "./ls_summary.ts";
 
 /** One namespace as discovery sees it: its definition, what the cache knows, its visible tools. */
 export interface Namespace {
@@ -19,21 +25,32 @@ export interface Namespace {
 
 /**
  * Everything `ls`, `search`, `types` and `catalog` need, from the configuration and the schema
- * cache alone: no daemon round trip and no server process.
+ * cache alone: no daemon round trip and no server process. With `summarize` (`ls`), the summary
+ * `ls` reads next time is written too (lib/discovery/ls_summary.ts).
  */
 export async function loadNamespaces(
   ctx: Context,
+  options: { summarize?: boolean } = {},
 ): Promise<{ namespaces: Namespace[]; warnings: string[] }> {
   // Synchronous unless the file is broken or this fingerprint has no cache yet: each turn of the
   // event loop on this path costs a start-up ~0.1-0.2 ms.
   const fp = ctx.fingerprintSync();
   const config = loadConfigSync(fp.path, fp.text) ?? await loadConfig(fp.path, fp.text);
   const warnings: string[] = [];
-  const defs = selectServers(serverDefs(config, { warnings }), ctx.selection());
+  const all = serverDefs(config, { warnings });
+  const defs = selectServers(all, ctx.selection());
   const dir = cacheDir(ctx.boot, ctx.io.env);
+  const stamp = options.summarize ? summaryStamp(dir, fp.hash) : undefined;
   const { cache, warning } = readCacheSync(dir, fp.hash, fp.path) ??
     await readCache(dir, fp.hash, fp.path);
-  const namespaces = defs.map((def): Namespace => {
+  if (options.summarize && !warning) writeSummary(dir, fp.hash, stamp, namespacesOf(all, cache));
+  if (warning) warnings.push(warning);
+  return { namespaces: namespacesOf(defs, cache), warnings };
+}
+
+/** The namespaces of `defs`, as `cache` knows them. */
+export function namespacesOf(defs: readonly ServerDef[], cache: SchemaCache): Namespace[] {
+  return defs.map((def): Namespace => {
     const entry = cache.servers[def.name];
     const cached = entry && entry.identity === def.identity ? entry : undefined;
     const tools = (cached?.tools ?? []).filter((t) => def.showsTool(t.name)).sort((a, b) =>
@@ -48,8 +65,6 @@ export async function loadNamespaces(
       : "unlisted";
     return { def, cached, tools, state };
   });
-  if (warning) warnings.push(warning);
-  return { namespaces, warnings };
 }
 
 /** The namespace named `name`, or a not-found error listing the nearest names. */

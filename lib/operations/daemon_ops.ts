@@ -3,16 +3,15 @@ import { defineOperation } from "./define.ts";
 import { formatDuration } from "../duration.ts";
 import { clip, renderTable } from "../table.ts";
 import { VERSION } from "../version.ts";
-import type { RunningDaemon } from "../daemon/server.ts";
 import type { PoolStatus } from "../pool/pool.ts";
 import type { Health } from "../daemon/client.ts";
 import type { DaemonEntry } from "../daemon/records.ts";
-import type { Context } from "../context.ts";
+import type { Context, DaemonHandle } from "../context.ts";
 import { load } from "../_load.ts";
 
-function running(ctx: Context): RunningDaemon {
+function running(ctx: Context): DaemonHandle {
   if (!ctx.daemon) throw new McpxError("INTERNAL", "This operation runs inside the daemon");
-  return ctx.daemon as RunningDaemon;
+  return ctx.daemon;
 }
 
 /** `mcpx daemon`: run the daemon for this configuration in the foreground. */
@@ -28,8 +27,8 @@ export const daemonRun = defineOperation<Record<string, never>, { exitCode: numb
   where: "local",
   output: (z) => z.object({ exitCode: z.number() }),
   async run(_input, ctx) {
-    const { runDaemon } = await load<typeof import("../daemon/server.ts")>(
-      "../daemon/server.ts",
+    const { runDaemon } = await load<typeof import("../surfaces/daemon.ts")>(
+      "../surfaces/daemon.ts",
       import.meta.url,
     );
     return { exitCode: await runDaemon(ctx, ctx.io.env.MCPX_DAEMON_CHILD === "auto") };

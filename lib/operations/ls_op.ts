@@ -5,24 +5,13 @@ import { defineOperation } from "./define.ts";
 import { clip, renderTable } from "../table.ts";
 import type { Context } from "../context.ts";
 import { load } from "../_load.ts";
-import { type DaemonPaths, daemonPaths } from "../paths.ts";
+import { cacheDir, type DaemonPaths, daemonPaths } from "../paths.ts";
 import { processToken } from "../daemon/pid.ts";
-import { loadNamespaces } from "../discovery/load.ts";
+import { type LsRow as Row, lsRow, readSummary } from "../discovery/ls_summary.ts";
+import { selectServers } from "../config/servers.ts";
 import { dirname } from "../_path.ts";
 
-interface LsRow {
-  namespace: string;
-  name: string;
-  tools: number | null;
-  sharing: string;
-  scope: string;
-  live: number;
-  state: string;
-  description: string;
-  error?: string;
-  listedAt?: string;
-  aliasOf?: string;
-}
+type LsRow = Row & { live: number };
 
 const NEXT_READY =
   "Next: `mcpx types <namespace>` for signatures, `mcpx search <query>` to find a tool.";
@@ -105,6 +94,32 @@ function exists(path: string): boolean {
   }
 }
 
+/**
+ * The rows from the summary kept beside the schema cache (lib/discovery/ls_summary.ts): neither
+ * the cache nor the configuration is parsed. Undefined when there is none for the configuration
+ * and the cache as they are now, or no configuration (the long way then says so).
+ */
+function fromSummary(ctx: Context): Row[] | undefined {
+  let rows;
+  try {
+    rows = readSummary(cacheDir(ctx.boot, ctx.io.env), ctx.fingerprintSync().hash);
+  } catch {
+    return undefined;
+  }
+  return rows && selectServers(rows, ctx.selection());
+}
+
+/** The rows from the configuration and the whole schema cache, writing the summary anew. */
+async function fromCache(ctx: Context): Promise<Row[]> {
+  const { loadNamespaces } = await load<typeof import("../discovery/load.ts")>(
+    "../discovery/load.ts",
+    import.meta.url,
+  );
+  const { namespaces, warnings } = await loadNamespaces(ctx, { summarize: true });
+  for (const w of warnings) ctx.io.err(`mcpx: warning: ${w}\n`);
+  return namespaces.map(lsRow);
+}
+
 /** `mcpx ls`: every namespace, from the schema cache; no server is started. */
 export const namespacesList = defineOperation<
   Record<string, never>,
@@ -137,24 +152,25 @@ export const namespacesList = defineOperation<
   async run(_input, ctx) {
     // The daemon is asked first, so that it answers while the cache is read.
     const counts = liveCounts(ctx);
-    const { namespaces, warnings } = await loadNamespaces(ctx);
+    const found = fromSummary(ctx) ?? await fromCache(ctx);
     const live = await counts;
-    for (const w of warnings) ctx.io.err(`mcpx: warning: ${w}\n`);
-    const rows = namespaces.map(({ def, cached, tools, state }): LsRow => ({
-      namespace: def.namespace,
-      name: def.name,
-      tools: state === "unlisted" || (state === "error" && !cached?.tools) ? null : tools.length,
-      sharing: def.pool.sharing,
-      scope: def.pool.scope,
-      live: live.get(def.namespace) ?? 0,
-      state,
-      description: state === "error"
-        ? `server "${def.name}": ${cached?.error ?? "failed"}`
-        : def.description ?? (def.aliasOf ? `alias of ${def.aliasOf}` : ""),
-      ...(cached?.error ? { error: cached.error } : {}),
-      ...(cached?.listedAt ? { listedAt: cached.listedAt } : {}),
-      ...(def.aliasOf ? { aliasOf: def.aliasOf } : {}),
-    }));
+    const rows = found.map((r): LsRow => {
+      // The row's fields in the order `ls` has always printed them, whichever path it came by.
+      const { namespace, name, tools, sharing, scope, state, description } = r;
+      return {
+        namespace,
+        name,
+        tools,
+        sharing,
+        scope,
+        live: live.get(namespace) ?? 0,
+        state,
+        description,
+        ...(r.error !== undefined ? { error: r.error } : {}),
+        ...(r.listedAt !== undefined ? { listedAt: r.listedAt } : {}),
+        ...(r.aliasOf !== undefined ? { aliasOf: r.aliasOf } : {}),
+      };
+    });
     return {
       namespaces: rows,
       next: rows.some((r) => r.state === "unlisted") ? NEXT_UNLISTED : NEXT_READY,

@@ -1,12 +1,11 @@
 import { McpxError } from "../errors.ts";
 import { defineOperation } from "./define.ts";
 import type { Context } from "../context.ts";
-import type { RunningDaemon } from "../daemon/server.ts";
 import type { CallOutput } from "../pool/registry.ts";
 import { load } from "../_load.ts";
 
 function registry(ctx: Context) {
-  const d = ctx.daemon as RunningDaemon | undefined;
+  const d = ctx.daemon;
   if (!d) throw new McpxError("INTERNAL", "This operation runs inside the daemon");
   return d.registry;
 }

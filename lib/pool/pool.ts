@@ -30,8 +30,8 @@ export class Instance {
   state: "starting" | "ready" | "stopping" | "exited" = "starting";
   conn?: McpConnection;
   tools: ToolInfo[] = [];
-  readonly startedAt = Date.now();
-  lastUsed = Date.now();
+  readonly startedAt: number = Date.now();
+  lastUsed: number = Date.now();
   calls = 0;
   /** Leases held now: at most one under exclusive sharing. */
   leases = 0;
