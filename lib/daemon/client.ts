@@ -8,6 +8,8 @@ import type { Caller } from "../pool/scope.ts";
 import { withLock } from "./lock.ts";
 import { checkSocket, readToken, secureStateDir, TOKEN_HEADER } from "./guard.ts";
 import {
+  CALLER_HEADER,
+  encodeCaller,
   FINGERPRINT_HEADER,
   WireConnectError,
   wireRequest,
@@ -16,9 +18,6 @@ import {
 } from "./wire.ts";
 
 export { FINGERPRINT_HEADER };
-
-/** Who is calling (cwd, pid, session ids), as URI-encoded JSON: what scopes are computed from. */
-export const CALLER_HEADER = "x-mcpx-caller";
 
 /** What `/v1/health` answers. */
 export interface Health {
@@ -320,9 +319,7 @@ export async function callDaemon(
       maxBody,
       headers: {
         ...(token === undefined ? {} : { [TOKEN_HEADER]: token }),
-        ...(request.caller
-          ? { [CALLER_HEADER]: encodeURIComponent(JSON.stringify(request.caller)) }
-          : {}),
+        ...(request.caller ? { [CALLER_HEADER]: encodeCaller(request.caller) } : {}),
       },
     });
     return { value: decode(res, paths.socket, fp.hash, token) };

@@ -5,7 +5,8 @@ import { fingerprintConfig } from "../config/fingerprint.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { loadConfig, type McpxConfig } from "../config/load.ts";
 import { JsonlLog, type Level } from "../log.ts";
-import { CALLER_HEADER, FINGERPRINT_HEADER, guardOf, probe } from "./client.ts";
+import { FINGERPRINT_HEADER, guardOf, probe } from "./client.ts";
+import { CALLER_HEADER, decodeCaller } from "./wire.ts";
 import {
   readBounded,
   refuseWithoutToken,
@@ -15,7 +16,6 @@ import {
 } from "./guard.ts";
 import { type LiveState, Registry } from "../pool/registry.ts";
 import { serverDefs } from "../config/servers.ts";
-import type { Caller } from "../pool/scope.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
 import { cacheDir } from "../paths.ts";
@@ -25,7 +25,7 @@ import { namespacesOf } from "../discovery/load.ts";
 import { summarizeCache } from "../discovery/ls_summary.ts";
 import { VERSION } from "../version.ts";
 import { load } from "../_load.ts";
-import { processToken } from "./pid.ts";
+import { removeLive, writeLive } from "./live.ts";
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
 export interface DaemonRecord {
@@ -136,13 +136,9 @@ export async function runDaemon(
     },
   };
   const route = serve((req) => {
-    let caller: Caller = {};
-    const header = req.headers.get(CALLER_HEADER);
-    if (header) {
-      try {
-        caller = JSON.parse(decodeURIComponent(header));
-      } catch { /* a malformed caller is treated as an unknown one */ }
-    }
+    // A garbled caller is refused (400): a call under the wrong scope could share a process it
+    // must not.
+    const caller = decodeCaller(req.headers.get(CALLER_HEADER));
     // A call whose client goes away is cancelled with it (notifications/cancelled to the server).
     const perRequest = new Context(ctx.io, ctx.flags, state, caller, ctx.boot, req.signal);
     return perRequest;
@@ -273,28 +269,13 @@ export async function runDaemon(
     if (rec.pid === Deno.pid) {
       await Deno.remove(paths.record).catch(() => {});
       await Deno.remove(paths.socket).catch(() => {});
-      await Deno.remove(paths.live).catch(() => {});
+      await removeLive(paths.live);
       await Deno.remove(paths.token).catch(() => {});
     }
   } catch { /* record already gone */ }
   log.write("info", "daemon.stopped", "Daemon stopped", { reason: stopReason });
   log.close();
   return 0;
-}
-
-/** This daemon's {@linkcode processToken}, read at its first {@linkcode writeLive}. */
-let selfToken: string | undefined;
-
-/**
- * Writes the live processes where `mcpx ls` and `mcpx run` read them without a round trip
- * (`{ pid, start, live, keys }`; a reader trusts it only while this process runs: the pid with
- * the same {@linkcode processToken}, which a reused pid does not have). Best effort.
- */
-function writeLive(path: string, state: LiveState): void {
-  try {
-    const start = selfToken ??= processToken(Deno.pid);
-    writeFileAtomic(path, JSON.stringify({ pid: Deno.pid, start, ...state }) + "\n");
-  } catch { /* ls asks the daemon instead */ }
 }
 
 async function makeRegistry(

@@ -4,6 +4,7 @@
 import { dirname, join } from "../_path.ts";
 import type { Context } from "../context.ts";
 import { callDaemon, ensureDaemon, type Health } from "../daemon/client.ts";
+import { mayHoldSession } from "../daemon/live.ts";
 import { load } from "../_load.ts";
 import { isFresh } from "./client_stamp.ts";
 import type { ResolvedScript } from "./resolve.ts";
@@ -86,22 +87,8 @@ export function askDaemon(ctx: Context, provision: Provision): Promise<Health> {
 }
 
 /**
- * Whether the daemon `pid` may hold a process keyed to `session`: false only when the live state
- * it keeps (`{ pid, keys }`) is its own and lists no `session:<session>` key.
- */
-function mayHoldSession(livePath: string, pid: number, session: string): boolean {
-  try {
-    const kept = JSON.parse(Deno.readTextFileSync(livePath)) as { pid?: number; keys?: unknown };
-    return kept.pid !== pid || !Array.isArray(kept.keys) ||
-      kept.keys.includes(`session:${session}`);
-  } catch {
-    return true;
-  }
-}
-
-/**
  * Ends the session a run minted, where the daemon may hold a process for it: what the daemon
- * keeps (lib/daemon/server.ts) says so without asking it; without that, it is asked.
+ * keeps (lib/daemon/live.ts) says so without asking it; without that, it is asked.
  */
 export async function endSession(
   ctx: Context,
