@@ -1,7 +1,7 @@
 import { dirname, fromFileUrl, resolve } from "../_path.ts";
 import { sleep } from "../_timer.ts";
 import { SETTINGS, type SettingSpec } from "../settings/table.ts";
-import { fromProblem, isErrorCode, McpxError } from "../errors.ts";
+import { fromProblem, isErrorCode, McpxError, messageOf } from "../errors.ts";
 import type { Context } from "../context.ts";
 import type { DaemonPaths } from "../paths.ts";
 import type { Caller } from "../pool/scope.ts";
@@ -84,7 +84,7 @@ export async function probe(
     if (e instanceof Deno.errors.NotFound) return "absent";
     throw new McpxError(
       "DAEMON_UNAVAILABLE",
-      `Cannot inspect socket path "${socket}": ${(e as Error).message}`,
+      `Cannot inspect socket path "${socket}": ${messageOf(e)}`,
     );
   }
   if (!info.isSocket) throw notASocket(socket);

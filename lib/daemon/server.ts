@@ -1,5 +1,5 @@
 import { dirname } from "../_path.ts";
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 import { Context, type DaemonHandle } from "../context.ts";
 import { fingerprintConfig } from "../config/fingerprint.ts";
 import { writeFileAtomic } from "../_atomic.ts";
@@ -53,12 +53,6 @@ interface RunningDaemon extends DaemonHandle {
  */
 export type Serve = (context: (req: Request) => Context) => (req: Request) => Promise<Response>;
 
-async function writeAtomic(path: string, text: string): Promise<void> {
-  const tmp = `${path}.${Deno.pid}.tmp`;
-  await Deno.writeTextFile(tmp, text, { mode: 0o600 });
-  await Deno.rename(tmp, path);
-}
-
 /**
  * Runs the daemon for the context's configuration until it is stopped, idles out (when
  * auto-started), or its configuration changes (when auto-started), answering requests with what
@@ -75,7 +69,7 @@ export async function runDaemon(
   const reportStart = (error: unknown) => {
     const report = error instanceof McpxError
       ? { code: error.code, message: error.message, hint: error.hint }
-      : { code: "INTERNAL", message: error instanceof Error ? error.message : String(error) };
+      : { code: "INTERNAL", message: messageOf(error) };
     // Never into a state directory that was refused as another user's.
     if (!stateDirOk) return;
     try {
@@ -196,7 +190,7 @@ export async function runDaemon(
       } catch (e) {
         throw new McpxError(
           "DAEMON_START_FAILED",
-          `Cannot listen on "${paths.socket}": ${(e as Error).message}`,
+          `Cannot listen on "${paths.socket}": ${messageOf(e)}`,
           {
             hint: "Set daemon.socket (MCPX_DAEMON_SOCKET) to a path in a writable directory",
           },
@@ -213,10 +207,10 @@ export async function runDaemon(
         autostarted,
         version: VERSION,
       };
-      await writeAtomic(paths.record, JSON.stringify(record, null, 2) + "\n");
+      writeFileAtomic(paths.record, JSON.stringify(record, null, 2) + "\n");
     });
   } catch (e) {
-    log.write("error", "daemon.start_failed", e instanceof Error ? e.message : String(e));
+    log.write("error", "daemon.start_failed", messageOf(e));
     log.close();
     reportStart(e);
     await server?.shutdown();

@@ -4,7 +4,7 @@
 
 import { after } from "../_timer.ts";
 import { type HttpAnswer, readResponse } from "../runtime/client.ts";
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 import type { Caller } from "../pool/scope.ts";
 
 /** Every daemon answer carries its configuration's fingerprint, so one round trip both asks and checks. */
@@ -125,7 +125,7 @@ export async function wireRequest(
       : e instanceof Deno.errors.ConnectionRefused
       ? "refused"
       : "other";
-    throw new WireConnectError(kind, (e as Error).message);
+    throw new WireConnectError(kind, messageOf(e));
   }
   const head = `${method} ${path} HTTP/1.1\r\nHost: mcpx\r\nConnection: close\r\n` +
     (body.length ? "Content-Type: application/json\r\n" : "") +
@@ -149,7 +149,7 @@ export async function wireRequest(
     if (timedOut) {
       throw new WireTimeoutError(`No answer on "${socket}" within ${options.timeoutMs} ms`);
     }
-    throw new WireConnectError("lost", (e as Error).message);
+    throw new WireConnectError("lost", messageOf(e));
   } finally {
     cancel?.();
     try {

@@ -1,4 +1,4 @@
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 import { didYouMean } from "../near.ts";
 import type { McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
 import { selectServers, type ServerDef } from "../config/servers.ts";
@@ -336,7 +336,7 @@ export class Registry {
         lease.release();
         return { tools: lease.instance.tools };
       } catch (e) {
-        return { error: (e as Error).message };
+        return { error: messageOf(e) };
       }
     };
     const enabled = [...this.#entries.values()].filter((e) => !e.def.disabled);

@@ -1,6 +1,7 @@
 // Launching and running a script: in a Worker inside mcpx, or as a subprocess in its own process
 // group, until it exits, times out or is interrupted; what it started and left is stopped.
 
+import { messageOf } from "../errors.ts";
 import { join } from "../_path.ts";
 import { after } from "../_timer.ts";
 import type { Health } from "../daemon/client.ts";
@@ -128,7 +129,7 @@ export function runInWorker(
     else {
       daemon.then(
         () => tell({ t: "daemon" }),
-        (e) => tell({ t: "daemon", error: e instanceof Error ? e.message : String(e) }),
+        (e) => tell({ t: "daemon", error: messageOf(e) }),
       );
     }
   });

@@ -2,7 +2,7 @@
 // runtime and timeout, the command that starts it), every problem found reported at once.
 
 import { dirname, join, resolve } from "../_path.ts";
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 import { cacheDir } from "../paths.ts";
 import { VERSION } from "../version.ts";
 import type { Context } from "../context.ts";
@@ -140,7 +140,7 @@ export async function planRun(ctx: Context, request: RunRequest): Promise<RunPla
       } catch (e) {
         throw new McpxError(
           "USAGE",
-          `Cannot read --env-file "${request.envFile}": ${(e as Error).message}`,
+          `Cannot read --env-file "${request.envFile}": ${messageOf(e)}`,
         );
       }
       Object.assign(env, parseEnvFile(content, request.envFile!));
