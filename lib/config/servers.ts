@@ -302,15 +302,7 @@ const ENTRY_KEYS = [
  * out, since other hosts read fields of those names at that level.
  */
 const BLOCK_ONLY = new Set([
-  "sharing",
-  "scope",
-  "max",
-  "min",
-  "idleTimeout",
-  "callTimeout",
-  "startTimeout",
-  "protocol",
-  "mode",
+  ...POOL_KEYS,
   "namespace",
   "extraIncludeTools",
   "profiles",
