@@ -2,7 +2,7 @@
 // reports the outcome, identically under a Deno Worker, Deno, Bun and Node. The host (worker.ts or
 // main.ts) supplies the few things that differ. Erasable TypeScript only.
 
-import { createLogger, type Logger } from "./log.ts";
+import { createLogger, LEVEL_RANK as RANK, type Logger } from "./log.ts";
 import { describeFailure, type FailureContext, userLocation } from "./failure.ts";
 import {
   type ControlRecord,
@@ -37,8 +37,6 @@ export interface Host {
    */
   routeConsole: boolean;
 }
-
-const RANK: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
 /** A `file:` URL for an absolute path, each segment escaped. */
 export function fileUrl(path: string): string {
@@ -202,6 +200,7 @@ export async function launch(host: Host, cfg: LaunchConfig): Promise<void> {
   const log: Logger = createLogger({
     write,
     level: cfg.logLevel,
+    source: cfg.logSource ?? "warn",
     inspect: host.inspect,
     callSite,
   });

@@ -30,6 +30,8 @@ export interface Health {
   startedAt: string;
   uptimeMs: number;
   autostarted: boolean;
+  /** The daemon's id in the log (`dmn-…`); absent from an older daemon. */
+  logId?: string;
 }
 
 function notASocket(socket: string): McpxError {

@@ -4,7 +4,7 @@ import { Context, type DaemonHandle } from "../context.ts";
 import { fingerprintConfig } from "../config/fingerprint.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { loadConfig, type McpxConfig } from "../config/load.ts";
-import { JsonlLog, type Level } from "../log.ts";
+import { DaemonLog, type Level } from "../log/daemon.ts";
 import { FINGERPRINT_HEADER, guardOf, probe } from "./client.ts";
 import { CALLER_HEADER, decodeCaller } from "./wire.ts";
 import {
@@ -44,7 +44,7 @@ interface RunningDaemon extends DaemonHandle {
   readonly config: McpxConfig;
   lastActivity: number;
   inflight: number;
-  readonly log: JsonlLog;
+  readonly log: DaemonLog;
 }
 
 /**
@@ -88,8 +88,19 @@ export async function runDaemon(
     reportStart(e);
     throw e;
   }
-  const log = await JsonlLog.open(paths.log, settings.get("logging.level") as Level, {
-    pid: Deno.pid,
+  // A log that cannot be written never stops the daemon: it says so once on its stderr.
+  const log = new DaemonLog({
+    dir: paths.logs,
+    stem: paths.logStem,
+    level: settings.get("logging.level") as Level,
+    maxBytes: settings.get("logging.maxBytes"),
+    problem: (line) => ctx.io.err(line + "\n"),
+  }, { pid: Deno.pid });
+  log.write("info", "daemon.start", "Daemon starting", {
+    config: fp.path,
+    fingerprint: fp.hash,
+    version: VERSION,
+    autostarted,
   });
   for (const w of settings.warnings) log.write("warn", "config.warning", w);
 
@@ -116,6 +127,7 @@ export async function runDaemon(
     socket: paths.socket,
     configPath: fp.path,
     fingerprint: fp.hash,
+    logId: log.id,
     config,
     idleExitMs: settings.get("daemon.idleExit"),
     lastActivity: Date.now(),
@@ -219,7 +231,7 @@ export async function runDaemon(
   }
   registry.start();
   writeLive(paths.live, registry.liveState());
-  log.write("info", "daemon.started", "Daemon listening", {
+  log.write("info", "daemon.listening", "Daemon listening", {
     socket: paths.socket,
     config: fp.path,
     autostarted,
@@ -267,7 +279,7 @@ export async function runDaemon(
       await Deno.remove(paths.token).catch(() => {});
     }
   } catch { /* record already gone */ }
-  log.write("info", "daemon.stopped", "Daemon stopped", { reason: stopReason });
+  log.write("info", "daemon.stop", "Daemon stopped", { reason: stopReason });
   log.close();
   return 0;
 }
@@ -276,7 +288,7 @@ async function makeRegistry(
   config: McpxConfig,
   ctx: Context,
   settings: Settings,
-  log: JsonlLog,
+  log: DaemonLog,
   live: (state: LiveState) => void,
 ): Promise<Registry> {
   const warnings: string[] = [];
@@ -327,6 +339,7 @@ async function makeRegistry(
     },
     discover: (cwd) => discoverRepository(cwd),
     log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
+    logParent: log.id,
     trace: settings.get("logging.trace"),
     reapIntervalMs: settings.get("plumbing.reapInterval"),
     alive: pidAlive,

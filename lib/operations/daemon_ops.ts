@@ -76,6 +76,7 @@ export const health = defineOperation<Record<string, never>, Health>({
       startedAt: z.string(),
       uptimeMs: z.number(),
       autostarted: z.boolean(),
+      logId: z.string().describe("The daemon's id in the log (`dmn-…`)"),
     }),
   run(_input, ctx) {
     const d = running(ctx);
@@ -89,6 +90,7 @@ export const health = defineOperation<Record<string, never>, Health>({
       startedAt: new Date(d.startedAt).toISOString(),
       uptimeMs: Date.now() - d.startedAt,
       autostarted: d.autostarted,
+      logId: d.logId,
     });
   },
   render: (h) => `ok: daemon ${h.pid}, up ${formatDuration(h.uptimeMs)}, config ${h.config}\n`,

@@ -2,6 +2,7 @@ import { McpxError, messageOf } from "../errors.ts";
 import type { McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
 import type { ServerDef } from "../config/servers.ts";
 import type { ScopeKey } from "./scope.ts";
+import { newId } from "../log/ids.ts";
 
 /** What a pool needs from outside: how to connect, and where to say what happened. */
 export interface PoolDeps {
@@ -13,6 +14,8 @@ export interface PoolDeps {
     msg: string,
     attrs?: Record<string, unknown>,
   ): void;
+  /** The id of what creates instances (the daemon's `dmn-…`): the parent of each `server.start`. */
+  logParent?: string;
   /** A server listed its tools (at start, or after `tools/list_changed`). */
   listed?(pool: Pool, tools: ToolInfo[]): void;
   /** A server failed to start; `error` carries its stderr. */
@@ -24,6 +27,8 @@ export interface PoolDeps {
 /** One server process (or remote session) serving one scope key. */
 export class Instance {
   readonly id: string;
+  /** The id its log records carry (`ins-…`), unique across daemons. */
+  readonly logId: string = newId("ins");
   readonly key: string;
   readonly ephemeral: boolean;
   readonly watchPid?: number;
@@ -208,9 +213,15 @@ export class Pool {
     if (idle) {
       this.#deps.log(
         "info",
-        "instance.evicted",
+        "server.evicted",
         "Stopping the least recently used idle instance to stay under max",
-        { server: this.def.name, instance: idle.id, key: idle.key, max: this.def.pool.max },
+        {
+          id: idle.logId,
+          server: this.def.name,
+          instance: idle.id,
+          key: idle.key,
+          max: this.def.pool.max,
+        },
       );
       await this.stop(idle, "evicted to stay under max");
       return;
@@ -227,7 +238,9 @@ export class Pool {
     const inst = new Instance(`${this.def.namespace}#${++this.#serial}`, key);
     this.#instances.set(key.key, inst);
     this.#deps.changed?.(this);
-    this.#deps.log("info", "instance.starting", "Starting server instance", {
+    this.#deps.log("info", "server.start", "Starting server instance", {
+      id: inst.logId,
+      ...(this.#deps.logParent ? { parent: this.#deps.logParent } : {}),
       server: this.def.name,
       instance: inst.id,
       key: key.key,
@@ -250,7 +263,8 @@ export class Pool {
         void conn.ended.then((end) => this.#onEnded(inst, end.reason));
         inst.state = inst.state === "starting" ? "ready" : inst.state;
         this.#cooldown = undefined;
-        this.#deps.log("info", "instance.ready", "Server instance ready", {
+        this.#deps.log("info", "server.ready", "Server instance ready", {
+          id: inst.logId,
           server: this.def.name,
           instance: inst.id,
           key: key.key,
@@ -272,7 +286,8 @@ export class Pool {
         );
         this.#cooldown = { until: Date.now() + delayMs, delayMs, error };
         this.#deps.failed?.(this, error);
-        this.#deps.log("error", "instance.start_failed", error.message, {
+        this.#deps.log("error", "server.start_failed", error.message, {
+          id: inst.logId,
           server: this.def.name,
           instance: inst.id,
           cooldownMs: delayMs,
@@ -298,7 +313,8 @@ export class Pool {
     inst.lastStderr = inst.conn?.stderrTail() ?? [];
     inst.state = "exited";
     this.#remove(inst);
-    this.#deps.log("warn", "instance.exited", `Server instance ended: ${reason}`, {
+    this.#deps.log("warn", "server.exited", `Server instance ended: ${reason}`, {
+      id: inst.logId,
       server: this.def.name,
       instance: inst.id,
       key: inst.key,
@@ -313,7 +329,8 @@ export class Pool {
     if (inst.state === "stopping" || inst.state === "exited") return;
     inst.state = "stopping";
     this.#remove(inst);
-    this.#deps.log("info", "instance.stopping", `Stopping server instance: ${reason}`, {
+    this.#deps.log("info", "server.stop", `Stopping server instance: ${reason}`, {
+      id: inst.logId,
       server: this.def.name,
       instance: inst.id,
       key: inst.key,

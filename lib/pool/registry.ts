@@ -4,7 +4,8 @@ import type { McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
 import { selectServers, type ServerDef } from "../config/servers.ts";
 import { functionNames } from "../names.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
-import { type Instance, Pool, type PoolStatus } from "./pool.ts";
+import { type Instance, type Lease, Pool, type PoolStatus } from "./pool.ts";
+import { newId } from "../log/ids.ts";
 import { type Caller, type Discover, parentSessionKey, scopeKey, sessionKey } from "./scope.ts";
 import type { Selection } from "../config/servers.ts";
 import { errorText, unwrapResult } from "./unwrap.ts";
@@ -23,6 +24,8 @@ export interface RegistryDeps {
   spec(def: ServerDef): ServerSpec;
   discover: Discover;
   log: Log;
+  /** The daemon's log id: the parent of what the registry creates when no run asked for it. */
+  logParent?: string;
   /** MCPX_TRACE / logging.trace: one log line per call naming the instance that served it. */
   trace: boolean;
   /** How often idle instances are reaped. */
@@ -218,7 +221,41 @@ export class Registry {
       );
     }
     const started = performance.now();
-    const lease = await pool.acquire(key, def.pool.startTimeoutMs + def.pool.callTimeoutMs);
+    // One `call.end` record per call, the creating record of its `cal-…` id: made by the run
+    // that asked (or the daemon), served by an instance (`instanceId`).
+    const callId = newId("cal");
+    let served: Instance | undefined;
+    let failure: unknown;
+    try {
+      const lease = await pool.acquire(key, def.pool.startTimeoutMs + def.pool.callTimeoutMs);
+      served = lease.instance;
+      return await this.#callOn(def, lease, req, started, signal);
+    } catch (e) {
+      failure = e;
+      throw e;
+    } finally {
+      const durationMs = Math.round((performance.now() - started) * 100) / 100;
+      this.#deps.log(failure ? "warn" : "info", "call.end", `${def.namespace}.${req.tool}`, {
+        id: callId,
+        parent: req.caller.run ?? this.#deps.logParent,
+        server: def.name,
+        tool: req.tool,
+        ...(served ? { instanceId: served.logId, instance: served.id } : {}),
+        ...(req.caller.session ? { session: req.caller.session } : {}),
+        durationMs,
+        ok: !failure,
+        ...(failure ? { error: messageOf(failure) } : {}),
+      });
+    }
+  }
+
+  async #callOn(
+    def: ServerDef,
+    lease: Lease,
+    req: CallRequest,
+    started: number,
+    signal?: AbortSignal,
+  ): Promise<CallOutput> {
     try {
       const tool = findTool(def, lease.instance.tools, req.tool);
       const args = req.textValues ? asText(tool.inputSchema, req.arguments) : req.arguments;

@@ -8,6 +8,8 @@ export interface Caller {
   pid?: number;
   /** MCPX_SESSION_ID, or `--session`. */
   session?: string;
+  /** The script run making the call (MCPX_RUN_ID, `run-…`): the parent of its `call.end` record. */
+  run?: string;
   /** MCPX_PARENT_SESSION_ID. */
   parentSession?: string;
   /** The profiles the caller selected: a call outside them is refused. */

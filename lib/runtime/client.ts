@@ -77,6 +77,7 @@ function callerHeader(): string {
   return encodeURIComponent(JSON.stringify({
     cwd: env("MCPX_CALLER_CWD") ?? (deno ? deno.cwd() : g.process?.cwd?.()),
     session: env("MCPX_SESSION_ID") || undefined,
+    run: env("MCPX_RUN_ID") || undefined,
     parentSession: env("MCPX_PARENT_SESSION_ID") || undefined,
     pid: deno ? deno.pid : g.process?.pid,
   }));

@@ -147,6 +147,7 @@ export function parseArgs(
       let text = inline;
       if (text === undefined) {
         if (spec.type === "boolean") text = "true";
+        else if (spec.bare !== undefined) text = spec.bare;
         else {
           text = args[++i];
           if (text === undefined) throw usageError(`${name} needs a value`, op);

@@ -1,0 +1,230 @@
+/**
+ * The durable log end to end: a real script run making a real tool call through a real daemon
+ * leaves records whose ids link the call to its run, its server instance and the daemon; a
+ * log that cannot be written (a malformed file, a folder without write permission, a full disk)
+ * costs one line on stderr and nothing else.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { faultyServer } from "../fixtures/servers.ts";
+import { Sandbox } from "../_helpers.ts";
+
+type Rec = Record<string, unknown>;
+
+const SCRIPT = `export default async function main() {
+  log.info("asking for {text}", { text: "hi" });
+  log.debug("below the threshold");
+  const answer = await fixture.echo({ text: "hi" });
+  log.warn("answered");
+  return { answer: String(answer) };
+}
+`;
+
+async function logBox(): Promise<Sandbox> {
+  const box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { fixture: faultyServer() },
+  });
+  await box.write("work/ask.ts", SCRIPT);
+  const refresh = await box.mcpx(["refresh"]);
+  assert.equal(refresh.code, 0, refresh.stderr);
+  return box;
+}
+
+function logsOf(box: Sandbox): string {
+  return join(box.root, "state", "mcpx", "logs");
+}
+
+/** Every record of every JSONL file in the sandbox's log folder (a malformed line throws). */
+function records(box: Sandbox): Rec[] {
+  const out: Rec[] = [];
+  for (const e of Deno.readDirSync(logsOf(box))) {
+    if (!e.name.endsWith(".jsonl")) continue;
+    for (const line of Deno.readTextFileSync(join(logsOf(box), e.name)).split("\n")) {
+      if (line) out.push(JSON.parse(line));
+    }
+  }
+  return out;
+}
+
+Deno.test("logging: a run's tool call links to its run, its server instance and the daemon", async () => {
+  await using box = await logBox();
+  const r = await box.mcpx(["run", "./ask.ts"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { answer: "hi" });
+  assert.match(r.stderr, /INFO {2}asking for hi\n/);
+  assert.match(r.stderr, /WARN {2}answered source=ask\.ts:5:7/);
+  assert.doesNotMatch(r.stderr, /below the threshold/);
+
+  const all = records(box);
+  const byId = (id: unknown, event: string) =>
+    all.find((x) => x.id === id && x.event === event) as Rec;
+  const call = all.find((x) => x.event === "call.end" && x.tool === "echo") as Rec;
+  assert.ok(call, JSON.stringify(all.map((x) => x.event)));
+  assert.match(String(call.id), /^cal-[0-9a-f]{16}$/);
+  assert.equal(call.ok, true);
+
+  // The call was made by the run: its parent is the run's id, which the run's own records carry.
+  const runStart = byId(call.parent, "run.start");
+  assert.ok(runStart, `no run.start for ${call.parent}`);
+  assert.equal(runStart.parent, undefined, "a run is created by nothing logged");
+  const logged = all.filter((x) => x.id === call.parent && !x.event);
+  assert.deepEqual(logged.map((x) => x.msg), ["asking for hi", "answered"]);
+  assert.equal(logged[0].template, "asking for {text}");
+  const runEnd = byId(call.parent, "run.end");
+  assert.equal(runEnd.exitCode, 0);
+  assert.equal(runEnd.parent, undefined, "only the creating record carries a parent");
+
+  // Served by an instance, which the daemon created; the run used that same daemon.
+  const instance = byId(call.instanceId, "server.start");
+  assert.ok(instance, `no server.start for ${call.instanceId}`);
+  assert.match(String(instance.id), /^ins-/);
+  const ready = byId(call.instanceId, "server.ready");
+  assert.equal(ready.parent, undefined);
+  const daemon = byId(instance.parent, "daemon.start");
+  assert.ok(daemon, `no daemon.start for ${instance.parent}`);
+  assert.equal(daemon.parent, undefined);
+  assert.equal(runEnd.daemonId, daemon.id);
+  const health = await box.json<{ logId: string }>(["health"]);
+  assert.equal(health.logId, daemon.id);
+});
+
+Deno.test("logging: --format, --log-level and --log-source govern what a run shows", async () => {
+  await using box = await logBox();
+  const json = await box.mcpx(["run", "--format", "json", "--log-level", "debug", "./ask.ts"]);
+  assert.equal(json.code, 0, json.stderr);
+  const lines = json.stderr.trim().split("\n").map((l) => JSON.parse(l));
+  assert.deepEqual(lines.map((l) => l.msg), ["asking for hi", "below the threshold", "answered"]);
+  assert.equal(lines[0].text, "hi");
+
+  const logfmt = await box.mcpx(["run", "--format=logfmt", "--log-source=false", "./ask.ts"], {
+    env: { MCPX_LOG_LEVEL: "warn" },
+  });
+  assert.equal(logfmt.code, 0, logfmt.stderr);
+  assert.match(logfmt.stderr, /^ts=\S+ level=warn msg=answered\n$/);
+
+  const traced = await box.mcpx(["run", "--log-source", "./ask.ts"], {
+    env: { MCPX_LOGGING_FORMAT: "logfmt" },
+  });
+  assert.match(traced.stderr, /msg="asking for hi" .*source=ask\.ts:2:7/);
+});
+
+Deno.test("logging: a malformed line in the log is left alone and the next record starts clean", async () => {
+  await using box = await logBox();
+  const before = await box.mcpx(["run", "./ask.ts"]);
+  assert.equal(before.code, 0, before.stderr);
+  const runs = join(logsOf(box), "runs.jsonl");
+  const earlier = Deno.readTextFileSync(runs);
+  // A hand edit that left half a line, no newline.
+  Deno.writeTextFileSync(runs, '{"ts": "not closed', { append: true });
+  const r = await box.mcpx(["run", "./ask.ts"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { answer: "hi" });
+  const said = r.stderr.split("\n").filter((l) => l.startsWith("mcpx:"));
+  assert.equal(said.length, 1, r.stderr);
+  assert.match(said[0], /the last line of .*runs\.jsonl is not a whole JSON record/);
+  const text = Deno.readTextFileSync(runs);
+  assert.ok(text.startsWith(earlier + '{"ts": "not closed\n'), "earlier records are untouched");
+  const after = text.slice(earlier.length).split("\n").slice(1).filter(Boolean);
+  assert.ok(after.length >= 4);
+  for (const line of after) JSON.parse(line);
+});
+
+/** Runs `cmd` as root without the power to ignore file permissions (as any other user). */
+function asUnprivileged(): string[] {
+  return Deno.uid() === 0
+    ? ["setpriv", "--inh-caps=-dac_override,-dac_read_search", "--bounding-set=-dac_override"]
+    : [];
+}
+
+Deno.test("logging: a log folder without write permission costs one line, not the run", async () => {
+  await using box = await logBox();
+  await box.mcpx(["run", "./ask.ts"]);
+  const earlier = Deno.readTextFileSync(join(logsOf(box), "runs.jsonl"));
+  await box.mcpx(["stop"]);
+  Deno.chmodSync(logsOf(box), 0o500);
+  Deno.chmodSync(join(logsOf(box), "runs.jsonl"), 0o400);
+  try {
+    const wrap = asUnprivileged();
+    const out = await new Deno.Command(wrap[0] ?? Deno.execPath(), {
+      args: [
+        ...wrap.slice(1),
+        ...(wrap.length ? [Deno.execPath()] : []),
+        "run",
+        "-A",
+        "--config",
+        new URL("../../deno.json", import.meta.url).pathname,
+        box.entry,
+        "run",
+        "./ask.ts",
+      ],
+      cwd: join(box.root, "work"),
+      env: box.env,
+      clearEnv: true,
+      stdin: "null",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 0, stderr);
+    assert.deepEqual(JSON.parse(new TextDecoder().decode(out.stdout)), { answer: "hi" });
+    const said = stderr.split("\n").filter((l) => l.startsWith("mcpx:"));
+    assert.equal(said.length, 1, stderr);
+    assert.match(said[0], /^mcpx: cannot store log records in .*logs.*: .*denied/i);
+  } finally {
+    Deno.chmodSync(logsOf(box), 0o700);
+  }
+  assert.equal(Deno.readTextFileSync(join(logsOf(box), "runs.jsonl")), earlier);
+});
+
+Deno.test("logging: a full disk costs one line, not the run, and earlier records stay whole", async () => {
+  await using box = await logBox();
+  await box.mcpx(["run", "./ask.ts"]);
+  await box.mcpx(["stop"]);
+  // A tiny filesystem of its own for the log folder, holding the records written so far.
+  const logs = logsOf(box);
+  const saved = new Map<string, string>();
+  for (const e of Deno.readDirSync(logs)) {
+    saved.set(e.name, Deno.readTextFileSync(join(logs, e.name)));
+  }
+  const mount = await new Deno.Command("mount", {
+    args: ["-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", logs],
+  }).output();
+  assert.equal(mount.code, 0, new TextDecoder().decode(mount.stderr));
+  try {
+    for (const [name, text] of saved) Deno.writeTextFileSync(join(logs, name), text);
+    // tmpfs gives space by the page: end runs.jsonl on a page boundary (with one more whole
+    // record), so that the next record needs a page there is none of.
+    const runs = join(logs, "runs.jsonl");
+    const size = Deno.statSync(runs).size;
+    let room = 4096 - (size % 4096);
+    if (room < 80) room += 4096;
+    const head = '{"ts":"2026-01-01T00:00:00.000Z","level":"info","msg":"pad","pad":"';
+    const pad = head + "x".repeat(room - head.length - 3) + '"}\n';
+    Deno.writeTextFileSync(runs, pad, { append: true });
+    saved.set("runs.jsonl", saved.get("runs.jsonl") + pad);
+    // Fill what is left, in a file of its own.
+    const filler = Deno.openSync(join(logs, "filler"), { write: true, create: true });
+    try {
+      const block = new Uint8Array(4096);
+      for (;;) filler.writeSync(block);
+    } catch { /* full */ }
+    try {
+      for (;;) filler.writeSync(new Uint8Array(1));
+    } catch { /* full to the byte */ }
+    filler.close();
+    const r = await box.mcpx(["run", "./ask.ts"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { answer: "hi" });
+    const said = r.stderr.split("\n").filter((l) => l.startsWith("mcpx:"));
+    assert.equal(said.length, 1, r.stderr);
+    assert.match(said[0], /^mcpx: cannot store log records in .*runs\.jsonl: .*(space|full)/i);
+    await box.mcpx(["stop"]);
+    assert.equal(Deno.readTextFileSync(runs), saved.get("runs.jsonl"), "nothing more fitted");
+    for (const [name, text] of saved) {
+      const now = Deno.readTextFileSync(join(logs, name));
+      assert.ok(now.startsWith(text), `${name}: earlier records untouched`);
+      for (const line of now.split("\n")) if (line) JSON.parse(line);
+    }
+  } finally {
+    await new Deno.Command("umount", { args: ["-l", logs] }).output();
+  }
+});
