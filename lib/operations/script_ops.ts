@@ -14,6 +14,7 @@ interface RunInput {
   script: string;
   args?: string[];
   export?: string;
+  format?: "text" | "logfmt" | "json";
   env?: string | string[];
   envFile?: string;
 }
@@ -22,6 +23,7 @@ interface ExecInput {
   code: string;
   args?: string[];
   export?: string;
+  format?: "text" | "logfmt" | "json";
   env?: string | string[];
   envFile?: string;
 }
@@ -52,6 +54,12 @@ const RUN_PARAMS = [
     name: "envFile",
     type: "string",
     doc: "Read variables for the run from a dotenv file (KEY=VALUE lines); --env wins over it",
+  },
+  {
+    name: "format",
+    type: "enum",
+    values: ["text", "logfmt", "json"],
+    doc: "How the script's log records are shown on stderr; the logging.format setting when absent",
   },
 ] as const;
 
@@ -132,6 +140,7 @@ export const scriptsRun = defineOperation<RunInput, RunOutcome>({
       script: input.script,
       args: input.args ?? [],
       export: input.export,
+      ...(input.format ? { format: input.format } : {}),
       env: pairs(input.env),
       envFile: input.envFile,
     });
@@ -187,6 +196,7 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
       code,
       args: input.args ?? [],
       export: input.export,
+      ...(input.format ? { format: input.format } : {}),
       env: pairs(input.env),
       envFile: input.envFile,
       stdinUsed: fromStdin,

@@ -114,7 +114,7 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       bound,
       source: where.source,
       render: {
-        format: settings.get("logging.format") as Format,
+        format: request.format ?? settings.get("logging.format") as Format,
         color: !!io.errIsTerminal && !io.env.NO_COLOR,
       },
       store: (record) => runLog.record(record),

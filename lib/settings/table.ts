@@ -16,7 +16,10 @@ export interface SettingSpec {
   readonly envAliases?: readonly string[];
   /** The flag, when it is not the derived `--a-b` spelling. */
   readonly flag?: string;
-  /** What the flag means when given without `=value` (an enum such as `--log-source`). */
+  /**
+   * What the flag means given without a value (`--log-source` alone): when it has no `=value`
+   * and the next word is not one of `values`.
+   */
   readonly bare?: string;
   /** Settings needed before configuration files are found are read from variables and flags only. */
   readonly early?: boolean;
@@ -137,7 +140,7 @@ export const SETTINGS = {
       "How log records are shown on stderr: text for people, logfmt, or json (one record a line)",
     detail:
       "Governs a script's records under `mcpx run` and `mcpx exec` and a foreground daemon's. The stored JSONL log is always JSON. On a terminal, text levels are coloured unless NO_COLOR is set.",
-    flag: "--format",
+    flag: "--log-format",
   },
   "logging.source": {
     type: "enum",
