@@ -101,6 +101,45 @@ export function placeholders(template: string): string[] {
   return out;
 }
 
+interface Parsed {
+  /** Literal text around the placeholders: `texts.length === names.length + 1`. */
+  texts: string[];
+  names: string[];
+  /** Whether the text had any placeholder or `{{`/`}}`. */
+  templated: boolean;
+}
+
+const PARSED = new Map<string, Parsed>();
+
+function parse(template: string): Parsed {
+  let parsed = PARSED.get(template);
+  if (parsed) return parsed;
+  const texts: string[] = [];
+  const names: string[] = [];
+  let templated = false;
+  let last = 0;
+  let text = "";
+  for (const m of template.matchAll(PLACEHOLDER)) {
+    templated = true;
+    text += template.slice(last, m.index);
+    last = m.index! + m[0].length;
+    if (m[0] === "{{") text += "{";
+    else if (m[0] === "}}") text += "}";
+    else {
+      texts.push(text);
+      names.push(m[1]);
+      text = "";
+    }
+  }
+  texts.push(text + template.slice(last));
+  parsed = { texts, names, templated };
+  // Templates are the literal strings of a program's log calls: few. Interpolated text passed
+  // as a template (a message built by hand) is not kept forever.
+  if (PARSED.size >= 2000) PARSED.clear();
+  PARSED.set(template, parsed);
+  return parsed;
+}
+
 /**
  * Fills `{name}` (or `{a.b}`) from `attrs`; `{{x}}` writes a literal `{x}`. A placeholder with no
  * attribute stays visible, since a hole in a sentence is a bug worth seeing.
@@ -112,14 +151,12 @@ export function interpolate(
   if (template.indexOf("{") < 0 && template.indexOf("}") < 0) {
     return { msg: template, templated: false };
   }
-  let templated = false;
-  const msg = template.replace(PLACEHOLDER, (whole, name: string | undefined) => {
-    templated = true;
-    if (whole === "{{") return "{";
-    if (whole === "}}") return "}";
-    const hit = lookup(attrs, name!);
-    return hit.found ? show(hit.value) : whole;
-  });
+  const { texts, names, templated } = parse(template);
+  let msg = texts[0];
+  for (let i = 0; i < names.length; i++) {
+    const hit = lookup(attrs, names[i]);
+    msg += (hit.found ? show(hit.value) : `{${names[i]}}`) + texts[i + 1];
+  }
   return { msg, templated };
 }
 
@@ -150,7 +187,27 @@ export function errorRecord(error: Error, depth = 0): Record<string, unknown> {
 }
 
 function value(v: unknown): unknown {
+  switch (typeof v) {
+    case "string":
+    case "boolean":
+      return v;
+    case "number":
+      if (Number.isFinite(v)) return v;
+  }
   return v instanceof Error ? errorRecord(v) : jsonSafe(v);
+}
+
+let lastMs = -1;
+let lastIso = "";
+
+/** The time as ISO text, formatted once per millisecond however many records share it. */
+function now(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }
 
 /** The fields a record carries besides its attributes: what it is and what it happened inside. */
@@ -179,37 +236,60 @@ export function makeRecord(
     source?: string;
   } = {},
 ): LogRecord {
-  let attrs: Record<string, unknown> = options.bound ?? {};
+  return build(
+    level,
+    msg,
+    rest,
+    options.bound,
+    options.inspect,
+    options.source,
+    options.fields,
+    options.literal,
+  );
+}
+
+function build(
+  level: Level,
+  msg: unknown,
+  rest: readonly unknown[],
+  bound: Record<string, unknown> | undefined,
+  inspect: Inspect | undefined,
+  source: string | undefined,
+  fields?: RecordFields,
+  literal?: boolean,
+): LogRecord {
+  let attrs: Record<string, unknown> | undefined = bound;
   let args: readonly unknown[] = rest;
   if (rest.length > 0 && isPlainObject(rest[0])) {
-    attrs = options.bound ? { ...options.bound, ...rest[0] } : rest[0];
-    args = rest.slice(1);
+    attrs = bound ? { ...bound, ...rest[0] } : rest[0];
+    args = rest.length === 1 ? [] : rest.slice(1);
   }
   let text: string;
   if (typeof msg === "string") text = msg;
   else if (msg instanceof Error) {
     text = `${msg.name}: ${msg.message}`;
     args = [msg, ...args];
-  } else text = options.inspect ? options.inspect(msg) : show(msg);
-  const out: LogRecord = { ts: new Date().toISOString(), level, msg: text };
-  const f = options.fields;
-  if (f) {
-    if (f.event !== undefined) out.event = f.event;
-    if (f.id !== undefined) out.id = f.id;
-    if (f.parent !== undefined) out.parent = f.parent;
+  } else text = inspect ? inspect(msg) : show(msg);
+  const out: LogRecord = { ts: now(), level, msg: text };
+  if (fields) {
+    if (fields.event !== undefined) out.event = fields.event;
+    if (fields.id !== undefined) out.id = fields.id;
+    if (fields.parent !== undefined) out.parent = fields.parent;
   }
-  if (!options.literal) {
-    const { msg: filled, templated } = interpolate(text, attrs);
+  if (!literal && (text.indexOf("{") >= 0 || text.indexOf("}") >= 0)) {
+    const { msg: filled, templated } = interpolate(text, attrs ?? {});
     out.msg = filled;
     if (templated) out.template = text;
   }
-  for (const key in attrs) {
-    const v = attrs[key];
-    if (v === undefined) continue;
-    out[RESERVED.has(key) ? `_${key}` : key] = value(v);
+  if (attrs) {
+    for (const key in attrs) {
+      const v = attrs[key];
+      if (v === undefined) continue;
+      out[RESERVED.has(key) ? `_${key}` : key] = value(v);
+    }
   }
   if (args.length > 0) out.args = args.map(value);
-  if (options.source) out.source = options.source;
+  if (source) out.source = source;
   return out;
 }
 
@@ -226,11 +306,7 @@ export function createLogger(options: LoggerOptions, bound?: Record<string, unkn
     if (rank < min) return noop;
     const traced = rank >= siteFrom && callSite !== undefined;
     return (msg: unknown, ...rest: unknown[]) => {
-      write(makeRecord(level, msg, rest, {
-        inspect,
-        ...(bound ? { bound } : {}),
-        ...(traced ? { source: callSite!() } : {}),
-      }));
+      write(build(level, msg, rest, bound, inspect, traced ? callSite!() : undefined));
     };
   };
   const info = method("info");

@@ -89,6 +89,33 @@ Deno.test("logging: a run's tool call links to its run, its server instance and 
   assert.equal(health.logId, daemon.id);
 });
 
+const BUSY = `export default async function main(args: string[]) {
+  for (let i = 0; i < 200; i++) {
+    log.info("record {i} of {tag}", { i, tag: args[0], fill: "x".repeat(i * 37) });
+    if (i % 40 === 0) await fixture.echo({ text: args[0] + i });
+  }
+  return args[0];
+}
+`;
+
+Deno.test("logging: the daemon and four runs writing at once lose and interleave no record", async () => {
+  await using box = await logBox();
+  await box.write("work/busy.ts", BUSY);
+  const runs = await Promise.all(
+    ["a", "b", "c", "d"].map((tag) => box.mcpx(["run", "./busy.ts", tag])),
+  );
+  for (const r of runs) assert.equal(r.code, 0, r.stderr);
+  const all = records(box); // every line of every file parses
+  for (const tag of ["a", "b", "c", "d"]) {
+    const logged = all.filter((x) => x.tag === tag);
+    assert.deepEqual(logged.map((x) => x.i), Array.from({ length: 200 }, (_, i) => i), tag);
+    const id = logged[0].id;
+    assert.ok(logged.every((x) => x.id === id), "one run, one id");
+    assert.equal(all.filter((x) => x.event === "call.end" && x.parent === id).length, 5);
+    assert.equal(all.filter((x) => x.id === id && x.event === "run.end").length, 1);
+  }
+});
+
 Deno.test("logging: --format, --log-level and --log-source govern what a run shows", async () => {
   await using box = await logBox();
   const json = await box.mcpx(["run", "--format", "json", "--log-level", "debug", "./ask.ts"]);
