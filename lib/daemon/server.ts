@@ -131,6 +131,8 @@ export async function runDaemon(
     requestStop(reason: string) {
       if (stopReason) return;
       stopReason = reason;
+      // From now on no call is queued and no server starts: queued callers fail at once.
+      registry.beginStop(reason);
       // Let the answer that asked for the stop leave before the listener closes.
       setTimeout(resolveStopped, 0);
     },
@@ -305,7 +307,10 @@ async function makeRegistry(
   live: (state: LiveState) => void,
 ): Promise<Registry> {
   const warnings: string[] = [];
-  const defs = serverDefs(config, { warnings });
+  const defs = serverDefs(config, {
+    warnings,
+    queueTimeoutMs: settings.get("pool.queueTimeout"),
+  });
   for (const w of warnings) log.write("warn", "config.warning", w);
   const fp = await ctx.fingerprint();
   const dir = cacheDir(ctx.boot, ctx.io.env);
