@@ -415,10 +415,15 @@ export function serverDefs(
   // The top-level queueTimeout is the pool.queueTimeout setting's, resolved with its variable
   // and flag (lib/settings/resolve.ts): it is not read a second time here.
   const { queueTimeout: _setting, ...topBlock } = config.pool;
-  const base = poolSettings(topBlock, {
-    ...DEFAULTS,
-    queueTimeoutMs: options.queueTimeoutMs ?? DEFAULTS.queueTimeoutMs,
-  }, `"pool" in ${config.path}`, warnings);
+  const base = poolSettings(
+    topBlock,
+    {
+      ...DEFAULTS,
+      queueTimeoutMs: options.queueTimeoutMs ?? DEFAULTS.queueTimeoutMs,
+    },
+    `"pool" in ${config.path}`,
+    warnings,
+  );
   const entries: Record<string, ServerConfig> = {};
   for (const [name, raw] of Object.entries(config.mcpServers)) {
     entries[name] = checkServer(name, raw, config.path);

@@ -234,23 +234,23 @@ export class Pool {
   #reserve(key: ScopeKey, deadline: number, waitMs: number): Promise<Instance> {
     if (this.#closing !== undefined) return Promise.reject(this.#stoppingError());
     return new Promise<Instance>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timer: { id?: ReturnType<typeof setTimeout> } = {};
       const waiter: Waiter = {
         key,
         since: Date.now(),
         grant: (inst) => {
-          clearTimeout(timer);
+          clearTimeout(timer.id);
           resolve(inst);
         },
         fail: (error) => {
-          clearTimeout(timer);
+          clearTimeout(timer.id);
           reject(error);
         },
       };
       this.#queue.push(waiter);
       this.#pump();
       if (!this.#queue.includes(waiter)) return; // granted or failed at once
-      timer = setTimeout(() => {
+      timer.id = setTimeout(() => {
         const i = this.#queue.indexOf(waiter);
         if (i < 0) return;
         this.#queue.splice(i, 1);
@@ -345,9 +345,10 @@ export class Pool {
     const own = this.#instances.get(key.key);
     const max = this.def.pool.max;
     const held = this.instances();
-    const shown = held.slice(0, 6).map((i) =>
-      `${holderName(i.key)} (${i.leases > 0 ? "busy" : i.pinned ? "idle, named" : "idle"})`
-    ).join(", ") + (held.length > 6 ? `, and ${held.length - 6} more` : "");
+    const shown =
+      held.slice(0, 6).map((i) =>
+        `${holderName(i.key)} (${i.leases > 0 ? "busy" : i.pinned ? "idle, named" : "idle"})`
+      ).join(", ") + (held.length > 6 ? `, and ${held.length - 6} more` : "");
     const message = own
       ? `Waited ${secs} for the process of "${ns}" that serves ${
         holderName(key.key)

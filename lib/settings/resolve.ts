@@ -42,6 +42,7 @@ const CONFIG_KEYS = new Set(["mcpServers", "pool", "$schema"]);
 /** `MCPX_*` variables that are not settings. */
 const OTHER_VARIABLES = new Set([
   "MCPX_SESSION_ID",
+  "MCPX_SESSION_MINTED",
   "MCPX_PARENT_SESSION_ID",
   "MCPX_DAEMON_CHILD",
   "MCPX_DEBUG",
