@@ -313,9 +313,9 @@ async function makeRegistry(
   const configDir = dirname(config.path);
   return new Registry(defs, {
     // The SDK is loaded when the first server starts, not with the daemon (~100 ms of start-up).
-    connect: async (spec, startTimeoutMs) =>
+    connect: async (spec, startTimeoutMs, signal) =>
       (await load<typeof import("../mcp/connect.ts")>("../mcp/connect.ts", import.meta.url))
-        .connectServer(spec, { startTimeoutMs }),
+        .connectServer(spec, { startTimeoutMs, signal }),
     spec(def) {
       const auth = resolveAuth(def.name, def.entry, { env: { ...ctx.io.env } });
       return {

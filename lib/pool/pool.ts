@@ -6,7 +6,8 @@ import type { ScopeKey } from "./scope.ts";
 
 /** What a pool needs from outside: how to connect, and where to say what happened. */
 export interface PoolDeps {
-  connect(spec: ServerSpec, startTimeoutMs: number): Promise<McpConnection>;
+  /** Starts one server; `signal` aborts a start still under way (the daemon is stopping). */
+  connect(spec: ServerSpec, startTimeoutMs: number, signal?: AbortSignal): Promise<McpConnection>;
   spec(def: ServerDef): ServerSpec;
   log(
     level: "debug" | "info" | "warn" | "error",
@@ -132,6 +133,8 @@ export class Pool {
   readonly #queue: Waiter[] = [];
   /** Set once the daemon stops: no new lease, no new process. */
   #closing?: string;
+  /** Aborts the starts under way when the pool closes. */
+  readonly #abort = new AbortController();
   /** Keys whose process was stopped to make room or exited, with why: told at their next call. */
   readonly #lost = new Map<string, string>();
   #pumping = false;
@@ -207,6 +210,8 @@ export class Pool {
     this.#closing = reason;
     const error = this.#stoppingError();
     for (const w of this.#queue.splice(0)) w.fail(error);
+    // A server still starting is not waited for: it is stopped now, with the rest.
+    this.#abort.abort(error);
   }
 
   #stoppingError(): McpxError {
@@ -384,6 +389,7 @@ export class Pool {
         const conn = await this.#deps.connect(
           this.#deps.spec(this.def),
           this.def.pool.startTimeoutMs,
+          this.#abort.signal,
         );
         inst.conn = conn;
         inst.tools = await conn.listTools();
@@ -413,6 +419,8 @@ export class Pool {
         inst.state = "exited";
         inst.conn?.close().catch(() => {});
         this.#remove(inst);
+        // Abandoned because the daemon is stopping: not the server's failure, nothing to record.
+        if (this.#closing !== undefined) throw this.#stoppingError();
         const delayMs = Math.min(
           COOLDOWN_MAX_MS,
           this.#cooldown ? this.#cooldown.delayMs * 2 : COOLDOWN_START_MS,

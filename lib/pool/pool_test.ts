@@ -283,3 +283,35 @@ Deno.test("Pool.close() fails queued callers at once and starts nothing more", a
   assert.equal(p.status().state, "stopping");
   await p.stopAll("test");
 });
+
+Deno.test("Pool.close() abandons a start under way, and records no start failure", async () => {
+  const [def] = serverDefs({ path: "c", mcpServers: { s: { command: "x" } }, pool: {}, data: {} });
+  const failures: string[] = [];
+  const p = new Pool(def, {
+    // A server that never answers initialize: only the signal ends its start.
+    connect: (_spec, _ms, signal) =>
+      new Promise((_resolve, reject) =>
+        signal!.addEventListener("abort", () => reject(signal!.reason), { once: true })
+      ),
+    spec: () => ({
+      name: "s",
+      transport: "stdio",
+      args: [],
+      env: {},
+      headers: {},
+      protocol: "legacy",
+    }),
+    log() {},
+    failed: (_pool, error) => failures.push(error.message),
+  });
+  const pending = p.acquire(key("global"), 1000).catch((e) => e);
+  await tick();
+  assert.equal(p.instances()[0].state, "starting");
+  p.close("signal");
+  await p.stopAll("test");
+  const error = await pending;
+  assert.equal(error.code, "DAEMON_STOPPING");
+  assert.deepEqual(failures, [], "the server did not fail: the daemon stopped");
+  assert.equal(p.status().error, undefined);
+  assert.equal(p.instances().length, 0);
+});

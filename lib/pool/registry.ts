@@ -19,7 +19,7 @@ type Log = (
 
 /** What the registry needs from the daemon. */
 export interface RegistryDeps {
-  connect(spec: ServerSpec, startTimeoutMs: number): Promise<McpConnection>;
+  connect(spec: ServerSpec, startTimeoutMs: number, signal?: AbortSignal): Promise<McpConnection>;
   spec(def: ServerDef): ServerSpec;
   discover: Discover;
   log: Log;

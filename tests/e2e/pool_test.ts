@@ -199,3 +199,23 @@ Deno.test("pool: stop with callers queued ends at once, fails them, and leaves n
   assert.ok(stopping > 0);
   assert.deepEqual(log.slice(stopping).filter((r) => r.event === "instance.starting"), []);
 });
+
+Deno.test("pool: stop while a server is still starting does not wait for it", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      slow: { ...faultyServer(["--slow-start", "30000"]), mcpx: { startTimeout: "60s" } },
+    },
+  });
+  const call = box.mcpx(["call", "slow.echo", "text=x"]);
+  assert.ok(
+    await until(async () => (await status(box))[0]?.instances.length === 1, 30_000),
+    "its process is starting",
+  );
+  const stop = await box.json<{ stopped: { forced: boolean }[] }>(["stop"]);
+  assert.deepEqual(stop.stopped.map((s) => s.forced), [false], "no signal was needed");
+  const r = await call;
+  assert.equal(r.code, 4, r.stderr);
+  assert.match(r.stderr, /the daemon is stopping/);
+  assert.ok(await until(() => box.processes().length === 0), "no server or daemon is left");
+});
