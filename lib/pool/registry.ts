@@ -265,6 +265,10 @@ export class Registry {
         durationMs,
         ...(lease.restarted ? { restarted: true, restartReason: lease.restarted } : {}),
       };
+    } catch (e) {
+      // A failed call's answer carries no report: the session's next call still says so.
+      if (lease.restarted) lease.instance.restarted ??= lease.restarted;
+      throw e;
     } finally {
       lease.release();
     }
