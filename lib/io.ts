@@ -12,6 +12,8 @@ export interface Io {
   readonly isTerminal: boolean;
   /** The parent process: what a `pid`-scoped server belongs to. */
   readonly ppid?: number;
+  /** Reads standard input to its end (`mcpx call ns.tool -`, `mcpx exec -`). */
+  readStdin(): Promise<string>;
 }
 
 const encoder = new TextEncoder();
@@ -25,6 +27,7 @@ export function realIo(): Io {
     cwd: Deno.cwd(),
     isTerminal: Deno.stdout.isTerminal(),
     ppid: Deno.ppid,
+    readStdin: () => new Response(Deno.stdin.readable).text(),
   };
 }
 
@@ -35,7 +38,7 @@ function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): v
 
 /** An {@linkcode Io} that records what was written, for tests and in-process calls. */
 export function captureIo(
-  options: { env?: Record<string, string>; cwd?: string } = {},
+  options: { env?: Record<string, string>; cwd?: string; stdin?: string } = {},
 ): Io & { stdout: () => string; stderr: () => string } {
   let out = "";
   let err = "";
@@ -45,6 +48,7 @@ export function captureIo(
     env: options.env ?? {},
     cwd: options.cwd ?? Deno.cwd(),
     isTerminal: false,
+    readStdin: () => Promise.resolve(options.stdin ?? ""),
     stdout: () => out,
     stderr: () => err,
   };
