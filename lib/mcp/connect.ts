@@ -21,7 +21,7 @@ import {
   reportingFetch,
   safeUrl,
 } from "./http_transport.ts";
-import { describeExit, StdioTransport } from "./stdio_transport.ts";
+import { describeExit, oversizedData, StdioTransport } from "./stdio_transport.ts";
 import type {
   CallToolEnvelope,
   ConnectionEnd,
@@ -39,7 +39,19 @@ export interface ConnectOptions {
   startTimeoutMs: number;
   /** How mcpx introduces itself to the server (default `mcpx` and its version). */
   clientInfo?: { name: string; version: string };
+  /** stdio: the longest message read from the server (`daemon.maxMessageBytes`; 64 MiB). */
+  maxMessageBytes?: number;
+  /** Where what goes wrong outside a request (a reply over the limit) is recorded. */
+  log?: (
+    level: "warn" | "error",
+    event: string,
+    msg: string,
+    attrs: Record<string, unknown>,
+  ) => void;
 }
+
+/** The setting that bounds one message from a stdio server. */
+const MESSAGE_SETTING = "daemon.maxMessageBytes (MCPX_DAEMON_MAX_MESSAGE_BYTES)";
 
 /**
  * The only 2026-era revision SDK 2.4 speaks. `force-modern` pins it; the SDK exports no
@@ -292,6 +304,21 @@ class Connection implements McpConnection {
         args: spec.args,
         env: spec.env,
         cwd: spec.cwd,
+        maxMessageBytes: this.#options.maxMessageBytes,
+        onOversized: (r) => {
+          // Once when it passes the limit (if its id came first) and once when it ends.
+          if (!r.ended && r.id !== undefined) return;
+          this.#options.log?.(
+            "error",
+            "server.message_too_large",
+            `Server "${spec.name}" wrote a message of ${r.bytes} bytes, over the ${r.limit}-byte limit (${MESSAGE_SETTING}); it was dropped${
+              r.id === undefined
+                ? " and no request could be told from it"
+                : `, and request ${JSON.stringify(r.id)} failed`
+            }`,
+            { server: spec.name, bytes: r.bytes, limit: r.limit, requestId: r.id },
+          );
+        },
       });
     }
     let url: URL;
@@ -389,6 +416,14 @@ class Connection implements McpConnection {
       );
     }
     if (error instanceof ProtocolError) {
+      const big = oversizedData(error.data);
+      if (big) {
+        return new McpxError(
+          "MESSAGE_TOO_LARGE",
+          `Server "${this.#spec.name}" answered ${how.during} with a message over the ${big.limit}-byte limit (${MESSAGE_SETTING}); it was dropped`,
+          { cause: error, hint: `Raise ${MESSAGE_SETTING}, or ask the tool for less` },
+        );
+      }
       const message = `${error.message} (JSON-RPC error ${error.code})`;
       return new McpxError("TOOL_ERROR", how.rejected?.(message) ?? message, {
         cause: error,
