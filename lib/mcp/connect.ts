@@ -51,7 +51,7 @@ export interface ConnectOptions {
 }
 
 /** The setting that bounds one message from a stdio server. */
-const MESSAGE_SETTING = "daemon.maxMessageBytes (MCPX_DAEMON_MAX_MESSAGE_BYTES)";
+const MESSAGE_SETTING = "daemon.maxMessageBytes";
 
 /**
  * The only 2026-era revision SDK 2.4 speaks. `force-modern` pins it; the SDK exports no
@@ -112,6 +112,11 @@ class Connection implements McpConnection {
   #resolveEnded!: (end: ConnectionEnd) => void;
   #closing?: Promise<void>;
   #closeRequested = false;
+  /**
+   * Each listed tool's input schema as it was on the wire. The SDK's parse rebuilds `properties`
+   * by assignment, and a property named `__proto__` is lost there; these keep it.
+   */
+  readonly #schemas = new Map<string, Record<string, unknown>>();
 
   constructor(spec: ServerSpec, options: ConnectOptions) {
     this.#spec = spec;
@@ -158,12 +163,15 @@ class Connection implements McpConnection {
           reason: this.#closeRequested ? "closed by mcpx" : "the connection closed",
         });
     }
-    if (transport instanceof CancellableHttpTransport) {
-      // Protocol.connect() chains a handler set beforehand; answers retire their abort signals.
-      transport.onmessage = (message: JSONRPCMessage) => {
-        if (!("method" in message) && message.id !== undefined) transport.settle(message.id);
-      };
-    }
+    // Protocol.connect() chains a handler set beforehand. Over HTTP answers retire their abort
+    // signals; on every transport the input schemas are kept as the server sent them.
+    transport.onmessage = (message: JSONRPCMessage) => {
+      if ("method" in message) return;
+      if (transport instanceof CancellableHttpTransport && message.id !== undefined) {
+        transport.settle(message.id);
+      }
+      this.#keepSchemas(message);
+    };
 
     const ms = this.#options.startTimeoutMs;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -211,7 +219,12 @@ class Connection implements McpConnection {
         timeout: ms,
         cacheMode: "refresh",
       });
-      return tools.map(toToolInfo);
+      return tools.map((tool) => {
+        const info = toToolInfo(tool);
+        const wire = this.#schemas.get(tool.name);
+        if (wire) info.inputSchema = wire;
+        return info;
+      });
     } catch (error) {
       throw await this.#failure(error, {
         timeout: () =>
@@ -261,6 +274,17 @@ class Connection implements McpConnection {
         during: `during the call to "${name}"`,
         rejected: (message) => `Server "${server}" refused the call to "${name}": ${message}`,
       });
+    }
+  }
+
+  #keepSchemas(message: JSONRPCMessage): void {
+    const tools = (message as { result?: { tools?: unknown } }).result?.tools;
+    if (!Array.isArray(tools)) return;
+    for (const tool of tools) {
+      const schema = tool?.inputSchema;
+      if (typeof tool?.name === "string" && schema && typeof schema === "object") {
+        this.#schemas.set(tool.name, schema);
+      }
     }
   }
 
@@ -420,8 +444,11 @@ class Connection implements McpConnection {
       if (big) {
         return new McpxError(
           "MESSAGE_TOO_LARGE",
-          `Server "${this.#spec.name}" answered ${how.during} with a message over the ${big.limit}-byte limit (${MESSAGE_SETTING}); it was dropped`,
-          { cause: error, hint: `Raise ${MESSAGE_SETTING}, or ask the tool for less` },
+          `Server "${this.#spec.name}" replied ${how.during} with a message over the ${big.limit}-byte limit (${MESSAGE_SETTING}); the reply was dropped`,
+          {
+            cause: error,
+            hint: `Raise ${MESSAGE_SETTING} (MCPX_DAEMON_MAX_MESSAGE_BYTES), or ask for less`,
+          },
         );
       }
       const message = `${error.message} (JSON-RPC error ${error.code})`;
