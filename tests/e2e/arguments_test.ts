@@ -129,7 +129,7 @@ Deno.test("call: a reply over daemon.maxMessageBytes fails its call at once, nam
   await using box = await Sandbox.create();
   await box.write("work/.mcpx.json", {
     "daemon.maxMessageBytes": 1048576,
-    mcpServers: { echo: { ...echoArgsServer(), mcpx: { callTimeout: "10m" } } },
+    mcpServers: { echo: { ...echoArgsServer(), mcpx: { callTimeout: "60s" } } },
   });
   for (const idLast of [false, true]) {
     const r = await box.mcpx(["call", "echo.huge", "bytes=3000000", `idLast=${idLast}`]);
@@ -141,6 +141,13 @@ Deno.test("call: a reply over daemon.maxMessageBytes fails its call at once, nam
     assert.doesNotMatch(r.stderr, /did not answer within/);
     oneLine(r.stderr);
   }
+  // In a script, the call throws a ToolError saying the same.
+  const script = await box.mcpx([
+    "exec",
+    "try { await echo.huge({ bytes: 3000000 }); return 'no error' } catch (e) { return `${e.code}: ${e.message}` }",
+  ]);
+  assert.equal(script.code, 0, script.stderr);
+  assert.match(script.stdout, /^MESSAGE_TOO_LARGE: .*over the 1048576-byte limit/);
   // The server is still there, and answers what fits.
   assert.deepEqual(JSON.parse(await received(box, ["echo.length", "text=ok"])), {
     length: 2,
@@ -148,6 +155,6 @@ Deno.test("call: a reply over daemon.maxMessageBytes fails its call at once, nam
     tail: "ok",
   });
   const records = (await daemonLog(box)).filter((r) => r.event === "server.message_too_large");
-  assert.equal(records.length, 2, JSON.stringify(records));
+  assert.equal(records.length, 3, JSON.stringify(records));
   assert.ok(records.every((r) => r.limit === 1048576 && (r.bytes as number) > 3000000));
 });
