@@ -1,4 +1,4 @@
-import { McpxError } from "./errors.ts";
+import { McpxError, messageOf } from "./errors.ts";
 import { resolve } from "./_path.ts";
 
 /**
@@ -20,7 +20,7 @@ export async function readInputFile(
       ? "permission denied"
       : e instanceof Deno.errors.IsADirectory
       ? "it is a directory"
-      : (e as Error).message.replace(/\s+/g, " ");
+      : messageOf(e).replace(/\s+/g, " ");
     throw new McpxError("USAGE", `Cannot read ${what} "${file}": ${why}`, { hint });
   }
 }

@@ -1,4 +1,4 @@
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 import { defineOperation } from "./define.ts";
 import type { Context } from "../context.ts";
 import type { CallOutput } from "../pool/registry.ts";
@@ -60,7 +60,7 @@ function argumentsJson(text: string, what: string): Record<string, unknown> {
     value = JSON.parse(text);
   } catch (e) {
     // V8's message may quote the text, new lines and all; the error stays on one line.
-    const why = (e as Error).message.replace(/\s+/g, " ");
+    const why = messageOf(e).replace(/\s+/g, " ");
     throw new McpxError("USAGE", `${what} are not valid JSON: ${why}`, {
       hint: "Run `mcpx call --help`",
     });
