@@ -319,8 +319,16 @@ export class StdioTransport implements Transport {
     if (this.#pendingLength + bytes.length > this.#maxMessageBytes) {
       this.#skipping = true;
       this.#skipped = this.#pendingLength + bytes.length;
-      const first = this.#pending[0] ?? bytes;
-      const head = this.#decoder.decode(first.subarray(0, ID_WINDOW));
+      // The line's first bytes, however the pipe cut them into chunks.
+      const start = new Uint8Array(Math.min(ID_WINDOW, this.#skipped));
+      let filled = 0;
+      for (const part of [...this.#pending, bytes]) {
+        if (filled === start.length) break;
+        const piece = part.subarray(0, start.length - filled);
+        start.set(piece, filled);
+        filled += piece.length;
+      }
+      const head = this.#decoder.decode(start);
       this.#skipTail = new Uint8Array(0);
       this.#keepTail(bytes);
       this.#pending = [];

@@ -221,3 +221,24 @@ Deno.test("scanHead() and idFromTail() find only a message's own top-level id", 
   assert.equal(idFromTail('…xx","id":5}}'), undefined);
   assert.equal(idFromTail('…xx",{"id":5}]}'), undefined);
 });
+
+Deno.test("StdioTransport finds the id of an over-long reply across the chunks it came in", async () => {
+  // Written in pieces, a pause between them, so that the pipe delivers them apart.
+  const pieces = ['{"jsonrpc":"2.0",', '"id":5,"result":{"text":"', "z".repeat(4000), '"}}\n'];
+  const code = `const e = new TextEncoder(); for (const p of ${
+    JSON.stringify(pieces)
+  }) { Deno.stdout.writeSync(e.encode(p)); await new Promise((r) => setTimeout(r, 50)); } setTimeout(() => {}, 30000);`;
+  const transport = new StdioTransport({
+    name: "pieces",
+    command: Deno.execPath(),
+    args: ["eval", "--quiet", code],
+    maxMessageBytes: 1000,
+  });
+  const received: { id?: unknown; error?: { data: unknown } }[] = [];
+  transport.onmessage = (message) => received.push(message as never);
+  await transport.start();
+  assert.ok(await eventually(() => received.length === 1));
+  assert.equal(received[0].id, 5);
+  assert.ok(oversizedData(received[0].error?.data));
+  await transport.close();
+});
