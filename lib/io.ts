@@ -1,3 +1,5 @@
+import { McpxError } from "./errors.ts";
+
 /** What a command may touch of the outside world; tests pass their own. */
 export interface Io {
   /** Writes to standard output. */
@@ -27,7 +29,17 @@ export function realIo(): Io {
     cwd: Deno.cwd(),
     isTerminal: Deno.stdout.isTerminal(),
     ppid: Deno.ppid,
-    readStdin: () => new Response(Deno.stdin.readable).text(),
+    readStdin: () => {
+      if (Deno.stdin.isTerminal()) {
+        // Reading would wait for typing that nobody means to do.
+        return Promise.reject(
+          new McpxError("USAGE", "- reads from stdin, and stdin is a terminal", {
+            hint: "Pipe the input in (`… - < file`), or name a file with @file",
+          }),
+        );
+      }
+      return new Response(Deno.stdin.readable).text();
+    },
   };
 }
 
