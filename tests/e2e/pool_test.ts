@@ -219,3 +219,22 @@ Deno.test("pool: stop while a server is still starting does not wait for it", as
   assert.match(r.stderr, /the daemon is stopping/);
   assert.ok(await until(() => box.processes().length === 0), "no server or daemon is left");
 });
+
+Deno.test("pool: SIGTERM with callers queued fails them at once and the daemon leaves nothing", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { f: { ...faultyServer(), mcpx: exclusive({ scope: "global" }) } },
+  });
+  const { pid } = await box.json<{ pid: number }>(["start"]);
+  const holder = box.mcpx(["call", "f.sleep", "ms=4000"]);
+  assert.ok(await until(() => busy(box, "f", "global"), 30_000));
+  const queued = Array.from({ length: 2 }, () => box.mcpx(["call", "f.pid"]));
+  assert.ok(await until(async () => (await status(box))[0].queue.waiting === 2, 30_000));
+  Deno.kill(pid, "SIGTERM");
+  for (const r of await Promise.all(queued)) {
+    assert.equal(r.code, 4, r.stderr);
+    assert.match(r.stderr, /the daemon is stopping \(signal\)/);
+  }
+  assert.notEqual((await holder).code, 0);
+  assert.ok(await until(() => box.processes().length === 0), "no server or daemon is left");
+});
