@@ -72,6 +72,8 @@ export class Context {
       pid: this.io.ppid,
       session: this.io.env.MCPX_SESSION_ID || undefined,
       run: this.io.env.MCPX_RUN_ID || undefined,
+      sessionMinted: (this.io.env.MCPX_SESSION_ID && this.io.env.MCPX_SESSION_MINTED === "1") ||
+        undefined,
       parentSession: this.io.env.MCPX_PARENT_SESSION_ID || undefined,
       selection: this.selection(),
     };

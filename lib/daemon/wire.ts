@@ -28,6 +28,7 @@ const CALLER_FIELDS: Record<string, string> = {
   pid: "number",
   session: "string",
   run: "string",
+  sessionMinted: "boolean",
   parentSession: "string",
   selection: "object",
 };
