@@ -270,12 +270,14 @@ function build(
     text = `${msg.name}: ${msg.message}`;
     args = [msg, ...args];
   } else text = inspect ? inspect(msg) : show(msg);
-  const out: LogRecord = { ts: now(), level, msg: text };
+  // Field order is the stored line's: ts, level, event, id, parent, msg, template, attributes.
+  const out = { ts: now(), level } as LogRecord;
   if (fields) {
     if (fields.event !== undefined) out.event = fields.event;
     if (fields.id !== undefined) out.id = fields.id;
     if (fields.parent !== undefined) out.parent = fields.parent;
   }
+  out.msg = text;
   if (!literal && (text.indexOf("{") >= 0 || text.indexOf("}") >= 0)) {
     const { msg: filled, templated } = interpolate(text, attrs ?? {});
     out.msg = filled;

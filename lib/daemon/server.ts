@@ -5,6 +5,7 @@ import { fingerprintConfig } from "../config/fingerprint.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { loadConfig, type McpxConfig } from "../config/load.ts";
 import { DaemonLog, type Level } from "../log/daemon.ts";
+import type { Format } from "../../launcher/log.ts";
 import { FINGERPRINT_HEADER, guardOf, probe } from "./client.ts";
 import { CALLER_HEADER, decodeCaller } from "./wire.ts";
 import {
@@ -95,6 +96,16 @@ export async function runDaemon(
     level: settings.get("logging.level") as Level,
     maxBytes: settings.get("logging.maxBytes"),
     problem: (line) => ctx.io.err(line + "\n"),
+    // In the foreground on a terminal, the daemon shows its records as a run shows a script's.
+    ...(ctx.io.errIsTerminal && !autostarted
+      ? {
+        render: {
+          write: (line: string) => ctx.io.err(line),
+          format: settings.get("logging.format") as Format,
+          color: !ctx.io.env.NO_COLOR,
+        },
+      }
+      : {}),
   }, { pid: Deno.pid });
   log.write("info", "daemon.start", "Daemon starting", {
     config: fp.path,
