@@ -32,8 +32,8 @@ const log = createLogger({
   level: "info",
   source: "warn",
   inspect: (v) => Deno.inspect(v),
-  callSite: () => {
-    const at = userLocation(new Error().stack ?? "", { script: here, launcherDir });
+  callSite: (stack) => {
+    const at = userLocation(stack, { script: here, launcherDir });
     return at ? `${at.file}:${at.line}${at.col ? `:${at.col}` : ""}` : undefined;
   },
 });

@@ -62,8 +62,34 @@ export interface LoggerOptions {
   /** From which level records carry their call site (default `warn`). */
   source?: SourceLevel;
   inspect: Inspect;
-  /** `file:line:col` of the caller of the logging function; asked only from `source` up. */
-  callSite?(): string | undefined;
+  /**
+   * `file:line:col` of the caller, read from `stack`: the few frames above the logging call
+   * (the logger's own are already left out). Asked only from `source` up.
+   */
+  callSite?(stack: string): string | undefined;
+}
+
+/** How many frames above a logging call its stack holds: each one costs (source mapping). */
+const SITE_FRAMES = 4;
+
+type StackHost = {
+  stackTraceLimit?: number;
+  captureStackTrace?(target: object, above?: unknown): void;
+};
+
+/** The stack above `fn`'s frame, `SITE_FRAMES` deep: what a call site is read from. */
+function stackAbove(fn: unknown): string {
+  const E = Error as unknown as StackHost;
+  const limit = E.stackTraceLimit;
+  E.stackTraceLimit = SITE_FRAMES;
+  try {
+    const holder: { stack?: string } = {};
+    if (E.captureStackTrace) E.captureStackTrace(holder, fn);
+    else holder.stack = new Error().stack;
+    return holder.stack ?? "";
+  } finally {
+    E.stackTraceLimit = limit;
+  }
 }
 
 /** `--log-source` as given (`true`, `false`, a level) as the level sites are recorded from. */
@@ -306,13 +332,27 @@ export function createLogger(options: LoggerOptions, bound?: Record<string, unkn
   const method = (level: Level) => {
     const rank = LEVEL_RANK[level];
     if (rank < min) return noop;
-    const traced = rank >= siteFrom && callSite !== undefined;
-    return (msg: unknown, ...rest: unknown[]) => {
-      write(build(level, msg, rest, bound, inspect, traced ? callSite!() : undefined));
+    if (rank < siteFrom || callSite === undefined) {
+      return (msg: unknown, ...rest: unknown[]) => {
+        write(build(level, msg, rest, bound, inspect, undefined));
+      };
+    }
+    const traced = (msg: unknown, ...rest: unknown[]) => {
+      write(build(level, msg, rest, bound, inspect, callSite(stackAbove(above ?? traced))));
     };
+    return traced;
   };
+  // `log()` itself is info: its call site is read above it, not above the info method.
+  let above: unknown;
   const info = method("info");
-  const log = ((msg: unknown, ...rest: unknown[]) => info(msg, ...rest)) as Logger;
+  const log = ((msg: unknown, ...rest: unknown[]) => {
+    above = log;
+    try {
+      info(msg, ...rest);
+    } finally {
+      above = undefined;
+    }
+  }) as Logger;
   for (const level of LEVELS) {
     Object.defineProperty(log, level, { value: method(level), enumerable: true });
   }

@@ -20,8 +20,9 @@ function capture(level: Level = "info", source?: SourceLevel) {
     level,
     ...(source ? { source } : {}),
     inspect: (v) => Deno.inspect(v),
-    callSite: () => {
+    callSite: (stack) => {
       sites++;
+      assert.match(stack, /log_test\.ts/, "the stack starts above the logger");
       return "/x/script.ts:3:5";
     },
   });
@@ -247,4 +248,28 @@ Deno.test("renderRecord() renders logfmt and JSON, and colours levels only when 
     renderRecord({ ts: r.ts, level: "info", msg: "shown", fileOnly: true }, { format: "logfmt" }),
     "ts=2026-01-01T00:00:00.000Z level=info msg=shown",
   );
+});
+
+Deno.test("createLogger() hands callSite the stack from the caller's frame, for log() too", () => {
+  const stacks: string[] = [];
+  const log = createLogger({
+    write: () => {},
+    level: "trace",
+    source: "trace",
+    inspect: (v) => Deno.inspect(v),
+    callSite: (stack) => {
+      stacks.push(stack);
+      return undefined;
+    },
+  });
+  const lineOf = (text: string) => Number(/log_test\.ts:(\d+):\d+/.exec(text)?.[1]);
+  // deno-fmt-ignore
+  const calls = [() => log.warn("w"), () => log("plain"), () => log.with({ a: 1 }).error("e")];
+  const line = lineOf(new Error().stack!.split("\n")[1]) - 1;
+  for (const call of calls) call();
+  assert.equal(stacks.length, 3);
+  for (const stack of stacks) {
+    const first = stack.split("\n").find((l) => l.includes(" at "))!;
+    assert.equal(lineOf(first), line, first);
+  }
 });

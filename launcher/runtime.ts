@@ -193,8 +193,8 @@ export async function launch(host: Host, cfg: LaunchConfig): Promise<void> {
   host.onUncaught((error) => fail(explain(describeFailure(error, fctx))));
 
   const g = globalThis as unknown as Record<string, unknown>;
-  const callSite = () => {
-    const at = userLocation(new Error().stack ?? "", fctx);
+  const callSite = (stack: string) => {
+    const at = userLocation(stack, fctx);
     return at ? `${at.file}:${at.line}${at.col ? `:${at.col}` : ""}` : undefined;
   };
   const log: Logger = createLogger({
