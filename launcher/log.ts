@@ -69,8 +69,11 @@ export interface LoggerOptions {
   callSite?(stack: string): string | undefined;
 }
 
-/** How many frames above a logging call its stack holds: each one costs (source mapping). */
-const SITE_FRAMES = 4;
+/**
+ * How many frames above a logging call its stack holds: the caller, and one more in case that
+ * is the generated client. Each frame costs (it is source-mapped), so no more.
+ */
+const SITE_FRAMES = 2;
 
 type StackHost = {
   stackTraceLimit?: number;
