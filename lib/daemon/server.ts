@@ -6,6 +6,7 @@ import { writeFileAtomic } from "../_atomic.ts";
 import { loadConfig, type McpxConfig } from "../config/load.ts";
 import { DaemonLog, type Level } from "../log/daemon.ts";
 import type { Format } from "../../launcher/log.ts";
+import { wantsColor } from "../log/run_log.ts";
 import { FINGERPRINT_HEADER, guardOf, probe } from "./client.ts";
 import { CALLER_HEADER, decodeCaller } from "./wire.ts";
 import {
@@ -102,7 +103,7 @@ export async function runDaemon(
         render: {
           write: (line: string) => ctx.io.err(line),
           format: settings.get("logging.format") as Format,
-          color: !ctx.io.env.NO_COLOR,
+          color: wantsColor(ctx.io),
         },
       }
       : {}),

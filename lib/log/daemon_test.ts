@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "../_path.ts";
 import { DaemonLog } from "./daemon.ts";
-import { RunLog } from "./run_log.ts";
+import { RunLog, wantsColor } from "./run_log.ts";
 
 function read(path: string): Record<string, unknown>[] {
   return Deno.readTextFileSync(path).split("\n").filter(Boolean).map((l) => JSON.parse(l));
@@ -70,4 +70,11 @@ Deno.test("RunLog stores the run's events and the script's records under one run
   } finally {
     Deno.removeSync(dir, { recursive: true });
   }
+});
+
+Deno.test("wantsColor() colours only a terminal's stderr, and never under NO_COLOR", () => {
+  assert.equal(wantsColor({ errIsTerminal: true, env: {} }), true);
+  assert.equal(wantsColor({ errIsTerminal: true, env: { NO_COLOR: "1" } }), false);
+  assert.equal(wantsColor({ errIsTerminal: false, env: {} }), false);
+  assert.equal(wantsColor({ env: {} }), false);
 });

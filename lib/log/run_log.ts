@@ -48,3 +48,8 @@ export class RunLog {
     this.#writer.close();
   }
 }
+
+/** Whether records on stderr get coloured levels: stderr is a terminal and NO_COLOR is unset. */
+export function wantsColor(io: { errIsTerminal?: boolean; env: Readonly<Record<string, string>> }) {
+  return !!io.errIsTerminal && !io.env.NO_COLOR;
+}

@@ -4,7 +4,7 @@
 import { dirname, join } from "../_path.ts";
 import { logsDir, outputDir, RUNS_LOG_STEM } from "../paths.ts";
 import { type Format, sourceLevel } from "../../launcher/log.ts";
-import { RunLog } from "../log/run_log.ts";
+import { RunLog, wantsColor } from "../log/run_log.ts";
 import type { Context } from "../context.ts";
 import type { LaunchConfig, Level } from "../../launcher/protocol.ts";
 import { emitForNode, runInProcess, runInWorker } from "./launch.ts";
@@ -119,7 +119,7 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       source: where.source,
       render: {
         format: request.format ?? settings.get("logging.format") as Format,
-        color: !!io.errIsTerminal && !io.env.NO_COLOR,
+        color: wantsColor(io),
       },
       store: (record) => runLog.record(record),
     });
