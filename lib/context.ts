@@ -4,9 +4,18 @@ import type { Io } from "./io.ts";
 import type { Caller } from "./pool/scope.ts";
 import type { Registry } from "./pool/registry.ts";
 import type { Selection } from "./config/servers.ts";
-import { type DaemonPaths, daemonPaths } from "./paths.ts";
+import { type DaemonPaths, daemonPaths, stateDir } from "./paths.ts";
+import { requireTrusted, shellWord, type TrustOptions, trustState } from "./config/trust.ts";
 import { type FlagValue, resolveSettings, type Settings } from "./settings/resolve.ts";
-import { loadConfig } from "./config/load.ts";
+import { loadConfig, readConfigText } from "./config/load.ts";
+
+function realPath(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
+}
 
 /**
  * What the daemon exposes to operations that run inside it: the operations table reaches the
@@ -130,6 +139,27 @@ export class Context {
     }
   }
 
+  /** What deciding whether a configuration file is trusted needs (lib/config/trust.ts). */
+  trustOptions(path?: string): TrustOptions {
+    const location = this.location();
+    return {
+      env: this.io.env,
+      stateDir: stateDir(this.boot, this.io.env),
+      explicit: location.explicit && (path === undefined || path === location.primary),
+      trustAll: this.boot.get("trust.all"),
+    };
+  }
+
+  /**
+   * Refuses a primary configuration that is not trusted, before anything it names starts.
+   * @throws {McpxError} CONFIG_UNTRUSTED naming the command that trusts it.
+   */
+  async requireTrust(): Promise<void> {
+    if (!this.location().primary) return;
+    const fp = this.fingerprintSync();
+    await requireTrusted(fp.path, fp.text, this.trustOptions());
+  }
+
   /** The full settings, if something already asked for them. */
   loadedSettings(): Promise<Settings> | undefined {
     return this.#settings;
@@ -139,14 +169,34 @@ export class Context {
   settings(): Promise<Settings> {
     return this.#settings ??= (async () => {
       const files = [];
+      const warnings: string[] = [];
       const layers = this.layers().layers;
       const primary = this.location().primary;
       for (const path of layers) {
         // The primary file as fingerprinted (already read), the others from disk.
-        const text = path === primary ? (await this.fingerprint()).text : undefined;
-        files.push({ path, data: (await loadConfig(path, text)).data });
+        const fp = path === primary ? await this.fingerprint() : undefined;
+        const real = fp?.path ?? realPath(path);
+        const text = fp?.text ?? readConfigText(path);
+        const { data } = await loadConfig(path, text);
+        // A file not trusted applies no setting: a planted /tmp/.mcpx.json names no scripts.
+        const state = await trustState(real, text, this.trustOptions(path));
+        if (!state.trusted) {
+          if (Object.keys(data).some((k) => !["mcpServers", "pool", "$schema"].includes(k))) {
+            warnings.push(
+              `Settings in ${path} are not applied: ${
+                state.why === "unsafe"
+                  ? state.reason
+                  : `it is not trusted${
+                    state.why === "changed" ? " since it changed" : ""
+                  } (run \`mcpx trust ${shellWord(real)}\`)`
+              }`,
+            );
+          }
+          continue;
+        }
+        files.push({ path, data });
       }
-      return resolveSettings({ env: this.io.env, files, flags: this.flags });
+      return resolveSettings({ env: this.io.env, files, flags: this.flags, warnings });
     })();
   }
 

@@ -114,6 +114,7 @@ export const toolsCall = defineOperation<
   },
   mcp: { expose: true },
   where: { daemon: "start" },
+  needsTrust: true,
   output: (z) =>
     z.object({
       server: z.string(),
@@ -175,6 +176,7 @@ export const serversRestart = defineOperation<
   http: { method: "POST", path: "/v1/servers/{server}/restart" },
   mcp: { expose: true, destructive: true },
   where: { daemon: "start" },
+  needsTrust: true,
   output: (z) => z.object({ server: z.string(), stopped: z.number() }),
   async run(input, ctx) {
     return {
@@ -197,6 +199,7 @@ export const serversRefresh = defineOperation<
   http: { method: "POST", path: "/v1/servers/refresh" },
   mcp: { expose: true },
   where: { daemon: "start" },
+  needsTrust: true,
   output: (z) =>
     z.object({
       servers: z.array(

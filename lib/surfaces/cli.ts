@@ -219,6 +219,7 @@ async function execute(
   input: Record<string, unknown>,
   ctx: Context,
 ): Promise<unknown> {
+  if (op.needsTrust) await ctx.requireTrust();
   if (op.where === "local" || !("method" in op.http)) return await op.run(input, ctx);
   const { callDaemon } = await load<typeof import("../daemon/client.ts")>(
     "../daemon/client.ts",
