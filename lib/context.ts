@@ -7,7 +7,8 @@ import type { Selection } from "./config/servers.ts";
 import { type DaemonPaths, daemonPaths, stateDir } from "./paths.ts";
 import { requireTrusted, shellWord, type TrustOptions, trustState } from "./config/trust.ts";
 import { type FlagValue, resolveSettings, type Settings } from "./settings/resolve.ts";
-import { loadConfig, readConfigText } from "./config/load.ts";
+import { loadConfig, loadConfigSync, readConfigText } from "./config/load.ts";
+import { callerVariables, pick } from "./config/server_env.ts";
 
 function realPath(path: string): string {
   try {
@@ -80,7 +81,27 @@ export class Context {
       session: this.io.env.MCPX_SESSION_ID || undefined,
       parentSession: this.io.env.MCPX_PARENT_SESSION_ID || undefined,
       selection: this.selection(),
+      ...(Object.keys(this.callerEnv()).length ? { env: this.callerEnv() } : {}),
     };
+  }
+
+  #callerEnv?: Record<string, string>;
+
+  /**
+   * This command's values of the variables that servers with `"envFrom": "caller"` reference:
+   * all the daemon is told of this command's environment (lib/config/server_env.ts).
+   */
+  callerEnv(): Record<string, string> {
+    if (this.#callerEnv) return this.#callerEnv;
+    let names: string[] = [];
+    try {
+      // Only a file that says envFrom at all is parsed for it.
+      const fp = this.location().primary ? this.fingerprintSync() : undefined;
+      if (fp?.text.includes("envFrom")) {
+        names = callerVariables(loadConfigSync(fp.path, fp.text)?.mcpServers ?? {});
+      }
+    } catch { /* the command itself reports a broken configuration */ }
+    return this.#callerEnv = pick(this.io.env, names);
   }
 
   /** The profile selection of `--profile`, `--skip-default`, `--all-profiles`. */

@@ -15,6 +15,7 @@ import {
 } from "./guard.ts";
 import { type LiveState, Registry } from "../pool/registry.ts";
 import { serverDefs } from "../config/servers.ts";
+import { passthroughNames, serverEnvironment } from "../config/server_env.ts";
 import type { Caller } from "../pool/scope.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
@@ -331,19 +332,23 @@ async function makeRegistry(
   );
   const { pidAlive } = await load<typeof import("./records.ts")>("./records.ts", import.meta.url);
   const configDir = dirname(config.path);
+  const passthrough = passthroughNames(settings.get("servers.envPassthrough"));
   return new Registry(defs, {
     // The SDK is loaded when the first server starts, not with the daemon (~100 ms of start-up).
     connect: async (spec, startTimeoutMs) =>
       (await load<typeof import("../mcp/connect.ts")>("../mcp/connect.ts", import.meta.url))
         .connectServer(spec, { startTimeoutMs }),
-    spec(def) {
-      const auth = resolveAuth(def.name, def.entry, { env: { ...ctx.io.env } });
+    spec(def, key) {
+      // `${VAR}` reads the daemon's environment, or for "envFrom": "caller" the caller's values
+      // that came with the call (the key carries them); nothing else of either reaches the server.
+      const source = def.envFrom === "caller" ? { ...key?.env } : { ...ctx.io.env };
+      const auth = resolveAuth(def.name, def.entry, { env: source });
       return {
         name: def.name,
         transport: def.transport,
         command: def.entry.command,
         args: auth.args,
-        env: auth.env,
+        env: serverEnvironment(ctx.io.env, passthrough, auth.env),
         cwd: resolve(configDir, def.entry.cwd ?? "."),
         url: auth.url,
         headers: auth.headers,

@@ -6,7 +6,8 @@ import type { ScopeKey } from "./scope.ts";
 /** What a pool needs from outside: how to connect, and where to say what happened. */
 export interface PoolDeps {
   connect(spec: ServerSpec, startTimeoutMs: number): Promise<McpConnection>;
-  spec(def: ServerDef): ServerSpec;
+  /** How to start the server for one key (a key carries a caller's variables for `envFrom`). */
+  spec(def: ServerDef, key?: ScopeKey): ServerSpec;
   log(
     level: "debug" | "info" | "warn" | "error",
     event: string,
@@ -235,7 +236,7 @@ export class Pool {
     inst.ready = (async () => {
       try {
         const conn = await this.#deps.connect(
-          this.#deps.spec(this.def),
+          this.#deps.spec(this.def, key),
           this.def.pool.startTimeoutMs,
         );
         inst.conn = conn;

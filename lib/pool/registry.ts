@@ -5,7 +5,7 @@ import { selectServers, type ServerDef } from "../config/servers.ts";
 import { functionNames } from "../names.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
 import { type Instance, Pool, type PoolStatus } from "./pool.ts";
-import { type Caller, type Discover, scopeKey } from "./scope.ts";
+import { type Caller, type Discover, type ScopeKey, scopeKey } from "./scope.ts";
 import type { Selection } from "../config/servers.ts";
 import { errorText, unwrapResult } from "./unwrap.ts";
 import { validateArguments } from "./validate.ts";
@@ -20,7 +20,7 @@ type Log = (
 /** What the registry needs from the daemon. */
 export interface RegistryDeps {
   connect(spec: ServerSpec, startTimeoutMs: number): Promise<McpConnection>;
-  spec(def: ServerDef): ServerSpec;
+  spec(def: ServerDef, key?: ScopeKey): ServerSpec;
   discover: Discover;
   log: Log;
   /** MCPX_TRACE / logging.trace: one log line per call naming the instance that served it. */

@@ -480,6 +480,10 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       ...env,
       MCPX_SESSION_ID: session,
       MCPX_CALLER_CWD: io.cwd,
+      // The variables "envFrom": "caller" servers read, for the script's calls to send.
+      ...(Object.keys(ctx.callerEnv()).length
+        ? { MCPX_CALLER_ENV: JSON.stringify(ctx.callerEnv()) }
+        : {}),
       ...(socket ? { MCPX_SOCKET: socket, MCPX_TOKEN_FILE: (await ctx.paths()).token } : {}),
     };
     const cfg: LaunchConfig = {
