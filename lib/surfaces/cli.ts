@@ -304,6 +304,9 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
     const code = (output as { exitCode?: unknown } | null)?.exitCode;
     return typeof code === "number" ? code : 0;
   } catch (error) {
+    // What the settings had to say (a file left out, say) may be why the command failed.
+    const loaded = await ctx?.loadedSettings()?.catch(() => undefined);
+    for (const w of loaded?.warnings ?? []) io.err(`mcpx: warning: ${w}\n`);
     if (!(error instanceof McpxError)) {
       const message = error instanceof Error ? error.message : String(error);
       // Under --json the document on stdout is the one report; the text would repeat it.
