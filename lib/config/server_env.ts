@@ -5,6 +5,25 @@
 /** A `${VAR}` reference in a server entry; `$${VAR}` stands for a literal `${VAR}`. */
 export const REFERENCE = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
+/**
+ * How a server reaches the network, which names no secret of a caller's: the proxy to use and
+ * the certificates to trust (`npx` cannot fetch a server through a TLS-inspecting proxy without
+ * them).
+ */
+export const NETWORK_VARIABLES = [
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "NODE_EXTRA_CA_CERTS",
+  "DENO_CERT",
+  "DENO_TLS_CA_STORE",
+] as const;
+
 /** The variables every stdio server gets from the daemon's environment, besides `LC_*`. */
 export const BASE_VARIABLES = [
   "PATH",
@@ -16,6 +35,7 @@ export const BASE_VARIABLES = [
   "TMPDIR",
   "LANG",
   "LANGUAGE",
+  ...NETWORK_VARIABLES,
 ] as const;
 
 /** Where a server's `${VAR}` references are read: the daemon's environment, or each caller's. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "../_path.ts";
-import { McpxError } from "../errors.ts";
+import type { McpxError } from "../errors.ts";
 import {
   contentHash,
   isUserLocation,

@@ -1,6 +1,7 @@
 /** Shared by the tests of lib/mcp: real servers, free ports, and a look at process groups. */
 import type { ServerSpec } from "./types.ts";
 import { serverEnvironment } from "../config/server_env.ts";
+import { realIo } from "../io.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 
@@ -68,7 +69,7 @@ export function cacheModern(): Promise<void> {
  * so the base the daemon gives (and Deno's cache, for the Deno servers) is put under `env`.
  */
 export function spec(fields: Partial<ServerSpec> & { name: string }): ServerSpec {
-  const base = serverEnvironment(Deno.env.toObject(), ["DENO_DIR"], {});
+  const base = serverEnvironment(realIo().env, ["DENO_DIR"], {});
   return {
     transport: "stdio",
     args: [],

@@ -131,7 +131,7 @@ export const SETTINGS = {
     doc:
       "Variables passed by name from the daemon's environment to every server it starts, comma-separated",
     detail:
-      'A stdio server starts with PATH, HOME, USER, LOGNAME, SHELL, TZ, TMPDIR, LANG, LANGUAGE and LC_* from the daemon\'s environment, these names, and its own `env` (where `${VAR}` reads the daemon\'s environment) - never the rest of the environment of whichever command started the daemon. A server whose mcpx block says "envFrom": "caller" reads these names and its `${VAR}` references from each calling command instead, and gets a process per distinct set of values.',
+      "A stdio server starts with PATH, HOME, USER, LOGNAME, SHELL, TZ, TMPDIR, LANG, LANGUAGE, LC_*, the proxy and certificate variables (HTTPS_PROXY, NO_PROXY, SSL_CERT_FILE, NODE_EXTRA_CA_CERTS and the like) from the daemon's environment, then these names, then its own `env` - never the rest of the environment of whichever command started the daemon, such as its secrets or MCPX_SESSION_ID. A `${VAR}` in a server's entry reads the daemon's environment, or each calling command's when its mcpx block says \"envFrom\": \"caller\".",
   },
   "logging.level": {
     type: "enum",

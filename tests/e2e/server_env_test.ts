@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { Sandbox } from "../_helpers.ts";
 import { envServer } from "../fixtures/servers.ts";
+import { NETWORK_VARIABLES } from "../../lib/config/server_env.ts";
 
 /** What `mcpx --json call <ns>.env` prints of the env fixture. */
 interface EnvAnswer {
@@ -49,7 +50,8 @@ Deno.test("a server gets the base, the passed-through names and its own env, nev
   assert.equal(env.TMPDIR, box.env.TMPDIR, "the base: TMPDIR");
   assert.equal(env.LANG, "C.UTF-8", "the base: the locale");
   assert.equal(env.LC_ALL, "C");
-  const names = Object.keys(env).filter((n) => n !== "E2E_SANDBOX" && n !== "DENO_DIR").sort();
+  const plumbing = new Set<string>(["E2E_SANDBOX", "DENO_DIR", ...NETWORK_VARIABLES]);
+  const names = Object.keys(env).filter((n) => !plumbing.has(n)).sort();
   assert.deepEqual(
     names,
     ["FROM_REF", "HOME", "LANG", "LC_ALL", "OWN", "PASSED", "PATH", "TMPDIR"],
