@@ -212,7 +212,7 @@ export const serversRefresh = defineOperation<
       exitCode: z.number().optional(),
     }),
   async run(_input, ctx) {
-    const out = await registry(ctx).refresh();
+    const out = await registry(ctx).refresh(ctx.caller);
     const failed = out.some((s) => s.error);
     return {
       // Some server could not be listed: the command fails (6), each row says why.

@@ -326,8 +326,11 @@ export class Registry {
   /**
    * Lists every enabled server's tools again (recording them in the schema cache), starting a
    * short-lived instance where none runs. Each namespace sees only the tools its filters show.
+   * An `"envFrom": "caller"` server is started with the values `caller` sent.
    */
-  async refresh(): Promise<{ namespace: string; tools?: ToolInfo[]; error?: string }[]> {
+  async refresh(
+    caller: Caller = {},
+  ): Promise<{ namespace: string; tools?: ToolInfo[]; error?: string }[]> {
     const byPool = new Map<Pool, Promise<{ tools?: ToolInfo[]; error?: string }>>();
     const listOne = async (p: Pool) => {
       const live = p.instances().find((i) => i.state === "ready" && i.conn);
@@ -338,8 +341,9 @@ export class Registry {
           return { tools: live.tools };
         }
         p.clearCooldown();
+        const env = p.def.envFrom === "caller" ? scopeKey(p.def, caller, () => undefined).env : {};
         const lease = await p.acquire(
-          { key: `refresh:${crypto.randomUUID()}`, ephemeral: true },
+          { key: `refresh:${crypto.randomUUID()}`, ephemeral: true, env },
           p.def.pool.startTimeoutMs,
         );
         lease.release();

@@ -102,6 +102,13 @@ Deno.test('"envFrom": "caller" gives each caller its own values, in its own proc
   assert.equal(script.code, 0, script.stderr);
   assert.equal(script.stdout.trim(), "token-of-a-script");
 
+  // `mcpx refresh` lists it with the refreshing command's values.
+  const refreshed = await box.json<{ servers: { namespace: string; tools: number | null }[] }>(
+    ["refresh"],
+    { env: { CALLER_TOKEN: "token-of-a-refresh" } },
+  );
+  assert.deepEqual(refreshed.servers, [{ namespace: "mine", tools: 1 }]);
+
   // A caller without the variable is told which one, and the server does not start.
   const none = await box.mcpx(["call", "mine.env"]);
   assert.notEqual(none.code, 0);
