@@ -1,7 +1,12 @@
 import { defineOperation } from "./define.ts";
 import { McpxError } from "../errors.ts";
-import { load } from "../_load.ts";
 import type { Context } from "../context.ts";
+// Static: this module is loaded for `mcpx trust` alone, and these are small.
+import { join, resolve } from "../_path.ts";
+import { stateDir } from "../paths.ts";
+import { noConfigError, PROJECT_NAMES } from "../config/discover.ts";
+import { loadConfig, readConfigText } from "../config/load.ts";
+import * as trust from "../config/trust.ts";
 
 interface TrustEntry {
   path: string;
@@ -23,34 +28,16 @@ interface TrustOutput {
   entries?: TrustEntry[];
 }
 
-type Trust = typeof import("../config/trust.ts");
-
-const trustModule = () => load<Trust>("../config/trust.ts", import.meta.url);
-
 /** The configuration `path` names (a file, or a folder holding one), as a real path. */
-async function target(ctx: Context, path: string | undefined): Promise<string> {
-  const { resolve, join } = await load<typeof import("../_path.ts")>(
-    "../_path.ts",
-    import.meta.url,
-  );
+function target(ctx: Context, path: string | undefined): string {
   if (path === undefined) {
     const primary = ctx.location().primary;
-    if (!primary) {
-      const { noConfigError } = await load<typeof import("../config/discover.ts")>(
-        "../config/discover.ts",
-        import.meta.url,
-      );
-      throw noConfigError(ctx.location());
-    }
+    if (!primary) throw noConfigError(ctx.location());
     return Deno.realPathSync(primary);
   }
   let full = resolve(ctx.io.cwd, path);
   try {
     if (Deno.statSync(full).isDirectory) {
-      const { PROJECT_NAMES } = await load<typeof import("../config/discover.ts")>(
-        "../config/discover.ts",
-        import.meta.url,
-      );
       const found = PROJECT_NAMES.map((n) => join(full, n)).find((p) => {
         try {
           return Deno.statSync(p).isFile;
@@ -115,12 +102,6 @@ export const configTrust = defineOperation<
       ).optional(),
     }),
   async run(input, ctx) {
-    const trust = await trustModule();
-    const { stateDir } = await load<typeof import("../paths.ts")>("../paths.ts", import.meta.url);
-    const { join, resolve } = await load<typeof import("../_path.ts")>(
-      "../_path.ts",
-      import.meta.url,
-    );
     const file = join(stateDir(ctx.boot, ctx.io.env), trust.TRUST_FILE);
     const given = [input.list && "--list", input.revoke !== undefined && "--revoke", input.path]
       .filter(Boolean);
@@ -130,10 +111,6 @@ export const configTrust = defineOperation<
       });
     }
     if (input.list) {
-      const { readConfigText } = await load<typeof import("../config/load.ts")>(
-        "../config/load.ts",
-        import.meta.url,
-      );
       const entries: TrustEntry[] = [];
       for (const r of trust.readTrustStore(file).trusted) {
         let state: TrustEntry["state"] = "missing";
@@ -160,11 +137,7 @@ export const configTrust = defineOperation<
       }
       return { action: "revoked", file, path: removed[0].path };
     }
-    const path = await target(ctx, input.path);
-    const { readConfigText, loadConfig } = await load<typeof import("../config/load.ts")>(
-      "../config/load.ts",
-      import.meta.url,
-    );
+    const path = target(ctx, input.path);
     const text = readConfigText(path);
     // A file that does not parse is not trusted: what it would start cannot be read.
     const config = await loadConfig(path, text);
