@@ -133,6 +133,14 @@ export const SETTINGS = {
     detail:
       "A stdio server starts with PATH, HOME, USER, LOGNAME, SHELL, TZ, TMPDIR, LANG, LANGUAGE, LC_*, the proxy and certificate variables (HTTPS_PROXY, NO_PROXY, SSL_CERT_FILE, NODE_EXTRA_CA_CERTS and the like) from the daemon's environment, then these names, then its own `env` - never the rest of the environment of whichever command started the daemon, such as its secrets or MCPX_SESSION_ID. A `${VAR}` in a server's entry reads the daemon's environment, or each calling command's when its mcpx block says \"envFrom\": \"caller\".",
   },
+  "daemon.maxMessageBytes": {
+    type: "integer",
+    default: "67108864",
+    doc:
+      "Longest message, in bytes, the daemon reads from a stdio server; a longer reply fails its call",
+    detail:
+      "64 MiB by default. A message is one line of JSON-RPC on the server's stdout; a longer one is dropped as it arrives (never held whole), the call it answers fails at once with MESSAGE_TOO_LARGE naming this limit, and the daemon's log records it.",
+  },
   "logging.level": {
     type: "enum",
     values: ["debug", "info", "warn", "error"],
