@@ -12,6 +12,7 @@ import {
   parentSessionKey,
   type ScopeKey,
   scopeKey,
+  scopeOf,
   sessionKey,
 } from "./scope.ts";
 import type { Selection } from "../config/servers.ts";
@@ -29,7 +30,7 @@ type Log = (
 /** What the registry needs from the daemon. */
 export interface RegistryDeps {
   connect(spec: ServerSpec, startTimeoutMs: number, signal?: AbortSignal): Promise<McpConnection>;
-  spec(def: ServerDef): ServerSpec;
+  spec(def: ServerDef, key?: ScopeKey): ServerSpec;
   discover: Discover;
   log: Log;
   /** The daemon's log id: the parent of what the registry creates when no run asked for it. */
@@ -262,7 +263,13 @@ export class Registry {
         "warn",
         "session.restarted",
         `A fresh process serves ${key.key}: the one before was ${lease.restarted}`,
-        { server: def.name, key: key.key, instance: lease.instance.id, reason: lease.restarted },
+        {
+          id: lease.instance.logId,
+          server: def.name,
+          key: key.key,
+          instance: lease.instance.id,
+          reason: lease.restarted,
+        },
       );
     }
     try {
@@ -355,14 +362,15 @@ export class Registry {
     pool.clearCooldown();
     const match = session === undefined
       ? undefined
-      : (key: string) => key === sessionKey(session) || key === parentSessionKey(session);
+      : (key: string) =>
+        scopeOf(key) === sessionKey(session) || scopeOf(key) === parentSessionKey(session);
     return await pool.stopAll(session ? `restart of session ${session}` : "restart", match);
   }
 
   /** Stops every instance keyed to a session a caller minted, now that it has finished. */
   async endSession(session: string): Promise<number> {
     let n = 0;
-    const ended = (k: string) => k === sessionKey(session);
+    const ended = (k: string) => scopeOf(k) === sessionKey(session);
     for (const p of this.#pools.values()) {
       p.forget(ended);
       n += await p.stopAll(`session ${session} ended`, ended);
@@ -373,8 +381,11 @@ export class Registry {
   /**
    * Lists every enabled server's tools again (recording them in the schema cache), starting a
    * short-lived instance where none runs. Each namespace sees only the tools its filters show.
+   * An `"envFrom": "caller"` server is started with the values `caller` sent.
    */
-  async refresh(): Promise<{ namespace: string; tools?: ToolInfo[]; error?: string }[]> {
+  async refresh(
+    caller: Caller = {},
+  ): Promise<{ namespace: string; tools?: ToolInfo[]; error?: string }[]> {
     const byPool = new Map<Pool, Promise<{ tools?: ToolInfo[]; error?: string }>>();
     const listOne = async (p: Pool) => {
       const live = p.instances().find((i) => i.state === "ready" && i.conn);
@@ -385,8 +396,9 @@ export class Registry {
           return { tools: live.tools };
         }
         p.clearCooldown();
+        const env = p.def.envFrom === "caller" ? scopeKey(p.def, caller, () => undefined).env : {};
         const lease = await p.acquire(
-          { key: `refresh:${crypto.randomUUID()}`, ephemeral: true },
+          { key: `refresh:${crypto.randomUUID()}`, ephemeral: true, env },
           p.def.pool.startTimeoutMs,
         );
         lease.release();
