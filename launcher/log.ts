@@ -80,7 +80,10 @@ type StackHost = {
   captureStackTrace?(target: object, above?: unknown): void;
 };
 
-/** The stack above `fn`'s frame, `SITE_FRAMES` deep: what a call site is read from. */
+/**
+ * The stack above `fn`'s frame, `SITE_FRAMES` deep: what a call site is read from. Its text, not
+ * structured call sites: Node applies source maps (an emitted script's) to the text only.
+ */
 function stackAbove(fn: unknown): string {
   const E = Error as unknown as StackHost;
   const limit = E.stackTraceLimit;

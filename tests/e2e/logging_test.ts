@@ -255,3 +255,38 @@ Deno.test("logging: a full disk costs one line, not the run, and earlier records
     await new Deno.Command("umount", { args: ["-l", logs] }).output();
   }
 });
+
+Deno.test("logging: call sites and errors with causes, under the worker, deno and node", async () => {
+  await using box = await logBox();
+  await box.write(
+    "work/site.ts",
+    `export default function main() {
+  log.info("a {x}", { x: 1 });
+  const e = new Error("outer", { cause: new TypeError("inner") });
+  log.warn("failed", e);
+  return 1;
+}
+`,
+  );
+  for (const runtime of ["worker", "deno", "node"]) {
+    const r = await box.mcpx([
+      "run",
+      "--runtime",
+      runtime,
+      "--log-source",
+      "--format",
+      "json",
+      "./site.ts",
+    ]);
+    assert.equal(r.code, 0, `${runtime}: ${r.stderr}`);
+    const [info, warn] = r.stderr.trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(info.source, "site.ts:2:7", runtime);
+    assert.equal(warn.source, "site.ts:4:7", runtime);
+    assert.equal(warn.args[0].message, "outer");
+    assert.deepEqual([warn.args[0].cause.name, warn.args[0].cause.message], [
+      "TypeError",
+      "inner",
+    ]);
+    assert.match(warn.args[0].stack, /site\.ts:3:/, runtime);
+  }
+});
