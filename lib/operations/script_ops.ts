@@ -72,6 +72,7 @@ function envelopeSchema(z: Zod) {
     runtime: z.enum(["worker", "deno", "bun", "node"]).optional(),
     script: z.string().optional(),
     session: z.string().optional(),
+    runId: z.string().optional(),
     result: z.unknown().optional(),
     results: z.array(z.unknown()).optional(),
     stdout: z.string().optional(),

@@ -202,7 +202,16 @@ export class RunOutput {
 }
 
 /** The fields of a `--json run` envelope that are never cut: the verdict and what ran. */
-const ENVELOPE_KEPT = ["ok", "exitCode", "durationMs", "runtime", "script", "session", "error"];
+const ENVELOPE_KEPT = [
+  "ok",
+  "exitCode",
+  "durationMs",
+  "runtime",
+  "script",
+  "session",
+  "runId",
+  "error",
+];
 
 /**
  * A `--json run` envelope held to the bound as a whole: past it, the whole goes to a file and

@@ -160,6 +160,7 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       runtime,
       script: script?.path ?? "exec",
       session,
+      runId: runLog.id,
       bound,
     });
   } finally {

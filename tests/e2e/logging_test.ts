@@ -87,6 +87,13 @@ Deno.test("logging: a run's tool call links to its run, its server instance and 
   assert.equal(runEnd.daemonId, daemon.id);
   const health = await box.json<{ logId: string }>(["health"]);
   assert.equal(health.logId, daemon.id);
+
+  // The --json envelope names the run's id, where a chain starts.
+  const env = await box.json<{ runId: string; logs: Rec[] }>(["run", "./ask.ts"]);
+  assert.match(env.runId, /^run-[0-9a-f]{16}$/);
+  const again = records(box);
+  assert.ok(again.some((x) => x.event === "call.end" && x.parent === env.runId));
+  assert.deepEqual(env.logs.map((x) => x.msg), ["asking for hi", "answered"]);
 });
 
 const BUSY = `export default async function main(args: string[]) {
