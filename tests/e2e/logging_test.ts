@@ -35,12 +35,27 @@ function logsOf(box: Sandbox): string {
   return join(box.root, "state", "mcpx", "logs");
 }
 
-/** Every record of every JSONL file in the sandbox's log folder (a malformed line throws). */
+/** A log file's stem and segment number: `runs.2.jsonl` is `["runs", 2]`. */
+function segmentOf(name: string): [string, number] {
+  const m = /^(.*?)(?:\.(\d+))?\.jsonl$/.exec(name)!;
+  return [m[1], Number(m[2] ?? 0)];
+}
+
+/**
+ * Every record of every JSONL file in the sandbox's log folder, each stem's segments oldest
+ * first (a malformed line throws).
+ */
 function records(box: Sandbox): Rec[] {
   const out: Rec[] = [];
-  for (const e of Deno.readDirSync(logsOf(box))) {
-    if (!e.name.endsWith(".jsonl")) continue;
-    for (const line of Deno.readTextFileSync(join(logsOf(box), e.name)).split("\n")) {
+  const names = [...Deno.readDirSync(logsOf(box))].map((e) => e.name)
+    .filter((n) => n.endsWith(".jsonl"))
+    .sort((a, b) => {
+      const [sa, na] = segmentOf(a);
+      const [sb, nb] = segmentOf(b);
+      return sa === sb ? na - nb : sa < sb ? -1 : 1;
+    });
+  for (const name of names) {
+    for (const line of Deno.readTextFileSync(join(logsOf(box), name)).split("\n")) {
       if (line) out.push(JSON.parse(line));
     }
   }
@@ -105,13 +120,20 @@ const BUSY = `export default async function main(args: string[]) {
 }
 `;
 
-Deno.test("logging: the daemon and four runs writing at once lose and interleave no record", async () => {
+Deno.test("logging: the daemon and four runs writing at once, rotating, lose and interleave no record", async () => {
   await using box = await logBox();
   await box.write("work/busy.ts", BUSY);
   const runs = await Promise.all(
-    ["a", "b", "c", "d"].map((tag) => box.mcpx(["run", "./busy.ts", tag])),
+    ["a", "b", "c", "d"].map((tag) =>
+      box.mcpx(["run", "./busy.ts", tag], { env: { MCPX_LOGGING_MAX_BYTES: "262144" } })
+    ),
   );
   for (const r of runs) assert.equal(r.code, 0, r.stderr);
+  const names = [...Deno.readDirSync(logsOf(box))].map((e) => e.name);
+  assert.ok(names.includes("runs.1.jsonl"), `the runs rotated as they wrote: ${names}`);
+  for (const name of names.filter((n) => n.startsWith("runs"))) {
+    assert.match(name, /^runs(\.[1-9]\d*)?\.jsonl$/);
+  }
   const all = records(box); // every line of every file parses
   for (const tag of ["a", "b", "c", "d"]) {
     const logged = all.filter((x) => x.tag === tag);
