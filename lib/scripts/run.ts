@@ -41,6 +41,7 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
     maxBytes: settings.get("logging.maxBytes"),
     problem: (line) => io.err(line + "\n"),
   });
+  let runStarted = false;
   let exitCode: number | undefined;
   let daemonId: string | undefined;
   try {
@@ -60,6 +61,7 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       Deno.writeTextFileSync(execFile, rebaseImports(program.text, io.cwd));
     }
     const scriptPath = script?.path ?? execFile!;
+    runStarted = true;
     runLog.event("info", "run.start", "Script run starting", {
       script: script?.path ?? "exec",
       args: [...request.args],
@@ -164,12 +166,14 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       bound,
     });
   } finally {
-    runLog.event(exitCode === 0 ? "info" : "error", "run.end", "Script run ended", {
-      exitCode: exitCode ?? null,
-      ok: exitCode === 0,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
-      ...(daemonId ? { daemonId } : {}),
-    });
+    if (runStarted) {
+      runLog.event(exitCode === 0 ? "info" : "error", "run.end", "Script run ended", {
+        exitCode: exitCode ?? null,
+        ok: exitCode === 0,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        ...(daemonId ? { daemonId } : {}),
+      });
+    }
     runLog.close();
     worker?.terminate();
     if (execFile) await Deno.remove(execFile).catch(() => {});
