@@ -26,6 +26,8 @@ export interface DaemonHandle {
   readonly registry: Registry;
   /** Stops the daemon after the current answer is sent. */
   requestStop(reason: string): void;
+  /** What it stopped at its start that a daemon which died had left running, if anything. */
+  readonly recovered?: string;
 }
 
 /**

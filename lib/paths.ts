@@ -48,6 +48,11 @@ export interface DaemonPaths {
   live: string;
   /** The running daemon's token (mode 0600): every `/v1` request carries it (lib/daemon/guard.ts). */
   token: string;
+  /**
+   * The server processes the daemon started: pid, process group and start time of each (mode
+   * 0600), so that a successor can stop what a daemon that died left (lib/daemon/children.ts).
+   */
+  children: string;
 }
 
 /** Derives the daemon's files for one configuration fingerprint. */
@@ -80,5 +85,6 @@ export function daemonPaths(
     startError: join(dir, `${short}.start-error`),
     live: join(dir, `${short}.live.json`),
     token: join(dir, `${short}.token`),
+    children: join(dir, `${short}.children.json`),
   };
 }

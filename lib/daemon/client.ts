@@ -31,6 +31,8 @@ export interface Health {
   startedAt: string;
   uptimeMs: number;
   autostarted: boolean;
+  /** What the daemon stopped at its start that a predecessor which died had left running. */
+  recovered?: string;
 }
 
 function notASocket(socket: string): McpxError {
@@ -230,6 +232,8 @@ async function spawnAndWait(
     const state = await probe(paths.socket, guardOf(paths));
     if (typeof state === "object") {
       checkOwner(state, fingerprint, paths.socket);
+      // The command that started it says what it found: a dead daemon's servers, now stopped.
+      if (state.recovered) ctx.io.err(`mcpx: ${state.recovered}\n`);
       return state;
     }
     if (exited) {

@@ -26,6 +26,13 @@ import { summarizeCache } from "../discovery/ls_summary.ts";
 import { VERSION } from "../version.ts";
 import { load } from "../_load.ts";
 import { processToken } from "./pid.ts";
+import {
+  type ChildRecord,
+  childRecord,
+  describeOrphans,
+  stopOrphans,
+  writeChildren,
+} from "./children.ts";
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
 export interface DaemonRecord {
@@ -45,6 +52,8 @@ interface RunningDaemon extends DaemonHandle {
   lastActivity: number;
   inflight: number;
   readonly log: JsonlLog;
+  /** What this daemon stopped at its start that a predecessor which died had left running. */
+  recovered?: string;
 }
 
 /**
@@ -103,8 +112,13 @@ export async function runDaemon(
   let stopping = false;
   try {
     // Once stopping, the live state is no longer written: a successor may own the file by then.
-    registry = await makeRegistry(config, ctx, settings, log, (state) => {
-      if (!stopping) writeLive(paths.live, state);
+    registry = await makeRegistry(config, ctx, settings, log, {
+      live: (state) => {
+        if (!stopping) writeLive(paths.live, state);
+      },
+      children: (list) => {
+        if (!stopping) recordChildren(paths.children, list);
+      },
     });
   } catch (e) {
     log.close();
@@ -157,6 +171,17 @@ export async function runDaemon(
           `A daemon for ${existing.config} already runs (pid ${existing.pid}) on ${paths.socket}`,
           { hint: "Use `mcpx stop` first, or just use the running one" },
         );
+      }
+      // No daemon answers: one that died may have left its servers running (they may ignore a
+      // closed stdin). They are stopped before this daemon starts its own.
+      const orphans = stopOrphans(paths.children);
+      if (orphans && orphans.stopped.length > 0) {
+        state.recovered = describeOrphans(orphans);
+        log.write("warn", "daemon.orphans_stopped", state.recovered, {
+          predecessor: orphans.daemon,
+          stopped: orphans.stopped,
+        });
+        if (!autostarted) ctx.io.err(`mcpx: ${state.recovered}\n`);
       }
       if (existing === "stale") {
         log.write(
@@ -275,6 +300,7 @@ export async function runDaemon(
       await Deno.remove(paths.socket).catch(() => {});
       await Deno.remove(paths.live).catch(() => {});
       await Deno.remove(paths.token).catch(() => {});
+      await Deno.remove(paths.children).catch(() => {});
     }
   } catch { /* record already gone */ }
   log.write("info", "daemon.stopped", "Daemon stopped", { reason: stopReason });
@@ -297,12 +323,45 @@ function writeLive(path: string, state: LiveState): void {
   } catch { /* ls asks the daemon instead */ }
 }
 
+/** Child records already read, by pid and instance: a start time is read from /proc once. */
+const knownChildren = new Map<string, ChildRecord>();
+
+/**
+ * Records the daemon's server processes (pid, group, start time) for a successor, should this
+ * daemon die without stopping them (lib/daemon/children.ts). Best effort.
+ */
+function recordChildren(
+  path: string,
+  list: { pid: number; server: string; instance: string }[],
+): void {
+  const seen = new Set<string>();
+  const out: ChildRecord[] = [];
+  for (const c of list) {
+    const key = `${c.pid} ${c.instance}`;
+    seen.add(key);
+    let rec = knownChildren.get(key);
+    if (!rec) {
+      rec = childRecord(c.pid, c.server, c.instance);
+      if (!rec) continue;
+      knownChildren.set(key, rec);
+    }
+    out.push(rec);
+  }
+  for (const key of knownChildren.keys()) if (!seen.has(key)) knownChildren.delete(key);
+  const start = selfToken ??= processToken(Deno.pid);
+  if (start === undefined) return;
+  writeChildren(path, { pid: Deno.pid, start }, out);
+}
+
 async function makeRegistry(
   config: McpxConfig,
   ctx: Context,
   settings: Settings,
   log: JsonlLog,
-  live: (state: LiveState) => void,
+  watch: {
+    live: (state: LiveState) => void;
+    children: (list: { pid: number; server: string; instance: string }[]) => void;
+  },
 ): Promise<Registry> {
   const warnings: string[] = [];
   const defs = serverDefs(config, { warnings });
@@ -356,6 +415,7 @@ async function makeRegistry(
     reapIntervalMs: settings.get("plumbing.reapInterval"),
     alive: pidAlive,
     cache,
-    live,
+    live: watch.live,
+    children: watch.children,
   });
 }

@@ -250,6 +250,8 @@ export class Pool {
         void conn.ended.then((end) => this.#onEnded(inst, end.reason));
         inst.state = inst.state === "starting" ? "ready" : inst.state;
         this.#cooldown = undefined;
+        // Its pid is known now: the daemon records it (lib/daemon/children.ts).
+        this.#deps.changed?.(this);
         this.#deps.log("info", "instance.ready", "Server instance ready", {
           server: this.def.name,
           instance: inst.id,

@@ -35,6 +35,8 @@ export interface RegistryDeps {
    * serve whenever they change, at most once per turn of the event loop.
    */
   live?(state: LiveState): void;
+  /** Told the server processes (pid, server, instance) whenever they change, like `live`. */
+  children?(list: { pid: number; server: string; instance: string }[]): void;
 }
 
 /** What the daemon keeps for `mcpx ls` and `mcpx run` to read without asking it. */
@@ -141,12 +143,24 @@ export class Registry {
   #liveScheduled = false;
 
   #liveChanged(): void {
-    if (!this.#deps.live || this.#liveScheduled) return;
+    if ((!this.#deps.live && !this.#deps.children) || this.#liveScheduled) return;
     this.#liveScheduled = true;
     queueMicrotask(() => {
       this.#liveScheduled = false;
-      this.#deps.live!(this.liveState());
+      this.#deps.live?.(this.liveState());
+      this.#deps.children?.(this.children());
     });
+  }
+
+  /** Every server process running now: its pid, its server's name and its instance. */
+  children(): { pid: number; server: string; instance: string }[] {
+    const out: { pid: number; server: string; instance: string }[] = [];
+    for (const p of this.#pools.values()) {
+      for (const i of p.instances()) {
+        if (i.pid !== undefined) out.push({ pid: i.pid, server: p.def.name, instance: i.id });
+      }
+    }
+    return out;
   }
 
   /** Live processes per namespace, as `status()` counts them, and the keys they serve. */
