@@ -71,7 +71,11 @@ export class Context {
       cwd: this.io.cwd,
       pid: this.io.ppid,
       session: this.io.env.MCPX_SESSION_ID || undefined,
+      ...(this.io.env.MCPX_SESSION_ID && Number(this.io.env.MCPX_SESSION_OWNER) > 0
+        ? { owner: Number(this.io.env.MCPX_SESSION_OWNER) }
+        : {}),
       parentSession: this.io.env.MCPX_PARENT_SESSION_ID || undefined,
+      process: Deno.pid,
       selection: this.selection(),
     };
   }

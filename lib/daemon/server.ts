@@ -25,7 +25,7 @@ import { namespacesOf } from "../discovery/load.ts";
 import { summarizeCache } from "../discovery/ls_summary.ts";
 import { VERSION } from "../version.ts";
 import { load } from "../_load.ts";
-import { processToken } from "./pid.ts";
+import { processToken, procStat } from "./pid.ts";
 import {
   type ChildRecord,
   childRecord,
@@ -414,6 +414,11 @@ async function makeRegistry(
     trace: settings.get("logging.trace"),
     reapIntervalMs: settings.get("plumbing.reapInterval"),
     alive: pidAlive,
+    identify(pid) {
+      const start = processToken(pid);
+      if (!start) return undefined;
+      return { start, pgid: Number(procStat(pid)?.[2] ?? 0) };
+    },
     cache,
     live: watch.live,
     children: watch.children,

@@ -130,7 +130,10 @@ export const toolsCall = defineOperation<
       arguments: input.arguments ?? {},
       textValues: input.textValues,
       raw: input.raw,
-      caller: { ...ctx.caller, ...(input.session ? { session: input.session } : {}) },
+      // Another session than the environment's is not the one MCPX_SESSION_OWNER owns.
+      caller: input.session && input.session !== ctx.caller.session
+        ? { ...ctx.caller, session: input.session, owner: undefined }
+        : ctx.caller,
     }, ctx.signal);
   },
   async render(out, ctx, input) {

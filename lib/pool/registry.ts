@@ -4,7 +4,7 @@ import type { McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
 import { selectServers, type ServerDef } from "../config/servers.ts";
 import { functionNames } from "../names.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
-import { type Instance, Pool, type PoolStatus } from "./pool.ts";
+import { type Instance, type Lease, Pool, type PoolStatus } from "./pool.ts";
 import { type Caller, type Discover, scopeKey } from "./scope.ts";
 import type { Selection } from "../config/servers.ts";
 import { errorText, unwrapResult } from "./unwrap.ts";
@@ -28,6 +28,11 @@ export interface RegistryDeps {
   /** How often idle instances are reaped. */
   reapIntervalMs: number;
   alive(pid: number): boolean;
+  /**
+   * A running process's start time (lib/daemon/pid.ts `processToken`) and process group, or
+   * undefined when none runs: what tells a session's owner from a later process of its pid.
+   */
+  identify?(pid: number): { start: string; pgid: number } | undefined;
   /** Where listings and start failures are recorded for `ls`, `types` and `search`. */
   cache?: CacheWriter;
   /**
@@ -110,6 +115,24 @@ export function findTool(def: ServerDef, all: ToolInfo[], name: string): ToolInf
   );
 }
 
+/** A session that ends when a process exits: the `mcpx run` that minted it (MCPX_SESSION_OWNER). */
+interface Owned {
+  pid: number;
+  start: string;
+}
+
+/**
+ * A `mcpx run` whose script runs in a process group of its own (`script.runtime` deno, bun or
+ * node): should the run die first, the script's group goes with it.
+ */
+interface Run {
+  start: string;
+  runtime: { pid: number; start: string };
+}
+
+/** How many ended sessions are remembered, so that a late call of one is refused. */
+const ENDED_KEPT = 4096;
+
 /** Every configured server's pool, with calls, status, restart and refresh over them. */
 export class Registry {
   /** By namespace: the server's own definition (filters, description) and the pool it leases from. */
@@ -120,6 +143,16 @@ export class Registry {
   readonly #degradedSaid = new Set<string>();
   #timer?: ReturnType<typeof setInterval>;
   #pidTimer?: ReturnType<typeof setInterval>;
+  /** Runs whose script's runtime leads its own group, by the run's pid. */
+  readonly #runs = new Map<number, Run>();
+  /** Sessions whose owner's exit ends them, by session id. */
+  readonly #owned = new Map<string, Owned>();
+  /** Sessions ended (oldest first): a call that names one with an owner is refused. */
+  readonly #ended = new Set<string>();
+  /** Calls in flight whose caller said which process it is: cancelled should that one die. */
+  readonly #callers = new Set<{ pid: number; start: string; abort: AbortController }>();
+  /** Owned sessions' calls still waiting for their process. */
+  readonly #acquiring = new Map<string, Set<Promise<unknown>>>();
 
   constructor(defs: ServerDef[], deps: RegistryDeps) {
     this.#deps = deps;
@@ -180,6 +213,8 @@ export class Registry {
     this.#timer = setInterval(reap, this.#deps.reapIntervalMs);
     // pid-scoped instances go as soon as their process does: there is no possible future caller.
     this.#pidTimer = setInterval(() => {
+      this.#checkOwners();
+      this.#checkCallers();
       for (const p of this.#pools.values()) {
         for (const i of p.instances()) {
           if (i.watchPid !== undefined && i.leases === 0 && !this.#deps.alive(i.watchPid)) {
@@ -188,6 +223,98 @@ export class Registry {
         }
       }
     }, 1000);
+  }
+
+  /**
+   * Stops what a `mcpx run` that died (SIGKILL never lets it clean up) left: its script's runtime
+   * group, when it has one (whose calls, cut off, free their leases), and every session it
+   * minted, whose processes are stopped, which fails a call still in flight at once.
+   */
+  #checkOwners(): void {
+    const identify = this.#deps.identify;
+    if (!identify) return;
+    for (const [pid, run] of this.#runs) {
+      if (identify(pid)?.start === run.start) continue;
+      this.#runs.delete(pid);
+      if (identify(run.runtime.pid)?.start !== run.runtime.start) continue;
+      try {
+        Deno.kill(-run.runtime.pid, "SIGKILL");
+      } catch { /* gone meanwhile */ }
+      this.#deps.log(
+        "warn",
+        "run.exited",
+        `The run ${pid} exited before its script; stopped the script's process group ${run.runtime.pid}`,
+        { run: pid, runtimeGroup: run.runtime.pid },
+      );
+    }
+    for (const [session, o] of this.#owned) {
+      if (identify(o.pid)?.start === o.start) continue;
+      this.#deps.log(
+        "warn",
+        "session.owner_exited",
+        `Process ${o.pid}, which owned session "${session}", exited without ending it; ending it`,
+        { session, owner: o.pid },
+      );
+      void this.endSession(session);
+    }
+  }
+
+  /** Notes a run whose script's runtime leads its own process group (see {@linkcode Run}). */
+  #noteRun(caller: CallRequest["caller"]): void {
+    const identify = this.#deps.identify;
+    const { run, process } = caller;
+    if (!identify || run === undefined || process === undefined || process === run) return;
+    if (this.#runs.has(run)) return;
+    const self = identify(run);
+    const rt = identify(process);
+    if (self && rt && rt.pgid === process) {
+      this.#runs.set(run, { start: self.start, runtime: { pid: process, start: rt.start } });
+    }
+  }
+
+  /**
+   * Cancels every call whose caller has died (a script's runtime or a CLI killed with SIGKILL):
+   * its lease is freed at once instead of when its callTimeout runs out.
+   */
+  #checkCallers(): void {
+    const identify = this.#deps.identify;
+    if (!identify) return;
+    for (const c of this.#callers) {
+      if (identify(c.pid)?.start === c.start) continue;
+      this.#callers.delete(c);
+      c.abort.abort(
+        new McpxError("DAEMON_UNAVAILABLE", `The calling process ${c.pid} exited during the call`),
+      );
+    }
+  }
+
+  /**
+   * Notes who owns a session (on its first call that says so), or refuses the call when the
+   * session has ended or its owner is already gone.
+   */
+  #own(session: string, caller: CallRequest["caller"]): void {
+    const gone = () =>
+      new McpxError("NOT_FOUND", `Session "${session}" has ended: the run that owned it finished`, {
+        hint: "Start a new run, or set MCPX_SESSION_ID to a session of your own",
+      });
+    if (this.#ended.has(session)) throw gone();
+    const identify = this.#deps.identify;
+    if (!identify || caller.owner === undefined) return;
+    if (!this.#owned.has(session)) {
+      const id = identify(caller.owner);
+      if (!id) {
+        this.#markEnded(session);
+        throw gone();
+      }
+      this.#owned.set(session, { pid: caller.owner, start: id.start });
+    }
+  }
+
+  #markEnded(session: string): void {
+    this.#owned.delete(session);
+    this.#ended.delete(session);
+    this.#ended.add(session);
+    if (this.#ended.size > ENDED_KEPT) this.#ended.delete(this.#ended.values().next().value!);
   }
 
   /** The definition and pool of a namespace (or a configured server name). */
@@ -220,6 +347,20 @@ export class Registry {
 
   /** Calls one tool under the caller's scope key; `signal` (the request's) cancels it. */
   async call(req: CallRequest, signal?: AbortSignal): Promise<CallOutput> {
+    const pid = req.caller.process;
+    const start = pid === undefined ? undefined : this.#deps.identify?.(pid)?.start;
+    if (pid === undefined || start === undefined) return await this.#call(req, signal);
+    const watched = { pid, start, abort: new AbortController() };
+    this.#callers.add(watched);
+    try {
+      const both = signal ? AbortSignal.any([signal, watched.abort.signal]) : watched.abort.signal;
+      return await this.#call(req, both);
+    } finally {
+      this.#callers.delete(watched);
+    }
+  }
+
+  async #call(req: CallRequest, signal?: AbortSignal): Promise<CallOutput> {
     const { def, pool } = this.entry(req.server, req.caller.selection);
     const key = scopeKey(def, req.caller, this.#deps.discover);
     if (key.degraded && !this.#degradedSaid.has(def.name)) {
@@ -231,8 +372,34 @@ export class Registry {
         { server: def.name, scope: def.pool.scope },
       );
     }
+    this.#noteRun(req.caller);
+    const session = req.caller.session;
+    const owned = session !== undefined && req.caller.owner !== undefined;
+    if (owned) this.#own(session, req.caller);
     const started = performance.now();
-    const lease = await pool.acquire(key, def.pool.startTimeoutMs + def.pool.callTimeoutMs);
+    const acquiring = pool.acquire(key, def.pool.startTimeoutMs + def.pool.callTimeoutMs);
+    let lease: Lease;
+    if (owned) {
+      // An end of the session meanwhile (the run finished first) waits for this, and nothing of
+      // it is left running.
+      const settled = acquiring.then(async (got) => {
+        if (!this.#ended.has(session)) return got;
+        got.release();
+        await pool.stopAll(`session ${session} ended`, (k) => k === `session:${session}`);
+        return undefined;
+      });
+      let pending = this.#acquiring.get(session);
+      if (!pending) this.#acquiring.set(session, pending = new Set());
+      pending.add(settled);
+      try {
+        const got = await settled;
+        if (!got) this.#own(session, req.caller); // throws: the session has ended
+        lease = got!;
+      } finally {
+        pending.delete(settled);
+        if (pending.size === 0) this.#acquiring.delete(session);
+      }
+    } else lease = await acquiring;
     try {
       const tool = findTool(def, lease.instance.tools, req.tool);
       const args = req.textValues ? asText(tool.inputSchema, req.arguments) : req.arguments;
@@ -321,10 +488,13 @@ export class Registry {
 
   /** Stops every instance keyed to a session a caller minted, now that it has finished. */
   async endSession(session: string): Promise<number> {
+    this.#markEnded(session);
     let n = 0;
     for (const p of this.#pools.values()) {
       n += await p.stopAll(`session ${session} ended`, (k) => k === `session:${session}`);
     }
+    // A call still waiting for its process stops it once it has it (see call()).
+    await Promise.allSettled([...this.#acquiring.get(session) ?? []]);
     return n;
   }
 

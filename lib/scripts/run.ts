@@ -150,20 +150,6 @@ async function capture<T>(problems: McpxError[], fn: () => T | Promise<T>): Prom
   }
 }
 
-/**
- * Whether the daemon `pid` may hold a process keyed to `session`: false only when the live state
- * it keeps (`{ pid, keys }`) is its own and lists no `session:<session>` key.
- */
-function mayHoldSession(livePath: string, pid: number, session: string): boolean {
-  try {
-    const kept = JSON.parse(Deno.readTextFileSync(livePath)) as { pid?: number; keys?: unknown };
-    return kept.pid !== pid || !Array.isArray(kept.keys) ||
-      kept.keys.includes(`session:${session}`);
-  } catch {
-    return true;
-  }
-}
-
 function writable(dir: string): boolean {
   try {
     const probe = join(dir, `.mcpx-probe-${crypto.randomUUID()}`);
@@ -479,6 +465,11 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
     const scriptEnv: Record<string, string> = {
       ...env,
       MCPX_SESSION_ID: session,
+      // A session this run minted ends with it, even should it be killed with SIGKILL: the
+      // daemon watches this process (lib/pool/registry.ts).
+      ...(minted ? { MCPX_SESSION_OWNER: String(Deno.pid) } : {}),
+      // Should this run die first, the daemon stops a script in a runtime of its own.
+      MCPX_RUN_PID: String(Deno.pid),
       MCPX_CALLER_CWD: io.cwd,
       ...(socket ? { MCPX_SOCKET: socket, MCPX_TOKEN_FILE: (await ctx.paths()).token } : {}),
     };
@@ -557,10 +548,11 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       });
     out.finish();
 
-    // The session is ended where the daemon may hold a process for it: what the daemon keeps
-    // (lib/daemon/server.ts) says so without asking it; without that, it is asked.
+    // The session is ended, and the daemon refuses any call of it still on its way (one the
+    // script did not await): what it keeps (lib/daemon/server.ts) could not say whether such a
+    // call is coming.
     const health = await daemon?.catch(() => undefined);
-    if (minted && health && mayHoldSession((await ctx.paths()).live, health.pid, session)) {
+    if (minted && health) {
       await callDaemon(ctx, {
         method: "POST",
         path: `/v1/sessions/${encodeURIComponent(session)}/end`,
