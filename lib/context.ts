@@ -74,6 +74,8 @@ export class Context {
       ...(this.io.env.MCPX_SESSION_ID && Number(this.io.env.MCPX_SESSION_OWNER) > 0
         ? { owner: Number(this.io.env.MCPX_SESSION_OWNER) }
         : {}),
+      sessionMinted: (this.io.env.MCPX_SESSION_ID && this.io.env.MCPX_SESSION_MINTED === "1") ||
+        undefined,
       parentSession: this.io.env.MCPX_PARENT_SESSION_ID || undefined,
       process: Deno.pid,
       selection: this.selection(),

@@ -11,6 +11,11 @@ export const ERRORS = {
   SETTING_INVALID: { exit: 3, http: 422, hint: "Run `mcpx config --schema` for every setting" },
   DAEMON_UNAVAILABLE: { exit: 4, http: 503, hint: "" },
   DAEMON_START_FAILED: { exit: 4, http: 503, hint: "" },
+  DAEMON_STOPPING: {
+    exit: 4,
+    http: 503,
+    hint: "Run the command again once `mcpx stop` is done: it starts a new daemon",
+  },
   SOCKET_FOREIGN: { exit: 4, http: 409, hint: "" },
   UNSAFE_PATH: { exit: 4, http: 409, hint: "" },
   UNAUTHORIZED: { exit: 4, http: 401, hint: "" },
@@ -21,7 +26,9 @@ export const ERRORS = {
   INVALID_ARGUMENTS: { exit: 2, http: 400, hint: "" },
   SERVER_START_FAILED: { exit: 6, http: 502, hint: "`mcpx status` shows the server's stderr" },
   SERVER_EXITED: { exit: 6, http: 502, hint: "The next call starts a fresh process" },
+  MESSAGE_TOO_LARGE: { exit: 6, http: 502, hint: "" },
   TOOL_TIMEOUT: { exit: 7, http: 504, hint: "Raise callTimeout for this server, or restart it" },
+  POOL_BUSY: { exit: 7, http: 503, hint: "`mcpx status` shows who holds the processes" },
   TOOL_ERROR: { exit: 8, http: 422, hint: "" },
   CREDENTIALS_MISSING: { exit: 3, http: 422, hint: "" },
   SCRIPT_FAILED: { exit: 1, http: 422, hint: "" },
@@ -48,6 +55,11 @@ export class McpxError extends Error {
   }
 }
 
+/** What a thrown value says: an Error's message, anything else as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** Whether `code` names an entry of the error table. */
 export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === "string" && Object.hasOwn(ERRORS, code);
@@ -67,9 +79,7 @@ export interface Problem {
 
 /** Turns any thrown value into the problem document `/v1` answers with. */
 export function toProblem(error: unknown): Problem {
-  const e = error instanceof McpxError
-    ? error
-    : new McpxError("INTERNAL", error instanceof Error ? error.message : String(error));
+  const e = error instanceof McpxError ? error : new McpxError("INTERNAL", messageOf(error));
   return {
     type: `https://mcpx.dev/errors/${e.code.toLowerCase().replaceAll("_", "-")}`,
     title: e.code,

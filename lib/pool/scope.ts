@@ -9,6 +9,11 @@ export interface Caller {
   /** MCPX_SESSION_ID, or `--session`. */
   session?: string;
   /**
+   * The session key was made up by mcpx for one run (MCPX_SESSION_MINTED), not named by the
+   * caller: its process may be stopped to make room between its calls (and the run is told).
+   */
+  sessionMinted?: boolean;
+  /**
    * MCPX_SESSION_OWNER: the process whose exit ends `session` (the `mcpx run` that minted it),
    * sent along with MCPX_SESSION_ID only.
    */
@@ -33,12 +38,27 @@ export interface ScopeKey {
   ephemeral: boolean;
   /** For `pid` scope: the process whose exit stops the instance. */
   watchPid?: number;
+  /**
+   * Never stopped to make room for another key: a session the caller named (MCPX_SESSION_ID,
+   * `--session`, MCPX_PARENT_SESSION_ID). Newcomers wait for it instead.
+   */
+  pinned?: boolean;
   /** Set when the scope could not resolve: which variable or condition would fix it. */
   degraded?: string;
 }
 
 /** The repository facts the `repo` and `worktree` scopes need. */
 export type Discover = (cwd: string) => { commonDir: string; worktree: string } | undefined;
+
+/** The scope key of the processes of one session (`session` scope). */
+export function sessionKey(session: string): string {
+  return `session:${session}`;
+}
+
+/** The scope key of the processes of one parent session's subagents (`parent-session` scope). */
+export function parentSessionKey(session: string): string {
+  return `psession:${session}`;
+}
 
 /**
  * Computes the key for one call. A scope that cannot resolve degrades to per-call isolation:
@@ -57,11 +77,11 @@ export function scopeKey(def: ServerDef, caller: Caller, discover: Discover): Sc
       return { key: `call:${crypto.randomUUID()}`, ephemeral: true };
     case "session":
       return caller.session
-        ? { key: `session:${caller.session}`, ephemeral: false }
+        ? { key: sessionKey(caller.session), ephemeral: false, pinned: !caller.sessionMinted }
         : once("set MCPX_SESSION_ID (or pass --session) so calls of one session share a process");
     case "parent-session":
       return caller.parentSession
-        ? { key: `psession:${caller.parentSession}`, ephemeral: false }
+        ? { key: parentSessionKey(caller.parentSession), ephemeral: false, pinned: true }
         : once("set MCPX_PARENT_SESSION_ID so the subagents of one parent share a process");
     case "pid":
       return caller.pid

@@ -80,6 +80,7 @@ function callerHeader(): string {
     owner: env("MCPX_SESSION_ID") && Number(env("MCPX_SESSION_OWNER")) > 0
       ? Number(env("MCPX_SESSION_OWNER"))
       : undefined,
+    sessionMinted: env("MCPX_SESSION_MINTED") === "1" || undefined,
     parentSession: env("MCPX_PARENT_SESSION_ID") || undefined,
     pid: deno ? deno.pid : g.process?.pid,
     process: deno ? deno.pid : g.process?.pid,
@@ -286,6 +287,16 @@ export async function call(
       out?.detail ?? `HTTP ${answer.status}`,
       out?.data,
     );
+  }
+  if (out.restarted) {
+    // This run's process of the server was stopped to make room (or exited) since its last
+    // call: say so, and carry it on .raw as `mcpx --json call` carries it on its document.
+    logAt("warn")(
+      `${server}.${tool} ran on a fresh process for ${out.instance?.key}: the one before was ` +
+        `${out.restartReason}, and any state it held (pages, logins) is gone`,
+    );
+    const raw = { ...out.raw, mcpx: { restarted: true, restartReason: out.restartReason } };
+    return withRaw(out.result, raw) as ToolResult;
   }
   return withRaw(out.result, out.raw) as ToolResult;
 }

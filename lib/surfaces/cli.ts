@@ -1,4 +1,4 @@
-import { ERRORS, McpxError } from "../errors.ts";
+import { ERRORS, McpxError, messageOf } from "../errors.ts";
 import { Context } from "../context.ts";
 import type { Io } from "../io.ts";
 import type { Operation, ParamSpec } from "../operations/define.ts";
@@ -136,7 +136,7 @@ export function parseArgs(
       const text = inline ?? args[++i];
       if (text === undefined) throw usageError(`${name} needs a value`, op);
       const value = parseParam(op!, param, text, name);
-      if (param.repeatable) {
+      if (param.repeatable || param.type === "list") {
         const prior = out.input[param.name];
         out.input[param.name] = [...(Array.isArray(prior) ? prior : []), value];
       } else out.input[param.name] = value;
@@ -288,7 +288,7 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
     }
     op = parsed.op;
     typed = parsed.input;
-    const sent = op.cli.request ? op.cli.request(parsed.input) : parsed.input;
+    const sent = op.cli.request ? await op.cli.request(parsed.input, ctx) : parsed.input;
     const output = await execute(op, sent, ctx);
     const loaded = ctx.loadedSettings();
     if (loaded) { for (const w of (await loaded).warnings) io.err(`mcpx: warning: ${w}\n`); }
@@ -304,7 +304,7 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
     return typeof code === "number" ? code : 0;
   } catch (error) {
     if (!(error instanceof McpxError)) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       // Under --json the document on stdout is the one report; the text would repeat it.
       if (json) io.out(JSON.stringify({ error: { code: "INTERNAL", message } }, null, 2) + "\n");
       else io.err(`mcpx: internal error: ${message}. ${ERRORS.INTERNAL.hint}\n`);

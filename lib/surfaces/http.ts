@@ -35,7 +35,14 @@ function paramSchema(z: Zod, p: ParamSpec) {
     : p.type === "integer"
     ? z.union([z.number().int(), z.string().regex(/^-?\d+$/).transform(Number)])
     : p.type === "json"
-    ? z.record(z.string(), z.unknown())
+    // Not z.record: it rebuilds the object by assignment, and a key `__proto__` is lost on
+    // the way (it sets the copy's prototype). The parsed body is handed on as it is.
+    ? z.custom<Record<string, unknown>>(
+      (v) => v !== null && typeof v === "object" && !Array.isArray(v),
+      "expected a JSON object",
+    )
+    : p.type === "list"
+    ? z.array(z.string())
     : p.type === "enum"
     ? z.enum(p.values as [string, ...string[]])
     : z.string();
@@ -45,6 +52,33 @@ function paramSchema(z: Zod, p: ParamSpec) {
 /** The zod schema of an operation's input, derived from its parameter declarations. */
 export function inputSchema(z: Zod, op: Operation) {
   return z.strictObject(Object.fromEntries(op.params.map((p) => [p.name, paramSchema(z, p)])));
+}
+
+/**
+ * Percent-decodes one part of a request's URL.
+ * @throws {McpxError} USAGE when it is not valid percent-encoded UTF-8.
+ */
+function decoded(text: string, where: "path" | "query"): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new McpxError(
+      "USAGE",
+      `The request's ${where} has malformed percent-encoding: "${text}"`,
+    );
+  }
+}
+
+/**
+ * The pairs of a query string (`?a=1&b=x+y`), as `URLSearchParams` reads them, except that
+ * malformed percent-encoding is refused rather than passed on as it is.
+ */
+function query(search: string): [string, string][] {
+  return search.slice(1).split("&").filter((part) => part !== "").map((part) => {
+    const at = part.indexOf("=");
+    const [k, v] = at < 0 ? [part, ""] : [part.slice(0, at), part.slice(at + 1)];
+    return [decoded(k.replaceAll("+", " "), "query"), decoded(v.replaceAll("+", " "), "query")];
+  });
 }
 
 /**
@@ -76,8 +110,8 @@ export function buildRouter(
       }
       const raw: Record<string, unknown> = {};
       const match = route.pattern.exec(url.pathname)!;
-      route.names.forEach((n, i) => (raw[n] = decodeURIComponent(match[i + 1])));
-      for (const [k, v] of url.searchParams) raw[k] = v;
+      route.names.forEach((n, i) => (raw[n] = decoded(match[i + 1], "path")));
+      for (const [k, v] of query(url.search)) raw[k] = v;
       if (req.method === "POST") {
         const text = await req.text();
         if (text.trim() !== "") {
@@ -91,7 +125,17 @@ export function buildRouter(
             throw new McpxError("USAGE", "The request body must be a JSON object");
           }
           if (route.bodyField) raw[route.bodyField] = body;
-          else Object.assign(raw, body);
+          // Own properties, never assignment: a `__proto__` key must not set raw's prototype.
+          else {
+            for (const [k, v] of Object.entries(body)) {
+              Object.defineProperty(raw, k, {
+                value: v,
+                enumerable: true,
+                writable: true,
+                configurable: true,
+              });
+            }
+          }
         } else if (route.bodyField) raw[route.bodyField] = {};
       }
       zod ??= (await load<typeof import("zod")>("zod", import.meta.url)).z;
