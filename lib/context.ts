@@ -160,6 +160,6 @@ export class Context {
 
   /** The daemon's files for this configuration. */
   async paths(): Promise<DaemonPaths> {
-    return daemonPaths(this.boot, this.io.env, (await this.fingerprint()).short);
+    return daemonPaths(this.boot, this.io.env, (await this.fingerprint()).key);
   }
 }

@@ -76,7 +76,7 @@ export function tokenHeaders(tokenFile: string | undefined): Record<string, stri
  */
 export async function probe(
   socket: string,
-  options: { fallback?: boolean; token?: string } = {},
+  options: { fallback?: boolean; token?: string; fingerprint?: string } = {},
 ): Promise<Health | "absent" | "stale"> {
   if (checkSocket(socket, { fallback: options.fallback ?? false }) === "absent") return "absent";
   let info: Deno.FileInfo;
@@ -95,7 +95,12 @@ export async function probe(
   try {
     res = await wireRequest(socket, "GET", "/v1/health", {
       timeoutMs: 3000,
-      headers: token === undefined ? {} : { [TOKEN_HEADER]: token },
+      headers: {
+        ...(token === undefined ? {} : { [TOKEN_HEADER]: token }),
+        // The configuration this command read: a daemon that serves an older one of the same
+        // file reloads it before it answers (docs/daemon.md).
+        ...(options.fingerprint ? { [FINGERPRINT_HEADER]: options.fingerprint } : {}),
+      },
     });
   } catch (e) {
     if (e instanceof WireTimeoutError) {
@@ -116,6 +121,10 @@ export async function probe(
   } catch { /* judged below */ }
   if (res.status === 401 && res.headers.has(FINGERPRINT_HEADER)) {
     throw refusedToken(socket, token);
+  }
+  // The daemon could not take up the edited configuration: its reason, as a problem document.
+  if (res.status >= 400 && res.headers.has(FINGERPRINT_HEADER) && health?.service !== "mcpx") {
+    throw fromProblem(health as Record<string, never>, res.status);
   }
   if (res.status !== 200 || health?.service !== "mcpx") throw foreign(socket);
   return health as Health;
@@ -162,8 +171,11 @@ function secureDaemonDirs(paths: DaemonPaths, create: boolean): void {
 }
 
 /** What {@linkcode probe} checks a configuration's socket with. */
-export function guardOf(paths: DaemonPaths): { fallback: boolean; token: string } {
-  return { fallback: paths.socketFallback, token: paths.token };
+export function guardOf(
+  paths: DaemonPaths,
+  fingerprint?: string,
+): { fallback: boolean; token: string; fingerprint?: string } {
+  return { fallback: paths.socketFallback, token: paths.token, fingerprint };
 }
 
 /**
@@ -228,7 +240,7 @@ async function spawnAndWait(
   const timeout = ctx.boot.get("daemon.startTimeout");
   const deadline = performance.now() + timeout;
   while (performance.now() < deadline) {
-    const state = await probe(paths.socket, guardOf(paths));
+    const state = await probe(paths.socket, guardOf(paths, fingerprint));
     if (typeof state === "object") {
       checkOwner(state, fingerprint, paths.socket);
       // The command that started it says what it found: a dead daemon's servers, now stopped.
@@ -282,14 +294,14 @@ export async function ensureDaemon(
   const fp = await ctx.fingerprint();
   const paths = await ctx.paths();
   secureDaemonDirs(paths, false);
-  const state = await probe(paths.socket, guardOf(paths));
+  const state = await probe(paths.socket, guardOf(paths, fp.hash));
   if (typeof state === "object") {
     checkOwner(state, fp.hash, paths.socket);
     return state;
   }
   secureDaemonDirs(paths, true);
   return await withLock(paths.spawnLock, async () => {
-    const again = await probe(paths.socket, guardOf(paths));
+    const again = await probe(paths.socket, guardOf(paths, fp.hash));
     if (typeof again === "object") {
       checkOwner(again, fp.hash, paths.socket);
       return again;
@@ -323,6 +335,8 @@ export async function callDaemon(
       maxBody,
       headers: {
         ...(token === undefined ? {} : { [TOKEN_HEADER]: token }),
+        // An older configuration of the same file is reloaded first (docs/daemon.md).
+        [FINGERPRINT_HEADER]: fp.hash,
         ...(request.caller ? { [CALLER_HEADER]: encodeCaller(request.caller) } : {}),
       },
     });
@@ -341,7 +355,7 @@ export async function callDaemon(
     // Sent and then lost: never send it again (a tool call would run twice).
     if (e.kind === "lost") throw lost(e);
     // Classify the failure: a plain file or a foreign socket is an error, absent or stale is not.
-    const state = await probe(paths.socket, guardOf(paths));
+    const state = await probe(paths.socket, guardOf(paths, fp.hash));
     if (typeof state === "object") checkOwner(state, fp.hash, paths.socket);
     if (!request.start && typeof state !== "object") return undefined;
   }

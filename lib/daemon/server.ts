@@ -1,7 +1,7 @@
 import { dirname } from "../_path.ts";
-import { McpxError, messageOf } from "../errors.ts";
+import { McpxError, messageOf, toProblem } from "../errors.ts";
 import { Context, type DaemonHandle } from "../context.ts";
-import { fingerprintConfig } from "../config/fingerprint.ts";
+import { type Fingerprint, fingerprintConfig } from "../config/fingerprint.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { loadConfig, type McpxConfig } from "../config/load.ts";
 import { JsonlLog, type Level } from "../log.ts";
@@ -15,7 +15,7 @@ import {
   writeToken,
 } from "./guard.ts";
 import { type LiveState, Registry } from "../pool/registry.ts";
-import { serverDefs } from "../config/servers.ts";
+import { type ServerDef, serverDefs } from "../config/servers.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
 import { cacheDir } from "../paths.ts";
@@ -49,7 +49,9 @@ export interface DaemonRecord {
 
 /** A running daemon's state: what operations see of it ({@linkcode DaemonHandle}) and more. */
 interface RunningDaemon extends DaemonHandle {
-  readonly config: McpxConfig;
+  /** Replaced, with the fingerprint, when an edit of the file is taken up. */
+  config: McpxConfig;
+  fingerprint: string;
   lastActivity: number;
   inflight: number;
   readonly log: JsonlLog;
@@ -73,7 +75,7 @@ export async function runDaemon(
   autostarted: boolean,
   serve: Serve,
 ): Promise<number> {
-  const fp = await ctx.fingerprint();
+  let fp = await ctx.fingerprint();
   const paths = await ctx.paths();
   let stateDirOk = false;
   const reportStart = (error: unknown) => {
@@ -146,6 +148,77 @@ export async function runDaemon(
       setTimeout(resolveStopped, 0);
     },
   };
+  const writeRecord = () => {
+    const record: DaemonRecord = {
+      pid: Deno.pid,
+      fingerprint: state.fingerprint,
+      config: fp.path,
+      socket: paths.socket,
+      log: paths.log,
+      startedAt: new Date(state.startedAt).toISOString(),
+      autostarted,
+      version: VERSION,
+    };
+    writeFileAtomic(paths.record, JSON.stringify(record, null, 2) + "\n");
+  };
+
+  // One daemon serves its configuration file across edits: an edit is taken up in place, and
+  // only the servers it changed are restarted (docs/daemon.md, "Configuration edits").
+  let reloading: Promise<McpxError | undefined> | undefined;
+  let refused: { hash: string; error: McpxError } | undefined;
+  const reload = async (): Promise<McpxError | undefined> => {
+    let now: Fingerprint;
+    try {
+      now = fingerprintConfig(fp.path);
+    } catch (e) {
+      return e instanceof McpxError ? e : new McpxError("CONFIG_INVALID", messageOf(e));
+    }
+    if (now.hash === state.fingerprint) return undefined;
+    if (refused?.hash === now.hash) return refused.error;
+    let next: McpxConfig, defs: ServerDef[];
+    try {
+      next = await loadConfig(now.path, now.text);
+      defs = defsOf(next, settings, log);
+    } catch (e) {
+      const error = e instanceof McpxError ? e : new McpxError("CONFIG_INVALID", messageOf(e));
+      refused = { hash: now.hash, error };
+      log.write(
+        "error",
+        "config.reload_failed",
+        `The edited configuration was not taken up: ${error.message}; still serving the one before`,
+        { config: now.path },
+      );
+      return error;
+    }
+    const cache = await cacheFor(ctx, now, defs, log);
+    await registry.flushCache();
+    const { kept, stopped } = await registry.reconfigure(defs, cache);
+    if (settingsText(next) !== settingsText(state.config)) {
+      log.write(
+        "warn",
+        "config.settings_changed",
+        "Settings in the configuration file changed: they take effect when the daemon restarts (`mcpx stop`)",
+        { config: now.path },
+      );
+    }
+    fp = now;
+    state.fingerprint = now.hash;
+    state.config = next;
+    if (!stopping) writeRecord();
+    log.write("info", "config.reloaded", "Took up the edited configuration", {
+      fingerprint: now.hash,
+      kept,
+      restarted: stopped,
+    });
+    return undefined;
+  };
+  /** Takes up the file as it is now; resolves to why it could not, if it could not. */
+  const current = async (): Promise<McpxError | undefined> => {
+    while (reloading) await reloading;
+    reloading = reload().finally(() => (reloading = undefined));
+    return await reloading;
+  };
+
   const route = serve((req) => {
     // A garbled caller is refused (400): a call under the wrong scope could share a process it
     // must not.
@@ -207,8 +280,20 @@ export async function runDaemon(
           state.inflight++;
           try {
             const ready = refuseWithoutToken(req, token) ?? await readBounded(req, maxBytes);
+            // A command that read another version of the file: take up the file as it is now
+            // first, or say why it cannot be.
+            const wanted = req.headers.get(FINGERPRINT_HEADER);
+            if (!(ready instanceof Response) && wanted && wanted !== state.fingerprint) {
+              const failed = await current();
+              if (failed) {
+                // The answer is about the version the command read: it carries its fingerprint.
+                const res = problemResponse(failed);
+                res.headers.set(FINGERPRINT_HEADER, wanted);
+                return res;
+              }
+            }
             const res = ready instanceof Response ? ready : await route(ready);
-            res.headers.set(FINGERPRINT_HEADER, fp.hash);
+            res.headers.set(FINGERPRINT_HEADER, state.fingerprint);
             return res;
           } finally {
             state.inflight--;
@@ -225,17 +310,7 @@ export async function runDaemon(
         );
       }
       await Deno.chmod(paths.socket, 0o600);
-      const record: DaemonRecord = {
-        pid: Deno.pid,
-        fingerprint: fp.hash,
-        config: fp.path,
-        socket: paths.socket,
-        log: paths.log,
-        startedAt: new Date(state.startedAt).toISOString(),
-        autostarted,
-        version: VERSION,
-      };
-      writeFileAtomic(paths.record, JSON.stringify(record, null, 2) + "\n");
+      writeRecord();
     });
   } catch (e) {
     log.write("error", "daemon.start_failed", messageOf(e));
@@ -268,7 +343,7 @@ export async function runDaemon(
       return;
     }
     try {
-      if (fingerprintConfig(fp.path).hash !== fp.hash) state.requestStop("config changed");
+      if (fingerprintConfig(fp.path).hash !== state.fingerprint) void current();
     } catch {
       state.requestStop("config removed");
     }
@@ -301,6 +376,15 @@ export async function runDaemon(
   return 0;
 }
 
+/** An error as the `/v1` problem document it is answered with. */
+function problemResponse(error: McpxError): Response {
+  const body = toProblem(error);
+  return new Response(JSON.stringify(body), {
+    status: body.status,
+    headers: { "content-type": "application/problem+json" },
+  });
+}
+
 /** Child records already read, by pid and instance: a start time is read from /proc once. */
 const knownChildren = new Map<string, ChildRecord>();
 
@@ -331,6 +415,46 @@ function recordChildren(
   writeChildren(path, { pid: Deno.pid, start }, out);
 }
 
+/** The servers of a configuration, its warnings logged. */
+function defsOf(config: McpxConfig, settings: Settings, log: JsonlLog): ServerDef[] {
+  const warnings: string[] = [];
+  const defs = serverDefs(config, {
+    warnings,
+    queueTimeoutMs: settings.get("pool.queueTimeout"),
+  });
+  for (const w of warnings) log.write("warn", "config.warning", w);
+  return defs;
+}
+
+/** The schema cache writer of one version of the configuration (`fp`). */
+async function cacheFor(
+  ctx: Context,
+  fp: Fingerprint,
+  defs: ServerDef[],
+  log: JsonlLog,
+): Promise<CacheWriter> {
+  const dir = cacheDir(ctx.boot, ctx.io.env);
+  // This fingerprint's own file, intact, is what the writer starts from; else the cache carried
+  // over from an earlier one (matched by each server's identity), or an empty one, which the
+  // first listing writes out.
+  const own = readCacheSync(dir, fp.hash, fp.path);
+  const { cache: initial, warning } = own ?? await readCache(dir, fp.hash, fp.path);
+  if (warning) log.write("warn", "cache.corrupt", warning);
+  // Each write of the cache writes the summary `mcpx ls` reads instead (of every server).
+  return new CacheWriter(
+    dir,
+    initial,
+    own !== undefined && !own.warning,
+    (written) => summarizeCache(dir, written, (c) => namespacesOf(defs, c)),
+  );
+}
+
+/** The settings a configuration file holds (all but its servers): a reload does not take them up. */
+function settingsText(config: McpxConfig): string {
+  const { mcpServers: _s, pool: _p, $schema: _d, ...rest } = config.data;
+  return JSON.stringify(rest);
+}
+
 async function makeRegistry(
   config: McpxConfig,
   ctx: Context,
@@ -341,26 +465,9 @@ async function makeRegistry(
     children: (list: { pid: number; server: string; instance: string }[]) => void;
   },
 ): Promise<Registry> {
-  const warnings: string[] = [];
-  const defs = serverDefs(config, {
-    warnings,
-    queueTimeoutMs: settings.get("pool.queueTimeout"),
-  });
-  for (const w of warnings) log.write("warn", "config.warning", w);
+  const defs = defsOf(config, settings, log);
   const fp = await ctx.fingerprint();
-  const dir = cacheDir(ctx.boot, ctx.io.env);
-  // This fingerprint's own file, intact, is what the writer starts from; else the cache carried
-  // over from an earlier one, or an empty one, which the first listing writes out.
-  const own = readCacheSync(dir, fp.hash, fp.path);
-  const { cache: initial, warning } = own ?? await readCache(dir, fp.hash, fp.path);
-  if (warning) log.write("warn", "cache.corrupt", warning);
-  // Each write of the cache writes the summary `mcpx ls` reads instead (of every server).
-  const cache = new CacheWriter(
-    dir,
-    initial,
-    own !== undefined && !own.warning,
-    (written) => summarizeCache(dir, written, (c) => namespacesOf(defs, c)),
-  );
+  const cache = await cacheFor(ctx, fp, defs, log);
   const { resolveAuth } = await load<typeof import("../mcp/auth.ts")>(
     "../mcp/auth.ts",
     import.meta.url,

@@ -49,7 +49,7 @@ async function stopOne(
 
 /** The files of a recorded daemon in the daemons folder `dir`. */
 function filesOf(entry: DaemonEntry, dir: string) {
-  return daemonFiles(dir, entry.fingerprint.slice(0, 16));
+  return daemonFiles(dir, entry.key);
 }
 
 async function removeStale(entry: DaemonEntry, dir: string): Promise<void> {
@@ -74,7 +74,8 @@ export async function stopDaemons(
   entries = entries.filter((e) => e.pid !== options.except);
   if (!options.all) {
     const fp = await ctx.fingerprint();
-    entries = entries.filter((e) => e.fingerprint === fp.hash);
+    // One daemon per configuration file, across its edits: named by its path.
+    entries = entries.filter((e) => e.key === fp.key);
   }
   const stopped = [];
   const stale: string[] = [];

@@ -124,7 +124,8 @@ function holderName(key: string): string {
  * and are woken by every release, exit and stop, each for at most the wait it was given.
  */
 export class Pool {
-  readonly def: ServerDef;
+  /** Replaced by a reload when an entry of the same identity is renamed or redescribed. */
+  def: ServerDef;
   readonly #deps: PoolDeps;
   readonly #instances = new Map<string, Instance>();
   #serial = 0;

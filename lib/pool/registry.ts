@@ -147,23 +147,81 @@ export class Registry {
   /** Owned sessions' calls still waiting for their process. */
   readonly #acquiring = new Map<string, Set<Promise<unknown>>>();
 
+  /** The configured names each pool serves, for the schema cache. */
+  readonly #names = new Map<Pool, string[]>();
+  /** The schema cache of the configuration served now (replaced by a reload). */
+  #cache?: CacheWriter;
+  readonly #poolDeps: ConstructorParameters<typeof Pool>[1];
+
   constructor(defs: ServerDef[], deps: RegistryDeps) {
     this.#deps = deps;
-    const names = new Map<Pool, string[]>();
-    const poolDeps = {
+    this.#cache = deps.cache;
+    this.#poolDeps = {
       ...deps,
       listed: (pool: Pool, tools: ToolInfo[]) =>
-        deps.cache?.listed(names.get(pool) ?? [], pool.def.identity, tools),
+        this.#cache?.listed(this.#names.get(pool) ?? [], pool.def.identity, tools),
       failed: (pool: Pool, error: McpxError) =>
-        deps.cache?.failed(names.get(pool) ?? [], pool.def.identity, error.message),
+        this.#cache?.failed(this.#names.get(pool) ?? [], pool.def.identity, error.message),
       changed: () => this.#liveChanged(),
     };
+    this.#build(defs, new Map());
+  }
+
+  /** Maps each definition to a pool by identity: one of `reuse` if it has it, else a new one. */
+  #build(defs: ServerDef[], reuse: Map<string, Pool>): void {
+    this.#entries.clear();
+    this.#pools.clear();
+    this.#names.clear();
     for (const def of defs) {
       let pool = this.#pools.get(def.identity);
-      if (!pool) this.#pools.set(def.identity, pool = new Pool(def, poolDeps));
-      names.set(pool, [...(names.get(pool) ?? []), def.name]);
+      if (!pool) {
+        pool = reuse.get(def.identity);
+        // The same process under its new entry (a renamed server, another description).
+        if (pool) pool.def = def;
+        else pool = new Pool(def, this.#poolDeps);
+        this.#pools.set(def.identity, pool);
+      }
+      this.#names.set(pool, [...(this.#names.get(pool) ?? []), def.name]);
       this.#entries.set(def.namespace, { def, pool });
     }
+  }
+
+  /**
+   * Takes up an edited configuration: a server whose identity (everything that changes its
+   * process or how it is handed out, lib/config/servers.ts) is unchanged keeps its pool and its
+   * processes; the processes of a changed, removed or now disabled one are stopped, and the next
+   * call starts the new definition. `cache` is the new configuration's schema cache.
+   */
+  async reconfigure(
+    defs: ServerDef[],
+    cache: CacheWriter | undefined,
+  ): Promise<{ kept: string[]; stopped: string[] }> {
+    const before = new Map(this.#pools);
+    this.#cache = cache;
+    this.#build(defs, before);
+    const kept = new Set(this.#pools.values());
+    const jobs: Promise<number>[] = [];
+    const stopped: string[] = [];
+    for (const pool of before.values()) {
+      if (kept.has(pool)) continue;
+      if (pool.instances().length > 0) stopped.push(pool.def.name);
+      pool.close("its definition changed or was removed from the configuration");
+      jobs.push(pool.stopAll("its definition changed or was removed from the configuration"));
+    }
+    for (const pool of kept) {
+      const serving = [...this.#entries.values()].filter((e) => e.pool === pool);
+      if (serving.every((e) => e.def.disabled) && pool.instances().length > 0) {
+        stopped.push(pool.def.name);
+        jobs.push(pool.stopAll("disabled in the configuration"));
+      }
+    }
+    this.#liveChanged();
+    await Promise.all(jobs);
+    return {
+      kept: [...kept].filter((p) => before.has(p.def.identity) && before.get(p.def.identity) === p)
+        .map((p) => p.def.name),
+      stopped,
+    };
   }
 
   #liveScheduled = false;
@@ -520,7 +578,7 @@ export class Registry {
       try {
         if (live) {
           live.tools = await live.conn!.listTools();
-          this.#deps.cache?.listed(this.#namesOf(p), p.def.identity, live.tools);
+          this.#cache?.listed(this.#namesOf(p), p.def.identity, live.tools);
           return { tools: live.tools };
         }
         p.clearCooldown();
@@ -544,7 +602,7 @@ export class Registry {
     }));
     // The answer means the schema cache file says so too, rewritten whole (a refresh is also how a
     // removed or corrupt file is made right): a caller reads it next.
-    this.#deps.cache?.persist();
+    this.#cache?.persist();
     await this.flushCache();
     return out;
   }
@@ -555,7 +613,7 @@ export class Registry {
 
   /** Waits until every schema cache write has landed. */
   async flushCache(): Promise<void> {
-    await this.#deps.cache?.flush();
+    await this.#cache?.flush();
   }
 
   /**

@@ -204,3 +204,43 @@ for (const runtime of ["deno", "worker"]) {
     await box.mcpx(["end-session", "mine"]);
   });
 }
+
+Deno.test("lifecycle: an edit of the configuration restarts only the servers it changed", async () => {
+  await using box = await Sandbox.create();
+  const sess = (flags: string[]) => ({
+    ...faultyServer(flags),
+    mcpx: { sharing: "exclusive", scope: "session" },
+  });
+  const path = await box.write("work/.mcpx.json", { mcpServers: { keep: sess([]) } });
+  const env = { MCPX_SESSION_ID: "edit" };
+  const pid = () => callText(box, ["keep.pid"], env);
+  const first = await pid();
+  const daemon = (await box.json<Health>(["health"])).pid;
+
+  // Whitespace, and another server (of another identity: one of the same would share the pool,
+  // lib/pool/registry.ts): the session keeps its process.
+  await Deno.writeTextFile(
+    path,
+    "\n\n" +
+      JSON.stringify({ mcpServers: { keep: sess([]), other: sess(["--output-tools"]) } }, null, 8) +
+      "\n",
+  );
+  assert.equal(await pid(), first, "the same process after an edit that did not change it");
+  assert.equal(await callText(box, ["other.echo", "text=hi"], env), "hi", "the new server serves");
+  assert.equal((await box.json<Health>(["health"])).pid, daemon, "the same daemon");
+
+  // Its args change: a fresh process, and the old one is gone.
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify({
+      mcpServers: { keep: sess(["--slow-start", "1"]), other: sess(["--output-tools"]) },
+    }),
+  );
+  const second = await pid();
+  assert.notEqual(second, first, "a changed server restarts");
+  assert.ok(await until(() => !alive(Number(first))), "its old process was stopped");
+  const log = await daemonLog(box);
+  const reloads = log.filter((r) => r.event === "config.reloaded");
+  assert.deepEqual(reloads.map((r) => r.restarted), [[], ["keep"]]);
+  await box.mcpx(["end-session", "edit"]);
+});
