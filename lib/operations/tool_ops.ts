@@ -153,6 +153,7 @@ export const toolsCall = defineOperation<
   },
   mcp: { expose: true },
   where: { daemon: "start" },
+  needsTrust: true,
   output: (z) =>
     z.object({
       server: z.string(),
@@ -226,6 +227,7 @@ export const serversRestart = defineOperation<
   http: { method: "POST", path: "/v1/servers/{server}/restart" },
   mcp: { expose: true, destructive: true },
   where: { daemon: "start" },
+  needsTrust: true,
   output: (z) => z.object({ server: z.string(), stopped: z.number() }),
   async run(input, ctx) {
     return {
@@ -248,6 +250,7 @@ export const serversRefresh = defineOperation<
   http: { method: "POST", path: "/v1/servers/refresh" },
   mcp: { expose: true },
   where: { daemon: "start" },
+  needsTrust: true,
   output: (z) =>
     z.object({
       servers: z.array(
@@ -260,7 +263,7 @@ export const serversRefresh = defineOperation<
       exitCode: z.number().optional(),
     }),
   async run(_input, ctx) {
-    const out = await registry(ctx).refresh();
+    const out = await registry(ctx).refresh(ctx.caller);
     const failed = out.some((s) => s.error);
     return {
       // Some server could not be listed: the command fails (6), each row says why.
