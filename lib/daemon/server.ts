@@ -191,8 +191,10 @@ export async function runDaemon(
       );
       return error;
     }
-    const cache = await cacheFor(ctx, now, defs, log);
+    if (stopReason) return undefined; // a stopping daemon takes nothing up
+    // The cache so far lands first: the new version's starts from it (matched by identity).
     await registry.flushCache();
+    const cache = await cacheFor(ctx, now, defs, log);
     const { kept, stopped } = await registry.reconfigure(defs, cache);
     if (settingsText(next) !== settingsText(state.config)) {
       log.write(
