@@ -6,7 +6,8 @@ import { writeFileAtomic } from "../_atomic.ts";
 import { loadConfig, type McpxConfig } from "../config/load.ts";
 import { JsonlLog, type Level } from "../log.ts";
 import { FINGERPRINT_HEADER, guardOf, probe } from "./client.ts";
-import { CALLER_HEADER, decodeCaller } from "./wire.ts";
+import { CALLER_HEADER, decodeCaller, TRUSTED_HEADER } from "./wire.ts";
+import { trustState, untrustedError } from "../config/trust.ts";
 import {
   readBounded,
   refuseWithoutToken,
@@ -167,7 +168,8 @@ export async function runDaemon(
   // only the servers it changed are restarted (docs/daemon.md, "Configuration edits").
   let reloading: Promise<McpxError | undefined> | undefined;
   let refused: { hash: string; error: McpxError } | undefined;
-  const reload = async (): Promise<McpxError | undefined> => {
+  let untrustedSaid: string | undefined;
+  const reload = async (vouched?: string): Promise<McpxError | undefined> => {
     let now: Fingerprint;
     try {
       now = fingerprintConfig(fp.path);
@@ -176,6 +178,27 @@ export async function runDaemon(
     }
     if (now.hash === state.fingerprint) return undefined;
     if (refused?.hash === now.hash) return refused.error;
+    // An edit starts nothing before it is trusted: a command that found this very version
+    // trusted says so; without that word, the daemon asks as a command that did not name the file
+    // would (a file named with --config is trusted only by the command that named it).
+    if (vouched !== now.hash) {
+      const trust = await trustState(now.path, now.text, {
+        ...ctx.trustOptions(fp.path),
+        explicit: false,
+      });
+      if (!trust.trusted) {
+        if (untrustedSaid !== now.hash) {
+          untrustedSaid = now.hash;
+          log.write(
+            "warn",
+            "config.reload_untrusted",
+            "The edited configuration is not trusted: still serving the one before",
+            { config: now.path, why: trust.why },
+          );
+        }
+        return untrustedError(now.path, trust);
+      }
+    }
     let next: McpxConfig, defs: ServerDef[];
     try {
       next = await loadConfig(now.path, now.text);
@@ -216,9 +239,9 @@ export async function runDaemon(
     return undefined;
   };
   /** Takes up the file as it is now; resolves to why it could not, if it could not. */
-  const current = async (): Promise<McpxError | undefined> => {
+  const current = async (vouched?: string): Promise<McpxError | undefined> => {
     while (reloading) await reloading;
-    reloading = reload().finally(() => (reloading = undefined));
+    reloading = reload(vouched).finally(() => (reloading = undefined));
     return await reloading;
   };
 
@@ -287,7 +310,8 @@ export async function runDaemon(
             // first, or say why it cannot be.
             const wanted = req.headers.get(FINGERPRINT_HEADER);
             if (!(ready instanceof Response) && wanted && wanted !== state.fingerprint) {
-              const failed = await current();
+              const vouched = req.headers.get(TRUSTED_HEADER) === wanted ? wanted : undefined;
+              const failed = await current(vouched);
               if (failed) {
                 // The answer is about the version the command read: it carries its fingerprint.
                 const res = problemResponse(failed);

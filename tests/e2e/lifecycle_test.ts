@@ -244,3 +244,34 @@ Deno.test("lifecycle: an edit of the configuration restarts only the servers it 
   assert.deepEqual(reloads.map((r) => r.restarted), [[], ["keep"]]);
   await box.mcpx(["end-session", "edit"]);
 });
+
+Deno.test("lifecycle: a running daemon takes up an edit only once it is trusted", async () => {
+  await using box = await Sandbox.create(undefined, { trustAll: false });
+  const entry = { ...faultyServer(), mcpx: { sharing: "exclusive", scope: "session" } };
+  const path = await box.write("work/.mcpx.json", { mcpServers: { keep: entry } });
+  assert.equal((await box.mcpx(["trust"])).code, 0);
+  const env = { MCPX_SESSION_ID: "trusting" };
+  const first = await callText(box, ["keep.pid"], env);
+  const health = await box.json<Health>(["health"]);
+
+  // An edit no one trusted: the daemon keeps serving the version before, and starts nothing new.
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify({ mcpServers: { keep: entry, more: { command: "sleep", args: ["600"] } } }),
+  );
+  for (const args of [["status"], ["call", "keep.pid"]]) {
+    const r = await box.mcpx(args, { env });
+    assert.equal(r.code, 9, `mcpx ${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, /changed since it was trusted/);
+  }
+  const log = await daemonLog(box);
+  assert.ok(!log.some((r) => r.event === "config.reloaded"), "nothing was taken up");
+
+  // Trusted, it is taken up, and the unchanged server keeps its process.
+  assert.equal((await box.mcpx(["trust"])).code, 0);
+  assert.equal(await callText(box, ["keep.pid"], env), first);
+  const now = await box.json<Health>(["health"]);
+  assert.equal(now.pid, health.pid);
+  assert.notEqual(now.fingerprint, health.fingerprint);
+  await box.mcpx(["end-session", "trusting"], { env });
+});
