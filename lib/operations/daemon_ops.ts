@@ -80,6 +80,7 @@ export const health = defineOperation<Record<string, never>, Health>({
       uptimeMs: z.number(),
       autostarted: z.boolean(),
       logId: z.string().describe("The daemon's id in the log (`dmn-…`)"),
+      recovered: z.string().optional(),
     }),
   run(_input, ctx) {
     const d = running(ctx);
@@ -94,6 +95,7 @@ export const health = defineOperation<Record<string, never>, Health>({
       uptimeMs: Date.now() - d.startedAt,
       autostarted: d.autostarted,
       logId: d.logId,
+      ...(d.recovered ? { recovered: d.recovered } : {}),
     });
   },
   render: (h) => `ok: daemon ${h.pid}, up ${formatDuration(h.uptimeMs)}, config ${h.config}\n`,
