@@ -13,6 +13,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { wireRequest } from "../lib/daemon/wire.ts";
+import { TOKEN_HEADER } from "../lib/daemon/guard.ts";
 import {
   formatTable,
   interruptible,
@@ -60,6 +61,17 @@ interface Sample {
   hwmKiB: number;
 }
 
+/** The token of the one daemon running under `env` (every `/v1` request carries it). */
+async function daemonToken(env: Record<string, string>): Promise<string> {
+  const dir = join(env.XDG_STATE_HOME, "mcpx", "daemons");
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.name.endsWith(".token")) {
+      return (await Deno.readTextFile(join(dir, entry.name))).trim();
+    }
+  }
+  throw new Error(`no daemon token in ${dir}`);
+}
+
 /** One daemon for `servers` fixture servers: started, each server called once, then measured. */
 async function measure(
   env: Record<string, string>,
@@ -77,14 +89,16 @@ async function measure(
   await Deno.mkdir(project, { recursive: true });
   await Deno.writeTextFile(join(project, ".mcpx.json"), JSON.stringify({ mcpServers }));
   const health = JSON.parse(await runDeno(mcpxArgs(["--json", "start"]), project, env));
+  const headers = { [TOKEN_HEADER]: await daemonToken(env) };
   for (const ns of Object.keys(mcpServers)) {
     const res = await wireRequest(health.socket, "POST", `/v1/call/${ns}/echo`, {
       body: { text: "x" },
       timeoutMs: 30_000,
+      headers,
     });
     if (res.status !== 200) throw new Error(`${ns}.echo: HTTP ${res.status}: ${res.text}`);
   }
-  const status = await wireRequest(health.socket, "GET", "/v1/status");
+  const status = await wireRequest(health.socket, "GET", "/v1/status", { headers });
   const live = (JSON.parse(status.text).servers as { live: number }[])
     .reduce((n, s) => n + s.live, 0);
   if (live !== servers) throw new Error(`the daemon holds ${live} processes, not ${servers}`);

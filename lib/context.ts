@@ -26,6 +26,15 @@ export interface DaemonHandle {
   readonly registry: Registry;
   /** Stops the daemon after the current answer is sent. */
   requestStop(reason: string): void;
+  /** The daemon's log. */
+  readonly log?: {
+    write(
+      level: "info" | "warn",
+      event: string,
+      message: string,
+      attrs?: Record<string, unknown>,
+    ): void;
+  };
 }
 
 /**

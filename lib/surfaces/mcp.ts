@@ -1,0 +1,446 @@
+/**
+ * mcpx as an MCP server: the operations the table marks for MCP, each a tool named `mcpx_<command>`
+ * with its annotations, served over stdio (`mcpx serve`) and Streamable HTTP (the daemon's `/mcp`,
+ * `mcpx serve --http`), in both protocol eras. The official SDK's server does the protocol (the
+ * `initialize` handshake, 2026-07-28 `server/discover` and per-request `_meta`, -32022 with the
+ * versions that would work, ping, logging/setLevel, cancellation); this module decides what is
+ * served and who runs it. Each MCP connection is its own mcpx session, so two hosts never share a
+ * leased server (a browser above all).
+ *
+ * Loaded on demand: the daemon imports it on the first `/mcp` request, never at start.
+ */
+import {
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  isLegacyRequest,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
+import { serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
+import { z } from "zod";
+import type { Operation, ParamSpec } from "../operations/define.ts";
+import { McpxError, messageOf } from "../errors.ts";
+import { VERSION } from "../version.ts";
+
+/** One tool of the MCP surface: its wire description and the operation behind it. */
+export interface McpTool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Record<string, unknown>;
+  readonly outputSchema?: Record<string, unknown>;
+  readonly annotations: {
+    readonly title: string;
+    readonly readOnlyHint: boolean;
+    readonly destructiveHint: boolean;
+    readonly idempotentHint?: boolean;
+    readonly openWorldHint: boolean;
+  };
+  readonly op: Operation;
+}
+
+/** Who runs a tool's operation for one MCP session, and how the session is ended. */
+export interface McpHost {
+  /** Runs `op` with `input` for the session; resolves to the operation's output. */
+  run(
+    op: Operation,
+    input: Record<string, unknown>,
+    call: { session: string; signal: AbortSignal },
+  ): Promise<unknown>;
+  /** The session is over (its client went away): release what it holds. */
+  end?(session: string): Promise<void>;
+  /** A record for the host's log (a cancellation, a session opened or closed). */
+  log?(
+    level: "info" | "warn",
+    event: string,
+    message: string,
+    attrs?: Record<string, unknown>,
+  ): void;
+}
+
+/** Tools per `tools/list` page; the cursor is opaque to clients (base64 of an offset). */
+export const PAGE_SIZE = 50;
+
+/** The MCP tool name of an operation: `mcpx_` and its command words (`mcpx_call`, `mcpx_ls`). */
+export function mcpToolName(op: Operation): string {
+  return "mcpx_" + op.cli.command.join("_").replaceAll("-", "_");
+}
+
+function paramSchema(p: ParamSpec): Record<string, unknown> {
+  const base: Record<string, unknown> = p.type === "boolean"
+    ? { type: "boolean" }
+    : p.type === "integer"
+    ? { type: "integer" }
+    : p.type === "enum"
+    ? { type: "string", enum: [...p.values!] }
+    : p.type === "list"
+    ? { type: "array", items: { type: "string" } }
+    : p.type === "json"
+    ? { type: ["object", "array"] }
+    : { type: "string" };
+  return { ...base, description: p.doc };
+}
+
+function outputSchemaOf(op: Operation): Record<string, unknown> | undefined {
+  const json = z.toJSONSchema(op.output(z), { io: "output", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  if (json.type !== "object") return undefined;
+  delete json.$schema;
+  return json;
+}
+
+/**
+ * The tools the MCP surface serves, from the operations table: every operation marked
+ * `mcp.expose`, in table order. Pure: a function of the declarations.
+ */
+export function buildMcpTools(operations: readonly Operation[]): McpTool[] {
+  return operations.filter((op) => op.mcp.expose).map((op) => {
+    const params = op.params.filter((p) => !op.mcp.hidden?.includes(p.name));
+    const required = params.filter((p) => p.required).map((p) => p.name);
+    const passThrough = op.mcp.result !== undefined;
+    return {
+      name: mcpToolName(op),
+      description: [op.summary, op.description].filter(Boolean).join(". "),
+      inputSchema: {
+        type: "object",
+        properties: Object.fromEntries(params.map((p) => [p.name, paramSchema(p)])),
+        ...(required.length ? { required } : {}),
+        additionalProperties: false,
+      },
+      // A tool whose result is another server's passes that result through: no schema of ours.
+      ...(passThrough ? {} : { outputSchema: outputSchemaOf(op) }),
+      annotations: {
+        title: op.summary,
+        readOnlyHint: op.mcp.readOnly === true,
+        destructiveHint: op.mcp.destructive === true,
+        openWorldHint: passThrough,
+      },
+      op,
+    };
+  });
+}
+
+function typeOk(p: ParamSpec, v: unknown): boolean {
+  switch (p.type) {
+    case "boolean":
+      return typeof v === "boolean";
+    case "integer":
+      return Number.isInteger(v);
+    case "enum":
+      return typeof v === "string" && p.values!.includes(v);
+    case "list":
+      return Array.isArray(v) && v.every((x) => typeof x === "string");
+    case "json":
+      return v !== null && typeof v === "object";
+    default:
+      return typeof v === "string";
+  }
+}
+
+/**
+ * The operation's input from a tool call's arguments, checked against the declaration.
+ * @throws {McpxError} USAGE naming the first argument that is unknown, missing or mistyped.
+ */
+export function toolInput(tool: McpTool, args: Record<string, unknown>): Record<string, unknown> {
+  const op = tool.op;
+  const params = op.params.filter((p) => !op.mcp.hidden?.includes(p.name));
+  const input: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(args)) {
+    const p = params.find((q) => q.name === k);
+    if (!p) {
+      throw new McpxError("USAGE", `${tool.name} has no argument "${k}"`, {
+        hint: `Its arguments: ${params.map((q) => q.name).join(", ") || "none"}`,
+      });
+    }
+    if (v === undefined || v === null) continue;
+    if (!typeOk(p, v)) {
+      throw new McpxError("USAGE", `${tool.name}: argument "${k}" must be ${expected(p)}`);
+    }
+    Object.defineProperty(input, k, { value: v, enumerable: true, writable: true });
+  }
+  for (const p of params) {
+    if (p.required && input[p.name] === undefined) {
+      throw new McpxError("USAGE", `${tool.name} needs the argument "${p.name}"`);
+    }
+  }
+  return op.mcp.request ? op.mcp.request(input) : input;
+}
+
+function expected(p: ParamSpec): string {
+  return p.type === "enum"
+    ? `one of ${p.values!.map((v) => `"${v}"`).join(", ")}`
+    : p.type === "json"
+    ? "a JSON object"
+    : p.type === "list"
+    ? "an array of strings"
+    : `a ${p.type}`;
+}
+
+/** A CallToolResult. */
+export type ToolResult = {
+  content: { type: "text"; text: string }[] | unknown[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  [key: string]: unknown;
+};
+
+function errorResult(error: unknown): ToolResult {
+  const e = error instanceof McpxError ? error : undefined;
+  const text = e
+    ? `${e.code}: ${e.message}${e.hint ? `. ${e.hint}` : ""}`
+    : `INTERNAL: ${messageOf(error)}`;
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+/**
+ * Runs one tool call: a failure of the operation is a tool result with `isError` (the model reads
+ * it), never a protocol error; a tool that passes another server's result through
+ * (`mcp.result`) hands on its `isError` as it came.
+ */
+export async function callTool(
+  tool: McpTool,
+  args: Record<string, unknown>,
+  host: McpHost,
+  call: { session: string; signal: AbortSignal },
+): Promise<ToolResult> {
+  let input: Record<string, unknown>;
+  try {
+    input = toolInput(tool, args);
+  } catch (error) {
+    return errorResult(error);
+  }
+  const op = tool.op;
+  try {
+    const output = await host.run(op, input, call);
+    if (op.mcp.result) return op.mcp.result(output) as ToolResult;
+    const structured = output !== null && typeof output === "object" && !Array.isArray(output)
+      ? output as Record<string, unknown>
+      : { value: output };
+    return {
+      content: [{ type: "text", text: JSON.stringify(output, null, 2) }],
+      ...(tool.outputSchema ? { structuredContent: structured } : {}),
+    };
+  } catch (error) {
+    const own = op.mcp.errorResult && error instanceof McpxError
+      ? op.mcp.errorResult(error)
+      : undefined;
+    return (own as ToolResult | undefined) ?? errorResult(error);
+  }
+}
+
+function wireTool(tool: McpTool): Record<string, unknown> {
+  const { op: _op, ...wire } = tool;
+  return wire;
+}
+
+/**
+ * The offset an opaque `tools/list` cursor names.
+ * @throws {ProtocolError} -32602 when it is not one this server handed out.
+ */
+export function decodeCursor(cursor: string | undefined, total: number): number {
+  if (cursor === undefined) return 0;
+  const bad = () =>
+    new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid cursor "${cursor.slice(0, 64)}"`);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(cursor) || cursor.length % 4 !== 0) throw bad();
+  let text: string;
+  try {
+    text = atob(cursor);
+  } catch {
+    throw bad();
+  }
+  const m = /^offset:(\d+)$/.exec(text);
+  if (!m || Number(m[1]) > total) throw bad();
+  return Number(m[1]);
+}
+
+/** The cursor of the page that starts at `offset`. */
+export function encodeCursor(offset: number): string {
+  return btoa(`offset:${offset}`);
+}
+
+/** A fresh low-level SDK server answering the MCP surface for one mcpx session. */
+export function newServer(tools: readonly McpTool[], host: McpHost, session: string): Server {
+  const server = new Server(
+    { name: "mcpx", version: VERSION },
+    {
+      capabilities: { tools: { listChanged: false }, logging: {} },
+      instructions:
+        "mcpx fronts every configured MCP server. Find tools with mcpx_ls and mcpx_search, read " +
+        "their TypeScript signatures with mcpx_types, call one with mcpx_call, or run a program " +
+        "against all of them with mcpx_exec: only what it prints comes back.",
+    },
+  );
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  server.setRequestHandler("tools/list", (request) => {
+    const offset = decodeCursor(request.params?.cursor, tools.length);
+    const page = tools.slice(offset, offset + PAGE_SIZE).map(wireTool);
+    const next = offset + PAGE_SIZE < tools.length ? encodeCursor(offset + PAGE_SIZE) : undefined;
+    return { tools: page, ...(next ? { nextCursor: next } : {}) } as never;
+  });
+  server.setRequestHandler("tools/call", async (request, ctx) => {
+    const tool = byName.get(request.params.name);
+    if (!tool) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool "${request.params.name}"`,
+      );
+    }
+    const signal = ctx.mcpReq.signal;
+    signal.addEventListener(
+      "abort",
+      () =>
+        host.log?.("info", "mcp.cancelled", "A client cancelled a tool call", {
+          session,
+          tool: tool.name,
+          id: ctx.mcpReq.id,
+        }),
+      { once: true },
+    );
+    return await callTool(tool, request.params.arguments ?? {}, host, { session, signal }) as never;
+  });
+  return server;
+}
+
+/** A new mcpx session key for one MCP connection. */
+export function newSessionKey(): string {
+  return `mcp-${crypto.randomUUID()}`;
+}
+
+/**
+ * Serves the MCP surface over this process's stdin and stdout until stdin closes: one connection,
+ * one mcpx session. Resolves once the connection is over.
+ */
+export async function serveStdio(
+  operations: readonly Operation[],
+  host: McpHost,
+): Promise<void> {
+  const tools = buildMcpTools(operations);
+  const session = newSessionKey();
+  const closed = Promise.withResolvers<void>();
+  const handle = sdkServeStdio(() => {
+    const server = newServer(tools, host, session);
+    server.onclose = () => closed.resolve();
+    return server;
+  }, { onerror: (e) => host.log?.("warn", "mcp.error", messageOf(e), { session }) });
+  await closed.promise;
+  await handle.close();
+  await host.end?.(session);
+}
+
+/** Options of {@linkcode mcpHttpHandler}. */
+export interface McpHttpOptions {
+  /** The most bytes of one POST body read (413 past it). */
+  maxBodyBytes: number;
+  /** Check Host and Origin against loopback names (DNS rebinding); off for a unix socket. */
+  checkOrigin: boolean;
+  /** The mcpx session of modern-era requests, which belong to no connection. */
+  modernSession?: (req: Request) => string | undefined;
+}
+
+/** The Streamable HTTP face of the MCP surface: `fetch` answers `/mcp`, `close` ends it all. */
+export interface McpHttpHandler {
+  fetch(req: Request): Promise<Response>;
+  close(): Promise<void>;
+  /** The legacy sessions open now. */
+  readonly sessions: number;
+}
+
+/**
+ * The MCP surface over Streamable HTTP. 2025-era clients get a session each (`Mcp-Session-Id`,
+ * ended by DELETE), each its own mcpx session; 2026-07-28 requests are answered one by one, as
+ * that revision has no connection.
+ */
+export function mcpHttpHandler(
+  operations: readonly Operation[],
+  host: McpHost,
+  options: McpHttpOptions,
+): McpHttpHandler {
+  const tools = buildMcpTools(operations);
+  const legacy = new Map<string, { transport: WebStandardStreamableHTTPServerTransport }>();
+  const modernDefault = newSessionKey();
+  const modern = createMcpHandler(
+    ({ requestInfo }) =>
+      newServer(
+        tools,
+        host,
+        (requestInfo && options.modernSession?.(requestInfo)) ?? modernDefault,
+      ),
+    {
+      legacy: "reject",
+      maxRequestBodySize: options.maxBodyBytes,
+      onerror: (e) => host.log?.("warn", "mcp.error", messageOf(e)),
+    },
+  );
+  const hostnames = localhostAllowedHostnames();
+  const origins = localhostAllowedOrigins();
+
+  async function openLegacy(req: Request): Promise<Response> {
+    const session = newSessionKey();
+    const transport: WebStandardStreamableHTTPServerTransport =
+      new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        maxRequestBodySize: options.maxBodyBytes,
+        onsessioninitialized: (id) => {
+          legacy.set(id, { transport });
+          host.log?.("info", "mcp.session_opened", "An MCP client connected", { session });
+        },
+        onsessionclosed: (id) => void closeLegacy(id, session),
+      });
+    const server = newServer(tools, host, session);
+    await server.connect(transport);
+    const res = await transport.handleRequest(req);
+    // A failed initialize leaves no session behind.
+    if (!transport.sessionId) await server.close();
+    return res;
+  }
+
+  async function closeLegacy(id: string, session: string) {
+    if (!legacy.delete(id)) return;
+    host.log?.("info", "mcp.session_closed", "An MCP client disconnected", { session });
+    await host.end?.(session);
+  }
+
+  return {
+    get sessions() {
+      return legacy.size;
+    },
+    async fetch(req) {
+      if (options.checkOrigin) {
+        const refused = hostHeaderValidationResponse(req, hostnames) ??
+          originValidationResponse(req, origins);
+        if (refused) return refused;
+      }
+      const id = req.headers.get("mcp-session-id");
+      if (id !== null) {
+        const open = legacy.get(id);
+        if (!open) {
+          return Response.json(
+            { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null },
+            { status: 404 },
+          );
+        }
+        return await open.transport.handleRequest(req);
+      }
+      if (
+        req.method === "POST" &&
+        await isLegacyRequest(req, { maxRequestBodySize: options.maxBodyBytes })
+      ) {
+        return await openLegacy(req);
+      }
+      return await modern.fetch(req);
+    },
+    async close() {
+      await modern.close();
+      for (const [id, { transport }] of [...legacy]) {
+        await transport.close().catch(() => {});
+        legacy.delete(id);
+      }
+    },
+  };
+}
