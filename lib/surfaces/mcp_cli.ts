@@ -34,7 +34,7 @@ export function cliHost(ctx: Context): McpHost {
         .catch(() => {});
     },
     log: (level, _event, message) => {
-      if (level === "warn") ctx.io.err(`mcpx serve: ${message}\n`);
+      if (level === "warn") ctx.io.err(`mcpx serve: ${message.split("\n")[0]}\n`);
     },
   };
 }
@@ -45,11 +45,11 @@ export async function serveFromCli(
   http: string | undefined,
 ): Promise<{ served: string }> {
   const host = cliHost(ctx);
+  const settings = await ctx.settings();
   if (http === undefined) {
-    await serveStdio(OPERATIONS, host);
+    await serveStdio(OPERATIONS, host, settings.get("daemon.maxRequestBytes"));
     return { served: "stdio" };
   }
-  const settings = await ctx.settings();
   const handler = mcpHttpHandler(OPERATIONS, host, {
     maxBodyBytes: settings.get("daemon.maxRequestBytes"),
     checkOrigin: true,
