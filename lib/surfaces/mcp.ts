@@ -25,10 +25,7 @@ import {
   type TransportSendOptions,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import {
-  serveStdio as sdkServeStdio,
-  StdioServerTransport,
-} from "@modelcontextprotocol/server/stdio";
+import { serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 import type { Operation, ParamSpec } from "../operations/define.ts";
 import { McpxError, messageOf } from "../errors.ts";
