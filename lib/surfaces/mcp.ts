@@ -299,9 +299,16 @@ export function modernInitializeError(
   };
 }
 
-/** A JSON-RPC error frame. */
+/**
+ * A JSON-RPC error frame. An unknown id is left out rather than null: the MCP schema of every
+ * revision served types `id` as a string or integer and makes it optional on an error.
+ */
 function errorFrame(id: string | number | null, code: number, message: string): JSONRPCMessage {
-  return { jsonrpc: "2.0", id, error: { code, message } } as unknown as JSONRPCMessage;
+  return {
+    jsonrpc: "2.0",
+    ...(id === null ? {} : { id }),
+    error: { code, message },
+  } as unknown as JSONRPCMessage;
 }
 
 /**
@@ -381,17 +388,12 @@ export class LineTransport implements Transport {
           const line = buffered.slice(0, nl).replace(/\r$/, "");
           buffered = buffered.slice(nl + 1);
           if (skipping) skipping = false;
+          else if (line.length > this.#maxLineBytes) this.#answer(this.#tooLarge());
           else if (line.trim() !== "") this.#frame(line);
         }
         if (buffered.length > this.#maxLineBytes) {
           // Never held whole: the rest of the line is dropped as it comes.
-          if (!skipping) {
-            this.#answer(errorFrame(
-              null,
-              -32600,
-              `Invalid request: the frame is larger than ${this.#maxLineBytes} bytes`,
-            ));
-          }
+          if (!skipping) this.#answer(this.#tooLarge());
           skipping = true;
           buffered = "";
         }
@@ -400,6 +402,14 @@ export class LineTransport implements Transport {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     }
     await this.close();
+  }
+
+  #tooLarge(): JSONRPCMessage {
+    return errorFrame(
+      null,
+      -32600,
+      `Invalid request: the frame is larger than ${this.#maxLineBytes} bytes`,
+    );
   }
 
   #frame(line: string) {
@@ -540,6 +550,29 @@ export async function serveStdio(
   await host.end?.(session);
 }
 
+/**
+ * The answer to a POST body that is not one JSON-RPC message (or is too large), in the frames
+ * {@linkcode readFrame} makes; undefined when the body is fit to hand to the SDK.
+ */
+async function refuseBody(req: Request, max: number): Promise<Response | undefined> {
+  const declared = Number(req.headers.get("content-length") ?? NaN);
+  if (declared > max) return tooLarge(max);
+  const text = await req.clone().text();
+  if (new TextEncoder().encode(text).length > max) return tooLarge(max);
+  const read = readFrame(text);
+  if (!("answer" in read)) return undefined;
+  const code = (read.answer as unknown as { error: { code: number } }).error.code;
+  // An initialize for a modern revision is a well-formed request answered in-band.
+  return Response.json(read.answer, { status: code === -32022 ? 200 : 400 });
+}
+
+function tooLarge(max: number): Response {
+  return Response.json(
+    errorFrame(null, -32600, `Invalid request: the body is larger than ${max} bytes`),
+    { status: 413 },
+  );
+}
+
 /** Options of {@linkcode mcpHttpHandler}. */
 export interface McpHttpOptions {
   /** The most bytes of one POST body read (413 past it). */
@@ -588,8 +621,6 @@ export function mcpHttpHandler(
   const origins = localhostAllowedOrigins();
 
   async function openLegacy(req: Request): Promise<Response> {
-    const refused = modernInitializeError(await req.clone().json().catch(() => undefined));
-    if (refused) return Response.json(refused, { status: 400 });
     const session = newSessionKey();
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
@@ -625,14 +656,15 @@ export function mcpHttpHandler(
           originValidationResponse(req, origins);
         if (refused) return refused;
       }
+      if (req.method === "POST") {
+        const refused = await refuseBody(req, options.maxBodyBytes);
+        if (refused) return refused;
+      }
       const id = req.headers.get("mcp-session-id");
       if (id !== null) {
         const open = legacy.get(id);
         if (!open) {
-          return Response.json(
-            { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null },
-            { status: 404 },
-          );
+          return Response.json(errorFrame(null, -32001, "Session not found"), { status: 404 });
         }
         return await open.transport.handleRequest(req);
       }
