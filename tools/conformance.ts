@@ -277,6 +277,11 @@ if (import.meta.main) {
     ).trim();
     await Deno.mkdir(join(ROOT, "docs", "spec"), { recursive: true });
     await Deno.writeTextFile(DOC, renderDoc(results, baseline, commit));
+    await new Deno.Command(Deno.execPath(), {
+      args: ["fmt", "--config", join(ROOT, "deno.json"), DOC],
+      stdout: "null",
+      stderr: "null",
+    }).output();
     console.log(`wrote ${DOC}`);
   }
   for (const p of problems) console.error(`conformance: ${p}`);
