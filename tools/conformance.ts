@@ -31,7 +31,7 @@ export interface Scenario {
 
 /** The scenarios of the suite's SUMMARY block, and which of them it does not score. */
 export function parseSummary(output: string): Scenario[] {
-  const text = output.replace(/\x1b\[[0-9;]*m/g, "");
+  const text = output.replace(new RegExp(String.fromCharCode(27) + "\\[[0-9;]*m", "g"), "");
   const summary = text.split("=== SUMMARY ===")[1];
   if (summary === undefined) throw new Error("the suite printed no SUMMARY");
   const unscored = new Map<string, string>();
@@ -68,7 +68,7 @@ export function compare(rev: Revision, scenarios: Scenario[], baseline: Baseline
   return out;
 }
 
-async function freePort(): Promise<number> {
+function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
@@ -112,7 +112,7 @@ async function startServe(dir: string): Promise<{ url: string; stop: () => Promi
       },
     }),
   );
-  const port = await freePort();
+  const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
