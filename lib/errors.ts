@@ -11,6 +11,11 @@ export const ERRORS = {
   SETTING_INVALID: { exit: 3, http: 422, hint: "Run `mcpx config --schema` for every setting" },
   DAEMON_UNAVAILABLE: { exit: 4, http: 503, hint: "" },
   DAEMON_START_FAILED: { exit: 4, http: 503, hint: "" },
+  DAEMON_STOPPING: {
+    exit: 4,
+    http: 503,
+    hint: "Run the command again once `mcpx stop` is done: it starts a new daemon",
+  },
   SOCKET_FOREIGN: { exit: 4, http: 409, hint: "" },
   UNSAFE_PATH: { exit: 4, http: 409, hint: "" },
   UNAUTHORIZED: { exit: 4, http: 401, hint: "" },
@@ -23,9 +28,13 @@ export const ERRORS = {
   SERVER_EXITED: { exit: 6, http: 502, hint: "The next call starts a fresh process" },
   MESSAGE_TOO_LARGE: { exit: 6, http: 502, hint: "" },
   TOOL_TIMEOUT: { exit: 7, http: 504, hint: "Raise callTimeout for this server, or restart it" },
+  POOL_BUSY: { exit: 7, http: 503, hint: "`mcpx status` shows who holds the processes" },
   TOOL_ERROR: { exit: 8, http: 422, hint: "" },
   CREDENTIALS_MISSING: { exit: 3, http: 422, hint: "" },
   SCRIPT_FAILED: { exit: 1, http: 422, hint: "" },
+  // Exit 9: the configuration is not trusted (lib/config/trust.ts), so nothing it names was
+  // started; `mcpx trust <path>` trusts it. Its own status, so an agent can tell a person.
+  CONFIG_UNTRUSTED: { exit: 9, http: 403, hint: "" },
 } as const satisfies Record<string, { exit: number; http: number; hint: string }>;
 
 /** A code from {@linkcode ERRORS}. */

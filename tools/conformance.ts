@@ -84,6 +84,8 @@ async function startServe(dir: string): Promise<{ url: string; stop: () => Promi
     XDG_CONFIG_HOME: join(dir, "config"),
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
     NO_COLOR: "1",
+    // The configuration is the one this tool just wrote.
+    MCPX_TRUST_ALL: "1",
   };
   for (const name of ["DENO_TLS_CA_STORE", "DENO_CERT", "SSL_CERT_FILE"]) {
     const v = Deno.env.get(name);

@@ -3,6 +3,7 @@ import { parseDuration } from "../duration.ts";
 import { didYouMean, editDistance } from "../near.ts";
 import { toNamespace } from "../names.ts";
 import type { McpxConfig } from "./load.ts";
+import { ENV_FROM, referencedVariables } from "./server_env.ts";
 
 /** One entry of `mcpServers`, as other MCP hosts write it, plus mcpx's own block. */
 export interface ServerConfig {
@@ -46,6 +47,8 @@ export interface PoolSettings {
   idleTimeoutMs: number;
   callTimeoutMs: number;
   startTimeoutMs: number;
+  /** How long a call may queue for a lease (the `pool.queueTimeout` setting, or the block's own). */
+  queueTimeoutMs: number;
 }
 
 /** A configured server as the daemon uses it. */
@@ -62,6 +65,13 @@ export interface ServerDef {
   pool: PoolSettings;
   /** Everything that changes the process or how it is handed out; tool filters are not in it. */
   identity: string;
+  /**
+   * Where its `${VAR}` references are read: the daemon's environment, or each caller's (then
+   * its processes are keyed by the values too; lib/pool/scope.ts).
+   */
+  envFrom: (typeof ENV_FROM)[number];
+  /** The variables its entry references as `${VAR}`. */
+  envNames: string[];
   /** The server this one exposes again under another namespace, if it is an alias. */
   aliasOf?: string;
   /** Profiles that select this server; see {@linkcode selectServers}. */
@@ -159,6 +169,7 @@ const DEFAULTS: PoolSettings = {
   idleTimeoutMs: 10 * 60_000,
   callTimeoutMs: 60_000,
   startTimeoutMs: 30_000,
+  queueTimeoutMs: 30_000,
 };
 
 /**
@@ -250,6 +261,7 @@ function poolSettings(
   out.idleTimeoutMs = duration("idleTimeout") ?? out.idleTimeoutMs;
   out.callTimeoutMs = duration("callTimeout") ?? out.callTimeoutMs;
   out.startTimeoutMs = duration("startTimeout") ?? out.startTimeoutMs;
+  out.queueTimeoutMs = duration("queueTimeout") ?? out.queueTimeoutMs;
   if (out.min > out.max) throw bad("min", out.min, `at most max (${out.max})`);
   return out;
 }
@@ -262,6 +274,7 @@ const POOL_KEYS = [
   "idleTimeout",
   "callTimeout",
   "startTimeout",
+  "queueTimeout",
   "protocol",
   "mode",
 ];
@@ -278,6 +291,7 @@ const MCPX_KEYS = [
   "default",
   "tags",
   "toolTags",
+  "envFrom",
 ];
 
 /** Keys of a server entry outside its `mcpx` block that mcpx reads. */
@@ -307,6 +321,7 @@ const BLOCK_ONLY = new Set([
   "extraIncludeTools",
   "profiles",
   "toolTags",
+  "envFrom",
 ]);
 
 /**
@@ -381,11 +396,13 @@ function tagsOfBlock(block: Record<string, unknown>, where: string): (tool: stri
  * Turns a configuration into server definitions, checking every field mcpx reads: the
  * entries' connection fields, their `mcpx` blocks and the top-level `pool` block.
  * @param options.warnings collects one line per deprecated key met (the caller prints them).
+ * @param options.queueTimeoutMs the `pool.queueTimeout` setting (which also holds the top-level
+ * pool block's `queueTimeout`); a server's mcpx block may set its own.
  * @throws {McpxError} CONFIG_INVALID naming the server, the field and what it expects.
  */
 export function serverDefs(
   config: McpxConfig,
-  options: { warnings?: string[] } = {},
+  options: { warnings?: string[]; queueTimeoutMs?: number } = {},
 ): ServerDef[] {
   const warnings = options.warnings ?? [];
   for (const key of Object.keys(config.pool)) {
@@ -396,7 +413,18 @@ export function serverDefs(
       );
     }
   }
-  const base = poolSettings(config.pool, DEFAULTS, `"pool" in ${config.path}`, warnings);
+  // The top-level queueTimeout is the pool.queueTimeout setting's, resolved with its variable
+  // and flag (lib/settings/resolve.ts): it is not read a second time here.
+  const { queueTimeout: _setting, ...topBlock } = config.pool;
+  const base = poolSettings(
+    topBlock,
+    {
+      ...DEFAULTS,
+      queueTimeoutMs: options.queueTimeoutMs ?? DEFAULTS.queueTimeoutMs,
+    },
+    `"pool" in ${config.path}`,
+    warnings,
+  );
   const entries: Record<string, ServerConfig> = {};
   for (const [name, raw] of Object.entries(config.mcpServers)) {
     entries[name] = checkServer(name, raw, config.path);
@@ -477,7 +505,19 @@ export function serverDefs(
     if (typeof defaultOn !== "boolean") {
       throw new McpxError("CONFIG_INVALID", `${where}: "default" must be true or false`);
     }
+    const envFrom = block.envFrom ?? "daemon";
+    if (!ENV_FROM.includes(envFrom as never)) {
+      throw new McpxError(
+        "CONFIG_INVALID",
+        `${where}: "envFrom" is ${JSON.stringify(envFrom)}; expected "daemon" or "caller"`,
+        {
+          hint:
+            `"caller" reads the server's \${VAR} references from each calling command (a process per distinct set of values)`,
+        },
+      );
+    }
     const identity = JSON.stringify([
+      envFrom,
       entry.command,
       entry.args,
       entry.env,
@@ -487,7 +527,8 @@ export function serverDefs(
       entry.auth,
       transport,
       protocol,
-      pool,
+      // How long a caller may queue changes neither the process nor who shares it.
+      { ...pool, queueTimeoutMs: undefined },
     ]);
     defs.push({
       name,
@@ -499,6 +540,8 @@ export function serverDefs(
       protocol: protocol as ServerDef["protocol"],
       pool,
       identity,
+      envFrom: envFrom as ServerDef["envFrom"],
+      envNames: referencedVariables(entry),
       aliasOf,
       profiles,
       isDefault: defaultOn,

@@ -39,6 +39,11 @@ export interface ConnectOptions {
   startTimeoutMs: number;
   /** How mcpx introduces itself to the server (default `mcpx` and its version). */
   clientInfo?: { name: string; version: string };
+  /**
+   * Abandons the start: the child is killed and the start rejects with the signal's reason
+   * (the daemon is stopping, and does not wait out `startTimeoutMs` for a server it will stop).
+   */
+  signal?: AbortSignal;
   /** stdio: the longest message read from the server (`daemon.maxMessageBytes`; 64 MiB). */
   maxMessageBytes?: number;
   /** Where what goes wrong outside a request (a reply over the limit) is recorded. */
@@ -174,7 +179,9 @@ class Connection implements McpConnection {
     };
 
     const ms = this.#options.startTimeoutMs;
+    const signal = this.#options.signal;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
     const outcome = await Promise.race([
       this.#client.connect(transport, { timeout: ms }).then(
         () => ({ ok: true as const }),
@@ -183,8 +190,20 @@ class Connection implements McpConnection {
       new Promise<{ ok: false; timedOut: true }>((resolve) => {
         timer = setTimeout(() => resolve({ ok: false, timedOut: true }), ms);
       }),
+      new Promise<{ ok: false; aborted: true }>((resolve) => {
+        onAbort = () => resolve({ ok: false, aborted: true });
+        if (signal?.aborted) onAbort();
+        else signal?.addEventListener("abort", onAbort, { once: true });
+      }),
     ]);
     clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort!);
+    if ("aborted" in outcome) {
+      await this.close();
+      throw signal!.reason instanceof Error
+        ? signal!.reason
+        : new McpxError("SERVER_START_FAILED", `Start of server "${this.#spec.name}" abandoned`);
+    }
     if (outcome.ok) {
       this.protocolVersion = this.#client.getNegotiatedProtocolVersion();
       return;

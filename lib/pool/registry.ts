@@ -5,7 +5,15 @@ import { selectServers, type ServerDef } from "../config/servers.ts";
 import { functionNames } from "../names.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
 import { type Instance, Pool, type PoolStatus } from "./pool.ts";
-import { type Caller, type Discover, parentSessionKey, scopeKey, sessionKey } from "./scope.ts";
+import {
+  type Caller,
+  type Discover,
+  parentSessionKey,
+  type ScopeKey,
+  scopeKey,
+  scopeOf,
+  sessionKey,
+} from "./scope.ts";
 import type { Selection } from "../config/servers.ts";
 import { errorText, unwrapResult } from "./unwrap.ts";
 import { validateArguments } from "./validate.ts";
@@ -20,8 +28,8 @@ type Log = (
 
 /** What the registry needs from the daemon. */
 export interface RegistryDeps {
-  connect(spec: ServerSpec, startTimeoutMs: number): Promise<McpConnection>;
-  spec(def: ServerDef): ServerSpec;
+  connect(spec: ServerSpec, startTimeoutMs: number, signal?: AbortSignal): Promise<McpConnection>;
+  spec(def: ServerDef, key?: ScopeKey): ServerSpec;
   discover: Discover;
   log: Log;
   /** MCPX_TRACE / logging.trace: one log line per call naming the instance that served it. */
@@ -68,6 +76,13 @@ export interface CallOutput {
   raw?: unknown;
   instance: { id: string; pid: number | null; key: string };
   durationMs: number;
+  /**
+   * The process that served this session before was stopped to make room, or exited, and this
+   * call ran on a fresh one: whatever state the old one held (a page, a login) is gone.
+   */
+  restarted?: true;
+  /** Why the old process went, when `restarted`. */
+  restartReason?: string;
 }
 
 /**
@@ -204,7 +219,15 @@ export class Registry {
       );
     }
     const started = performance.now();
-    const lease = await pool.acquire(key, def.pool.startTimeoutMs + def.pool.callTimeoutMs);
+    const lease = await pool.acquire(key, def.pool.queueTimeoutMs);
+    if (lease.restarted) {
+      this.#deps.log(
+        "warn",
+        "session.restarted",
+        `A fresh process serves ${key.key}: the one before was ${lease.restarted}`,
+        { server: def.name, key: key.key, instance: lease.instance.id, reason: lease.restarted },
+      );
+    }
     try {
       const tool = findTool(def, lease.instance.tools, req.tool);
       const args = req.words
@@ -236,7 +259,12 @@ export class Registry {
           key: lease.instance.key,
         },
         durationMs,
+        ...(lease.restarted ? { restarted: true, restartReason: lease.restarted } : {}),
       };
+    } catch (e) {
+      // A failed call's answer carries no report: the session's next call still says so.
+      if (lease.restarted) lease.instance.restarted ??= lease.restarted;
+      throw e;
     } finally {
       lease.release();
     }
@@ -279,6 +307,7 @@ export class Registry {
         sharedWith: [...this.#entries.values()].filter((e) => e.pool === pool && e.def !== def)
           .map((e) => e.def.namespace),
         instances: first ? st.instances : [],
+        queue: first ? st.queue : { waiting: 0, oldestWaitMs: 0 },
       };
     });
   }
@@ -289,15 +318,18 @@ export class Registry {
     pool.clearCooldown();
     const match = session === undefined
       ? undefined
-      : (key: string) => key === sessionKey(session) || key === parentSessionKey(session);
+      : (key: string) =>
+        scopeOf(key) === sessionKey(session) || scopeOf(key) === parentSessionKey(session);
     return await pool.stopAll(session ? `restart of session ${session}` : "restart", match);
   }
 
   /** Stops every instance keyed to a session a caller minted, now that it has finished. */
   async endSession(session: string): Promise<number> {
     let n = 0;
+    const ended = (k: string) => scopeOf(k) === sessionKey(session);
     for (const p of this.#pools.values()) {
-      n += await p.stopAll(`session ${session} ended`, (k) => k === sessionKey(session));
+      p.forget(ended);
+      n += await p.stopAll(`session ${session} ended`, ended);
     }
     return n;
   }
@@ -305,8 +337,11 @@ export class Registry {
   /**
    * Lists every enabled server's tools again (recording them in the schema cache), starting a
    * short-lived instance where none runs. Each namespace sees only the tools its filters show.
+   * An `"envFrom": "caller"` server is started with the values `caller` sent.
    */
-  async refresh(): Promise<{ namespace: string; tools?: ToolInfo[]; error?: string }[]> {
+  async refresh(
+    caller: Caller = {},
+  ): Promise<{ namespace: string; tools?: ToolInfo[]; error?: string }[]> {
     const byPool = new Map<Pool, Promise<{ tools?: ToolInfo[]; error?: string }>>();
     const listOne = async (p: Pool) => {
       const live = p.instances().find((i) => i.state === "ready" && i.conn);
@@ -317,8 +352,9 @@ export class Registry {
           return { tools: live.tools };
         }
         p.clearCooldown();
+        const env = p.def.envFrom === "caller" ? scopeKey(p.def, caller, () => undefined).env : {};
         const lease = await p.acquire(
-          { key: `refresh:${crypto.randomUUID()}`, ephemeral: true },
+          { key: `refresh:${crypto.randomUUID()}`, ephemeral: true, env },
           p.def.pool.startTimeoutMs,
         );
         lease.release();
@@ -351,10 +387,19 @@ export class Registry {
     await this.#deps.cache?.flush();
   }
 
-  /** Stops every instance of every pool and the timers. */
-  async close(): Promise<void> {
+  /**
+   * Takes no more work, at once: every queued caller fails with DAEMON_STOPPING, as does every
+   * later call, and no process starts. {@linkcode Registry.close} then stops what runs.
+   */
+  beginStop(reason: string): void {
     clearInterval(this.#timer);
     clearInterval(this.#pidTimer);
+    for (const p of this.#pools.values()) p.close(reason);
+  }
+
+  /** Stops every instance of every pool and the timers (after {@linkcode Registry.beginStop}). */
+  async close(reason = "daemon stopping"): Promise<void> {
+    this.beginStop(reason);
     await Promise.all([...this.#pools.values()].map((p) => p.stopAll("daemon stopping")));
   }
 }

@@ -1,4 +1,6 @@
 import type { Selection, ServerDef } from "../config/servers.ts";
+import { pick } from "../config/server_env.ts";
+import { hash64 } from "../_hash.ts";
 
 /** Who is calling: what the CLI (or a script) tells the daemon about itself. */
 export interface Caller {
@@ -8,10 +10,20 @@ export interface Caller {
   pid?: number;
   /** MCPX_SESSION_ID, or `--session`. */
   session?: string;
+  /**
+   * The session key was made up by mcpx for one run (MCPX_SESSION_MINTED), not named by the
+   * caller: its process may be stopped to make room between its calls (and the run is told).
+   */
+  sessionMinted?: boolean;
   /** MCPX_PARENT_SESSION_ID. */
   parentSession?: string;
   /** The profiles the caller selected: a call outside them is refused. */
   selection?: Selection;
+  /**
+   * The caller's values of the variables that servers with `"envFrom": "caller"` reference, and
+   * no others (lib/config/server_env.ts `callerVariables`).
+   */
+  env?: Record<string, string>;
 }
 
 /** The key a call is served under, and how long a process under it may live. */
@@ -21,8 +33,15 @@ export interface ScopeKey {
   ephemeral: boolean;
   /** For `pid` scope: the process whose exit stops the instance. */
   watchPid?: number;
+  /**
+   * Never stopped to make room for another key: a session the caller named (MCPX_SESSION_ID,
+   * `--session`, MCPX_PARENT_SESSION_ID). Newcomers wait for it instead.
+   */
+  pinned?: boolean;
   /** Set when the scope could not resolve: which variable or condition would fix it. */
   degraded?: string;
+  /** For a server with `"envFrom": "caller"`: the caller's values its `${VAR}` references read. */
+  env?: Record<string, string>;
 }
 
 /** The repository facts the `repo` and `worktree` scopes need. */
@@ -38,11 +57,26 @@ export function parentSessionKey(session: string): string {
   return `psession:${session}`;
 }
 
+/** The scope part of a key: `session:abc` of `session:abc|env:<hash>` (an envFrom caller's). */
+export function scopeOf(key: string): string {
+  const at = key.indexOf("|env:");
+  return at < 0 ? key : key.slice(0, at);
+}
+
 /**
  * Computes the key for one call. A scope that cannot resolve degrades to per-call isolation:
  * sharing a stateful process by accident corrupts results, over-isolating only costs a process.
  */
 export function scopeKey(def: ServerDef, caller: Caller, discover: Discover): ScopeKey {
+  const key = scopeOnly(def, caller, discover);
+  if (def.envFrom !== "caller") return key;
+  // A process started with one caller's values never serves a caller with other values.
+  const env = pick(caller.env ?? {}, def.envNames);
+  const digest = hash64(new TextEncoder().encode(JSON.stringify(Object.entries(env))));
+  return { ...key, key: `${key.key}|env:${digest}`, env };
+}
+
+function scopeOnly(def: ServerDef, caller: Caller, discover: Discover): ScopeKey {
   const once = (why: string): ScopeKey => ({
     key: `call:${crypto.randomUUID()}`,
     ephemeral: true,
@@ -55,11 +89,11 @@ export function scopeKey(def: ServerDef, caller: Caller, discover: Discover): Sc
       return { key: `call:${crypto.randomUUID()}`, ephemeral: true };
     case "session":
       return caller.session
-        ? { key: sessionKey(caller.session), ephemeral: false }
+        ? { key: sessionKey(caller.session), ephemeral: false, pinned: !caller.sessionMinted }
         : once("set MCPX_SESSION_ID (or pass --session) so calls of one session share a process");
     case "parent-session":
       return caller.parentSession
-        ? { key: parentSessionKey(caller.parentSession), ephemeral: false }
+        ? { key: parentSessionKey(caller.parentSession), ephemeral: false, pinned: true }
         : once("set MCPX_PARENT_SESSION_ID so the subagents of one parent share a process");
     case "pid":
       return caller.pid

@@ -30,6 +30,14 @@ export const SETTINGS = {
       "When empty, mcpx searches .mcpx.json, .mcpx/config.json and .mcp.json upward from the working directory, then the user and system locations. Read before any file, so it comes from the environment or a flag only.",
     early: true,
   },
+  "trust.all": {
+    type: "boolean",
+    default: "false",
+    doc: "Trust every configuration file without `mcpx trust`, as in a throwaway container or CI",
+    detail:
+      "Without it, a configuration outside your own locations (the mcpx folder of your config directory, your home directory's own files, /etc/mcpx) must be trusted once with `mcpx trust <path>` before it starts a server, names a script or applies a setting; a file named with --config or MCPX_CONFIG counts as trusted. A file another user owns, or that group or others may write, is never trusted, this setting or not. Read before any file, so it comes from the environment (MCPX_TRUST_ALL=1) or a flag only.",
+    early: true,
+  },
   "output.json": {
     type: "boolean",
     default: "false",
@@ -117,6 +125,14 @@ export const SETTINGS = {
     detail:
       "16 MiB by default: above the 10 MB tool argument mcpx supports, with room for its JSON encoding. The body is counted as it arrives, so a larger one never sits in the daemon's memory.",
   },
+  "servers.envPassthrough": {
+    type: "string",
+    default: "",
+    doc:
+      "Variables passed by name from the daemon's environment to every server it starts, comma-separated",
+    detail:
+      "A stdio server starts with PATH, HOME, USER, LOGNAME, SHELL, TZ, TMPDIR, LANG, LANGUAGE, LC_*, the proxy and certificate variables (HTTPS_PROXY, NO_PROXY, SSL_CERT_FILE, NODE_EXTRA_CA_CERTS and the like) from the daemon's environment, then these names, then its own `env` - never the rest of the environment of whichever command started the daemon, such as its secrets or MCPX_SESSION_ID. A `${VAR}` in a server's entry reads the daemon's environment, or each calling command's when its mcpx block says \"envFrom\": \"caller\".",
+  },
   "daemon.maxMessageBytes": {
     type: "integer",
     default: "67108864",
@@ -124,6 +140,14 @@ export const SETTINGS = {
       "Longest message, in bytes, the daemon reads from a stdio server; a longer reply fails its call",
     detail:
       "64 MiB by default. A message is one line of JSON-RPC on the server's stdout; a longer one is dropped as it arrives (never held whole), the call it answers fails at once with MESSAGE_TOO_LARGE naming this limit, and the daemon's log records it.",
+  },
+  "pool.queueTimeout": {
+    type: "duration",
+    default: "30s",
+    doc:
+      "How long a call waits in a server's queue for a process before it fails, naming who holds them",
+    detail:
+      "A call waits when its process serves one call at a time (exclusive sharing) and is busy, or when the server already runs max processes and none of them can be stopped to make room (each is busy, or serves a named session). Waiters are served first come first served, and the wait fails with POOL_BUSY (exit 7) naming the sessions that hold the processes. It bounds the wait only, not the call (callTimeout, 60s by default, does that). In a file it sits in the top-level pool block; a server's mcpx block may set its own queueTimeout.",
   },
   "logging.level": {
     type: "enum",
