@@ -64,6 +64,15 @@ Deno.test("mcpx serve over stdio: the SDK's client lists the tools and calls thr
       const missing = await call(client, "nosuch", "echo");
       assert.equal(missing.isError, true);
       assert.match(missing.content[0].text!, /^SERVER_NOT_FOUND: /);
+      const exec = await client.callTool({
+        name: "mcpx_exec",
+        arguments: {
+          code: "const r = await fixture.echo({ text: 'via exec' }); console.log(`${r}`)",
+        },
+      }) as { structuredContent: { exitCode: number; stdout: string }; isError?: boolean };
+      assert.equal(exec.isError, undefined, JSON.stringify(exec));
+      assert.equal(exec.structuredContent.exitCode, 0);
+      assert.equal(exec.structuredContent.stdout.trim(), "via exec");
       const ns = await client.callTool({ name: "mcpx_ls", arguments: {} }) as {
         structuredContent: { namespaces: { namespace: string }[] };
       };
@@ -142,6 +151,12 @@ Deno.test("the daemon's /mcp: the SDK's client over the socket, in both eras; ba
       const echo = await call(client, "fixture", "echo", { text: mode });
       assert.deepEqual(echo.content, [{ type: "text", text: mode }]);
       assert.equal((await call(client, "fixture", "fail")).isError, true);
+      const exec = await client.callTool({
+        name: "mcpx_exec",
+        arguments: { code: "return (await fixture.echo({ text: 'in the daemon' }))" },
+      }) as { structuredContent: { exitCode: number; result?: unknown } };
+      assert.equal(exec.structuredContent.exitCode, 0, JSON.stringify(exec));
+      assert.equal(exec.structuredContent.result, "in the daemon");
       if (mode === "legacy") await transport.terminateSession();
       await client.close();
     }
