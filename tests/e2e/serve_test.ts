@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { faultyServer } from "../fixtures/servers.ts";
-import { Sandbox } from "../_helpers.ts";
+import { Sandbox, until } from "../_helpers.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname;
 
@@ -114,6 +114,15 @@ Deno.test("mcpx serve over stdio: each connection is its own mcpx session", asyn
       pids[0],
       "and stays with its host",
     );
+    await a.close();
+    const live = async () => {
+      const status = await box.json<{ servers: { namespace: string; instances: unknown[] }[] }>(
+        ["status"],
+        { cwd: "work" },
+      );
+      return status.servers.find((s) => s.namespace === "sess")!.instances.length;
+    };
+    assert.ok(await until(async () => await live() === 1), "a closed connection's session ends");
   } finally {
     await a.close();
     await b.close();
