@@ -267,7 +267,10 @@ Deno.test("/mcp, 2025-11-25: a session per client lists, calls and pages, every 
     assert.equal(init.protocolVersion, LEGACY);
     const list = await a.send("tools/list");
     const tools = (list.frames[0].result as { tools: { name: string }[] }).tools;
-    assert.deepEqual(tools.map((t) => t.name), buildMcpTools(OPERATIONS).map((t) => t.name));
+    assert.deepEqual(tools.map((t) => t.name), [
+      ...buildMcpTools(OPERATIONS).map((t) => t.name),
+      "mcpx_batch",
+    ]);
 
     const ok = await a.send("tools/call", {
       name: "mcpx_call",
@@ -300,6 +303,30 @@ Deno.test("/mcp, 2025-11-25: a session per client lists, calls and pages, every 
     const version = await a.send("tools/call", { name: "mcpx_version", arguments: {} });
     const v = version.frames[0].result as { structuredContent: { version: string } };
     assert.equal(typeof v.structuredContent.version, "string");
+
+    const several = await a.send("tools/call", {
+      name: "mcpx_batch",
+      arguments: {
+        calls: [
+          { tool: "mcpx_call", arguments: { server: "x", tool: "one" } },
+          { tool: "mcpx_call", arguments: { server: "x", tool: "fail" } },
+          { tool: "mcpx_nope" },
+        ],
+      },
+    });
+    const { results } = (several.frames[0].result as {
+      structuredContent: { results: { isError?: boolean; content: { text: string }[] }[] };
+    }).structuredContent;
+    assert.deepEqual(results.map((r) => [r.isError === true, r.content[0].text.slice(0, 9)]), [
+      [false, "one"],
+      [true, "it failed"],
+      [true, "USAGE: mc"],
+    ]);
+    const tooMany = await a.send("tools/call", {
+      name: "mcpx_batch",
+      arguments: { calls: Array.from({ length: 101 }, () => ({ tool: "mcpx_version" })) },
+    });
+    assert.equal((tooMany.frames[0].result as { isError: boolean }).isError, true);
 
     const unknownTool = await a.send("tools/call", { name: "nope", arguments: {} });
     assert.equal((unknownTool.frames[0].error as { code: number }).code, -32602);

@@ -19,7 +19,7 @@ import {
   type SettingSpec,
 } from "../lib/settings/table.ts";
 import { usage } from "../lib/surfaces/help.ts";
-import { buildMcpTools } from "../lib/surfaces/mcp.ts";
+import { BATCH_TOOL, buildMcpTools } from "../lib/surfaces/mcp.ts";
 
 /** The repository root. */
 export const ROOT: string = fileURLToPath(new URL("..", import.meta.url));
@@ -294,7 +294,8 @@ export function renderParity(ops: readonly Operation[] = OPERATIONS): string {
     "`/v1` route. An operation without a route says why; `tests/parity_test.ts` holds the " +
     "surfaces to this table. The MCP column is the tool `mcpx serve` (stdio, or `--http`) and " +
     "the daemon's `/mcp` serve for the operation, read from the MCP surface itself " +
-    "(lib/surfaces/mcp.ts), with the annotations a client can scope on.\n",
+    "(lib/surfaces/mcp.ts), with the annotations a client can scope on. One more tool is served " +
+    `that is no operation: \`${BATCH_TOOL.name}\`, several of the others' calls at once.\n`,
     `${ops.length} operations, ${commands} commands, ${routes} routes, ${tools} MCP tools.\n`,
     table(
       ["Operation", "Command", "/v1 route", "MCP tool", "Runs"],

@@ -238,6 +238,95 @@ export async function callTool(
   }
 }
 
+/** The most calls one `mcpx_batch` runs. */
+export const MAX_BATCH = 100;
+
+/**
+ * `mcpx_batch`: several of the other tools' calls at once, run concurrently, each answered with
+ * its own result (a failing one does not fail the rest). The one tool that is no operation: it is
+ * a feature of the MCP surface, which JSON-RPC batches (removed from the protocol) no longer give.
+ */
+export const BATCH_TOOL = {
+  name: "mcpx_batch",
+  description:
+    `Call several mcpx tools at once (at most ${MAX_BATCH}), concurrently: e.g. many mcpx_call of independent tools. Each entry gets its own result, isError included; one failing does not fail the others.`,
+  inputSchema: {
+    type: "object",
+    properties: {
+      calls: {
+        type: "array",
+        description: "The calls: each the name of an mcpx tool and its arguments",
+        items: {
+          type: "object",
+          properties: {
+            tool: { type: "string", description: "An mcpx tool, e.g. mcpx_call" },
+            arguments: { type: "object", description: "Its arguments" },
+          },
+          required: ["tool"],
+          additionalProperties: false,
+        },
+        minItems: 1,
+        maxItems: MAX_BATCH,
+      },
+    },
+    required: ["calls"],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: "object",
+    properties: { results: { type: "array", items: { type: "object" } } },
+    required: ["results"],
+  },
+  annotations: {
+    title: "Call several mcpx tools at once",
+    readOnlyHint: false,
+    destructiveHint: false,
+    openWorldHint: true,
+  },
+} as const;
+
+/** Runs one `mcpx_batch` call against the served tools. */
+export async function callBatch(
+  tools: ReadonlyMap<string, McpTool>,
+  args: Record<string, unknown>,
+  host: McpHost,
+  call: { session: string; signal: AbortSignal },
+): Promise<ToolResult> {
+  const calls = args.calls;
+  const extra = Object.keys(args).filter((k) => k !== "calls");
+  if (!Array.isArray(calls) || calls.length === 0 || calls.length > MAX_BATCH || extra.length) {
+    return errorResult(
+      new McpxError(
+        "USAGE",
+        `mcpx_batch takes { calls: [{ tool, arguments }] } with 1 to ${MAX_BATCH} calls`,
+      ),
+    );
+  }
+  const results = await Promise.all(calls.map((entry: unknown) => {
+    const e = entry as { tool?: unknown; arguments?: unknown } | null;
+    const tool = typeof e?.tool === "string" ? tools.get(e.tool) : undefined;
+    if (!tool) {
+      const name = typeof e?.tool === "string" ? `"${e.tool}"` : "no tool";
+      return Promise.resolve(
+        errorResult(new McpxError("USAGE", `mcpx_batch: an entry names ${name}, not an mcpx tool`)),
+      );
+    }
+    const a = e?.arguments ?? {};
+    if (a === null || typeof a !== "object" || Array.isArray(a)) {
+      return Promise.resolve(
+        errorResult(
+          new McpxError("USAGE", `mcpx_batch: ${tool.name}'s arguments are not an object`),
+        ),
+      );
+    }
+    return callTool(tool, a as Record<string, unknown>, host, call);
+  }));
+  return {
+    content: [{ type: "text", text: JSON.stringify(results, null, 2) }],
+    structuredContent: { results },
+  };
+}
+
 function wireTool(tool: McpTool): Record<string, unknown> {
   const { op: _op, ...wire } = tool;
   return wire;
@@ -473,10 +562,11 @@ export function newServer(tools: readonly McpTool[], host: McpHost, session: str
     },
   );
   const byName = new Map(tools.map((t) => [t.name, t]));
+  const listed: Record<string, unknown>[] = [...tools.map(wireTool), BATCH_TOOL];
   server.setRequestHandler("tools/list", (request) => {
-    const offset = decodeCursor(request.params?.cursor, tools.length);
-    const page = tools.slice(offset, offset + PAGE_SIZE).map(wireTool);
-    const next = offset + PAGE_SIZE < tools.length ? encodeCursor(offset + PAGE_SIZE) : undefined;
+    const offset = decodeCursor(request.params?.cursor, listed.length);
+    const page = listed.slice(offset, offset + PAGE_SIZE);
+    const next = offset + PAGE_SIZE < listed.length ? encodeCursor(offset + PAGE_SIZE) : undefined;
     return { tools: page, ...(next ? { nextCursor: next } : {}) } as never;
   });
   server.setRequestHandler("prompts/list", (request) => {
@@ -499,6 +589,13 @@ export function newServer(tools: readonly McpTool[], host: McpHost, session: str
     );
   });
   server.setRequestHandler("tools/call", async (request, ctx) => {
+    const signal = ctx.mcpReq.signal;
+    if (request.params.name === BATCH_TOOL.name) {
+      return await callBatch(byName, request.params.arguments ?? {}, host, {
+        session,
+        signal,
+      }) as never;
+    }
     const tool = byName.get(request.params.name);
     if (!tool) {
       throw new ProtocolError(
@@ -506,7 +603,6 @@ export function newServer(tools: readonly McpTool[], host: McpHost, session: str
         `Unknown tool "${request.params.name}"`,
       );
     }
-    const signal = ctx.mcpReq.signal;
     signal.addEventListener(
       "abort",
       () =>
