@@ -10,6 +10,53 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { faultyServer } from "../fixtures/servers.ts";
 import { Sandbox, until } from "../_helpers.ts";
+import { frameProblems, type Revision } from "../_mcp_schema.ts";
+
+type Wire = {
+  start(): Promise<void>;
+  send(message: unknown, options?: unknown): Promise<void>;
+  close(): Promise<void>;
+  onmessage?: (message: unknown, extra?: unknown) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+};
+
+/**
+ * A client transport that keeps every frame the server sent, with the method of the request each
+ * answers, so that a test can check them against the schema of the revision negotiated.
+ */
+class Recording {
+  readonly frames: { frame: unknown; method?: string }[] = [];
+  readonly #methods = new Map<unknown, string>();
+  constructor(readonly inner: Wire) {}
+  get transport(): Wire {
+    const self = this;
+    const t: Wire = {
+      start: () => self.inner.start(),
+      close: () => self.inner.close(),
+      send(message, options) {
+        const m = message as { id?: unknown; method?: string };
+        if (m.id !== undefined && m.method) self.#methods.set(m.id, m.method);
+        return self.inner.send(message, options);
+      },
+    };
+    this.inner.onmessage = (message, extra) => {
+      const m = message as { id?: unknown; method?: string };
+      this.frames.push({ frame: message, method: m.method ? undefined : this.#methods.get(m.id) });
+      t.onmessage?.(message, extra);
+    };
+    this.inner.onclose = () => t.onclose?.();
+    this.inner.onerror = (e) => t.onerror?.(e);
+    return t;
+  }
+
+  /** The problems of every frame against `rev`'s schema, strictly. */
+  problems(rev: Revision): string[] {
+    return this.frames.flatMap(({ frame, method }) =>
+      frameProblems(rev, frame, method).map((p) => `${method ?? "?"}: ${p}`)
+    );
+  }
+}
 
 const REPO = new URL("../..", import.meta.url).pathname;
 
@@ -44,7 +91,8 @@ Deno.test("mcpx serve over stdio: the SDK's client lists the tools and calls thr
       stderr: "pipe",
     });
     const client = new Client({ name: "e2e", version: "1" }, { versionNegotiation: { mode } });
-    await client.connect(transport);
+    const recording = new Recording(transport as unknown as Wire);
+    await client.connect(recording.transport as never);
     try {
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name);
@@ -80,6 +128,10 @@ Deno.test("mcpx serve over stdio: the SDK's client lists the tools and calls thr
         "fixture",
         "sess",
       ]);
+      const rev = client.getNegotiatedProtocolVersion() as Revision;
+      assert.equal(rev, mode === "legacy" ? "2025-11-25" : "2026-07-28");
+      assert.ok(recording.frames.length >= 7, `${recording.frames.length} frames`);
+      assert.deepEqual(recording.problems(rev), [], `every ${rev} frame mcpx sent is valid`);
     } finally {
       await client.close();
     }
