@@ -23,16 +23,17 @@ export const mcpServe = defineOperation<
   where: "local",
   output: (z) => z.object({ served: z.string(), exitCode: z.number().optional() }),
   async run(input, ctx) {
-    const { serveFromCli } = await load<typeof import("../surfaces/mcp_cli.ts")>(
-      "../surfaces/mcp_cli.ts",
-      import.meta.url,
-    );
+    // Loopback only: a listener beyond this machine needs the daemon's token (issue 16, item 4).
     if (input.http !== undefined && !/^(127\.0\.0\.1|localhost|\[::1\]):\d+$/.test(input.http)) {
       throw new McpxError(
         "USAGE",
         `--http takes a loopback host:port, e.g. 127.0.0.1:0, not "${input.http}"`,
       );
     }
+    const { serveFromCli } = await load<typeof import("../surfaces/mcp_cli.ts")>(
+      "../surfaces/mcp_cli.ts",
+      import.meta.url,
+    );
     return await serveFromCli(ctx, input.http);
   },
   render: () => "",
