@@ -33,8 +33,12 @@ export function cliHost(ctx: Context): McpHost {
       await execute(sessionsEnd as unknown as Operation, { session }, contextFor(session))
         .catch(() => {});
     },
-    log: (level, _event, message) => {
-      if (level === "warn") ctx.io.err(`mcpx serve: ${message.split("\n")[0]}\n`);
+    // Over stdio, stderr is what a host keeps of a server's own account: warnings, and the
+    // cancellations it sent (recorded, not dropped; the call in the daemon runs to its end).
+    log: (level, event, message) => {
+      if (level === "warn" || event === "mcp.cancelled") {
+        ctx.io.err(`mcpx serve: ${message.split("\n")[0]}\n`);
+      }
     },
   };
 }
