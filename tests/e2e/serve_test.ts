@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { faultyServer } from "../fixtures/servers.ts";
-import { Sandbox, until } from "../_helpers.ts";
+import { daemonLog, Sandbox, until } from "../_helpers.ts";
 import { frameProblems, type Revision } from "../_mcp_schema.ts";
 
 type Wire = {
@@ -255,6 +255,56 @@ Deno.test("the daemon's /mcp: the SDK's client over the socket, in both eras; ba
     const status = await box.json<{ pid: number }>(["status"], { cwd: "work" });
     assert.ok(status.pid > 0, "the daemon is still up");
   } finally {
+    http.close();
+  }
+});
+
+Deno.test("the daemon's /mcp: a client's cancellation reaches the server and frees the lease", async () => {
+  await using box = await Sandbox.create();
+  const cancelLog = join(box.root, "cancel.log");
+  await Deno.writeTextFile(cancelLog, "");
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      stuck: {
+        ...faultyServer([], { allowCancelLog: cancelLog }),
+        env: { FIXTURE_CANCEL_LOG: cancelLog },
+        mcpx: { sharing: "exclusive", callTimeout: "60s" },
+      },
+    },
+  });
+  const health = await box.json<{ socket: string; fingerprint: string }>(["start"], {
+    cwd: "work",
+  });
+  const { fetcher, http } = socketFetch(health.socket, box.daemonToken(health.fingerprint));
+  const transport = new StreamableHTTPClientTransport(new URL("http://mcpx/mcp"), {
+    fetch: fetcher,
+  });
+  const client = new Client({ name: "e2e", version: "1" });
+  try {
+    await client.connect(transport);
+    await call(client, "stuck", "echo", { text: "warm" });
+    const leases = async () =>
+      (await box.json<{ servers: { instances: { leases: number }[] }[] }>(["status"], {
+        cwd: "work",
+      })).servers[0].instances[0].leases;
+    const abort = new AbortController();
+    const hanging = client.callTool({
+      name: "mcpx_call",
+      arguments: { server: "stuck", tool: "hang" },
+    }, { signal: abort.signal }).catch((e) => e);
+    assert.ok(await until(async () => (await leases()) === 1), "the hanging call is in flight");
+    abort.abort();
+    assert.ok((await hanging) instanceof Error, "the client's call ends as cancelled");
+    assert.ok(
+      await until(async () => (await Deno.readTextFile(cancelLog)).includes("cancelled"), 5000),
+      "notifications/cancelled reached the server",
+    );
+    assert.ok(await until(async () => (await leases()) === 0, 5000), "the lease was given back");
+    const records = await daemonLog(box);
+    assert.ok(records.some((r) => r.event === "mcp.cancelled"), "and the daemon recorded it");
+    await transport.terminateSession();
+  } finally {
+    await client.close();
     http.close();
   }
 });
