@@ -3,6 +3,7 @@ import { runDaemon as runServer } from "../daemon/server.ts";
 import { OPERATIONS } from "../operations/mod.ts";
 import { load } from "../_load.ts";
 import { buildRouter } from "./http.ts";
+import { CALLER_HEADER, decodeCaller } from "../daemon/wire.ts";
 import type { McpHost, McpHttpHandler } from "./mcp.ts";
 
 /** `--json` as a flag: a tool's answer is the operation's document, never its terminal form. */
@@ -52,5 +53,13 @@ async function mcpHandler(base: Context): Promise<McpHttpHandler> {
     maxBodyBytes: settings.get("daemon.maxRequestBytes"),
     // The socket is the user's own (0600, a token on every request): no browser reaches it.
     checkOrigin: false,
+    // A 2026-07-28 request belongs to no connection: the caller may name its session.
+    modernSession: (req) => {
+      try {
+        return decodeCaller(req.headers.get(CALLER_HEADER)).session;
+      } catch {
+        return undefined;
+      }
+    },
   });
 }
