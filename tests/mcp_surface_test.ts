@@ -458,3 +458,31 @@ Deno.test("/mcp answers malformed bodies, a body over the bound and foreign orig
     await h.close();
   }
 });
+
+Deno.test("tools/list pages with an opaque cursor until the list ends", async () => {
+  const version = OPERATIONS.find((op) => op.id === "mcpx.version")!;
+  const many = Array.from({ length: 120 }, (_, i) => ({
+    ...version,
+    id: `many.v${i}`,
+    cli: { command: [`v${i}`] },
+  })) as Operation[];
+  const h = mcpHttpHandler(many, fakeHost().host, { maxBodyBytes: 1 << 20, checkOrigin: true });
+  try {
+    const a = await legacySession(h);
+    const names: string[] = [];
+    const pages: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await a.send("tools/list", cursor ? { cursor } : undefined);
+      const result = page.frames[0].result as { tools: { name: string }[]; nextCursor?: string };
+      pages.push(result.tools.length);
+      names.push(...result.tools.map((t) => t.name));
+      cursor = result.nextCursor;
+    } while (cursor);
+    assert.deepEqual(pages, [50, 50, 21]);
+    assert.equal(new Set(names).size, 121);
+    assert.equal(names.at(-1), "mcpx_batch");
+  } finally {
+    await h.close();
+  }
+});
