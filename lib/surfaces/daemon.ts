@@ -37,7 +37,8 @@ async function mcpHandler(base: Context): Promise<McpHttpHandler> {
       { ...base.io, out: () => {}, err: () => {}, isTerminal: false },
       [...base.flags, JSON_FLAG],
       base.daemon,
-      { ...base.caller, session },
+      // Only the session: the first /mcp request's caller is no other client's.
+      { session },
       undefined,
       signal,
     );
