@@ -140,3 +140,32 @@ Deno.test("nothing under launcher/ imports from lib/: it is what another runtime
   }
   assert.deepEqual(offenders, []);
 });
+
+/** The modules the daemon's entry loads before its first line runs: static, non-type imports. */
+function runtimeGraph(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    if (!file.startsWith("/")) return;
+    const text = Deno.readTextFileSync(file);
+    const typeOnly = /^(?:import|export)\s+type\s/;
+    const lines = text.split("\n");
+    for (const spec of staticImports(text)) {
+      const line = lines.find((l) => l.includes(`"${spec}"`)) ?? "";
+      const start = text.lastIndexOf("\n", text.indexOf(`"${spec}"`));
+      const statement = text.slice(start + 1, text.indexOf(`"${spec}"`));
+      if (typeOnly.test(line) || typeOnly.test(statement.trimStart())) continue;
+      visit(spec.startsWith(".") ? resolve(dirname(file), spec) : spec);
+    }
+  };
+  visit(entry);
+  return seen;
+}
+
+Deno.test("the daemon starts without the MCP surface: /mcp loads it on its first request", () => {
+  const graph = runtimeGraph(join(LIB, "surfaces", "daemon.ts"));
+  assert.ok(graph.has(join(LIB, "surfaces", "http.ts")), "the walk follows the daemon's imports");
+  assert.ok(!graph.has(join(LIB, "surfaces", "mcp.ts")), "lib/surfaces/mcp.ts is loaded lazily");
+  assert.ok(!graph.has("@modelcontextprotocol/server"), "so is the SDK's server");
+});

@@ -125,7 +125,7 @@ export const scriptsRun = defineOperation<RunInput, RunOutcome>({
     example: ["hello"],
   },
   http: { none: LOCAL_ONLY },
-  mcp: { expose: false },
+  mcp: { expose: true },
   where: "local",
   needsTrust: true,
   output: envelopeSchema,
@@ -177,7 +177,7 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
     example: ["1 + 1"],
   },
   http: { none: LOCAL_ONLY },
-  mcp: { expose: false },
+  mcp: { expose: true },
   where: "local",
   needsTrust: true,
   output: envelopeSchema,
@@ -221,7 +221,7 @@ export const scriptsList = defineOperation<
     none:
       "Scripts are found from the caller's working directory and configuration, which the daemon does not share",
   },
-  mcp: { expose: false },
+  mcp: { expose: true, readOnly: true },
   where: "local",
   output: (z) =>
     z.object({
