@@ -76,7 +76,17 @@ export const WORKER_URL: URL = new URL("../../launcher/worker.ts", import.meta.u
 const LAUNCHER = new URL("../../launcher/", import.meta.url);
 
 /** Files the subprocess entry needs, copied out when they are not plain files on disk. */
-const ENTRY_FILES = ["main.ts", "runtime.ts", "log.ts", "values.ts", "failure.ts", "protocol.ts"];
+const ENTRY_FILES = [
+  "main.ts",
+  "runtime.ts",
+  "log.ts",
+  "values.ts",
+  "failure.ts",
+  "frames.ts",
+  "console.ts",
+  "deno_console.ts",
+  "protocol.ts",
+];
 
 /** The oldest Node that strips TypeScript types (behind --experimental-strip-types until 22.18). */
 export const NODE_MIN: readonly [number, number] = [22, 6];
