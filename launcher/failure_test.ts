@@ -35,14 +35,15 @@ Deno.test("describeFailure() reads a syntax error's place as Deno, Node and Bun 
   });
 });
 
+function inner(): never {
+  throw new RangeError("too big");
+}
+
 Deno.test("describeFailure() points at the innermost user frame, from frames, launcher frames out", () => {
   const restore = installStackTraces({ urls: true });
   try {
     const here = new URL(import.meta.url).pathname;
     const local = { script: here, launcherDir: "/nowhere/launcher" };
-    function inner(): never {
-      throw new RangeError("too big");
-    }
     let caught: unknown;
     try {
       inner();

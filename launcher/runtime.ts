@@ -19,7 +19,6 @@ import {
   EXIT_USAGE,
   type LaunchConfig,
   type Level,
-  type LogRecord,
   RECORD_MARK,
   type ScriptFailure,
 } from "./protocol.ts";
