@@ -146,7 +146,8 @@ export function captureFrames(skip = 0, limit = 50): Frame[] {
     captureStackTrace?: (target: object, fn?: unknown) => void;
   };
   const saved = E.stackTraceLimit;
-  E.stackTraceLimit = Math.max(0, skip) + Math.max(0, limit);
+  // Room for the launcher's own frames, which are left out after capture.
+  E.stackTraceLimit = Math.max(0, skip) + Math.max(0, limit) + 32;
   try {
     const holder: Record<string, unknown> = {};
     if (E.captureStackTrace) E.captureStackTrace(holder, captureFrames);

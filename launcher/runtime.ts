@@ -240,9 +240,11 @@ export function createLauncher(host: Host, cfg: LaunchConfig): Launcher {
       install(
         g,
         "captureFrames",
-        named("captureFrames", (skip = 0, limit = 50) =>
-          // One more skipped: this wrapper's own frame.
-          captureFrames(Number(skip) + 1, Number(limit))),
+        // This wrapper's own frame is the launcher's, left out with the rest of them.
+        named(
+          "captureFrames",
+          (skip = 0, limit = 50) => captureFrames(Number(skip), Number(limit)),
+        ),
       );
       install(g, "errorFrames", named("errorFrames", (error: unknown) => errorFrames(error)));
       if (cfg.client) {

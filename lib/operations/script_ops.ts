@@ -16,6 +16,7 @@ interface RunInput {
   export?: string;
   env?: string | string[];
   envFile?: string;
+  noLauncher?: boolean;
 }
 
 interface ExecInput {
@@ -24,6 +25,7 @@ interface ExecInput {
   export?: string;
   env?: string | string[];
   envFile?: string;
+  noLauncher?: boolean;
 }
 
 function usage(command: string, message: string): McpxError {
@@ -52,6 +54,12 @@ const RUN_PARAMS = [
     name: "envFile",
     type: "string",
     doc: "Read variables for the run from a dotenv file (KEY=VALUE lines); --env wins over it",
+  },
+  {
+    name: "noLauncher",
+    type: "boolean",
+    doc:
+      "Hand the script to its runtime as it is: no globals, no console capture, no wrapping of its errors",
   },
 ] as const;
 
@@ -134,6 +142,7 @@ export const scriptsRun = defineOperation<RunInput, RunOutcome>({
       export: input.export,
       env: pairs(input.env),
       envFile: input.envFile,
+      noLauncher: input.noLauncher,
     });
   },
   render: () => "",
@@ -190,6 +199,7 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
       env: pairs(input.env),
       envFile: input.envFile,
       stdinUsed: fromStdin,
+      noLauncher: input.noLauncher,
     });
   },
   render: () => "",

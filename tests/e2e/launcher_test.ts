@@ -1,0 +1,274 @@
+/**
+ * The launcher end to end: console capture compared against --no-launcher, structured stack
+ * traces, the template (--launcher, a near miss, a cycle), --prefix/--suffix, --export, every
+ * problem found before a run, and --typecheck. Real mcpx processes, no configuration (so no daemon).
+ */
+import assert from "node:assert/strict";
+import { Sandbox } from "../_helpers.ts";
+
+/** Every console member that prints to stdout, and raw writes among them. */
+const STDOUT_SCRIPT =
+  `console.log("%s scored %d (%i) at %f %o %O %j %c%%", "ann", 3, 4.7, 1.5, { a: [1] }, { b: 2 }, { c: 3 }, "color: red");
+console.log("names:", console.log.name, console.info.name, console.table.name);
+console.group("group");
+console.log("inside");
+console.groupCollapsed("collapsed");
+console.dir({ deep: { er: { still: { more: 1 } } } });
+console.groupEnd();
+console.groupEnd();
+console.dirxml("dirxml", 1);
+console.table([{ a: 1, b: "x" }, { a: 2, b: "y" }]);
+console.count(); console.count("k"); console.count(); console.countReset(); console.count();
+Deno.stdout.writeSync(new TextEncoder().encode("raw bytes\\n"));
+console.log(new Map([[1, { two: 2 }]]), new Set(["s"]), [undefined, null], 10n, Symbol("q"));
+try { console.createTask(); } catch (e) { console.log("createTask:", e.constructor.name); }
+console.profile("p"); console.profileEnd("p"); console.timeStamp("t");
+console.log("end");
+`;
+
+/** Every console member that carries a level, inside a group too. */
+const LEVEL_SCRIPT = `console.info("%s scored %d", "ann", 3);
+console.info({ a: 1 });
+console.debug("debugging", [1, 2]);
+console.group("g");
+console.info("indented");
+console.warn("careful");
+console.groupEnd();
+console.error("bad", 42, new Map([["k", 1]]));
+console.assert(1 === 1, "fine");
+console.assert(1 === 2, "nope %d", 7);
+function inner() { console.trace("here"); }
+inner();
+`;
+
+interface Envelope {
+  ok: boolean;
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  logs: Record<string, unknown>[];
+  result?: unknown;
+  error?: { kind: string; message: string; location?: string; stack?: string };
+}
+
+async function box(): Promise<Sandbox> {
+  return await Sandbox.create();
+}
+
+async function envelope(b: Sandbox, args: string[], env: Record<string, string> = {}) {
+  const r = await b.mcpx(["--json", ...args], { env });
+  return { ...JSON.parse(r.stdout) as Envelope, code: r.code, stderrText: r.stderr };
+}
+
+Deno.test("console capture: stdout is the same, line for line, as with --no-launcher", async () => {
+  await using b = await box();
+  await b.write("work/all.ts", STDOUT_SCRIPT);
+  const captured = await envelope(b, ["run", "all.ts"]);
+  const bare = await envelope(b, ["run", "--no-launcher", "all.ts"]);
+  assert.equal(captured.code, 0, captured.stderrText + captured.stderr);
+  assert.equal(bare.code, 0, bare.stderrText + bare.stderr);
+  assert.deepEqual(captured.stdout.split("\n"), bare.stdout.split("\n"));
+  assert.match(captured.stdout, /ann scored 3 \(4\) at 1\.5/);
+  assert.match(captured.stdout, /names: log info table/);
+  assert.match(captured.stdout, /createTask: \w*Error/);
+  // Nothing else reached stderr (the markers are file-only records, not lines).
+  assert.equal(captured.stderr, bare.stderr);
+});
+
+Deno.test("console capture: levelled members become records whose text is the runtime's own", async () => {
+  await using b = await box();
+  await b.write("work/levels.ts", LEVEL_SCRIPT);
+  const env = { MCPX_LOGGING_LEVEL: "debug" };
+  const captured = await envelope(b, ["run", "levels.ts"], env);
+  const bare = await envelope(b, ["run", "--no-launcher", "levels.ts"], env);
+  assert.equal(captured.code, 0, captured.stderrText);
+  // A group's label is printed, as console.log would print it.
+  assert.equal(captured.stdout, "g\n");
+  const lines = (records: Record<string, unknown>[]) =>
+    records.flatMap((r) => String(r.msg).split("\n"));
+  // Deno writes info and debug to stdout, the rest to stderr: the records, in order, say the same.
+  const toStdout = captured.logs.filter((r) =>
+    ["info", "debug", "group"].includes(String(r.console))
+  );
+  const toStderr = captured.logs.filter((r) =>
+    !["info", "debug", "group"].includes(String(r.console))
+  );
+  const bareOut = bare.stdout.split("\n").filter((l) => l !== "g" && l !== "");
+  assert.deepEqual(lines(toStdout), bareOut);
+  assert.deepEqual(lines(toStderr), bare.stderr.split("\n").filter((l) => l !== ""));
+  const byMember = Object.fromEntries(captured.logs.map((r) => [r.console, r]));
+  assert.equal(byMember.warn.level, "warn");
+  assert.equal(byMember.error.level, "error");
+  assert.equal(byMember.debug.level, "debug");
+  assert.deepEqual(byMember.error.args, ["bad", 42, { k: 1 }]);
+  const frames = byMember.trace.frames as { fn?: string; line?: number }[];
+  assert.equal(frames[0].fn, "inner");
+  assert.equal(frames[0].line, 11);
+  // --no-capture-console: the console is the runtime's, straight to the streams.
+  const off = await envelope(b, ["run", "--no-capture-console", "levels.ts"], env);
+  assert.equal(off.logs.length, 0);
+  assert.equal(off.stdout, bare.stdout);
+  assert.equal(off.stderr, bare.stderr);
+});
+
+Deno.test("a failed run names the script's own frame first, and keeps frames as data", async () => {
+  await using b = await box();
+  await b.write(
+    "work/fails.ts",
+    `// a comment, so the throw is on line 4
+type T = { n: number };
+function deep(t: T): never {
+  throw new RangeError("too far: " + t.n);
+}
+export default function () {
+  const frames = captureFrames(0, 1);
+  if (frames[0].line !== 7) throw new Error("captureFrames gave " + JSON.stringify(frames));
+  try { deep({ n: 1 }); } catch (e) {
+    const f = errorFrames(e);
+    if (f[0].fn !== "deep" || f[0].line !== 4) throw new Error("errorFrames gave " + JSON.stringify(f));
+    if (!String(e.stack).includes("at deep (")) throw new Error("the string was lost");
+  }
+  deep({ n: 2 });
+}
+`,
+  );
+  const r = await b.mcpx(["run", "fails.ts"]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.stderr.trim(), "fails.ts:4:9: RangeError: too far: 2");
+  const e = await envelope(b, ["run", "fails.ts"]);
+  const stack = e.error!.stack!.split("\n");
+  assert.match(stack[1], /^ {4}at deep \(file:\/\/.*\/fails\.ts:4:9\)$/);
+  assert.doesNotMatch(e.error!.stack!, /launcher|launch-/);
+});
+
+Deno.test("--prefix and --suffix see script and result; the suffix runs in a finally", async () => {
+  await using b = await box();
+  await b.write("work/ok.ts", `export default (args: string[]) => ({ got: args });\n`);
+  await b.write("work/bad.ts", `export default () => { throw new Error("nope"); };\n`);
+  await b.write(
+    "work/hooks/suffix/10-second.js",
+    `console.error("second", result.ok);\n`,
+  );
+  await b.write("work/hooks/suffix/9-first.js", `console.error("first", script.name);\n`);
+  const prefix = `console.error("prefix", script.name, JSON.stringify(script.args));`;
+  const ok = await b.mcpx(["run", "--prefix", prefix, "--suffix", "hooks/suffix", "ok.ts", "a"]);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.deepEqual(JSON.parse(ok.stdout), { got: ["a"] });
+  const msgs = ok.stderr.split("\n").filter(Boolean).map((l) => l.replace(/^\S+ \S+\s+/, ""));
+  assert.deepEqual(msgs, ['prefix ok ["a"]', "first ok", "second true"]);
+  const bad = await b.mcpx([
+    "run",
+    "--suffix",
+    "@text:console.error('ms', typeof result.ms, result.ok, result.error.message)",
+    "--on-error",
+    "console.error('on-error', result.error.message)",
+    "bad.ts",
+  ]);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /on-error nope/);
+  assert.match(bad.stderr, /ms number false nope/);
+  assert.match(bad.stderr, /bad\.ts:1:\d+: nope/);
+});
+
+Deno.test("--export calls a named export with spread arguments; an unknown one lists those there are", async () => {
+  await using b = await box();
+  await b.write(
+    "work/ex.ts",
+    `export function add(a: string, b: string) { return Number(a) + Number(b); }\nexport const twice = (x: string) => x + x;\nexport default () => "default";\n`,
+  );
+  const r = await b.mcpx(["run", "--export", "add", "ex.ts", "2", "3"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "5");
+  const bad = await b.mcpx(["run", "--export", "sub", "ex.ts"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /There is no export "sub" in "ex\.ts"; it exports add, default, twice/);
+});
+
+Deno.test("--launcher: a template of your own; a near miss and a cycle are refused before running", async () => {
+  await using b = await box();
+  await b.write("work/s.ts", `export default () => "ran";\n`);
+  const mine = await b.mcpx([
+    "run",
+    "--launcher",
+    "@header\n@globals\nconsole.error('mine');\n@import\n@entry\n@onSuccess\n@suffix",
+    "s.ts",
+  ]);
+  assert.equal(mine.code, 0, mine.stderr);
+  assert.equal(mine.stdout, "ran\n");
+  assert.match(mine.stderr, /^mine$/m);
+  const typo = await b.mcpx([
+    "run",
+    "--launcher",
+    "@header\n@globals\n@import\n@entyr\n@suffix",
+    "s.ts",
+  ]);
+  assert.equal(typo.code, 2);
+  assert.match(
+    typo.stderr,
+    /Unknown placeholder "@entyr" in --launcher .*: did you mean "@entry"\?/,
+  );
+  const cycle = await b.mcpx([
+    "run",
+    "--prefix",
+    "@suffix",
+    "--suffix",
+    "@prefix",
+    "s.ts",
+  ]);
+  assert.equal(cycle.code, 2);
+  assert.match(cycle.stderr, /Placeholder cycle: @prefix → @suffix → @prefix/);
+  assert.equal(cycle.stdout, "");
+  const twice = await b.mcpx([
+    "run",
+    "--launcher",
+    "@globals\n@import\n@entry\n@entry\n@suffix",
+    "s.ts",
+  ]);
+  assert.equal(twice.code, 2);
+  assert.match(twice.stderr, /"@entry" resolves more than once/);
+  const allowed = await b.mcpx(
+    ["run", "--launcher", "@globals\n@import\n@entry\n@entry\n@onSuccess\n@suffix", "s.ts"],
+    { env: { MCPX_PLUMBING_LAUNCHER_PLACEHOLDER_REPEAT: "entry" } },
+  );
+  assert.equal(allowed.code, 0, allowed.stderr);
+  assert.equal(allowed.stdout, "ran\n");
+});
+
+Deno.test("every knowable problem is reported together, before anything starts", async () => {
+  await using b = await box();
+  await b.write("work/s.ts", `export function f() {}\n`);
+  const r = await b.mcpx([
+    "run",
+    "--env",
+    "NOEQUALS",
+    "--prefix",
+    "@file:missing/hook.ts",
+    "--export",
+    "g",
+    "--runtime",
+    "worker",
+    "s.ts",
+  ]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /3 problems before running/);
+  assert.match(r.stderr, /NOEQUALS/);
+  assert.match(r.stderr, /Cannot read --prefix "@file:missing\/hook\.ts"/);
+  assert.match(r.stderr, /There is no export "g" in "s\.ts"; it exports f/);
+});
+
+Deno.test("--typecheck checks the generated program and the script without running them", async () => {
+  await using b = await box();
+  await b.write("work/good.ts", `const n: number = 1;\nconsole.log("ran", n);\n`);
+  await b.write("work/bad.ts", `const n: number = "one";\nconsole.log("ran", n);\n`);
+  const good = await b.mcpx(["run", "--typecheck", "good.ts"]);
+  assert.equal(good.code, 0, good.stderr);
+  assert.equal(good.stdout, "");
+  assert.match(good.stderr, /typecheck passed: .*good\.ts and its launcher/);
+  const bad = await b.mcpx(["run", "--typecheck", "bad.ts"]);
+  assert.equal(bad.code, 1);
+  assert.equal(bad.stdout, "");
+  assert.match(bad.stderr, /TS2322/);
+  const node = await b.mcpx(["run", "--typecheck", "--runtime", "node", "good.ts"]);
+  assert.equal(node.code, 2);
+  assert.match(node.stderr, /--typecheck cannot check a script run under node: node strips types/);
+});
