@@ -111,9 +111,13 @@ export const LAUNCHER_KEY: unique symbol = Symbol.for("mcpx.launcher") as never;
 
 /** A failure already classified (an import that failed, a missing export), carried as a throw. */
 class Classified extends Error {
-  constructor(readonly failure: ScriptFailure, readonly original: unknown, readonly code: number) {
+  readonly failure: ScriptFailure;
+  readonly code: number;
+  constructor(failure: ScriptFailure, code: number) {
     super(failure.message);
     this.name = failure.name;
+    this.failure = failure;
+    this.code = code;
   }
 }
 
@@ -252,7 +256,7 @@ export function createLauncher(host: Host, cfg: LaunchConfig): Launcher {
         try {
           client = await import(fileUrl(cfg.client));
         } catch (error) {
-          throw new Classified(describeFailure(error, fctx, true), error, EXIT_FAILED);
+          throw new Classified(describeFailure(error, fctx, true), EXIT_FAILED);
         }
         namespaces = (client.default ?? {}) as Record<string, unknown>;
         const globals = (client.__mcpxGlobals ?? {}) as Record<string, unknown>;
@@ -271,7 +275,7 @@ export function createLauncher(host: Host, cfg: LaunchConfig): Launcher {
       try {
         return load ? await load() : await import(fileUrl(cfg.script));
       } catch (error) {
-        throw new Classified(explain(describeFailure(error, fctx, true)), error, EXIT_FAILED);
+        throw new Classified(explain(describeFailure(error, fctx, true)), EXIT_FAILED);
       }
     },
     async entry(mod) {

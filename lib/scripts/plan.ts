@@ -266,7 +266,7 @@ export async function planRun(ctx: Context, request: RunRequest): Promise<RunPla
       problems.push(
         new McpxError(
           "USAGE",
-          `There is no export "${request.export}" in "${where}"; ${
+          `There is no export "${request.export}" in "${request.script}"; ${
             names.length ? `it exports ${names.join(", ")}` : "it exports nothing"
           }`,
         ),

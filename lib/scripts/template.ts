@@ -221,7 +221,50 @@ export function naturalCompare(a: string, b: string): number {
   return a.localeCompare(b, "en", { numeric: true });
 }
 
-const TOKEN = /@([A-Za-z_][\w]*|\d+)(?:\(([^()]*)\))?/g;
+const TOKEN = /@([A-Za-z_][\w]*|\d+)/g;
+
+/** The index just past the `)` closing the `(` at `open`, quotes respected; -1 if unclosed. */
+function closing(text: string, open: number): number {
+  let depth = 0;
+  let quote = "";
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (quote) {
+      if (c === "\\") i++;
+      else if (c === quote) quote = "";
+    } else if (c === '"' || c === "'" || c === "`") quote = c;
+    else if (c === "(") depth++;
+    else if (c === ")" && --depth === 0) return i + 1;
+    else if (c === "\n") return -1;
+  }
+  return -1;
+}
+
+/** `text` with each placeholder use replaced by `fill(whole, name, argText)`. */
+function replaceUses(
+  text: string,
+  fill: (whole: string, name: string, argText: string | undefined) => string,
+): string {
+  let out = "";
+  let last = 0;
+  TOKEN.lastIndex = 0;
+  for (let m = TOKEN.exec(text); m; m = TOKEN.exec(text)) {
+    const start = m.index;
+    let end = start + m[0].length;
+    let argText: string | undefined;
+    if (text[end] === "(") {
+      const close = closing(text, end);
+      if (close > 0) {
+        argText = text.slice(end + 1, close - 1);
+        end = close;
+      }
+    }
+    out += text.slice(last, start) + fill(text.slice(start, end), m[1], argText);
+    last = end;
+    TOKEN.lastIndex = end;
+  }
+  return out + text.slice(last);
+}
 
 function splitArgs(text: string): string[] {
   const out: string[] = [];
@@ -232,8 +275,8 @@ function splitArgs(text: string): string[] {
     if (quote) {
       if (c === quote) quote = "";
     } else if (c === '"' || c === "'" || c === "`") quote = c;
-    else if (c === "[" || c === "{") depth++;
-    else if (c === "]" || c === "}") depth--;
+    else if (c === "[" || c === "{" || c === "(") depth++;
+    else if (c === "]" || c === "}" || c === ")") depth--;
     else if (c === "," && depth === 0) {
       out.push(cur.trim());
       cur = "";
@@ -273,7 +316,7 @@ export function expandTemplate(
     bound: ReadonlyMap<string, string>,
     where: string,
   ): string =>
-    text.replace(TOKEN, (whole, name: string, argText: string | undefined) => {
+    replaceUses(text, (whole, name, argText) => {
       if (bound.has(name) && argText === undefined) return bound.get(name)!;
       const def = fills.get(name);
       if (!def) {
