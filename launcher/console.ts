@@ -5,7 +5,7 @@
 
 import type { Level, LogRecord } from "./protocol.ts";
 import { captureFrames } from "./frames.ts";
-import { jsonSafe } from "./values.ts";
+import { formatArgs, type Inspect, jsonSafe } from "./values.ts";
 
 /** The runtime's console, made to print through `print` (`stderr`: where the runtime sends it). */
 export type ConsoleFactory = (
@@ -58,6 +58,8 @@ export interface CaptureOptions {
    * process's streams): the text goes to `out` and `err` as the runtime would write it.
    */
   err?(text: string): void;
+  /** The runtime's inspect, for a runtime whose Console cannot print through a function. */
+  inspect: Inspect;
 }
 
 const RANK: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
@@ -68,11 +70,33 @@ function named<T>(name: string, fn: T): T {
 }
 
 /**
- * Redirects every member of `console`. Returns false (and changes nothing) when the runtime's
- * Console cannot be made to print through a function.
+ * Redirects every member of `console`. Where the runtime's Console cannot be made to print
+ * through a function (Bun's is native), the members that print to stdout are left as they are,
+ * and the levelled ones are formatted with the runtime's inspect; false is returned then.
  */
 export function captureConsole(options: CaptureOptions): boolean {
   const target = console as unknown as Record<string, unknown>;
+  if (options.err === undefined && options.make(() => {}) === undefined) {
+    for (const [member, level] of Object.entries(LEVELED)) {
+      const original = target[member] as (...a: unknown[]) => void;
+      if (typeof original !== "function") continue;
+      target[member] = named(member, (...args: unknown[]) => {
+        if (member === "assert") {
+          if (args[0]) return;
+          args = args.length > 1 ? ["Assertion failed:", ...args.slice(1)] : ["Assertion failed"];
+        }
+        if (RANK[level] < options.min) return;
+        const msg = (member === "trace" ? "Trace: " : "") + formatArgs(args, options.inspect);
+        const record: LogRecord = { ts: new Date().toISOString(), level, msg, console: member };
+        if (args.length > 0) record.args = args.map((a) => jsonSafe(a));
+        if (member === "trace") {
+          record.frames = captureFrames(0, 50).map(({ text: _text, ...f }) => f);
+        }
+        options.record(record);
+      });
+    }
+    return false;
+  }
   let chunks: { text: string; stderr: boolean }[] | undefined;
   const inner = options.make((text, stderr) => {
     if (chunks) chunks.push({ text, stderr });

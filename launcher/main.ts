@@ -57,6 +57,8 @@ function nodeConsole(process: Record<string, unknown>): ConsoleFactory {
         done?.();
         return true;
       },
+      // Node's Console asks these of a stream, and swallows the error when one is missing.
+      listenerCount: () => 1,
       on() {},
       once() {},
       emit() {},
@@ -125,7 +127,8 @@ function nodeHost(): Host {
       process.on("unhandledRejection", handler);
     },
     exitCode: () => Number(process.exitCode) || 0,
-    makeConsole: nodeConsole(process),
+    // Bun's console is native, and its node:console formats as Node does: left as it is.
+    makeConsole: g.Bun ? () => undefined : nodeConsole(process),
     frames: { ...(mapper ? { map: mapper } : {}) },
   };
 }

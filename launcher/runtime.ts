@@ -211,6 +211,7 @@ export function createLauncher(host: Host, cfg: LaunchConfig): Launcher {
       err: host.err,
       record: write,
       min,
+      inspect: host.inspect,
     });
   };
 
@@ -267,7 +268,13 @@ export function createLauncher(host: Host, cfg: LaunchConfig): Launcher {
       }
     },
     captureConsole() {
-      captureConsole({ make: host.makeConsole, out: host.out, record: write, min });
+      captureConsole({
+        make: host.makeConsole,
+        out: host.out,
+        record: write,
+        min,
+        inspect: host.inspect,
+      });
       consoleDone = true;
     },
     async importScript(load) {
@@ -296,7 +303,6 @@ export function createLauncher(host: Host, cfg: LaunchConfig): Launcher {
               }`,
               exports,
             },
-            undefined,
             EXIT_USAGE,
           );
         }
@@ -317,7 +323,6 @@ export function createLauncher(host: Host, cfg: LaunchConfig): Launcher {
               what.slice(1)
             } returned a value that is not JSON: ${problem}`,
           },
-          undefined,
           EXIT_FAILED,
         );
       }

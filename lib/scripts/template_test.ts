@@ -32,7 +32,10 @@ function refusal(fn: () => unknown): string {
 
 Deno.test("the default template fills every hole once, the entry braced", () => {
   const out = expandTemplate(DEFAULT_TEMPLATE, fills(), opts);
-  assert.doesNotMatch(out, /@(header|globals|console|before|prefix|import|entry|onSuccess|onError|suffix)\b/);
+  assert.doesNotMatch(
+    out,
+    /@(header|globals|console|before|prefix|import|entry|onSuccess|onError|suffix)\b/,
+  );
   assert.match(out, /\{\n {2}result\.value = await __mcpx\.entry\(__mcpxModule\);\n\}/);
   assert.match(out, /import\("file:\/\/\/w\/s\.ts"\)/);
   // It parses as a module body.
@@ -43,13 +46,24 @@ Deno.test("a transposed placeholder is a near miss, named with what it is close 
   const message = refusal(() => expandTemplate("@globals\n@entyr\n", fills(), opts));
   assert.equal(message, 'Unknown placeholder "@entyr" in --launcher: did you mean "@entry"?');
   // Far from every name (a decorator, an address), it is left alone.
-  assert.equal(expandTemplate("@Component\nx@example.com", new Map(), opts), "@Component\nx@example.com");
+  assert.equal(
+    expandTemplate("@Component\nx@example.com", new Map(), opts),
+    "@Component\nx@example.com",
+  );
 });
 
 Deno.test("a cycle is reported by the path that closed it", () => {
   const f = fills({ a: "@b", b: "@c", c: "@a" });
-  assert.equal(refusal(() => expandTemplate("@a", f, opts)), "Placeholder cycle: @a → @b → @c → @a");
-  const hooks = builtinFills({ script: "/w/s.ts", capture: true, prefix: "@suffix", suffix: "@prefix" });
+  assert.equal(
+    refusal(() => expandTemplate("@a", f, opts)),
+    "Placeholder cycle: @a → @b → @c → @a",
+  );
+  const hooks = builtinFills({
+    script: "/w/s.ts",
+    capture: true,
+    prefix: "@suffix",
+    suffix: "@prefix",
+  });
   assert.match(
     refusal(() => expandTemplate(DEFAULT_TEMPLATE, hooks, opts)),
     /Placeholder cycle: @prefix → @suffix → @prefix/,
@@ -58,12 +72,23 @@ Deno.test("a cycle is reported by the path that closed it", () => {
 
 Deno.test("a placeholder resolving twice is refused unless permitted; a call with arguments may repeat", () => {
   const f = fills({ twice: "@entry\n@entry" });
-  assert.match(refusal(() => expandTemplate("@twice", f, opts)), /"@entry" resolves more than once/);
+  assert.match(
+    refusal(() => expandTemplate("@twice", f, opts)),
+    /"@entry" resolves more than once/,
+  );
   const allowed = expandTemplate("@twice", f, { ...opts, repeat: ["entry"] });
   assert.equal(allowed.match(/__mcpx\.entry/g)?.length, 2);
   // Through a fill: --suffix ending in @prefix runs the prefix again, which is a repeat.
-  const again = builtinFills({ script: "/w/s.ts", capture: true, prefix: "p();", suffix: "@prefix" });
-  assert.match(refusal(() => expandTemplate(DEFAULT_TEMPLATE, again, opts)), /"@prefix" resolves more than once/);
+  const again = builtinFills({
+    script: "/w/s.ts",
+    capture: true,
+    prefix: "p();",
+    suffix: "@prefix",
+  });
+  assert.match(
+    refusal(() => expandTemplate(DEFAULT_TEMPLATE, again, opts)),
+    /"@prefix" resolves more than once/,
+  );
   assert.match(
     expandTemplate(DEFAULT_TEMPLATE, again, { ...opts, repeat: ["prefix"] }),
     /p\(\);[\s\S]*p\(\);/,
@@ -87,7 +112,10 @@ Deno.test("placeholders take arguments: names, positions and @args, bound inside
 });
 
 Deno.test("a file declares its placeholder by comment, exported constant or file name", () => {
-  const comment = declaredPlaceholder("/p/a.ts", "// @mcpx:placeholder timed(body, label)\n{ @body }\n");
+  const comment = declaredPlaceholder(
+    "/p/a.ts",
+    "// @mcpx:placeholder timed(body, label)\n{ @body }\n",
+  );
   assert.equal(comment.name, "timed");
   assert.deepEqual(comment.placeholder.params, ["body", "label"]);
   assert.equal(comment.placeholder.body, "{ @body }");

@@ -272,3 +272,63 @@ Deno.test("--typecheck checks the generated program and the script without runni
   assert.equal(node.code, 2);
   assert.match(node.stderr, /--typecheck cannot check a script run under node: node strips types/);
 });
+
+/** Console members every runtime has, without any runtime's own APIs. */
+const PORTABLE_SCRIPT = `const who: string = "ann";
+console.log("%s scored %d (%i) %o %j%%", who, 3, 4.7, { a: [1] }, { c: 3 });
+console.group("group");
+console.log("inside", { n: 1 });
+console.groupEnd();
+console.table([{ a: 1 }, { a: 2 }]);
+console.count(); console.count();
+console.dir({ b: [1, 2] });
+console.log("end");
+`;
+
+const REPO = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+
+/** PATH for a runtime: tests/npm's node 22 and bun, or the system's node (20 here). */
+function runtimes(): { name: string; runtime: string; path: string }[] {
+  const system = Deno.env.get("PATH") ?? "/usr/bin:/bin";
+  const npmBin = `${REPO}/tests/npm/node_modules/.bin`;
+  const out = [{ name: "deno", runtime: "deno", path: system }];
+  const has = (dir: string, bin: string) => {
+    try {
+      return Deno.statSync(`${dir}/${bin}`).isFile;
+    } catch {
+      return false;
+    }
+  };
+  if (system.split(":").some((d) => has(d, "node"))) {
+    out.push({ name: "node (system)", runtime: "node", path: system });
+  }
+  if (has(npmBin, "node")) {
+    out.push({ name: "node (tests/npm)", runtime: "node", path: `${npmBin}:${system}` });
+  }
+  if (has(npmBin, "bun")) out.push({ name: "bun", runtime: "bun", path: `${npmBin}:${system}` });
+  return out;
+}
+
+for (const r of runtimes()) {
+  Deno.test(`under ${r.name}: console capture matches --no-launcher, and a failure names the TypeScript line`, async () => {
+    await using b = await box();
+    await b.write("work/p.ts", PORTABLE_SCRIPT);
+    await b.write(
+      "work/f.ts",
+      `interface Shape { n: number }\ntype Also = string;\nfunction deep(s: Shape): never {\n  throw new RangeError("far " + s.n);\n}\ndeep({ n: 1 });\n`,
+    );
+    const env = { PATH: r.path };
+    const captured = await envelope(b, ["run", "--runtime", r.runtime, "p.ts"], env);
+    const bare = await envelope(b, ["run", "--runtime", r.runtime, "--no-launcher", "p.ts"], env);
+    assert.equal(captured.code, 0, captured.stderrText + captured.stderr);
+    assert.equal(bare.code, 0, bare.stderrText + bare.stderr);
+    assert.deepEqual(captured.stdout.split("\n"), bare.stdout.split("\n"));
+    assert.match(captured.stdout, /ann scored 3 \(4\)/);
+    const failed = await b.mcpx(["run", "--runtime", r.runtime, "f.ts"], { env });
+    assert.equal(failed.code, 1, failed.stderr);
+    // The line is the TypeScript's own; the column is where the runtime puts it (Bun: the name).
+    assert.match(failed.stderr.trim(), /^f\.ts:4:(9|13): RangeError: far 1$/);
+    const e = await envelope(b, ["run", "--runtime", r.runtime, "f.ts"], env);
+    assert.match(e.error!.stack!.split("\n")[1], /at deep \(.*f\.ts:4:(9|13)\)$/);
+  });
+}
