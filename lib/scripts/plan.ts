@@ -13,6 +13,7 @@ import {
   DEFAULT_TEMPLATE,
   expandTemplate,
   type FillOptions,
+  layeredSource,
   readSource,
 } from "./template.ts";
 import { parseEnvFile, parseEnvPair } from "./env_vars.ts";
@@ -305,25 +306,27 @@ export async function planRun(ctx: Context, request: RunRequest): Promise<RunPla
   let program: RunPlan["program"];
   if (!request.noLauncher) {
     const probe = settings.get("plumbing.sourceProbePaths");
-    const read = (
-      key:
-        | "script.before"
-        | "script.prefix"
-        | "script.onError"
-        | "script.suffix"
-        | "script.launcher",
-      flag: string,
-    ) => {
+    const read = (key: "script.launcher", flag: string) => {
       const value = settings.get(key);
       if (!value) return undefined;
       return capture(problems, () => readSource(value, flag, io.cwd, probe).text);
     };
+    // The hooks layer: a `-` line (a file's null) splices in what the layers below say.
+    const hook = async (
+      key: "script.before" | "script.prefix" | "script.onError" | "script.suffix",
+      flag: string,
+    ) => {
+      const d = settings.describe(key);
+      const layers = [d.text, ...d.overrode.map((o) => o.text)];
+      const text = await capture(problems, () => layeredSource(layers, flag, io.cwd, probe));
+      return text ? text : undefined;
+    };
     const hooks: Omit<FillOptions, "script"> = {
       capture: settings.get("script.captureConsole"),
-      before: await read("script.before", "--before"),
-      prefix: await read("script.prefix", "--prefix"),
-      onError: await read("script.onError", "--on-error"),
-      suffix: await read("script.suffix", "--suffix"),
+      before: await hook("script.before", "--before"),
+      prefix: await hook("script.prefix", "--prefix"),
+      onError: await hook("script.onError", "--on-error"),
+      suffix: await hook("script.suffix", "--suffix"),
     };
     const launcherValue = settings.get("script.launcher");
     const template = launcherValue ? await read("script.launcher", "--launcher") : DEFAULT_TEMPLATE;

@@ -417,3 +417,37 @@ export function readSource(value: string, what: string, cwd: string, probe: bool
     throw new McpxError("USAGE", `Cannot read ${what} "${value}": ${messageOf(e)}`);
   }
 }
+
+/**
+ * A hook setting across its layers (nearest first): each layer's text is one source, or several
+ * separated by lines holding only `-`, each of which stands for the layers below (a file's
+ * `null`). Without one, the nearest layer replaces the rest.
+ * @throws {McpxError} USAGE when a path a layer names cannot be read.
+ */
+export function layeredSource(
+  layers: readonly string[],
+  what: string,
+  cwd: string,
+  probe: boolean,
+): string {
+  const compose = (i: number): string => {
+    if (i >= layers.length) return "";
+    const parts: string[] = [];
+    let current: string[] = [];
+    const flush = () => {
+      const text = current.join("\n");
+      if (text.trim()) parts.push(readSource(text, what, cwd, probe).text);
+      current = [];
+    };
+    for (const line of layers[i].split("\n")) {
+      if (line.trim() === "-") {
+        flush();
+        const below = compose(i + 1);
+        if (below) parts.push(below);
+      } else current.push(line);
+    }
+    flush();
+    return parts.join("\n");
+  };
+  return compose(0);
+}

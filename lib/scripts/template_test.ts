@@ -6,6 +6,7 @@ import {
   declaredPlaceholder,
   DEFAULT_TEMPLATE,
   expandTemplate,
+  layeredSource,
   naturalCompare,
   type Placeholder,
   readSource,
@@ -167,4 +168,21 @@ Deno.test("a source may be text, a file, or a folder in natural order; @text: an
   } finally {
     Deno.removeSync(dir, { recursive: true });
   }
+});
+
+Deno.test("hooks layer: a `-` line, or a file's null, splices in the layers below", async () => {
+  const { resolveSettings } = await import("../settings/resolve.ts");
+  const settings = resolveSettings({
+    env: {},
+    files: [
+      { path: "/far.json", data: { script: { prefix: "far();" } } },
+      { path: "/near.json", data: { script: { prefix: [null, "near();"] } } },
+    ],
+    flags: [{ key: "script.prefix", text: "flag();\n-", spelling: "--prefix" }],
+  });
+  const d = settings.describe("script.prefix");
+  const layers = [d.text, ...d.overrode.map((o) => o.text)];
+  assert.equal(layeredSource(layers, "--prefix", "/", false), "flag();\nfar();\nnear();");
+  // Without a splice, the nearest layer replaces the rest.
+  assert.equal(layeredSource(["mine();", "far();"], "--prefix", "/", false), "mine();");
 });

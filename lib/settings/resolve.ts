@@ -212,6 +212,13 @@ export function resolveSettings(input: {
   };
   for (const layer of input.files ?? []) {
     for (const [key, raw] of fileEntries(layer, warnings)) {
+      if (SPECS[key].splice && Array.isArray(raw)) {
+        // A list of sources, null standing for the layers below: one line `-` in the text.
+        if (raw.every((x) => x === null || typeof x === "string")) {
+          set(key, raw.map((x) => x ?? "-").join("\n"), { kind: "file", where: layer.path });
+          continue;
+        }
+      }
       if (raw !== null && typeof raw === "object") {
         throw new McpxError(
           "SETTING_INVALID",

@@ -18,6 +18,11 @@ export interface SettingSpec {
   readonly flag?: string;
   /** Settings needed before configuration files are found are read from variables and flags only. */
   readonly early?: boolean;
+  /**
+   * Layers rather than replaces: a file may give a list of sources, `null` standing for the value
+   * of the layers below; in a variable or a flag, a line holding only `-` stands for it.
+   */
+  readonly splice?: boolean;
 }
 
 /** Every setting mcpx has. Keys are dotted paths in a configuration file. */
@@ -203,6 +208,7 @@ export const SETTINGS = {
     default: "",
     doc:
       "Code run before the script is imported, outside the try (source, a file or a folder); sees `script`",
+    splice: true,
     flag: "--before",
   },
   "script.prefix": {
@@ -210,6 +216,7 @@ export const SETTINGS = {
     default: "",
     doc:
       "Code run inside the try, before the script is imported (source, a file or a folder); sees `script`",
+    splice: true,
     flag: "--prefix",
   },
   "script.onError": {
@@ -217,6 +224,7 @@ export const SETTINGS = {
     default: "",
     doc:
       "Code run when the script throws, before the failure is reported; sees `script` and `result`",
+    splice: true,
     flag: "--on-error",
   },
   "script.suffix": {
@@ -224,6 +232,7 @@ export const SETTINGS = {
     default: "",
     doc:
       "Code run in a finally once the script has ended; sees `script` and `result` (ok, value, error, ms)",
+    splice: true,
     flag: "--suffix",
   },
   "script.typecheck": {
