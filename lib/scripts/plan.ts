@@ -3,7 +3,7 @@
 
 import { dirname, join, resolve } from "../_path.ts";
 import { McpxError, messageOf } from "../errors.ts";
-import { cacheDir } from "../paths.ts";
+import { cacheDir, stateDir } from "../paths.ts";
 import { VERSION } from "../version.ts";
 import type { Context } from "../context.ts";
 import { readDirectives } from "./directives.ts";
@@ -133,16 +133,6 @@ function problemsError(problems: McpxError[]): McpxError {
       problems.map((p) => `  - ${p.message}${p.hint ? ` (${p.hint})` : ""}`).join("\n")
     }`,
   );
-}
-
-/** A setting that another part of mcpx may declare (logging.dir), when it is declared. */
-function optionalSetting(settings: { get(key: never): unknown }, key: string): string | undefined {
-  try {
-    const value = settings.get(key as never);
-    return typeof value === "string" && value ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 async function capture<T>(problems: McpxError[], fn: () => T | Promise<T>): Promise<T | undefined> {
@@ -275,30 +265,28 @@ export async function planRun(ctx: Context, request: RunRequest): Promise<RunPla
     }
   }
 
-  // The log folder: created when missing, refused when something else is in its place.
-  const logDir = optionalSetting(settings, "logging.dir");
-  if (logDir) {
-    const dir = resolve(io.cwd, logDir);
-    try {
-      if (!Deno.statSync(dir).isDirectory) {
-        problems.push(
-          new McpxError("USAGE", `The log directory "${logDir}" is a file, not a folder`, {
-            hint: "Remove it, or point logging.dir elsewhere",
-          }),
+  // The log folder (<state>/logs, docs/logging.md): created when missing, refused when something
+  // else is in its place.
+  const logDir = join(stateDir(ctx.boot, io.env), "logs");
+  try {
+    if (!Deno.statSync(logDir).isDirectory) {
+      problems.push(
+        new McpxError("USAGE", `The log directory "${logDir}" is a file, not a folder`, {
+          hint: "Move the file away; mcpx keeps its JSONL logs there",
+        }),
+      );
+    }
+  } catch {
+    await capture(problems, () => {
+      try {
+        Deno.mkdirSync(logDir, { recursive: true, mode: 0o700 });
+      } catch (e) {
+        throw new McpxError(
+          "USAGE",
+          `Cannot create the log directory "${logDir}": ${messageOf(e)}`,
         );
       }
-    } catch {
-      await capture(problems, () => {
-        try {
-          Deno.mkdirSync(dir, { recursive: true });
-        } catch (e) {
-          throw new McpxError(
-            "USAGE",
-            `Cannot create the log directory "${logDir}": ${messageOf(e)}`,
-          );
-        }
-      });
-    }
+    });
   }
 
   // The launcher: every hook read and the template filled now, so that a bad one stops the run

@@ -236,7 +236,9 @@ Deno.test("--launcher: a template of your own; a near miss and a cycle are refus
 
 Deno.test("every knowable problem is reported together, before anything starts", async () => {
   await using b = await box();
-  await b.write("work/s.ts", `export function f() {}\n`);
+  await b.write("work/s.ts", `// mcpx: runtime=nope\nexport function f() {}\n`);
+  // Where the JSONL logs go, taken by a file.
+  await b.write("state/mcpx/logs", "not a folder");
   const r = await b.mcpx([
     "run",
     "--env",
@@ -245,15 +247,21 @@ Deno.test("every knowable problem is reported together, before anything starts",
     "@file:missing/hook.ts",
     "--export",
     "g",
-    "--runtime",
-    "worker",
     "s.ts",
   ]);
   assert.equal(r.code, 2, r.stderr);
-  assert.match(r.stderr, /3 problems before running/);
+  assert.match(r.stderr, /5 problems before running/);
   assert.match(r.stderr, /NOEQUALS/);
   assert.match(r.stderr, /Cannot read --prefix "@file:missing\/hook\.ts"/);
   assert.match(r.stderr, /There is no export "g" in "s\.ts"; it exports f/);
+  assert.match(r.stderr, /The log directory ".*\/state\/mcpx\/logs" is a file, not a folder/);
+  assert.match(r.stderr, /nope/);
+  // A missing log folder is created rather than refused.
+  await Deno.remove(`${b.root}/state/mcpx/logs`);
+  await b.write("work/ok.ts", `console.log("ran");\n`);
+  const ok = await b.mcpx(["run", "ok.ts"]);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.ok(Deno.statSync(`${b.root}/state/mcpx/logs`).isDirectory);
 });
 
 Deno.test("--typecheck checks the generated program and the script without running them", async () => {
