@@ -23,6 +23,10 @@ Deno.stdout.writeSync(new TextEncoder().encode("raw bytes\\n"));
 console.log(new Map([[1, { two: 2 }]]), new Set(["s"]), [undefined, null], 10n, Symbol("q"));
 try { console.createTask(); } catch (e) { console.log("createTask:", e.constructor.name); }
 console.profile("p"); console.profileEnd("p"); console.timeStamp("t");
+console.time("t"); console.timeLog("t", "midway", { at: 1 }); console.timeEnd("t");
+console.group("before clear");
+console.clear();
+console.log("after clear, not indented");
 console.log("end");
 `;
 
@@ -67,7 +71,12 @@ Deno.test("console capture: stdout is the same, line for line, as with --no-laun
   const bare = await envelope(b, ["run", "--no-launcher", "all.ts"]);
   assert.equal(captured.code, 0, captured.stderrText + captured.stderr);
   assert.equal(bare.code, 0, bare.stderrText + bare.stderr);
-  assert.deepEqual(captured.stdout.split("\n"), bare.stdout.split("\n"));
+  // Timers print elapsed milliseconds, which differ between any two runs.
+  const lines = (text: string) => text.replace(/\d+(\.\d+)?ms/g, "Nms").split("\n");
+  assert.deepEqual(lines(captured.stdout), lines(bare.stdout));
+  assert.match(captured.stdout, /^t: [\d.]+ms midway \{ at: 1 \}$/m);
+  // clear writes what the runtime writes for it, and resets the indentation.
+  assert.ok(captured.stdout.includes("\x1b[0Jafter clear, not indented\n"));
   assert.match(captured.stdout, /ann scored 3 \(4\) at 1\.5/);
   assert.match(captured.stdout, /names: log info table/);
   assert.match(captured.stdout, /createTask: \w*Error/);
