@@ -5,10 +5,14 @@
  *
  *   deno run -A bench/launcher.ts [--runs 40]
  *
- * Two figures: a Deno Worker inside the calling process (the default runtime), from `new Worker`
- * to the script's end; and a `deno run` subprocess, from spawn to exit.
+ * The figures: a Deno Worker inside the calling process (the default runtime), from `new Worker`
+ * to the script's end, loading launcher/ as TypeScript modules (`deno run main.ts`) and as the one
+ * bundled module the built CLI loads, each as wall time and as the CPU time the process spent
+ * (every thread; less disturbed by other load on the machine than wall time); and a `deno run`
+ * subprocess of launcher/main.ts, from spawn to exit.
  */
 import { join } from "node:path";
+import process from "node:process";
 import { builtinFills, DEFAULT_TEMPLATE, expandTemplate } from "../lib/scripts/template.ts";
 import { LAUNCH_VARIABLE, type LaunchConfig } from "../launcher/protocol.ts";
 
@@ -47,12 +51,29 @@ try {
     program,
   };
 
+  /** CPU time of this process (every thread, so the Worker's too) per Worker run, in ms. */
+  // What the built CLI's Worker loads: launcher/worker.ts bundled into one module (tools/build.ts).
+  const bundled = join(dir, "worker.js");
+  const bundle = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform",
+      "deno",
+      "-o",
+      bundled,
+      join(LAUNCHER_DIR, "worker.ts"),
+    ],
+    stdout: "null",
+    stderr: "inherit",
+  }).output();
+  if (!bundle.success) throw new Error("`deno bundle` of launcher/worker.ts failed");
+  let entry = new URL("../launcher/worker.ts", import.meta.url);
+  let cpu: { launched: number[]; bare: number[] } = { launched: [], bare: [] };
   const worker = async (launched: boolean): Promise<number> => {
+    const c = process.cpuUsage();
     const t = performance.now();
-    const w = new Worker(
-      launched ? new URL("../launcher/worker.ts", import.meta.url) : new URL(`file://${bare}`),
-      { type: "module" },
-    );
+    const w = new Worker(launched ? entry : new URL(`file://${bare}`), { type: "module" });
     await new Promise<void>((resolve) => {
       w.onmessage = (e) => {
         if (!launched || (e.data as { t?: string }).t === "exit") resolve();
@@ -61,6 +82,8 @@ try {
     });
     const ms = performance.now() - t;
     w.terminate();
+    const used = process.cpuUsage(c);
+    cpu[launched ? "launched" : "bare"].push((used.user + used.system) / 1000);
     return ms;
   };
 
@@ -90,6 +113,11 @@ try {
   };
 
   const w = await measure(worker);
+  const wc = { launched: median(cpu.launched), bare: median(cpu.bare) };
+  entry = new URL(`file://${bundled}`);
+  cpu = { launched: [], bare: [] };
+  const b = await measure(worker);
+  const bc = { launched: median(cpu.launched), bare: median(cpu.bare) };
   const p = await measure(spawn);
   const row = (name: string, m: { launched: number; bare: number }) =>
     `${name.padEnd(22)} ${m.launched.toFixed(2).padStart(8)} ${m.bare.toFixed(2).padStart(8)} ${
@@ -101,7 +129,10 @@ try {
   console.log(
     `${"".padEnd(22)} ${"launcher".padStart(8)} ${"none".padStart(8)} ${"added".padStart(8)}`,
   );
-  console.log(row("worker (default)", w));
+  console.log(row("worker, sources", w));
+  console.log(row("  CPU time", wc));
+  console.log(row("worker, built CLI", b));
+  console.log(row("  CPU time", bc));
   console.log(row("deno run subprocess", p));
 } finally {
   await Deno.remove(dir, { recursive: true });
