@@ -18,6 +18,8 @@ import {
   WORKER_URL,
 } from "./select.ts";
 import { VERSION } from "../version.ts";
+import { hash64 } from "../_hash.ts";
+import { writeFileAtomic } from "../_atomic.ts";
 import { McpxError } from "../errors.ts";
 
 /** The command that runs `script` itself under `command`'s runtime, with no launcher. */
@@ -199,12 +201,20 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
     }
     // The launcher template, filled for this run.
     if (plan.program && !request.noLauncher) {
+      // Named by its content and kept: the same run again reuses the file and the runtime's
+      // compiled copy of it, rather than adding one to the runtime's cache every run.
+      const text = plan.program(cfg.script);
       const path = join(
         scratch,
-        `launch-${crypto.randomUUID().slice(0, 8)}.${command?.emit ? "mjs" : "ts"}`,
+        `launch-${hash64(new TextEncoder().encode(text))}.${command?.emit ? "mjs" : "ts"}`,
       );
-      Deno.writeTextFileSync(path, plan.program(cfg.script));
-      emitted.push(path);
+      try {
+        Deno.statSync(path);
+      } catch {
+        writeFileAtomic(path, text);
+      }
+      // An exec program is a new file every run, and so is its launcher: removed with it.
+      if (execFile) emitted.push(path);
       cfg.program = path;
     }
     // No launcher: the runtime is handed the script itself.
