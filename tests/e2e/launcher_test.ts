@@ -349,3 +349,37 @@ for (const r of runtimes()) {
     assert.match(e.error!.stack!.split("\n")[1], /at deep \(.*f\.ts:4:(9|13)\)$/);
   });
 }
+
+Deno.test("a placeholder declared in paths.placeholders wraps the entry, with arguments", async () => {
+  await using b = await box();
+  await b.write("work/s.ts", `export default () => "ran";\n`);
+  await b.write(
+    "work/fragments/timing.ts",
+    `// @mcpx:placeholder timed(body, label)
+{
+  const __t = performance.now();
+  @body
+  console.error("timed", @label, typeof (performance.now() - __t));
+}
+`,
+  );
+  const launcher = '@header\n@globals\n@import\n@timed(entry, "main")\n@onSuccess\n@suffix';
+  const env = { MCPX_PATHS_PLACEHOLDERS: "fragments" };
+  const r = await b.mcpx(["run", "--launcher", launcher, "s.ts"], { env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "ran\n");
+  // No @console in this template: the console is the runtime's own.
+  assert.equal(r.stderr, "timed main number\n");
+  const withBefore = await b.mcpx([
+    "run",
+    "--before",
+    "console.error('before', script.name)",
+    "s.ts",
+  ]);
+  assert.match(withBefore.stderr, /before s$/m);
+  // Declaring a built-in is refused before anything runs.
+  await b.write("work/fragments/entry.ts", "boom();\n");
+  const shadow = await b.mcpx(["run", "--launcher", launcher, "s.ts"], { env });
+  assert.equal(shadow.code, 2);
+  assert.match(shadow.stderr, /declares @entry, which is built in: a placeholder cannot shadow it/);
+});
