@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describeFailure, userLocation } from "./failure.ts";
-import { errorFrames, installStackTraces } from "./frames.ts";
+import { errorFrames, framesOfRendered, installStackTraces } from "./frames.ts";
 
 const ctx = { script: "/w/s.ts", launcherDir: "/repo/launcher", client: "/w/mcpx-client.ts" };
 
@@ -63,6 +63,20 @@ Deno.test("describeFailure() points at the innermost user frame, from frames, la
     assert.equal(describeFailure("text", ctx).message, 'threw "text"');
     const runtime = [{ file: "node:internal/a.js", line: 1, col: 1, text: "x" }];
     assert.equal(userLocation(runtime, ctx), undefined);
+  } finally {
+    restore();
+  }
+});
+
+Deno.test("framesOfRendered() gives the frames behind a stack text just rendered, nothing else", () => {
+  const restore = installStackTraces({ urls: true });
+  try {
+    const holder: { stack?: string } = {};
+    Error.captureStackTrace(holder);
+    const text = holder.stack!;
+    const frames = framesOfRendered(text);
+    assert.equal(frames[0].file, new URL(import.meta.url).pathname);
+    assert.deepEqual(framesOfRendered(text + " "), []);
   } finally {
     restore();
   }

@@ -27,6 +27,9 @@ export type FrameMapper = (frame: Frame) => Frame;
 
 const FRAMES = Symbol.for("mcpx.frames");
 
+/** The stack text rendered last, and its frames (see {@linkcode framesOfRendered}). */
+let last: { text: string; frames: Frame[] } | undefined;
+
 interface CallSite {
   getFunctionName(): string | null;
   getMethodName?(): string | null;
@@ -118,7 +121,9 @@ export function installStackTraces(options: FrameOptions = {}): () => void {
       Object.defineProperty(error, FRAMES, { value: frames, configurable: true });
     } catch { /* a frozen object: the string still renders */ }
     // Mapped frames render with their mapped place; the rest as the runtime renders them.
-    return frames.length ? `${header(error)}\n${renderFrames(frames)}` : header(error);
+    const text = frames.length ? `${header(error)}\n${renderFrames(frames)}` : header(error);
+    last = { text, frames };
+    return text;
   };
   return () => {
     E.prepareStackTrace = previous;
@@ -134,6 +139,14 @@ export function errorFrames(error: unknown): Frame[] {
   void e.stack;
   const after = e[FRAMES];
   return Array.isArray(after) ? after as Frame[] : [];
+}
+
+/**
+ * The frames behind a stack text this hook has just rendered (a caller that was handed only the
+ * `.stack` string of an object read a moment ago), or [] for any other text. Nothing is parsed.
+ */
+export function framesOfRendered(stack: string): Frame[] {
+  return last && last.text === stack ? last.frames : [];
 }
 
 /**
