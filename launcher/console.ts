@@ -95,6 +95,24 @@ export function captureConsole(options: CaptureOptions): boolean {
         options.record(record);
       });
     }
+    // What reaches stdout stays the runtime's own; the stored copy is formatted with its inspect.
+    for (const member of ["log", "dir", "dirxml"]) {
+      const original = target[member] as (...a: unknown[]) => void;
+      if (typeof original !== "function") continue;
+      target[member] = named(member, (...args: unknown[]) => {
+        original.apply(console, args);
+        if (RANK.info < options.min) return;
+        const record: LogRecord = {
+          ts: new Date().toISOString(),
+          level: "info",
+          msg: formatArgs(args, options.inspect),
+          console: member,
+          fileOnly: true,
+        };
+        if (args.length > 0) record.args = args.map((a) => jsonSafe(a));
+        options.record(record);
+      });
+    }
     return false;
   }
   let chunks: { text: string; stderr: boolean }[] | undefined;
