@@ -1,6 +1,7 @@
-// The launcher proper: installs the globals, imports the script, calls its entry point and
-// reports the outcome, identically under a Deno Worker, Deno, Bun and Node. The host (worker.ts or
-// main.ts) supplies the few things that differ. Erasable TypeScript only.
+// The launcher's steps: install the globals, capture the console, import the script, call its entry
+// point and report the outcome, identically under a Deno Worker, Deno, Bun and Node. The generated
+// program (the template of lib/scripts/template.ts, filled) calls them in its own order; the host
+// (worker.ts or main.ts) supplies the few things that differ. Erasable TypeScript only.
 
 import { createLogger, type Logger } from "./log.ts";
 import { describeFailure, type FailureContext, userFrame } from "./failure.ts";
