@@ -103,7 +103,8 @@ export interface Launcher {
   importScript(load?: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>>;
   entry(mod: Record<string, unknown>): Promise<unknown>;
   succeed(value: unknown): void;
-  fail(error: unknown): void;
+  /** `outside`: thrown by the program itself, outside its try (not parsing, or @globals left out). */
+  fail(error: unknown, outside?: boolean): void;
   end(result?: RunResult): void;
 }
 
@@ -330,9 +331,13 @@ export function createLauncher(host: Host, cfg: LaunchConfig): Launcher {
       if (cfg.json) control({ mcpx: "result", value: unbox(value) });
       else host.out(renderResult(value));
     },
-    fail(error) {
-      if (error instanceof Classified) report(error.failure, error.code);
-      else report(explain(describeFailure(error, fctx)));
+    fail(error, outside) {
+      if (error instanceof Classified) return report(error.failure, error.code);
+      const failure = explain(describeFailure(error, fctx, outside));
+      if (outside && failure.name === "ReferenceError" && /\b__mcpx\w*\b/.test(failure.message)) {
+        failure.hint = "a --launcher uses the launcher's steps after @globals, which defines them";
+      }
+      report(failure);
     },
     end() {
       finish(failed ? exitWith : host.exitCode());
@@ -374,8 +379,9 @@ export async function launch(host: Host, cfg: LaunchConfig): Promise<void> {
     // A --launcher without @suffix never ends the run itself: its entry has finished by now.
     l.end();
   } catch (error) {
-    // The program itself did not load (a --launcher that does not parse): nothing of it ran.
-    l.fail(error);
+    // The program did not load (a --launcher that does not parse), or stopped outside its try (a
+    // --launcher without @globals, a --before that threw).
+    l.fail(error, true);
     l.end();
   }
 }

@@ -241,6 +241,16 @@ Deno.test("--launcher: a template of your own; a near miss and a cycle are refus
   );
   assert.equal(allowed.code, 0, allowed.stderr);
   assert.equal(allowed.stdout, "ran\n");
+  // A launcher that does not parse is named at its own line; one without @globals says so.
+  const broken = await b.mcpx(["run", "--launcher", "@header\n@globals\nif ( {", "s.ts"]);
+  assert.equal(broken.code, 1);
+  assert.match(broken.stderr, /launch-[0-9a-f]+\.ts:8:\d+: SyntaxError: /);
+  const bare = await b.mcpx(["run", "--launcher", "@import\n@entry", "s.ts"]);
+  assert.equal(bare.code, 1);
+  assert.match(
+    bare.stderr,
+    /__mcpx is not defined; a --launcher uses the launcher's steps after @globals/,
+  );
 });
 
 Deno.test("every knowable problem is reported together, before anything starts", async () => {
