@@ -76,7 +76,12 @@ function named<T>(name: string, fn: T): T {
  */
 export function captureConsole(options: CaptureOptions): boolean {
   const target = console as unknown as Record<string, unknown>;
-  if (options.err === undefined && options.make(() => {}) === undefined) {
+  let chunks: { text: string; stderr: boolean }[] | undefined;
+  const inner = options.make((text, stderr) => {
+    if (chunks) chunks.push({ text, stderr });
+    else options.out(text);
+  });
+  if (!inner && options.err === undefined) {
     for (const [member, level] of Object.entries(LEVELED)) {
       const original = target[member] as (...a: unknown[]) => void;
       if (typeof original !== "function") continue;
@@ -115,11 +120,6 @@ export function captureConsole(options: CaptureOptions): boolean {
     }
     return false;
   }
-  let chunks: { text: string; stderr: boolean }[] | undefined;
-  const inner = options.make((text, stderr) => {
-    if (chunks) chunks.push({ text, stderr });
-    else options.out(text);
-  });
   if (!inner) return false;
   const call = (member: string, args: unknown[]) => {
     const outer = chunks;
