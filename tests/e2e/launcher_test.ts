@@ -393,3 +393,21 @@ Deno.test("a placeholder declared in paths.placeholders wraps the entry, with ar
   assert.equal(shadow.code, 2);
   assert.match(shadow.stderr, /declares @entry, which is built in: a placeholder cannot shadow it/);
 });
+
+Deno.test("a named script with no client gets mcpx-globals.d.ts declaring the launcher's globals", async () => {
+  await using b = await box();
+  await b.write(
+    "work/.mcpx/scripts/hello.ts",
+    `const f: { line?: number }[] = captureFrames(0, 1);\nlog.info("hi {n}", { n: f.length });\nexport default () => args.length;\n`,
+  );
+  const env = { MCPX_TRUST_ALL: "1" };
+  const r = await b.mcpx(["run", "hello", "x"], { env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "1\n");
+  const declared = await Deno.readTextFile(`${b.root}/work/.mcpx/scripts/mcpx-globals.d.ts`);
+  assert.match(declared, /const captureFrames: /);
+  assert.match(declared, /const log: /);
+  // The declaration is what the typecheck reads: the script checks against it.
+  const checked = await b.mcpx(["run", "--typecheck", "hello"], { env });
+  assert.equal(checked.code, 0, checked.stderr);
+});
