@@ -12,6 +12,7 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { TOKEN_HEADER } from "../lib/daemon/guard.ts";
 import { wireRequest } from "../lib/daemon/wire.ts";
 import {
   formatTable,
@@ -77,14 +78,24 @@ async function measure(
   await Deno.mkdir(project, { recursive: true });
   await Deno.writeTextFile(join(project, ".mcpx.json"), JSON.stringify({ mcpServers }));
   const health = JSON.parse(await runDeno(mcpxArgs(["--json", "start"]), project, env));
+  // Every /v1 request carries the daemon's token, from the file beside its record.
+  const tokenFile = join(
+    env.XDG_STATE_HOME,
+    "mcpx",
+    "daemons",
+    `${health.fingerprint.slice(0, 16)}.token`,
+  );
+  const headers = { [TOKEN_HEADER]: (await Deno.readTextFile(tokenFile)).trim() };
   for (const ns of Object.keys(mcpServers)) {
     const res = await wireRequest(health.socket, "POST", `/v1/call/${ns}/echo`, {
       body: { text: "x" },
+      headers,
       timeoutMs: 30_000,
     });
     if (res.status !== 200) throw new Error(`${ns}.echo: HTTP ${res.status}: ${res.text}`);
   }
-  const status = await wireRequest(health.socket, "GET", "/v1/status");
+  const status = await wireRequest(health.socket, "GET", "/v1/status", { headers });
+  if (status.status !== 200) throw new Error(`status: HTTP ${status.status}: ${status.text}`);
   const live = (JSON.parse(status.text).servers as { live: number }[])
     .reduce((n, s) => n + s.live, 0);
   if (live !== servers) throw new Error(`the daemon holds ${live} processes, not ${servers}`);
