@@ -21,6 +21,7 @@ export const ERRORS = {
   INVALID_ARGUMENTS: { exit: 2, http: 400, hint: "" },
   SERVER_START_FAILED: { exit: 6, http: 502, hint: "`mcpx status` shows the server's stderr" },
   SERVER_EXITED: { exit: 6, http: 502, hint: "The next call starts a fresh process" },
+  MESSAGE_TOO_LARGE: { exit: 6, http: 502, hint: "" },
   TOOL_TIMEOUT: { exit: 7, http: 504, hint: "Raise callTimeout for this server, or restart it" },
   TOOL_ERROR: { exit: 8, http: 422, hint: "" },
   CREDENTIALS_MISSING: { exit: 3, http: 422, hint: "" },

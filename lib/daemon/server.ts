@@ -306,11 +306,16 @@ async function makeRegistry(
   );
   const { pidAlive } = await load<typeof import("./records.ts")>("./records.ts", import.meta.url);
   const configDir = dirname(config.path);
+  const maxMessageBytes = settings.get("daemon.maxMessageBytes");
   return new Registry(defs, {
     // The SDK is loaded when the first server starts, not with the daemon (~100 ms of start-up).
     connect: async (spec, startTimeoutMs) =>
       (await load<typeof import("../mcp/connect.ts")>("../mcp/connect.ts", import.meta.url))
-        .connectServer(spec, { startTimeoutMs }),
+        .connectServer(spec, {
+          startTimeoutMs,
+          maxMessageBytes,
+          log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
+        }),
     spec(def) {
       const auth = resolveAuth(def.name, def.entry, { env: { ...ctx.io.env } });
       return {

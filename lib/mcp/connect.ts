@@ -21,7 +21,7 @@ import {
   reportingFetch,
   safeUrl,
 } from "./http_transport.ts";
-import { describeExit, StdioTransport } from "./stdio_transport.ts";
+import { describeExit, oversizedData, StdioTransport } from "./stdio_transport.ts";
 import type {
   CallToolEnvelope,
   ConnectionEnd,
@@ -39,7 +39,19 @@ export interface ConnectOptions {
   startTimeoutMs: number;
   /** How mcpx introduces itself to the server (default `mcpx` and its version). */
   clientInfo?: { name: string; version: string };
+  /** stdio: the longest message read from the server (`daemon.maxMessageBytes`; 64 MiB). */
+  maxMessageBytes?: number;
+  /** Where what goes wrong outside a request (a reply over the limit) is recorded. */
+  log?: (
+    level: "warn" | "error",
+    event: string,
+    msg: string,
+    attrs: Record<string, unknown>,
+  ) => void;
 }
+
+/** The setting that bounds one message from a stdio server. */
+const MESSAGE_SETTING = "daemon.maxMessageBytes";
 
 /**
  * The only 2026-era revision SDK 2.4 speaks. `force-modern` pins it; the SDK exports no
@@ -100,6 +112,11 @@ class Connection implements McpConnection {
   #resolveEnded!: (end: ConnectionEnd) => void;
   #closing?: Promise<void>;
   #closeRequested = false;
+  /**
+   * Each listed tool's input schema as it was on the wire. The SDK's parse rebuilds `properties`
+   * by assignment, and a property named `__proto__` is lost there; these keep it.
+   */
+  readonly #schemas = new Map<string, Record<string, unknown>>();
 
   constructor(spec: ServerSpec, options: ConnectOptions) {
     this.#spec = spec;
@@ -146,12 +163,15 @@ class Connection implements McpConnection {
           reason: this.#closeRequested ? "closed by mcpx" : "the connection closed",
         });
     }
-    if (transport instanceof CancellableHttpTransport) {
-      // Protocol.connect() chains a handler set beforehand; answers retire their abort signals.
-      transport.onmessage = (message: JSONRPCMessage) => {
-        if (!("method" in message) && message.id !== undefined) transport.settle(message.id);
-      };
-    }
+    // Protocol.connect() chains a handler set beforehand. Over HTTP answers retire their abort
+    // signals; on every transport the input schemas are kept as the server sent them.
+    transport.onmessage = (message: JSONRPCMessage) => {
+      if ("method" in message) return;
+      if (transport instanceof CancellableHttpTransport && message.id !== undefined) {
+        transport.settle(message.id);
+      }
+      this.#keepSchemas(message);
+    };
 
     const ms = this.#options.startTimeoutMs;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -199,7 +219,12 @@ class Connection implements McpConnection {
         timeout: ms,
         cacheMode: "refresh",
       });
-      return tools.map(toToolInfo);
+      return tools.map((tool) => {
+        const info = toToolInfo(tool);
+        const wire = this.#schemas.get(tool.name);
+        if (wire) info.inputSchema = wire;
+        return info;
+      });
     } catch (error) {
       throw await this.#failure(error, {
         timeout: () =>
@@ -252,6 +277,17 @@ class Connection implements McpConnection {
     }
   }
 
+  #keepSchemas(message: JSONRPCMessage): void {
+    const tools = (message as { result?: { tools?: unknown } }).result?.tools;
+    if (!Array.isArray(tools)) return;
+    for (const tool of tools) {
+      const schema = tool?.inputSchema;
+      if (typeof tool?.name === "string" && schema && typeof schema === "object") {
+        this.#schemas.set(tool.name, schema);
+      }
+    }
+  }
+
   onToolsChanged(listener: () => void): void {
     this.#listeners.add(listener);
   }
@@ -292,6 +328,21 @@ class Connection implements McpConnection {
         args: spec.args,
         env: spec.env,
         cwd: spec.cwd,
+        maxMessageBytes: this.#options.maxMessageBytes,
+        onOversized: (r) => {
+          // Once when it passes the limit (if its id came first) and once when it ends.
+          if (!r.ended && r.id !== undefined) return;
+          this.#options.log?.(
+            "error",
+            "server.message_too_large",
+            `Server "${spec.name}" wrote a message of ${r.bytes} bytes, over the ${r.limit}-byte limit (${MESSAGE_SETTING}); it was dropped${
+              r.id === undefined
+                ? " and no request could be told from it"
+                : `, and request ${JSON.stringify(r.id)} failed`
+            }`,
+            { server: spec.name, bytes: r.bytes, limit: r.limit, requestId: r.id },
+          );
+        },
       });
     }
     let url: URL;
@@ -389,6 +440,17 @@ class Connection implements McpConnection {
       );
     }
     if (error instanceof ProtocolError) {
+      const big = oversizedData(error.data);
+      if (big) {
+        return new McpxError(
+          "MESSAGE_TOO_LARGE",
+          `Server "${this.#spec.name}" replied ${how.during} with a message over the ${big.limit}-byte limit (${MESSAGE_SETTING}); the reply was dropped`,
+          {
+            cause: error,
+            hint: `Raise ${MESSAGE_SETTING} (MCPX_DAEMON_MAX_MESSAGE_BYTES), or ask for less`,
+          },
+        );
+      }
       const message = `${error.message} (JSON-RPC error ${error.code})`;
       return new McpxError("TOOL_ERROR", how.rejected?.(message) ?? message, {
         cause: error,

@@ -9,6 +9,7 @@ import { type Caller, type Discover, parentSessionKey, scopeKey, sessionKey } fr
 import type { Selection } from "../config/servers.ts";
 import { errorText, unwrapResult } from "./unwrap.ts";
 import { validateArguments } from "./validate.ts";
+import { typeWords } from "./words.ts";
 
 type Log = (
   level: "debug" | "info" | "warn" | "error",
@@ -52,8 +53,11 @@ export interface CallRequest {
   arguments: Record<string, unknown>;
   caller: Caller;
   raw?: boolean;
-  /** The arguments were typed as key=value words: give string fields their text back. */
-  textValues?: boolean;
+  /**
+   * `key=value` words as they were typed, given their types here by the tool's input schema
+   * (lib/pool/words.ts), over `arguments`.
+   */
+  words?: readonly string[];
 }
 
 /** One tool call's answer. */
@@ -71,24 +75,6 @@ export interface CallOutput {
  * mutated), so a call does not recompute them.
  */
 const NAMES = new WeakMap<ServerDef, WeakMap<ToolInfo[], Map<string, string>>>();
-
-/** key=value values parsed as JSON, turned back into text where the schema wants a string only. */
-export function asText(
-  schema: Record<string, unknown>,
-  args: Record<string, unknown>,
-): Record<string, unknown> {
-  const props = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
-  const out = { ...args };
-  for (const [key, value] of Object.entries(args)) {
-    const type = props[key]?.type;
-    const wantsString = type === "string" || (Array.isArray(type) && type.includes("string") &&
-      !type.some((t) => t !== "string" && t !== "null" && typeof value === t));
-    if (wantsString && typeof value !== "string" && value !== null) {
-      out[key] = typeof value === "object" ? JSON.stringify(value) : String(value);
-    }
-  }
-  return out;
-}
 
 /** Finds a tool by its real name or by its identifier form (`fancy-name` as `fancy_name`). */
 export function findTool(def: ServerDef, all: ToolInfo[], name: string): ToolInfo {
@@ -221,7 +207,9 @@ export class Registry {
     const lease = await pool.acquire(key, def.pool.startTimeoutMs + def.pool.callTimeoutMs);
     try {
       const tool = findTool(def, lease.instance.tools, req.tool);
-      const args = req.textValues ? asText(tool.inputSchema, req.arguments) : req.arguments;
+      const args = req.words
+        ? typeWords(tool.inputSchema, req.words, `${def.namespace}.${tool.name}`, req.arguments)
+        : req.arguments;
       validateArguments(def.namespace, tool.name, tool.inputSchema, args);
       lease.instance.calls++;
       const envelope = await lease.conn.callTool(tool.name, args, {

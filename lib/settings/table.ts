@@ -117,6 +117,14 @@ export const SETTINGS = {
     detail:
       "16 MiB by default: above the 10 MB tool argument mcpx supports, with room for its JSON encoding. The body is counted as it arrives, so a larger one never sits in the daemon's memory.",
   },
+  "daemon.maxMessageBytes": {
+    type: "integer",
+    default: "67108864",
+    doc:
+      "Longest message, in bytes, the daemon reads from a stdio server; a longer reply fails its call",
+    detail:
+      "64 MiB by default. A message is one line of JSON-RPC on the server's stdout; a longer one is dropped as it arrives (never held whole), the call it answers fails at once with MESSAGE_TOO_LARGE naming this limit, and the daemon's log records it.",
+  },
   "logging.level": {
     type: "enum",
     values: ["debug", "info", "warn", "error"],
