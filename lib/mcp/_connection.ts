@@ -34,6 +34,13 @@ export function startFailed(
   );
 }
 
+/** What an abandoned start rejects with: the signal's reason, or SERVER_START_FAILED. */
+export function abandoned(server: string, signal: AbortSignal): Error {
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new McpxError("SERVER_START_FAILED", `Start of server "${server}" abandoned`);
+}
+
 /** SERVER_EXITED for a connection that has ended, with the child's last stderr lines. */
 export function endedError(
   server: string,

@@ -16,6 +16,11 @@ export interface ConnectOptions {
   startTimeoutMs: number;
   /** How mcpx introduces itself to the server (default `mcpx` and its version). */
   clientInfo?: { name: string; version: string };
+  /**
+   * Abandons the start: the child is killed and the start rejects with the signal's reason
+   * (the daemon is stopping, and does not wait out `startTimeoutMs` for a server it will stop).
+   */
+  signal?: AbortSignal;
   /** stdio: the longest message read from the server (`daemon.maxMessageBytes`; 64 MiB). */
   maxMessageBytes?: number;
   /** Where what goes wrong outside a request (a reply over the limit) is recorded. */

@@ -12,6 +12,7 @@ import { McpxError, messageOf } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import { waitAtMost } from "./_wait.ts";
 import {
+  abandoned,
   calling,
   callTimeout,
   endedError,
@@ -130,7 +131,9 @@ class Connection implements McpConnection {
     };
 
     const ms = this.#options.startTimeoutMs;
+    const signal = this.#options.signal;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
     const outcome = await Promise.race([
       this.#client.connect(transport, { timeout: ms }).then(
         () => ({ ok: true as const }),
@@ -139,8 +142,18 @@ class Connection implements McpConnection {
       new Promise<{ ok: false; timedOut: true }>((resolve) => {
         timer = setTimeout(() => resolve({ ok: false, timedOut: true }), ms);
       }),
+      new Promise<{ ok: false; aborted: true }>((resolve) => {
+        onAbort = () => resolve({ ok: false, aborted: true });
+        if (signal?.aborted) onAbort();
+        else signal?.addEventListener("abort", onAbort, { once: true });
+      }),
     ]);
     clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort!);
+    if ("aborted" in outcome) {
+      await this.close();
+      throw abandoned(this.#spec.name, signal!);
+    }
     if (outcome.ok) {
       this.protocolVersion = this.#client.getNegotiatedProtocolVersion();
       return;

@@ -9,6 +9,7 @@ import { Validator } from "@cfworker/json-schema";
 import { McpxError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import {
+  abandoned,
   calling,
   callTimeout,
   endedError,
@@ -147,6 +148,11 @@ class StdioConnection implements McpConnection {
         reason: exit.closed ? "closed by mcpx" : `the process ${describeExit(exit)}`,
       })
     );
+    const signal = this.#options.signal;
+    if (signal?.aborted) {
+      await this.close();
+      throw abandoned(this.#spec.name, signal);
+    }
     try {
       await transport.start();
     } catch (error) {
@@ -160,7 +166,7 @@ class StdioConnection implements McpConnection {
         protocolVersion: LATEST_REVISION,
         capabilities: {},
         clientInfo: this.#options.clientInfo ?? { name: "mcpx", version: VERSION },
-      }, { timeoutMs: ms, cancel: false }) as { protocolVersion?: unknown } | undefined;
+      }, { timeoutMs: ms, signal, cancel: false }) as { protocolVersion?: unknown } | undefined;
       const version = result?.protocolVersion;
       if (typeof version !== "string" || !SUPPORTED_REVISIONS.includes(version)) {
         reason = `the server answered initialize with protocol version ${
@@ -172,6 +178,10 @@ class StdioConnection implements McpConnection {
         return;
       }
     } catch (error) {
+      if (error instanceof Stopped && error.stop.kind === "cancelled") {
+        await this.close();
+        throw abandoned(this.#spec.name, signal!);
+      }
       cause = error;
       // The child may be exiting right now; its status and last stderr lines explain more than
       // "connection closed" does.

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { McpxError } from "../errors.ts";
 import { connectServer, usesOwnClient } from "./connect.ts";
-import { SCRIPTED, spec } from "./_testing.ts";
+import { eventually, groupMembers, SCRIPTED, spec } from "./_testing.ts";
 
 const START = { startTimeoutMs: 15_000 };
 const scripted = (env: Record<string, string> = {}) => spec({ name: "scripted", ...SCRIPTED, env });
@@ -76,4 +76,38 @@ Deno.test("connectServer() over stdio accepts an older 2025-era revision", async
   } finally {
     await connection.close();
   }
+});
+
+Deno.test("connectServer() over stdio abandons a start when its signal aborts, and kills the child", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "mcpx-abandon-" });
+  const pidFile = `${dir}/pid`;
+  const controller = new AbortController();
+  const reason = new McpxError("DAEMON_STOPPING", "The daemon is stopping");
+  const start = connectServer(
+    spec({ name: "mute", command: "sh", args: ["-c", `echo $$ > ${pidFile}; sleep 30`] }),
+    { startTimeoutMs: 30_000, signal: controller.signal },
+  );
+  // Aborted once the child is surely running: it has written its pid.
+  const written = () => {
+    try {
+      return Deno.statSync(pidFile).size > 0;
+    } catch {
+      return false;
+    }
+  };
+  assert.ok(await eventually(written, 10_000), "the child started");
+  controller.abort(reason);
+  const error = await start.then(() => assert.fail("expected the start to be abandoned"), (e) => e);
+  assert.equal(error, reason);
+  const pid = Number(await Deno.readTextFile(pidFile));
+  await Deno.remove(dir, { recursive: true });
+  assert.ok(pid > 0);
+  assert.deepEqual(groupMembers(pid), [], "the child's group is gone");
+  const already = new AbortController();
+  already.abort();
+  const early = await connectServer(scripted(), { ...START, signal: already.signal }).then(
+    () => assert.fail("expected the start to be abandoned"),
+    (e) => e,
+  );
+  assert.ok(early instanceof Error);
 });

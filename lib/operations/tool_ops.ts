@@ -102,7 +102,7 @@ export const toolsCall = defineOperation<
   id: "tools.call",
   summary: "Call one tool on a managed server",
   description:
-    "Arguments are one JSON object, - (one JSON object read from stdin), @file (one read from that file: the way past the system's limit on one command-line argument, 128 KiB on Linux) or key=value words. Each word's value is typed by the tool's input schema, in the daemon: a string property gets the text exactly as typed (1.50, 007, null and quotes included); a number, integer, boolean, null, object or array property reads it as JSON of that type, else the call fails naming the argument; a property the schema does not describe is JSON when the value parses, text otherwise. The arguments are checked against the schema before they are sent. The result prints unwrapped: structured content or JSON-in-text parsed, plain text as a string. With --json it is the MCP result envelope (content, structuredContent, isError, _meta as the server sent them) plus an mcpx field naming the server, tool, instance (id, pid, scope key) and duration; a tool error prints its envelope with isError and an error field. Binary content (image, audio, blob resources) is never printed: each item's bytes are saved to a file of their own, named in its place (with --json the item has bytes and file instead of data or blob). Output past output.maxBytes prints its head, then a line naming the file under the state directory that holds all of it and its size; a --json document is cut to fit and marked truncated, spilledTo and bytes. A tool that reports an error exits 8 with the server's text.",
+    "Arguments are one JSON object, - (one JSON object read from stdin), @file (one read from that file: the way past the system's limit on one command-line argument, 128 KiB on Linux) or key=value words. Each word's value is typed by the tool's input schema, in the daemon: a string property gets the text exactly as typed (1.50, 007, null and quotes included); a number, integer, boolean, null, object or array property reads it as JSON of that type, else the call fails naming the argument; a property the schema does not describe is JSON when the value parses, text otherwise. The arguments are checked against the schema before they are sent. The result prints unwrapped: structured content or JSON-in-text parsed, plain text as a string. With --json it is the MCP result envelope (content, structuredContent, isError, _meta as the server sent them) plus an mcpx field naming the server, tool, instance (id, pid, scope key) and duration, and restarted: true with restartReason when the session's earlier process was stopped to make room or exited (a warning on stderr says so too); a tool error prints its envelope with isError and an error field. Binary content (image, audio, blob resources) is never printed: each item's bytes are saved to a file of their own, named in its place (with --json the item has bytes and file instead of data or blob). Output past output.maxBytes prints its head, then a line naming the file under the state directory that holds all of it and its size; a --json document is cut to fit and marked truncated, spilledTo and bytes. A tool that reports an error exits 8 with the server's text.",
   params: [
     { name: "server", type: "string", required: true, doc: "The namespace (or configured name)" },
     {
@@ -161,6 +161,8 @@ export const toolsCall = defineOperation<
       raw: z.unknown().optional(),
       instance: z.object({ id: z.string(), pid: z.number().nullable(), key: z.string() }),
       durationMs: z.number(),
+      restarted: z.literal(true).optional(),
+      restartReason: z.string().optional(),
     }),
   async run(input, ctx) {
     return await registry(ctx).call({
@@ -169,15 +171,23 @@ export const toolsCall = defineOperation<
       arguments: input.arguments ?? {},
       words: input.words,
       raw: input.raw,
-      caller: { ...ctx.caller, ...(input.session ? { session: input.session } : {}) },
+      caller: {
+        ...ctx.caller,
+        // --session names the session: its process is never stopped to make room.
+        ...(input.session ? { session: input.session, sessionMinted: false } : {}),
+      },
     }, ctx.signal);
   },
   async render(out, ctx, input) {
-    const { renderCall } = await outputModule();
+    const { renderCall, restartWarning } = await outputModule();
+    const warning = restartWarning(out);
+    if (warning) ctx.io.err(warning);
     return renderCall(out, input.raw === true, await bound(ctx, input));
   },
   async json(out, ctx, input) {
-    const { callDocument } = await outputModule();
+    const { callDocument, restartWarning } = await outputModule();
+    const warning = restartWarning(out);
+    if (warning) ctx.io.err(warning);
     return callDocument(out, await bound(ctx, input));
   },
   async jsonError(error, ctx, input) {

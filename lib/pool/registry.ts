@@ -20,7 +20,7 @@ type Log = (
 
 /** What the registry needs from the daemon. */
 export interface RegistryDeps {
-  connect(spec: ServerSpec, startTimeoutMs: number): Promise<McpConnection>;
+  connect(spec: ServerSpec, startTimeoutMs: number, signal?: AbortSignal): Promise<McpConnection>;
   spec(def: ServerDef): ServerSpec;
   discover: Discover;
   log: Log;
@@ -68,6 +68,13 @@ export interface CallOutput {
   raw?: unknown;
   instance: { id: string; pid: number | null; key: string };
   durationMs: number;
+  /**
+   * The process that served this session before was stopped to make room, or exited, and this
+   * call ran on a fresh one: whatever state the old one held (a page, a login) is gone.
+   */
+  restarted?: true;
+  /** Why the old process went, when `restarted`. */
+  restartReason?: string;
 }
 
 /**
@@ -204,7 +211,15 @@ export class Registry {
       );
     }
     const started = performance.now();
-    const lease = await pool.acquire(key, def.pool.startTimeoutMs + def.pool.callTimeoutMs);
+    const lease = await pool.acquire(key, def.pool.queueTimeoutMs);
+    if (lease.restarted) {
+      this.#deps.log(
+        "warn",
+        "session.restarted",
+        `A fresh process serves ${key.key}: the one before was ${lease.restarted}`,
+        { server: def.name, key: key.key, instance: lease.instance.id, reason: lease.restarted },
+      );
+    }
     try {
       const tool = findTool(def, lease.instance.tools, req.tool);
       const args = req.words
@@ -236,7 +251,12 @@ export class Registry {
           key: lease.instance.key,
         },
         durationMs,
+        ...(lease.restarted ? { restarted: true, restartReason: lease.restarted } : {}),
       };
+    } catch (e) {
+      // A failed call's answer carries no report: the session's next call still says so.
+      if (lease.restarted) lease.instance.restarted ??= lease.restarted;
+      throw e;
     } finally {
       lease.release();
     }
@@ -279,6 +299,7 @@ export class Registry {
         sharedWith: [...this.#entries.values()].filter((e) => e.pool === pool && e.def !== def)
           .map((e) => e.def.namespace),
         instances: first ? st.instances : [],
+        queue: first ? st.queue : { waiting: 0, oldestWaitMs: 0 },
       };
     });
   }
@@ -296,8 +317,10 @@ export class Registry {
   /** Stops every instance keyed to a session a caller minted, now that it has finished. */
   async endSession(session: string): Promise<number> {
     let n = 0;
+    const ended = (k: string) => k === sessionKey(session);
     for (const p of this.#pools.values()) {
-      n += await p.stopAll(`session ${session} ended`, (k) => k === sessionKey(session));
+      p.forget(ended);
+      n += await p.stopAll(`session ${session} ended`, ended);
     }
     return n;
   }
@@ -351,10 +374,19 @@ export class Registry {
     await this.#deps.cache?.flush();
   }
 
-  /** Stops every instance of every pool and the timers. */
-  async close(): Promise<void> {
+  /**
+   * Takes no more work, at once: every queued caller fails with DAEMON_STOPPING, as does every
+   * later call, and no process starts. {@linkcode Registry.close} then stops what runs.
+   */
+  beginStop(reason: string): void {
     clearInterval(this.#timer);
     clearInterval(this.#pidTimer);
+    for (const p of this.#pools.values()) p.close(reason);
+  }
+
+  /** Stops every instance of every pool and the timers (after {@linkcode Registry.beginStop}). */
+  async close(reason = "daemon stopping"): Promise<void> {
+    this.beginStop(reason);
     await Promise.all([...this.#pools.values()].map((p) => p.stopAll("daemon stopping")));
   }
 }
