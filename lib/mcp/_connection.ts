@@ -4,7 +4,7 @@
 
 import { McpxError } from "../errors.ts";
 import type { ConnectOptions } from "./connect.ts";
-import type { OversizedReport } from "./stdio_transport.ts";
+import { type ChildExit, describeExit, type OversizedReport } from "./stdio_transport.ts";
 import type { ConnectionEnd, ToolInfo } from "./types.ts";
 
 /** The setting that bounds one message from a stdio server. */
@@ -19,6 +19,12 @@ export function tailSuffix(lines: string[]): string {
   if (text.length > 1000) text = `…${text.slice(-1000)}`;
   return `; stderr: ${text}`;
 }
+
+/** Why a start failed, in the words both clients use: the child exited first, or was silent. */
+export const START_REASONS = {
+  exited: (exit: ChildExit) => `the process ${describeExit(exit)} before initialize completed`,
+  silent: (ms: number) => `no answer to initialize within ${ms} ms`,
+};
 
 /** SERVER_START_FAILED with the reason and the child's last stderr lines. */
 export function startFailed(
@@ -87,26 +93,35 @@ export function callTimeout(
 }
 
 /** What `during` says of a listing and of a call, and what a refusal of either says. */
-export const LISTING = {
+export const LISTING: Attempt = {
   during: "while listing its tools",
   rejected: (server: string, message: string) =>
     `Server "${server}" refused to list its tools: ${message}`,
 };
-export const calling = (tool: string) => ({
+export const calling = (tool: string): Attempt => ({
   during: `during the call to "${tool}"`,
   rejected: (server: string, message: string) =>
     `Server "${server}" refused the call to "${tool}": ${message}`,
 });
 
-/** TOOL_ERROR for a JSON-RPC error answer (`rejected` words it), or MESSAGE_TOO_LARGE. */
+/** What was being done when a request failed: {@linkcode LISTING} or {@linkcode calling}. */
+export interface Attempt {
+  during: string;
+  rejected: (server: string, message: string) => string;
+}
+
+/**
+ * TOOL_ERROR for a JSON-RPC error answer (`how.rejected` words it), or MESSAGE_TOO_LARGE when
+ * the answer stands in for a reply over the message limit (`big`).
+ */
 export function rpcError(
   server: string,
-  during: string,
+  how: Attempt,
   error: { code: number; message: string; data?: unknown },
-  rejected: (message: string) => string,
-  big: OversizedReport | undefined,
+  big?: OversizedReport,
   cause?: unknown,
 ): McpxError {
+  const during = how.during;
   if (big) {
     return new McpxError(
       "MESSAGE_TOO_LARGE",
@@ -117,7 +132,8 @@ export function rpcError(
       },
     );
   }
-  return new McpxError("TOOL_ERROR", rejected(`${error.message} (JSON-RPC error ${error.code})`), {
+  const message = `${error.message} (JSON-RPC error ${error.code})`;
+  return new McpxError("TOOL_ERROR", how.rejected(server, message), {
     cause,
     data: { rpcCode: error.code, rpcData: error.data },
   });
@@ -166,4 +182,61 @@ export function toToolInfo(tool: {
     info.annotations = tool.annotations as Record<string, unknown>;
   }
   return info;
+}
+
+/**
+ * The part of a connection's life both clients keep alike: how it ended (once), the listeners of
+ * `notifications/tools/list_changed`, and the SERVER_EXITED error for what is tried after the end.
+ */
+export class ConnectionLife {
+  /** Resolves once, with the first end reported. */
+  readonly ended: Promise<ConnectionEnd>;
+  readonly #server: string;
+  readonly #stderr: () => string[];
+  readonly #listeners = new Set<() => void>();
+  #end?: ConnectionEnd;
+  #resolve!: (end: ConnectionEnd) => void;
+
+  constructor(server: string, stderr: () => string[]) {
+    this.#server = server;
+    this.#stderr = stderr;
+    this.ended = new Promise((resolve) => this.#resolve = resolve);
+  }
+
+  /** How it ended, once it has. */
+  get end(): ConnectionEnd | undefined {
+    return this.#end;
+  }
+
+  /** Records the end; false when one was recorded already. */
+  finish(end: ConnectionEnd): boolean {
+    if (this.#end) return false;
+    this.#end = end;
+    this.#resolve(end);
+    return true;
+  }
+
+  /** @throws {McpxError} SERVER_EXITED when the connection has ended */
+  assertOpen(attempt: string): void {
+    if (this.#end) throw this.exited(`cannot ${attempt}`);
+  }
+
+  /** SERVER_EXITED, saying how the connection ended and the child's last stderr lines. */
+  exited(during: string, cause?: unknown): McpxError {
+    return endedError(this.#server, during, this.#end, this.#stderr(), cause);
+  }
+
+  onToolsChanged(listener: () => void): void {
+    this.#listeners.add(listener);
+  }
+
+  toolsChanged(): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener();
+      } catch {
+        // One listener's failure is its own; the others still hear about the change.
+      }
+    }
+  }
 }

@@ -13,13 +13,15 @@ import { VERSION } from "../version.ts";
 import { waitAtMost } from "./_wait.ts";
 import {
   abandoned,
+  type Attempt,
   calling,
   callTimeout,
-  endedError,
+  ConnectionLife,
   LISTING,
   listTimeout,
   logOversized,
   rpcError,
+  START_REASONS,
   startFailed,
   toToolInfo,
 } from "./_connection.ts";
@@ -57,16 +59,13 @@ export async function connectSdk(
 
 /** One live client; see {@linkcode McpConnection} for the contract. */
 class Connection implements McpConnection {
-  readonly ended: Promise<ConnectionEnd>;
   protocolVersion?: string;
 
   readonly #spec: ServerSpec;
   readonly #options: ConnectOptions;
   readonly #transport: Transport;
   readonly #client: Client;
-  readonly #listeners = new Set<() => void>();
-  #end?: ConnectionEnd;
-  #resolveEnded!: (end: ConnectionEnd) => void;
+  readonly #life: ConnectionLife;
   #closing?: Promise<void>;
   #closeRequested = false;
   /**
@@ -78,7 +77,7 @@ class Connection implements McpConnection {
   constructor(spec: ServerSpec, options: ConnectOptions) {
     this.#spec = spec;
     this.#options = options;
-    this.ended = new Promise((resolve) => this.#resolveEnded = resolve);
+    this.#life = new ConnectionLife(spec.name, () => this.stderrTail());
     this.#transport = this.#createTransport();
     this.#client = new Client(options.clientInfo ?? { name: "mcpx", version: VERSION }, {
       // No roots, sampling or elicitation: mcpx cannot answer those requests yet, and a server
@@ -86,7 +85,7 @@ class Connection implements McpConnection {
       capabilities: {},
       versionNegotiation: negotiationFor(spec.protocol, options.startTimeoutMs),
       listChanged: {
-        tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.#toolsChanged() },
+        tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.#life.toolsChanged() },
       },
     });
     // Transport errors are not fatal (a stray stdout line, a failed DELETE); what is fatal
@@ -106,7 +105,7 @@ class Connection implements McpConnection {
     const transport = this.#transport;
     if (transport instanceof StdioTransport) {
       transport.exited.then((exit) =>
-        this.#finish({
+        this.#life.finish({
           code: exit.code,
           signal: exit.signal,
           reason: exit.closed ? "closed by mcpx" : `the process ${describeExit(exit)}`,
@@ -114,7 +113,7 @@ class Connection implements McpConnection {
       );
     } else {
       this.#client.onclose = () =>
-        this.#finish({
+        this.#life.finish({
           code: null,
           signal: null,
           reason: this.#closeRequested ? "closed by mcpx" : "the connection closed",
@@ -174,7 +173,7 @@ class Connection implements McpConnection {
   }
 
   async listTools(): Promise<ToolInfo[]> {
-    this.#assertOpen("list its tools");
+    this.#life.assertOpen("list its tools");
     const ms = this.#options.startTimeoutMs;
     try {
       // The SDK walks `nextCursor` itself when no cursor is given (up to 64 pages), and keeps
@@ -202,7 +201,7 @@ class Connection implements McpConnection {
     args: Record<string, unknown>,
     options: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<CallToolEnvelope> {
-    this.#assertOpen(`call "${name}"`);
+    this.#life.assertOpen(`call "${name}"`);
     const server = this.#spec.name;
     try {
       // The SDK's own timeout and signal: either one sends notifications/cancelled for the
@@ -232,8 +231,12 @@ class Connection implements McpConnection {
     }
   }
 
+  get ended(): Promise<ConnectionEnd> {
+    return this.#life.ended;
+  }
+
   onToolsChanged(listener: () => void): void {
-    this.#listeners.add(listener);
+    this.#life.onToolsChanged(listener);
   }
 
   close(): Promise<void> {
@@ -256,7 +259,7 @@ class Connection implements McpConnection {
       await transport.close();
       await this.ended;
     } else {
-      this.#finish({ code: null, signal: null, reason: "closed by mcpx" });
+      this.#life.finish({ code: null, signal: null, reason: "closed by mcpx" });
     }
   }
 
@@ -291,38 +294,10 @@ class Connection implements McpConnection {
       : new CancellableHttpTransport(url, options);
   }
 
-  #toolsChanged(): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener();
-      } catch {
-        // One listener's failure is its own; the others still hear about the change.
-      }
-    }
-  }
-
-  #finish(end: ConnectionEnd): void {
-    if (this.#end) return;
-    this.#end = end;
-    this.#resolveEnded(end);
-  }
-
-  #assertOpen(attempt: string): void {
-    if (this.#end) throw this.#exited(`cannot ${attempt}`);
-  }
-
-  #exited(during: string, cause?: unknown): McpxError {
-    return endedError(this.#spec.name, during, this.#end, this.stderrTail(), cause);
-  }
-
   /** Classifies a failed request; done here, where the SDK's error classes are known. */
   async #failure(
     error: unknown,
-    how: {
-      timeout: () => McpxError;
-      during: string;
-      rejected: (server: string, message: string) => string;
-    },
+    how: Attempt & { timeout: () => McpxError },
   ): Promise<unknown> {
     if (error instanceof McpxError) return error;
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
@@ -331,9 +306,9 @@ class Connection implements McpConnection {
     if (error instanceof EndpointUnreachable) {
       // Nothing answers at the endpoint any more: end this connection so that the pool starts
       // a fresh one instead of reusing a dead one.
-      this.#finish({ code: null, signal: null, reason: `${error.where} is unreachable` });
+      this.#life.finish({ code: null, signal: null, reason: `${error.where} is unreachable` });
       void this.close();
-      return this.#exited(how.during, error);
+      return this.#life.exited(how.during, error);
     }
     if (
       error instanceof SdkHttpError && error.status === 404 &&
@@ -342,19 +317,23 @@ class Connection implements McpConnection {
     ) {
       // 404 on a session is the server saying the session is gone (it restarted, or expired
       // it); the connection is over, and the next one must initialize again.
-      this.#finish({ code: null, signal: null, reason: "the server ended the session (HTTP 404)" });
+      this.#life.finish({
+        code: null,
+        signal: null,
+        reason: "the server ended the session (HTTP 404)",
+      });
       void this.close();
-      return this.#exited(how.during, error);
+      return this.#life.exited(how.during, error);
     }
     if (
-      this.#end ||
+      this.#life.end ||
       (error instanceof SdkError &&
         (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected))
     ) {
       // `ended` settles a moment after the transport reports the close; wait for it so the
       // message can say how the process ended.
-      if (!this.#end) await waitAtMost(this.ended, 500);
-      return this.#exited(how.during, error);
+      if (!this.#life.end) await waitAtMost(this.ended, 500);
+      return this.#life.exited(how.during, error);
     }
     if (error instanceof SdkHttpError) {
       return new McpxError(
@@ -364,15 +343,7 @@ class Connection implements McpConnection {
       );
     }
     if (error instanceof ProtocolError) {
-      const server = this.#spec.name;
-      return rpcError(
-        server,
-        how.during,
-        error,
-        (message) => how.rejected(server, message),
-        oversizedData(error.data),
-        error,
-      );
+      return rpcError(this.#spec.name, how, error, oversizedData(error.data), error);
     }
     if (error instanceof SdkError) {
       return new McpxError(
@@ -387,13 +358,13 @@ class Connection implements McpConnection {
   #startFailure(error: unknown, ms: number): string {
     const transport = this.#transport;
     if (transport instanceof StdioTransport && transport.exit && !transport.exit.closed) {
-      return `the process ${describeExit(transport.exit)} before initialize completed`;
+      return START_REASONS.exited(transport.exit);
     }
     if (
       error === undefined ||
       (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
     ) {
-      return `no answer to initialize within ${ms} ms`;
+      return START_REASONS.silent(ms);
     }
     if (error instanceof EndpointUnreachable) return `cannot reach ${error.where}`;
     const where = safeUrl(this.#spec.url ?? "");

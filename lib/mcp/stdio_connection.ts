@@ -10,13 +10,15 @@ import { McpxError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import {
   abandoned,
+  type Attempt,
   calling,
   callTimeout,
-  endedError,
+  ConnectionLife,
   LISTING,
   listTimeout,
   logOversized,
   rpcError,
+  START_REASONS,
   startFailed,
   toToolInfo,
 } from "./_connection.ts";
@@ -96,25 +98,22 @@ interface Pending {
 }
 
 class StdioConnection implements McpConnection {
-  readonly ended: Promise<ConnectionEnd>;
   protocolVersion?: string;
 
   readonly #spec: ServerSpec;
   readonly #options: ConnectOptions;
   readonly #transport: StdioTransport;
-  readonly #listeners = new Set<() => void>();
+  readonly #life: ConnectionLife;
   readonly #pending = new Map<number, Pending>();
   /** Each listed tool's output schema, compiled on its first call. */
   readonly #outputs = new Map<string, { schema: unknown; validator?: Validator }>();
   #nextId = 0;
-  #end?: ConnectionEnd;
-  #resolveEnded!: (end: ConnectionEnd) => void;
   #closing?: Promise<void>;
 
   constructor(spec: ServerSpec, options: ConnectOptions) {
     this.#spec = spec;
     this.#options = options;
-    this.ended = new Promise((resolve) => this.#resolveEnded = resolve);
+    this.#life = new ConnectionLife(spec.name, () => this.stderrTail());
     this.#transport = new StdioTransport({
       name: spec.name,
       command: spec.command!,
@@ -193,7 +192,7 @@ class StdioConnection implements McpConnection {
   }
 
   async listTools(): Promise<ToolInfo[]> {
-    this.#assertOpen("list its tools");
+    this.#life.assertOpen("list its tools");
     const ms = this.#options.startTimeoutMs;
     const deadline = performance.now() + ms;
     const tools: ToolInfo[] = [];
@@ -237,7 +236,7 @@ class StdioConnection implements McpConnection {
     args: Record<string, unknown>,
     options: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<CallToolEnvelope> {
-    this.#assertOpen(`call "${name}"`);
+    this.#life.assertOpen(`call "${name}"`);
     const server = this.#spec.name;
     const how = calling(name);
     let result: CallToolEnvelope;
@@ -254,12 +253,16 @@ class StdioConnection implements McpConnection {
       });
     }
     const wrong = this.#checkOutput(name, result);
-    if (wrong) throw rpcError(server, how.during, wrong, (m) => how.rejected(server, m), undefined);
+    if (wrong) throw rpcError(server, how, wrong);
     return result;
   }
 
+  get ended(): Promise<ConnectionEnd> {
+    return this.#life.ended;
+  }
+
   onToolsChanged(listener: () => void): void {
-    this.#listeners.add(listener);
+    this.#life.onToolsChanged(listener);
   }
 
   close(): Promise<void> {
@@ -282,7 +285,7 @@ class StdioConnection implements McpConnection {
     const { promise, resolve, reject } = Promise.withResolvers<unknown>();
     const stop = (s: Stop) => {
       if (!this.#pending.delete(id)) return;
-      if (options.cancel && s.kind !== "ended" && !this.#end) {
+      if (options.cancel && s.kind !== "ended" && !this.#life.end) {
         const reason = s.kind === "timeout" ? "The request timed out" : "The caller cancelled it";
         this.#transport.send({
           jsonrpc: "2.0",
@@ -311,7 +314,7 @@ class StdioConnection implements McpConnection {
     options.signal?.addEventListener("abort", onAbort, { once: true });
     this.#transport.send({ jsonrpc: "2.0", id, method, params } as JSONRPCMessage).catch(() => {
       // The process is gone: its end rejects the request, saying how it ended.
-      if (!this.#transport.exit && !this.#end) stop({ kind: "ended" });
+      if (!this.#transport.exit && !this.#life.end) stop({ kind: "ended" });
     });
     return promise.finally(() => {
       this.#pending.delete(id);
@@ -328,7 +331,7 @@ class StdioConnection implements McpConnection {
     };
     if (typeof m.method === "string") {
       if (m.id === undefined) {
-        if (m.method === "notifications/tools/list_changed") this.#toolsChanged();
+        if (m.method === "notifications/tools/list_changed") this.#life.toolsChanged();
         return;
       }
       // mcpx declares no capabilities: it answers ping and refuses every other request.
@@ -380,16 +383,6 @@ class StdioConnection implements McpConnection {
     }
   }
 
-  #toolsChanged(): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener();
-      } catch {
-        // One listener's failure is its own; the others still hear about the change.
-      }
-    }
-  }
-
   #stopAll(stop: Stop): void {
     for (const [id, pending] of [...this.#pending]) {
       this.#pending.delete(id);
@@ -398,47 +391,24 @@ class StdioConnection implements McpConnection {
   }
 
   #finish(end: ConnectionEnd): void {
-    if (this.#end) return;
-    this.#end = end;
-    this.#stopAll({ kind: "ended" });
-    this.#resolveEnded(end);
-  }
-
-  #assertOpen(attempt: string): void {
-    if (this.#end) throw this.#exited(`cannot ${attempt}`);
-  }
-
-  #exited(during: string, cause?: unknown): McpxError {
-    return endedError(this.#spec.name, during, this.#end, this.stderrTail(), cause);
+    if (this.#life.finish(end)) this.#stopAll({ kind: "ended" });
   }
 
   /** Classifies a failed request. */
   async #failure(
     error: unknown,
-    how: {
-      timeout: (cancelled: boolean) => McpxError;
-      during: string;
-      rejected: (server: string, message: string) => string;
-    },
+    how: Attempt & { timeout: (cancelled: boolean) => McpxError },
   ): Promise<unknown> {
     if (error instanceof McpxError) return error;
-    const server = this.#spec.name;
     if (error instanceof Stopped) {
       if (error.stop.kind !== "ended") return how.timeout(error.stop.kind === "cancelled");
       // `ended` settles a moment after the pipes close; wait for it so the message can say how
       // the process ended.
-      if (!this.#end) await waitAtMost(this.ended, 500);
-      return this.#exited(how.during, error);
+      if (!this.#life.end) await waitAtMost(this.ended, 500);
+      return this.#life.exited(how.during, error);
     }
     if (error instanceof RpcError) {
-      return rpcError(
-        server,
-        how.during,
-        error.rpc,
-        (message) => how.rejected(server, message),
-        oversizedData(error.rpc.data),
-        error,
-      );
+      return rpcError(this.#spec.name, how, error.rpc, oversizedData(error.rpc.data), error);
     }
     return error;
   }
@@ -446,11 +416,11 @@ class StdioConnection implements McpConnection {
   #startFailure(error: unknown, ms: number): string {
     const transport = this.#transport;
     if (transport.exit && !transport.exit.closed) {
-      return `the process ${describeExit(transport.exit)} before initialize completed`;
+      return START_REASONS.exited(transport.exit);
     }
     if (error instanceof Stopped) {
       return error.stop.kind === "timeout"
-        ? `no answer to initialize within ${ms} ms`
+        ? START_REASONS.silent(ms)
         : "the connection closed before initialize completed";
     }
     if (error instanceof RpcError) {
