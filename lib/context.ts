@@ -55,6 +55,8 @@ export class Context {
   #layers?: ConfigLocation;
   #fingerprint?: Fingerprint;
   #settings?: Promise<Settings>;
+  /** The real paths of the settings layers found trusted when the settings were read. */
+  #trusted: string[] = [];
 
   constructor(
     io: Io,
@@ -217,10 +219,20 @@ export class Context {
           }
           continue;
         }
+        this.#trusted.push(real);
         files.push({ path, data });
       }
       return resolveSettings({ env: this.io.env, files, flags: this.flags, warnings });
     })();
+  }
+
+  /**
+   * The real paths of the trusted configuration files among the settings layers: their projects
+   * are where a `.mcpx/scripts` folder may run without `mcpx trust` (lib/scripts/trust.ts).
+   */
+  async trustedConfigs(): Promise<readonly string[]> {
+    await this.settings();
+    return this.#trusted;
   }
 
   /** The daemon's files for this configuration. */
