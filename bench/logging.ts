@@ -7,7 +7,8 @@
  *     deno run -A bench/logging.ts [--calls 100000] [--batches 21]
  */
 import { createLogger } from "../launcher/log.ts";
-import { userLocation } from "../launcher/failure.ts";
+import { userFrame } from "../launcher/failure.ts";
+import { errorFrames, installStackTraces, isRuntimeFrame } from "../launcher/frames.ts";
 import { RECORD_MARK } from "../launcher/protocol.ts";
 
 function flag(name: string, fallback: number): number {
@@ -24,17 +25,21 @@ const launcherDir = new URL("../launcher", import.meta.url).pathname;
 
 // What the launcher's write does, minus the write(2) itself: one line behind the record mark.
 let bytes = 0;
-const write = (line: unknown) => {
+let last: Record<string, unknown> = {};
+const write = (line: Record<string, unknown>) => {
   bytes += (RECORD_MARK + JSON.stringify(line) + "\n").length;
+  last = line;
 };
+// The frames hook the launcher installs, and its call site, as launcher/runtime.ts has them.
+installStackTraces({ hide: (f) => isRuntimeFrame(f) || f.file!.startsWith(launcherDir + "/") });
 const log = createLogger({
   write,
   level: "info",
   source: "warn",
   inspect: (v) => Deno.inspect(v),
-  callSite: (stack) => {
-    const at = userLocation(stack, { script: here, launcherDir });
-    return at ? `${at.file}:${at.line}${at.col ? `:${at.col}` : ""}` : undefined;
+  callSite: (captured) => {
+    const at = userFrame(errorFrames(captured), { script: here, launcherDir });
+    return at?.file ? `${at.file}:${at.line}${at.col ? `:${at.col}` : ""}` : undefined;
   },
 });
 
@@ -59,6 +64,9 @@ const filtered = measure(CALLS, (i) => log.debug("state {i}", { i }));
 const emitted = measure(CALLS, (i) => log.info("fetched {count} pages", { count: i, url: "u" }));
 const traced = measure(Math.max(1, Math.floor(CALLS / 20)), (i) => log.warn("slow {i}", { i }));
 if (bytes === 0) throw new Error("nothing was written");
+if (!/logging\.ts:\d+:\d+$/.test(String(last.source))) {
+  throw new Error(`the traced record has no call site here: ${last.source}`);
+}
 
 const rows: [string, [number, number], number][] = [
   ["filtered log.debug", filtered, 0.026],

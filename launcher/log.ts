@@ -37,6 +37,7 @@ export const RESERVED: ReadonlySet<string> = new Set([
   "source",
   "console",
   "fileOnly",
+  "frames",
 ]);
 const PLACEHOLDER = /\{\{|\}\}|\{([A-Za-z_$][\w$.-]*)\}/g;
 
@@ -63,15 +64,16 @@ export interface LoggerOptions {
   source?: SourceLevel;
   inspect: Inspect;
   /**
-   * `file:line:col` of the caller, read from `stack`: the few frames above the logging call
-   * (the logger's own are already left out). Asked only from `source` up.
+   * `file:line:col` of the caller, read from `captured`: an object whose stack was captured
+   * above the logging call (the logger's own frames left out, a few frames deep; its `stack` not
+   * yet read, so that a runtime's frames hook can render it). Asked only from `source` up.
    */
-  callSite?(stack: string): string | undefined;
+  callSite?(captured: object): string | undefined;
 }
 
 /**
- * How many frames above a logging call its stack holds: the caller, and one more in case that
- * is the generated client. Each frame costs (it is source-mapped), so no more.
+ * How many frames above a logging call are captured: the caller, and one more in case that is
+ * the generated client. Each frame costs (it is source-mapped when rendered), so no more.
  */
 const SITE_FRAMES = 2;
 
@@ -80,19 +82,18 @@ type StackHost = {
   captureStackTrace?(target: object, above?: unknown): void;
 };
 
-/**
- * The stack above `fn`'s frame, `SITE_FRAMES` deep: what a call site is read from. Its text, not
- * structured call sites: Node applies source maps (an emitted script's) to the text only.
- */
-function stackAbove(fn: unknown): string {
+/** An object holding the stack above `fn`'s frame, `SITE_FRAMES` deep, not yet rendered. */
+export function captureAbove(fn: unknown): { stack?: unknown } {
   const E = Error as unknown as StackHost;
   const limit = E.stackTraceLimit;
   E.stackTraceLimit = SITE_FRAMES;
   try {
-    const holder: { stack?: string } = {};
-    if (E.captureStackTrace) E.captureStackTrace(holder, fn);
-    else holder.stack = new Error().stack;
-    return holder.stack ?? "";
+    if (E.captureStackTrace) {
+      const holder: { stack?: unknown } = {};
+      E.captureStackTrace(holder, fn);
+      return holder;
+    }
+    return new Error();
   } finally {
     E.stackTraceLimit = limit;
   }
@@ -344,7 +345,7 @@ export function createLogger(options: LoggerOptions, bound?: Record<string, unkn
       };
     }
     const traced = (msg: unknown, ...rest: unknown[]) => {
-      write(build(level, msg, rest, bound, inspect, callSite(stackAbove(above ?? traced))));
+      write(build(level, msg, rest, bound, inspect, callSite(captureAbove(above ?? traced))));
     };
     return traced;
   };

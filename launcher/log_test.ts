@@ -20,8 +20,9 @@ function capture(level: Level = "info", source?: SourceLevel) {
     level,
     ...(source ? { source } : {}),
     inspect: (v) => Deno.inspect(v),
-    callSite: (stack) => {
+    callSite: (captured) => {
       sites++;
+      const stack = String((captured as { stack?: unknown }).stack);
       assert.match(stack, /log_test\.ts/, "the stack starts above the logger");
       return "/x/script.ts:3:5";
     },
@@ -257,8 +258,8 @@ Deno.test("createLogger() hands callSite the stack from the caller's frame, for 
     level: "trace",
     source: "trace",
     inspect: (v) => Deno.inspect(v),
-    callSite: (stack) => {
-      stacks.push(stack);
+    callSite: (captured) => {
+      stacks.push(String((captured as { stack?: unknown }).stack));
       return undefined;
     },
   });
