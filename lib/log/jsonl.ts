@@ -67,6 +67,8 @@ export class JsonlWriter {
   #index = 0;
   #size = 0;
   #writes = 0;
+  /** The lowest segment the next open may use: past a file this writer found full. */
+  #next = 0;
   #broken = false;
   /** The file being written, once opened. */
   path?: string;
@@ -167,7 +169,7 @@ export class JsonlWriter {
   append(record: LogRecord): void {
     if (this.#broken) return;
     try {
-      if (!this.#file) this.#open(this.#highest());
+      if (!this.#file) this.#openCurrent();
     } catch (e) {
       this.#fail(`in ${this.dir}`, e);
       return;
@@ -207,16 +209,26 @@ export class JsonlWriter {
     } catch { /* then the next writer to open it starts a new line */ }
   }
 
+  /** Opens the newest segment, or the one after it when that is full already. */
+  #openCurrent(): void {
+    this.#open(Math.max(this.#highest(), this.#next));
+    const max = this.#options.maxBytes;
+    for (let tries = 0; max > 0 && this.#size >= max && tries < 8; tries++) {
+      this.#close();
+      this.#open(this.#index + 1);
+    }
+  }
+
+  /**
+   * Leaves a full segment: the file is closed and the next record opens the one after it, so a
+   * writer that stops here leaves no empty file behind.
+   */
   #maybeRotate(max: number): void {
     try {
       this.#size = this.#file!.statSync().size;
       if (this.#size < max) return;
+      this.#next = this.#index + 1;
       this.#close();
-      this.#open(Math.max(this.#highest(), this.#index + 1));
-      if (this.#size >= max) {
-        this.#close();
-        this.#open(this.#index + 1);
-      }
     } catch (e) {
       this.#fail(`in ${this.dir}`, e);
     }
