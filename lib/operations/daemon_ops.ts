@@ -79,6 +79,7 @@ export const health = defineOperation<Record<string, never>, Health>({
       startedAt: z.string(),
       uptimeMs: z.number(),
       autostarted: z.boolean(),
+      logId: z.string().describe("The daemon's id in the log (`dmn-…`)"),
       recovered: z.string().optional(),
     }),
   run(_input, ctx) {
@@ -93,6 +94,7 @@ export const health = defineOperation<Record<string, never>, Health>({
       startedAt: new Date(d.startedAt).toISOString(),
       uptimeMs: Date.now() - d.startedAt,
       autostarted: d.autostarted,
+      logId: d.logId,
       ...(d.recovered ? { recovered: d.recovered } : {}),
     });
   },

@@ -5,6 +5,7 @@ import { selectServers, type ServerDef } from "../config/servers.ts";
 import { functionNames } from "../names.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
 import { type Instance, type Lease, Pool, type PoolStatus } from "./pool.ts";
+import { newId } from "../log/ids.ts";
 import {
   type Caller,
   type Discover,
@@ -32,6 +33,8 @@ export interface RegistryDeps {
   spec(def: ServerDef, key?: ScopeKey): ServerSpec;
   discover: Discover;
   log: Log;
+  /** The daemon's log id: the parent of what the registry creates when no run asked for it. */
+  logParent?: string;
   /** MCPX_TRACE / logging.trace: one log line per call naming the instance that served it. */
   trace: boolean;
   /** How often idle instances are reaped. */
@@ -406,21 +409,57 @@ export class Registry {
 
   /** Calls one tool under the caller's scope key; `signal` (the request's) cancels it. */
   async call(req: CallRequest, signal?: AbortSignal): Promise<CallOutput> {
+    // One `call.end` record per call, the creating record of its `cal-…` id: made by the run
+    // that asked (or the daemon), served by an instance (`instanceId`).
+    const started = performance.now();
+    const served: { instance?: Instance; server?: string } = {};
+    let failure: unknown;
+    try {
+      return await this.#watched(req, served, signal);
+    } catch (e) {
+      failure = e;
+      throw e;
+    } finally {
+      const inst = served.instance;
+      this.#deps.log(failure ? "warn" : "info", "call.end", `${req.server}.${req.tool}`, {
+        id: newId("cal"),
+        parent: req.caller.runId ?? this.#deps.logParent,
+        server: served.server ?? req.server,
+        tool: req.tool,
+        ...(inst ? { instanceId: inst.logId, instance: inst.id } : {}),
+        ...(req.caller.session ? { session: req.caller.session } : {}),
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        ok: !failure,
+        ...(failure ? { error: messageOf(failure) } : {}),
+      });
+    }
+  }
+
+  async #watched(
+    req: CallRequest,
+    served: { instance?: Instance; server?: string },
+    signal?: AbortSignal,
+  ): Promise<CallOutput> {
     const pid = req.caller.process;
     const start = pid === undefined ? undefined : this.#deps.identify?.(pid)?.start;
-    if (pid === undefined || start === undefined) return await this.#call(req, signal);
+    if (pid === undefined || start === undefined) return await this.#call(req, served, signal);
     const watched = { pid, start, abort: new AbortController() };
     this.#callers.add(watched);
     try {
       const both = signal ? AbortSignal.any([signal, watched.abort.signal]) : watched.abort.signal;
-      return await this.#call(req, both);
+      return await this.#call(req, served, both);
     } finally {
       this.#callers.delete(watched);
     }
   }
 
-  async #call(req: CallRequest, signal?: AbortSignal): Promise<CallOutput> {
+  async #call(
+    req: CallRequest,
+    served: { instance?: Instance; server?: string },
+    signal?: AbortSignal,
+  ): Promise<CallOutput> {
     const { def, pool } = this.entry(req.server, req.caller.selection);
+    served.server = def.name;
     const key = scopeKey(def, req.caller, this.#deps.discover);
     if (key.degraded && !this.#degradedSaid.has(def.name)) {
       this.#degradedSaid.add(def.name);
@@ -459,12 +498,19 @@ export class Registry {
         if (pending.size === 0) this.#acquiring.delete(session);
       }
     } else lease = await acquiring;
+    served.instance = lease.instance;
     if (lease.restarted) {
       this.#deps.log(
         "warn",
         "session.restarted",
         `A fresh process serves ${key.key}: the one before was ${lease.restarted}`,
-        { server: def.name, key: key.key, instance: lease.instance.id, reason: lease.restarted },
+        {
+          id: lease.instance.logId,
+          server: def.name,
+          key: key.key,
+          instance: lease.instance.id,
+          reason: lease.restarted,
+        },
       );
     }
     try {

@@ -35,6 +35,8 @@ export interface RunRequest {
   code?: string;
   args: readonly string[];
   export?: string;
+  /** How log records are shown (`--format`); logging.format when absent. */
+  format?: "text" | "logfmt" | "json";
   /** `KEY=VALUE` pairs, in order; later ones win. */
   env?: readonly string[];
   envFile?: string;
