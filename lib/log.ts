@@ -28,10 +28,15 @@ export class JsonlLog {
     return new JsonlLog(file, min, base);
   }
 
-  /** Writes one record if `level` is at or above the minimum. */
+  /**
+   * Writes one record if `level` is at or above the minimum. The fields every record carries
+   * (`ts`, `level`, `event`, `msg` and those given at open, such as the daemon's `pid`) are never
+   * overwritten by `attrs`: a server's pid goes in `serverPid`.
+   */
   write(level: Level, event: string, msg: string, attrs: Record<string, unknown> = {}): void {
     if (LEVELS.indexOf(level) < this.#min) return;
-    const record = { ts: new Date().toISOString(), level, event, msg, ...this.#base, ...attrs };
+    const own = { ts: new Date().toISOString(), level, event, msg, ...this.#base };
+    const record = Object.assign({ ...own, ...attrs }, own);
     this.#file.writeSync(this.#encoder.encode(JSON.stringify(record) + "\n"));
   }
 

@@ -48,6 +48,11 @@ export interface DaemonPaths {
   live: string;
   /** The running daemon's token (mode 0600): every `/v1` request carries it (lib/daemon/guard.ts). */
   token: string;
+  /**
+   * Which configuration file this fingerprint is a version of, and the daemon that last started
+   * for it (`{ config, pid, start }`): how a daemon finds the files of older versions to remove.
+   */
+  version: string;
 }
 
 /** Derives the daemon's files for one configuration fingerprint. */
@@ -80,5 +85,6 @@ export function daemonPaths(
     startError: join(dir, `${short}.start-error`),
     live: join(dir, `${short}.live.json`),
     token: join(dir, `${short}.token`),
+    version: join(dir, `${short}.version.json`),
   };
 }

@@ -26,6 +26,8 @@ import { summarizeCache } from "../discovery/ls_summary.ts";
 import { VERSION } from "../version.ts";
 import { load } from "../_load.ts";
 import { processToken } from "./pid.ts";
+import { markVersion, removeOldVersions } from "./old_versions.ts";
+import { daemonPaths } from "../paths.ts";
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
 export interface DaemonRecord {
@@ -88,6 +90,7 @@ export async function runDaemon(
     secureStateDir(paths.dir);
     secureStateDir(dirname(paths.log));
     stateDirOk = true;
+    markVersion(paths, fp.path);
     settings = await ctx.settings();
     config = await loadConfig(fp.path, fp.text);
   } catch (e) {
@@ -235,6 +238,20 @@ export async function runDaemon(
     autostarted,
     fallbackSocket: paths.socketFallback,
   });
+  // What daemons of earlier versions of this file left: none of it is read again.
+  const cleaned = removeOldVersions(
+    paths,
+    fp.path,
+    (short) => daemonPaths(ctx.boot, ctx.io.env, short),
+  );
+  if (cleaned.length > 0) {
+    log.write(
+      "info",
+      "daemon.cleaned",
+      `Removed the files of ${cleaned.length} earlier version(s) of the configuration`,
+      { fingerprints: cleaned },
+    );
+  }
 
   const onSignal = () => state.requestStop("signal");
   Deno.addSignalListener("SIGTERM", onSignal);

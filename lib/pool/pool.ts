@@ -254,7 +254,7 @@ export class Pool {
           server: this.def.name,
           instance: inst.id,
           key: key.key,
-          pid: conn.pid,
+          serverPid: conn.pid,
           tools: inst.tools.length,
         });
         return conn;
@@ -302,7 +302,7 @@ export class Pool {
       server: this.def.name,
       instance: inst.id,
       key: inst.key,
-      pid: inst.pid,
+      serverPid: inst.pid,
       stderr: inst.lastStderr.slice(-5),
     });
     inst.waiters.splice(0).forEach((w) => w());
@@ -317,7 +317,7 @@ export class Pool {
       server: this.def.name,
       instance: inst.id,
       key: inst.key,
-      pid: inst.pid,
+      serverPid: inst.pid,
     });
     try {
       const conn = inst.conn ?? (await inst.ready.catch(() => undefined));

@@ -260,7 +260,7 @@ export class Registry {
       server: def.name,
       tool,
       instance: inst.id,
-      pid: inst.pid,
+      serverPid: inst.pid,
       key: inst.key,
       durationMs: ms,
       isError: failed,
