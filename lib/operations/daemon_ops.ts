@@ -159,9 +159,10 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
         }),
       ),
     }),
-  run(_input, ctx) {
+  async run(_input, ctx) {
     const d = running(ctx);
-    return Promise.resolve({
+    const servers = await d.registry.statusInSlices();
+    return {
       running: true,
       config: d.configPath,
       socket: d.socket,
@@ -169,7 +170,7 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
       uptimeMs: Date.now() - d.startedAt,
       autostarted: d.autostarted,
       idleExitMs: d.idleExitMs,
-      servers: d.registry.status().map((p) => ({
+      servers: servers.map((p) => ({
         namespace: p.namespace,
         name: p.name,
         transport: p.transport,
@@ -181,7 +182,7 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
         sharedWith: p.sharedWith,
         instances: p.instances,
       })),
-    });
+    };
   },
   async offline(_input, ctx) {
     const fp = await ctx.fingerprint();

@@ -56,6 +56,15 @@ export interface CallRequest {
   textValues?: boolean;
 }
 
+/** What `status` shows of one namespace. */
+export type NamespaceStatus = PoolStatus & {
+  name: string;
+  sharing: string;
+  scope: string;
+  transport: string;
+  sharedWith: string[];
+};
+
 /** One tool call's answer. */
 export interface CallOutput {
   server: string;
@@ -114,6 +123,13 @@ export class Registry {
   readonly #entries = new Map<string, { def: ServerDef; pool: Pool }>();
   /** By identity: an alias whose leasing matches its target's shares the target's pool. */
   readonly #pools = new Map<string, Pool>();
+  /** By configured name: the first entry of that name (a call may name the server, not the namespace). */
+  readonly #byName = new Map<string, { def: ServerDef; pool: Pool }>();
+  /** Per pool: the configured names and the namespaces leasing from it, in configuration order. */
+  readonly #names = new Map<Pool, string[]>();
+  readonly #namespaces = new Map<Pool, string[]>();
+  /** Pools with at least one instance: what the timers and the live state walk. */
+  readonly #active = new Set<Pool>();
   readonly #deps: RegistryDeps;
   readonly #degradedSaid = new Set<string>();
   #timer?: ReturnType<typeof setInterval>;
@@ -121,20 +137,32 @@ export class Registry {
 
   constructor(defs: ServerDef[], deps: RegistryDeps) {
     this.#deps = deps;
-    const names = new Map<Pool, string[]>();
+    const names = this.#names;
     const poolDeps = {
       ...deps,
       listed: (pool: Pool, tools: ToolInfo[]) =>
         deps.cache?.listed(names.get(pool) ?? [], pool.def.identity, tools),
       failed: (pool: Pool, error: McpxError) =>
         deps.cache?.failed(names.get(pool) ?? [], pool.def.identity, error.message),
-      changed: () => this.#liveChanged(),
+      changed: (pool: Pool) => {
+        if (pool.instances().length > 0) this.#active.add(pool);
+        else this.#active.delete(pool);
+        this.#liveChanged();
+      },
     };
     for (const def of defs) {
       let pool = this.#pools.get(def.identity);
       if (!pool) this.#pools.set(def.identity, pool = new Pool(def, poolDeps));
-      names.set(pool, [...(names.get(pool) ?? []), def.name]);
-      this.#entries.set(def.namespace, { def, pool });
+      // Pushed, not copied: a pool's lists grow in place, so that 20,000 servers cost 20,000 steps.
+      let own = names.get(pool);
+      if (!own) names.set(pool, own = []);
+      own.push(def.name);
+      let spaces = this.#namespaces.get(pool);
+      if (!spaces) this.#namespaces.set(pool, spaces = []);
+      spaces.push(def.namespace);
+      const entry = { def, pool };
+      this.#entries.set(def.namespace, entry);
+      if (!this.#byName.has(def.name)) this.#byName.set(def.name, entry);
     }
   }
 
@@ -149,24 +177,32 @@ export class Registry {
     });
   }
 
-  /** Live processes per namespace, as `status()` counts them, and the keys they serve. */
+  /**
+   * Live processes per namespace, as `status()` counts them (a shared pool's under its first
+   * namespace; a namespace with none is left out), and the keys they serve. Linear in pools and
+   * processes: it runs whenever a process starts or stops.
+   */
   liveState(): LiveState {
-    const status = this.status();
-    return {
-      live: Object.fromEntries(status.map((s) => [s.namespace, s.instances.length])),
-      keys: [...new Set(status.flatMap((s) => s.instances.map((i) => i.key)))],
-    };
+    const live: Record<string, number> = {};
+    const keys = new Set<string>();
+    for (const pool of this.#active) {
+      const instances = pool.instances();
+      if (instances.length === 0) continue;
+      live[this.#namespaces.get(pool)![0]] = instances.length;
+      for (const i of instances) keys.add(i.key);
+    }
+    return { live, keys: [...keys] };
   }
 
   /** Starts the idle reaper and the pid watcher. */
   start(): void {
     const reap = () => {
-      for (const p of this.#pools.values()) void p.reap(Date.now(), this.#deps.alive);
+      for (const p of [...this.#active]) void p.reap(Date.now(), this.#deps.alive);
     };
     this.#timer = setInterval(reap, this.#deps.reapIntervalMs);
     // pid-scoped instances go as soon as their process does: there is no possible future caller.
     this.#pidTimer = setInterval(() => {
-      for (const p of this.#pools.values()) {
+      for (const p of [...this.#active]) {
         for (const i of p.instances()) {
           if (i.watchPid !== undefined && i.leases === 0 && !this.#deps.alive(i.watchPid)) {
             void p.stop(i, `process ${i.watchPid} exited`);
@@ -178,9 +214,9 @@ export class Registry {
 
   /** The definition and pool of a namespace (or a configured server name). */
   entry(name: string, selection?: Selection): { def: ServerDef; pool: Pool } {
-    const all = [...this.#entries.values()];
-    const visible = selection ? selectServers(all.map((e) => e.def), selection) : undefined;
-    const found = this.#entries.get(name) ?? all.find((e) => e.def.name === name);
+    const all = () => [...this.#entries.values()];
+    const visible = selection ? selectServers(all().map((e) => e.def), selection) : undefined;
+    const found = this.#entries.get(name) ?? this.#byName.get(name);
     if (found && visible && !visible.includes(found.def)) {
       throw new McpxError(
         "SERVER_NOT_FOUND",
@@ -189,7 +225,7 @@ export class Registry {
       );
     }
     if (!found) {
-      const known = (visible ?? all.map((e) => e.def)).map((d) => d.namespace);
+      const known = (visible ?? all().map((e) => e.def)).map((d) => d.namespace);
       throw new McpxError(
         "SERVER_NOT_FOUND",
         `No server "${name}"${didYouMean(name, known)}`,
@@ -267,32 +303,46 @@ export class Registry {
     });
   }
 
-  /** Every namespace's state; a pool shared by several names lists its processes under the first. */
-  status(): (PoolStatus & {
-    name: string;
-    sharing: string;
-    scope: string;
-    transport: string;
-    sharedWith: string[];
-  })[] {
+  /**
+   * Every namespace's state; a pool shared by several names lists its processes under the first,
+   * and `sharedWith` there names the others, while each other names that first one only (so
+   * that 20,000 entries of one pool are 20,000 names, not 400 million).
+   */
+  status(): NamespaceStatus[] {
     const seen = new Set<Pool>();
-    return [...this.#entries.values()].map(({ def, pool }) => {
-      const st = pool.status();
-      const first = !seen.has(pool);
-      seen.add(pool);
-      return {
-        ...st,
-        namespace: def.namespace,
-        state: def.disabled ? "disabled" : st.state,
-        name: def.name,
-        sharing: def.pool.sharing,
-        scope: def.pool.scope,
-        transport: def.transport,
-        sharedWith: [...this.#entries.values()].filter((e) => e.pool === pool && e.def !== def)
-          .map((e) => e.def.namespace),
-        instances: first ? st.instances : [],
-      };
-    });
+    return [...this.#entries.values()].map((e) => this.#statusOf(e, seen));
+  }
+
+  /**
+   * {@linkcode status}, with a turn of the event loop after every `slice` namespaces, so that
+   * the status of 20,000 servers never holds up the calls being answered meanwhile.
+   */
+  async statusInSlices(slice = 500): Promise<NamespaceStatus[]> {
+    const seen = new Set<Pool>();
+    const out: NamespaceStatus[] = [];
+    for (const e of this.#entries.values()) {
+      out.push(this.#statusOf(e, seen));
+      if (out.length % slice === 0) await new Promise((r) => setTimeout(r, 0));
+    }
+    return out;
+  }
+
+  #statusOf({ def, pool }: { def: ServerDef; pool: Pool }, seen: Set<Pool>): NamespaceStatus {
+    const st = pool.status();
+    const first = !seen.has(pool);
+    seen.add(pool);
+    const spaces = this.#namespaces.get(pool)!;
+    return {
+      ...st,
+      namespace: def.namespace,
+      state: def.disabled ? "disabled" : st.state,
+      name: def.name,
+      sharing: def.pool.sharing,
+      scope: def.pool.scope,
+      transport: def.transport,
+      sharedWith: first ? spaces.filter((n) => n !== def.namespace) : [spaces[0]],
+      instances: first ? st.instances : [],
+    };
   }
 
   /** Stops a namespace's instances (or the one serving `session`), so the next call starts fresh. */
@@ -308,7 +358,7 @@ export class Registry {
   /** Stops every instance keyed to a session a caller minted, now that it has finished. */
   async endSession(session: string): Promise<number> {
     let n = 0;
-    for (const p of this.#pools.values()) {
+    for (const p of [...this.#active]) {
       n += await p.stopAll(`session ${session} ended`, (k) => k === `session:${session}`);
     }
     return n;
@@ -355,7 +405,7 @@ export class Registry {
   }
 
   #namesOf(pool: Pool): string[] {
-    return [...this.#entries.values()].filter((e) => e.pool === pool).map((e) => e.def.name);
+    return this.#names.get(pool) ?? [];
   }
 
   /** Waits until every schema cache write has landed. */
