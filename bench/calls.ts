@@ -19,8 +19,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { connectServer } from "../lib/mcp/connect.ts";
 import type { McpConnection } from "../lib/mcp/types.ts";
-import { CALLER_HEADER } from "../lib/daemon/client.ts";
-import { wireRequest } from "../lib/daemon/wire.ts";
+import { CALLER_HEADER, encodeCaller, wireRequest } from "../lib/daemon/wire.ts";
 import { TOKEN_HEADER } from "../lib/daemon/guard.ts";
 import { npmServer } from "../tests/_helpers.ts";
 import {
@@ -118,7 +117,7 @@ async function makeEnvironment(url: string): Promise<Omit<Environment, "socket" 
 /** The header that puts a call under `session`, as the CLI sends it. */
 function callerHeader(e: Environment, session: string): Record<string, string> {
   const caller = { cwd: e.project, pid: Deno.pid, session };
-  return { [CALLER_HEADER]: encodeURIComponent(JSON.stringify(caller)) };
+  return { [CALLER_HEADER]: encodeCaller(caller) };
 }
 
 function expectEcho(text: string | undefined, what: string): void {

@@ -48,6 +48,11 @@ export class McpxError extends Error {
   }
 }
 
+/** What a thrown value says: an Error's message, anything else as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** Whether `code` names an entry of the error table. */
 export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === "string" && Object.hasOwn(ERRORS, code);
@@ -67,9 +72,7 @@ export interface Problem {
 
 /** Turns any thrown value into the problem document `/v1` answers with. */
 export function toProblem(error: unknown): Problem {
-  const e = error instanceof McpxError
-    ? error
-    : new McpxError("INTERNAL", error instanceof Error ? error.message : String(error));
+  const e = error instanceof McpxError ? error : new McpxError("INTERNAL", messageOf(error));
   return {
     type: `https://mcpx.dev/errors/${e.code.toLowerCase().replaceAll("_", "-")}`,
     title: e.code,

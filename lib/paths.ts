@@ -26,6 +26,35 @@ export function outputDir(settings: Settings, env: Readonly<Record<string, strin
   return join(stateDir(settings, env), "output");
 }
 
+/** Where the daemons' files are: `<state>/daemons`. */
+export function daemonsDir(settings: Settings, env: Readonly<Record<string, string>>): string {
+  return join(stateDir(settings, env), "daemons");
+}
+
+/** The files a daemon keeps in {@linkcode daemonsDir} `dir`, by its configuration's short fingerprint. */
+export function daemonFiles(
+  dir: string,
+  short: string,
+): Pick<
+  DaemonPaths,
+  "record" | "spawnLock" | "bindLock" | "startError" | "live" | "token" | "version"
+> {
+  return {
+    record: join(dir, `${short}.json`),
+    spawnLock: join(dir, `${short}.spawn.lock`),
+    bindLock: join(dir, `${short}.bind.lock`),
+    startError: join(dir, `${short}.start-error`),
+    live: join(dir, `${short}.live.json`),
+    token: join(dir, `${short}.token`),
+    version: join(dir, `${short}.version.json`),
+  };
+}
+
+/** The short fingerprint in a daemon record's file name (`<short>.json`); undefined for any other. */
+export function recordShort(name: string): string | undefined {
+  return /^([0-9a-f]{16})\.json$/.exec(name)?.[1];
+}
+
 /** Every file that belongs to the daemon of one configuration. */
 export interface DaemonPaths {
   /** `<state>/daemons`. */
@@ -61,7 +90,7 @@ export function daemonPaths(
   env: Readonly<Record<string, string>>,
   short: string,
 ): DaemonPaths {
-  const dir = join(stateDir(settings, env), "daemons");
+  const dir = daemonsDir(settings, env);
   let socket = settings.get("daemon.socket") || join(dir, `${short}.sock`);
   let socketFallback = false;
   const max = settings.get("plumbing.sunPathMax");
@@ -76,15 +105,9 @@ export function daemonPaths(
   }
   return {
     dir,
-    record: join(dir, `${short}.json`),
-    spawnLock: join(dir, `${short}.spawn.lock`),
-    bindLock: join(dir, `${short}.bind.lock`),
+    ...daemonFiles(dir, short),
     socket,
     socketFallback,
     log: join(stateDir(settings, env), "logs", `daemon-${short}.jsonl`),
-    startError: join(dir, `${short}.start-error`),
-    live: join(dir, `${short}.live.json`),
-    token: join(dir, `${short}.token`),
-    version: join(dir, `${short}.version.json`),
   };
 }

@@ -128,3 +128,15 @@ Deno.test("the folders of lib/ import each other without a cycle", () => {
   const found = cycles(folderGraph());
   assert.deepEqual(found, [], found.map((c) => `a cycle:\n  ${c.join("\n  ")}`).join("\n"));
 });
+
+Deno.test("nothing under launcher/ imports from lib/: it is what another runtime loads", () => {
+  const launcher = join(ROOT, "launcher");
+  const offenders: string[] = [];
+  for (const file of sources(launcher)) {
+    for (const spec of staticImports(Deno.readTextFileSync(file))) {
+      const target = spec.startsWith(".") ? resolve(dirname(file), spec) : spec;
+      if (!target.startsWith(launcher + "/")) offenders.push(`${relative(ROOT, file)}: ${spec}`);
+    }
+  }
+  assert.deepEqual(offenders, []);
+});

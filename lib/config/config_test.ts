@@ -4,16 +4,10 @@ import { McpxError } from "../errors.ts";
 import { discoverConfig } from "./discover.ts";
 import { fingerprintConfig } from "./fingerprint.ts";
 import { hash64 } from "../_hash.ts";
+import { tempTree } from "../_testing.ts";
 import { lineColumn, loadConfig, loadConfigSync, parseJsonc } from "./load.ts";
 
-async function tree(files: Record<string, string>): Promise<string> {
-  const root = await Deno.realPath(await Deno.makeTempDir());
-  for (const [rel, text] of Object.entries(files)) {
-    await Deno.mkdir(join(root, rel, ".."), { recursive: true });
-    await Deno.writeTextFile(join(root, rel), text);
-  }
-  return root;
-}
+const tree = (files: Record<string, string>) => tempTree(files, "mcpx-config-");
 
 Deno.test("discoverConfig() takes the nearest project file and layers every file found", async () => {
   const root = await tree({

@@ -1,4 +1,4 @@
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 import { parseDuration } from "../duration.ts";
 import { didYouMean, editDistance } from "../near.ts";
 import { toNamespace } from "../names.ts";
@@ -121,7 +121,7 @@ export function toolPattern(pattern: string, where: string): (name: string) => b
     } catch (e) {
       throw new McpxError(
         "CONFIG_INVALID",
-        `${where}: ${pattern} is not a valid regular expression: ${(e as Error).message}`,
+        `${where}: ${pattern} is not a valid regular expression: ${messageOf(e)}`,
       );
     }
   }
@@ -302,15 +302,7 @@ const ENTRY_KEYS = [
  * out, since other hosts read fields of those names at that level.
  */
 const BLOCK_ONLY = new Set([
-  "sharing",
-  "scope",
-  "max",
-  "min",
-  "idleTimeout",
-  "callTimeout",
-  "startTimeout",
-  "protocol",
-  "mode",
+  ...POOL_KEYS,
   "namespace",
   "extraIncludeTools",
   "profiles",

@@ -1,13 +1,15 @@
 import { dirname, fromFileUrl, resolve } from "../_path.ts";
 import { sleep } from "../_timer.ts";
 import { SETTINGS, type SettingSpec } from "../settings/table.ts";
-import { fromProblem, isErrorCode, McpxError } from "../errors.ts";
+import { fromProblem, isErrorCode, McpxError, messageOf } from "../errors.ts";
 import type { Context } from "../context.ts";
 import type { DaemonPaths } from "../paths.ts";
 import type { Caller } from "../pool/scope.ts";
 import { withLock } from "./lock.ts";
 import { checkSocket, readToken, secureStateDir, TOKEN_HEADER } from "./guard.ts";
 import {
+  CALLER_HEADER,
+  encodeCaller,
   FINGERPRINT_HEADER,
   WireConnectError,
   wireRequest,
@@ -16,9 +18,6 @@ import {
 } from "./wire.ts";
 
 export { FINGERPRINT_HEADER };
-
-/** Who is calling (cwd, pid, session ids), as URI-encoded JSON: what scopes are computed from. */
-export const CALLER_HEADER = "x-mcpx-caller";
 
 /** What `/v1/health` answers. */
 export interface Health {
@@ -85,7 +84,7 @@ export async function probe(
     if (e instanceof Deno.errors.NotFound) return "absent";
     throw new McpxError(
       "DAEMON_UNAVAILABLE",
-      `Cannot inspect socket path "${socket}": ${(e as Error).message}`,
+      `Cannot inspect socket path "${socket}": ${messageOf(e)}`,
     );
   }
   if (!info.isSocket) throw notASocket(socket);
@@ -320,9 +319,7 @@ export async function callDaemon(
       maxBody,
       headers: {
         ...(token === undefined ? {} : { [TOKEN_HEADER]: token }),
-        ...(request.caller
-          ? { [CALLER_HEADER]: encodeURIComponent(JSON.stringify(request.caller)) }
-          : {}),
+        ...(request.caller ? { [CALLER_HEADER]: encodeCaller(request.caller) } : {}),
       },
     });
     return { value: decode(res, paths.socket, fp.hash, token) };

@@ -3,7 +3,7 @@
 // request's body. docs/security.md says what each covers.
 
 import { dirname } from "../_path.ts";
-import { McpxError, toProblem } from "../errors.ts";
+import { McpxError, messageOf, toProblem } from "../errors.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 
 /** The request header carrying the daemon's token (`<state>/daemons/<fingerprint>.token`). */
@@ -133,7 +133,7 @@ export function secureStateDir(dir: string, options: { create: boolean } = { cre
     } catch (e) {
       throw new McpxError(
         "DAEMON_UNAVAILABLE",
-        `Cannot create state directory "${dir}": ${(e as Error).message}`,
+        `Cannot create state directory "${dir}": ${messageOf(e)}`,
         { hint: "Set paths.state (MCPX_PATHS_STATE) to a writable directory" },
       );
     }

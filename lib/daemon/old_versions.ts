@@ -2,6 +2,7 @@ import { dirname } from "../_path.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import type { DaemonPaths } from "../paths.ts";
 import { processToken } from "./pid.ts";
+import { removeLive } from "./live.ts";
 
 /** What `<fingerprint>.version.json` holds. */
 interface VersionMark {
@@ -44,11 +45,11 @@ function readJson(path: string): Record<string, unknown> | undefined {
  * version whose daemon still runs. `pathsOf` gives the files of another fingerprint. Returns the
  * fingerprints cleaned.
  */
-export function removeOldVersions(
+export async function removeOldVersions(
   paths: DaemonPaths,
   config: string,
   pathsOf: (short: string) => DaemonPaths,
-): string[] {
+): Promise<string[]> {
   const own = basename(paths.version);
   const cleaned: string[] = [];
   let entries: Deno.DirEntry[];
@@ -69,7 +70,6 @@ export function removeOldVersions(
       other.spawnLock,
       other.bindLock,
       other.startError,
-      other.live,
       other.token,
       other.record,
       other.log,
@@ -84,6 +84,7 @@ export function removeOldVersions(
         Deno.removeSync(f);
       } catch { /* never written, or already gone */ }
     }
+    await removeLive(other.live);
     cleaned.push(m[1]);
   }
   return cleaned;

@@ -1,4 +1,5 @@
 import { join } from "../_path.ts";
+import { daemonFiles, recordShort } from "../paths.ts";
 import { sleep } from "../_timer.ts";
 import type { DaemonRecord } from "./server.ts";
 import { probe } from "./client.ts";
@@ -13,11 +14,6 @@ export interface DaemonEntry extends DaemonRecord {
   uptimeMs: number | null;
 }
 
-/** The token file beside a record: `<fingerprint>.json` → `<fingerprint>.token`. */
-export function tokenName(record: string): string {
-  return record.replace(/\.json$/, ".token");
-}
-
 /** Every daemon record under `<state>/daemons`, each checked against its socket. */
 export async function listDaemons(daemonsDir: string): Promise<DaemonEntry[]> {
   const out: DaemonEntry[] = [];
@@ -28,8 +24,9 @@ export async function listDaemons(daemonsDir: string): Promise<DaemonEntry[]> {
     return out;
   }
   for (const e of entries) {
-    // Records only: `<fingerprint>.json` (not `<fingerprint>.live.json` beside them).
-    if (!e.isFile || !/^[0-9a-f]{16}\.json$/.test(e.name)) continue;
+    // Records only (not the live state or anything else beside them).
+    const short = recordShort(e.name);
+    if (!e.isFile || short === undefined) continue;
     let rec: DaemonRecord;
     try {
       rec = JSON.parse(await Deno.readTextFile(join(daemonsDir, e.name)));
@@ -38,7 +35,7 @@ export async function listDaemons(daemonsDir: string): Promise<DaemonEntry[]> {
     }
     let state: DaemonEntry["state"] = "stale";
     try {
-      const h = await probe(rec.socket, { token: join(daemonsDir, tokenName(e.name)) });
+      const h = await probe(rec.socket, { token: daemonFiles(daemonsDir, short).token });
       if (typeof h === "object" && h.pid === rec.pid) state = "running";
     } catch { /* foreign or unreadable: not a running daemon of this record */ }
     out.push({

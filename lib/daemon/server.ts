@@ -1,11 +1,12 @@
 import { dirname } from "../_path.ts";
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 import { Context, type DaemonHandle } from "../context.ts";
 import { fingerprintConfig } from "../config/fingerprint.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { loadConfig, type McpxConfig } from "../config/load.ts";
 import { JsonlLog, type Level } from "../log.ts";
-import { CALLER_HEADER, FINGERPRINT_HEADER, guardOf, probe } from "./client.ts";
+import { FINGERPRINT_HEADER, guardOf, probe } from "./client.ts";
+import { CALLER_HEADER, decodeCaller } from "./wire.ts";
 import {
   readBounded,
   refuseWithoutToken,
@@ -15,7 +16,6 @@ import {
 } from "./guard.ts";
 import { type LiveState, Registry } from "../pool/registry.ts";
 import { serverDefs } from "../config/servers.ts";
-import type { Caller } from "../pool/scope.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
 import { cacheDir } from "../paths.ts";
@@ -25,7 +25,7 @@ import { namespacesOf } from "../discovery/load.ts";
 import { summarizeCache } from "../discovery/ls_summary.ts";
 import { VERSION } from "../version.ts";
 import { load } from "../_load.ts";
-import { processToken } from "./pid.ts";
+import { removeLive, writeLive } from "./live.ts";
 import { markVersion, removeOldVersions } from "./old_versions.ts";
 import { daemonPaths } from "../paths.ts";
 
@@ -55,12 +55,6 @@ interface RunningDaemon extends DaemonHandle {
  */
 export type Serve = (context: (req: Request) => Context) => (req: Request) => Promise<Response>;
 
-async function writeAtomic(path: string, text: string): Promise<void> {
-  const tmp = `${path}.${Deno.pid}.tmp`;
-  await Deno.writeTextFile(tmp, text, { mode: 0o600 });
-  await Deno.rename(tmp, path);
-}
-
 /**
  * Runs the daemon for the context's configuration until it is stopped, idles out (when
  * auto-started), or its configuration changes (when auto-started), answering requests with what
@@ -77,7 +71,7 @@ export async function runDaemon(
   const reportStart = (error: unknown) => {
     const report = error instanceof McpxError
       ? { code: error.code, message: error.message, hint: error.hint }
-      : { code: "INTERNAL", message: error instanceof Error ? error.message : String(error) };
+      : { code: "INTERNAL", message: messageOf(error) };
     // Never into a state directory that was refused as another user's.
     if (!stateDirOk) return;
     try {
@@ -139,13 +133,9 @@ export async function runDaemon(
     },
   };
   const route = serve((req) => {
-    let caller: Caller = {};
-    const header = req.headers.get(CALLER_HEADER);
-    if (header) {
-      try {
-        caller = JSON.parse(decodeURIComponent(header));
-      } catch { /* a malformed caller is treated as an unknown one */ }
-    }
+    // A garbled caller is refused (400): a call under the wrong scope could share a process it
+    // must not.
+    const caller = decodeCaller(req.headers.get(CALLER_HEADER));
     // A call whose client goes away is cancelled with it (notifications/cancelled to the server).
     const perRequest = new Context(ctx.io, ctx.flags, state, caller, ctx.boot, req.signal);
     return perRequest;
@@ -203,7 +193,7 @@ export async function runDaemon(
       } catch (e) {
         throw new McpxError(
           "DAEMON_START_FAILED",
-          `Cannot listen on "${paths.socket}": ${(e as Error).message}`,
+          `Cannot listen on "${paths.socket}": ${messageOf(e)}`,
           {
             hint: "Set daemon.socket (MCPX_DAEMON_SOCKET) to a path in a writable directory",
           },
@@ -220,10 +210,10 @@ export async function runDaemon(
         autostarted,
         version: VERSION,
       };
-      await writeAtomic(paths.record, JSON.stringify(record, null, 2) + "\n");
+      writeFileAtomic(paths.record, JSON.stringify(record, null, 2) + "\n");
     });
   } catch (e) {
-    log.write("error", "daemon.start_failed", e instanceof Error ? e.message : String(e));
+    log.write("error", "daemon.start_failed", messageOf(e));
     log.close();
     reportStart(e);
     await server?.shutdown();
@@ -239,7 +229,7 @@ export async function runDaemon(
     fallbackSocket: paths.socketFallback,
   });
   // What daemons of earlier versions of this file left: none of it is read again.
-  const cleaned = removeOldVersions(
+  const cleaned = await removeOldVersions(
     paths,
     fp.path,
     (short) => daemonPaths(ctx.boot, ctx.io.env, short),
@@ -290,28 +280,13 @@ export async function runDaemon(
     if (rec.pid === Deno.pid) {
       await Deno.remove(paths.record).catch(() => {});
       await Deno.remove(paths.socket).catch(() => {});
-      await Deno.remove(paths.live).catch(() => {});
+      await removeLive(paths.live);
       await Deno.remove(paths.token).catch(() => {});
     }
   } catch { /* record already gone */ }
   log.write("info", "daemon.stopped", "Daemon stopped", { reason: stopReason });
   log.close();
   return 0;
-}
-
-/** This daemon's {@linkcode processToken}, read at its first {@linkcode writeLive}. */
-let selfToken: string | undefined;
-
-/**
- * Writes the live processes where `mcpx ls` and `mcpx run` read them without a round trip
- * (`{ pid, start, live, keys }`; a reader trusts it only while this process runs: the pid with
- * the same {@linkcode processToken}, which a reused pid does not have). Best effort.
- */
-function writeLive(path: string, state: LiveState): void {
-  try {
-    const start = selfToken ??= processToken(Deno.pid);
-    writeFileAtomic(path, JSON.stringify({ pid: Deno.pid, start, ...state }) + "\n");
-  } catch { /* ls asks the daemon instead */ }
 }
 
 async function makeRegistry(

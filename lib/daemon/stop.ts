@@ -1,6 +1,6 @@
-import { join } from "../_path.ts";
 import type { Context } from "../context.ts";
-import { stateDir } from "../paths.ts";
+import { daemonFiles, daemonsDir } from "../paths.ts";
+import { removeLive } from "./live.ts";
 import { probe, tokenHeaders } from "./client.ts";
 import { wireRequest } from "./wire.ts";
 import { type DaemonEntry, listDaemons, pidAlive, waitForExit } from "./records.ts";
@@ -46,10 +46,15 @@ async function stopOne(
   return { pid: entry.pid, config: entry.config, forced: true };
 }
 
+/** The files of a recorded daemon in the daemons folder `dir`. */
+function filesOf(entry: DaemonEntry, dir: string) {
+  return daemonFiles(dir, entry.fingerprint.slice(0, 16));
+}
+
 async function removeStale(entry: DaemonEntry, dir: string): Promise<void> {
-  await Deno.remove(join(dir, `${entry.fingerprint.slice(0, 16)}.json`)).catch(() => {});
-  await Deno.remove(join(dir, `${entry.fingerprint.slice(0, 16)}.live.json`)).catch(() => {});
-  const token = join(dir, `${entry.fingerprint.slice(0, 16)}.token`);
+  const { record, live, token } = filesOf(entry, dir);
+  await Deno.remove(record).catch(() => {});
+  await removeLive(live);
   if ((await probe(entry.socket, { token }).catch(() => "foreign")) === "stale") {
     await Deno.remove(token).catch(() => {});
     await Deno.remove(entry.socket).catch(() => {});
@@ -61,7 +66,7 @@ export async function stopDaemons(
   ctx: Context,
   options: { all: boolean; except?: number },
 ): Promise<{ stopped: { pid: number; config: string; forced: boolean }[]; stale: string[] }> {
-  const dir = join(stateDir(ctx.boot, ctx.io.env), "daemons");
+  const dir = daemonsDir(ctx.boot, ctx.io.env);
   let entries = await listDaemons(dir);
   entries = entries.filter((e) => e.pid !== options.except);
   if (!options.all) {
@@ -76,7 +81,7 @@ export async function stopDaemons(
       await removeStale(entry, dir);
       continue;
     }
-    stopped.push(await stopOne(entry, join(dir, `${entry.fingerprint.slice(0, 16)}.token`)));
+    stopped.push(await stopOne(entry, filesOf(entry, dir).token));
     await removeStale(entry, dir);
   }
   return { stopped, stale };

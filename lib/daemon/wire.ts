@@ -4,10 +4,57 @@
 
 import { after } from "../_timer.ts";
 import { type HttpAnswer, readResponse } from "../runtime/client.ts";
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
+import type { Caller } from "../pool/scope.ts";
 
 /** Every daemon answer carries its configuration's fingerprint, so one round trip both asks and checks. */
 export const FINGERPRINT_HEADER = "x-mcpx-fingerprint";
+
+/**
+ * Who is calling (cwd, pid, session ids, profiles), as URI-encoded JSON: what scopes are computed
+ * from. The generated client's runtime (lib/runtime/client.ts, which imports nothing) writes the
+ * same header by hand; wire_test.ts holds the two to one name and encoding.
+ */
+export const CALLER_HEADER = "x-mcpx-caller";
+
+/** The {@linkcode CALLER_HEADER} value that describes `caller`. */
+export function encodeCaller(caller: Caller): string {
+  return encodeURIComponent(JSON.stringify(caller));
+}
+
+/** The type of each field of a caller (a field not listed is passed over). */
+const CALLER_FIELDS: Record<string, string> = {
+  cwd: "string",
+  pid: "number",
+  session: "string",
+  parentSession: "string",
+  selection: "object",
+};
+
+/**
+ * The caller a {@linkcode CALLER_HEADER} value describes; no header is an unknown caller.
+ * @throws {McpxError} USAGE when it is not URI-encoded JSON of a caller.
+ */
+export function decodeCaller(header: string | null): Caller {
+  if (header === null) return {};
+  let caller: unknown;
+  try {
+    caller = JSON.parse(decodeURIComponent(header));
+  } catch {
+    throw new McpxError("USAGE", `The ${CALLER_HEADER} header is not URI-encoded JSON`);
+  }
+  if (caller === null || typeof caller !== "object" || Array.isArray(caller)) {
+    throw new McpxError("USAGE", `The ${CALLER_HEADER} header is not a JSON object`);
+  }
+  for (const [key, value] of Object.entries(caller)) {
+    const want = CALLER_FIELDS[key];
+    if (want && value !== null && (typeof value !== want || Array.isArray(value))) {
+      const type = want === "object" ? "an object" : `a ${want}`;
+      throw new McpxError("USAGE", `The ${CALLER_HEADER} header's "${key}" is not ${type}`);
+    }
+  }
+  return caller as Caller;
+}
 
 /** One answer from the daemon. */
 export interface WireResponse {
@@ -78,7 +125,7 @@ export async function wireRequest(
       : e instanceof Deno.errors.ConnectionRefused
       ? "refused"
       : "other";
-    throw new WireConnectError(kind, (e as Error).message);
+    throw new WireConnectError(kind, messageOf(e));
   }
   const head = `${method} ${path} HTTP/1.1\r\nHost: mcpx\r\nConnection: close\r\n` +
     (body.length ? "Content-Type: application/json\r\n" : "") +
@@ -102,7 +149,7 @@ export async function wireRequest(
     if (timedOut) {
       throw new WireTimeoutError(`No answer on "${socket}" within ${options.timeoutMs} ms`);
     }
-    throw new WireConnectError("lost", (e as Error).message);
+    throw new WireConnectError("lost", messageOf(e));
   } finally {
     cancel?.();
     try {

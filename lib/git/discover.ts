@@ -3,6 +3,7 @@
 // subprocess on the normal path, no cache, and no environment: the answer depends only on
 // the directory passed in and the files on disk. docs/git-discovery.md walks the layouts.
 
+import { messageOf } from "../errors.ts";
 import { dirname } from "../_path.ts";
 
 /** How the repository of a checkout is laid out on disk. */
@@ -71,7 +72,7 @@ export function explainRepository(cwd: string, fallback?: GitFallback): Reposito
     return explain(cwd, fallback);
   } catch (e) {
     // A race with the filesystem (a folder removed mid-walk): an answer, never a throw.
-    return { reason: `cannot read the repository of ${cwd}: ${message(e)}` };
+    return { reason: `cannot read the repository of ${cwd}: ${messageOf(e)}` };
   }
 }
 
@@ -85,7 +86,7 @@ function explain(cwd: string, fallback?: GitFallback): RepositoryExplanation {
     start = Deno.realPathSync(cwd);
     device = Deno.statSync(start).dev;
   } catch (e) {
-    return { reason: `cannot resolve ${cwd}: ${message(e)}` };
+    return { reason: `cannot resolve ${cwd}: ${messageOf(e)}` };
   }
   let dir = start;
   for (;;) {
@@ -100,7 +101,7 @@ function explain(cwd: string, fallback?: GitFallback): RepositoryExplanation {
     try {
       parentDevice = Deno.statSync(parent).dev;
     } catch (e) {
-      return { reason: `cannot stat ${parent}: ${message(e)}` };
+      return { reason: `cannot stat ${parent}: ${messageOf(e)}` };
     }
     if (parentDevice !== device) {
       return {
@@ -130,7 +131,7 @@ function probe(dir: string): Found | string | undefined {
     st = Deno.statSync(dotgit);
   } catch (e) {
     if (!(e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory)) {
-      return `cannot stat ${dotgit}: ${message(e)}`;
+      return `cannot stat ${dotgit}: ${messageOf(e)}`;
     }
   }
   if (st?.isFile) {
@@ -157,7 +158,7 @@ function readGitfile(path: string, size: number): { gitDir: string } | { reason:
   try {
     text = Deno.readTextFileSync(path);
   } catch (e) {
-    return { reason: `cannot read ${path}: ${message(e)}` };
+    return { reason: `cannot read ${path}: ${messageOf(e)}` };
   }
   if (!text.startsWith("gitdir: ")) return { reason: `${path} is not a "gitdir: <path>" file` };
   const target = text.slice(8).replace(/[\r\n]+$/, "");
@@ -169,7 +170,7 @@ function readGitfile(path: string, size: number): { gitDir: string } | { reason:
   try {
     return { gitDir: Deno.realPathSync(joined) };
   } catch (e) {
-    return { reason: `cannot resolve ${joined}: ${message(e)}` };
+    return { reason: `cannot resolve ${joined}: ${messageOf(e)}` };
   }
 }
 
@@ -239,7 +240,7 @@ function settle(start: string, found: Found, fallback?: GitFallback): Repository
     commonDir = commonDirOf(gitDir);
     format = readFormat(gitDir, commonDir ?? gitDir, commonDir !== undefined);
   } catch (e) {
-    return { reason: `cannot read the repository at ${gitDir}: ${message(e)}` };
+    return { reason: `cannot read the repository at ${gitDir}: ${messageOf(e)}` };
   }
   if (format.version > 1) {
     return {
@@ -263,7 +264,7 @@ function settle(start: string, found: Found, fallback?: GitFallback): Repository
       named = Deno.realPathSync(value.startsWith("/") ? value : `${gitDir}/${value}`);
     } catch (e) {
       return {
-        reason: `${gitDir} has core.worktree = ${value}, which git cannot enter: ${message(e)}`,
+        reason: `${gitDir} has core.worktree = ${value}, which git cannot enter: ${messageOf(e)}`,
       };
     }
     // A submodule's gitdir names its own checkout: the layout we implement.
@@ -530,7 +531,7 @@ function askGit(
       stderr: "piped",
     }).outputSync();
   } catch (e) {
-    return { reason: `${why}, and running ${git} failed: ${message(e)}`, unsupported };
+    return { reason: `${why}, and running ${git} failed: ${messageOf(e)}`, unsupported };
   }
   const text = new TextDecoder();
   if (!out.success) {
@@ -552,7 +553,7 @@ function askGit(
       source: "git",
     };
   } catch (e) {
-    return { reason: `${why}, and git rev-parse answered unusably: ${message(e)}`, unsupported };
+    return { reason: `${why}, and git rev-parse answered unusably: ${messageOf(e)}`, unsupported };
   }
 }
 
@@ -569,8 +570,4 @@ function findOnPath(name: string, path: string): string | undefined {
     }
   }
   return undefined;
-}
-
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }

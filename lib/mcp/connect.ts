@@ -12,7 +12,7 @@ import type {
   Transport,
   VersionNegotiationOptions,
 } from "@modelcontextprotocol/client";
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import { waitAtMost } from "./_wait.ts";
 import {
@@ -430,7 +430,7 @@ class Connection implements McpConnection {
         ? `${where} answered HTTP ${error.code} when opening the event stream`
         : `cannot open the event stream at ${where}`;
     }
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     // SDK messages can quote the URL; never let a query-string credential through.
     return this.#spec.url ? message.replaceAll(this.#spec.url, where) : message;
   }

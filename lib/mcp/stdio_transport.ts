@@ -1,6 +1,6 @@
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { parseJSONRPCMessage } from "@modelcontextprotocol/client";
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 import { LineRing } from "./line_ring.ts";
 import { waitAtMost } from "./_wait.ts";
 
@@ -347,7 +347,7 @@ function spawnError(name: string, command: string, cwd: string | undefined, erro
   if (error instanceof Deno.errors.PermissionDenied) {
     return fail(`command "${command}" is not executable`);
   }
-  return fail(error instanceof Error ? error.message : String(error));
+  return fail(messageOf(error));
 }
 
 function directoryExists(path: string): boolean {

@@ -288,8 +288,8 @@ export const daemonsList = defineOperation<Record<string, never>, { daemons: Dae
       "../daemon/records.ts",
       import.meta.url,
     );
-    const { stateDir } = await load<typeof import("../paths.ts")>("../paths.ts", import.meta.url);
-    return { daemons: await listDaemons(`${stateDir(ctx.boot, ctx.io.env)}/daemons`) };
+    const { daemonsDir } = await load<typeof import("../paths.ts")>("../paths.ts", import.meta.url);
+    return { daemons: await listDaemons(daemonsDir(ctx.boot, ctx.io.env)) };
   },
   render(out) {
     if (out.daemons.length === 0) return "no daemons\n";

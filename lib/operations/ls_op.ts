@@ -6,7 +6,7 @@ import { clip, renderTable } from "../table.ts";
 import type { Context } from "../context.ts";
 import { load } from "../_load.ts";
 import { cacheDir, type DaemonPaths, daemonPaths } from "../paths.ts";
-import { processToken } from "../daemon/pid.ts";
+import { readLive } from "../daemon/live.ts";
 import { type LsRow as Row, lsRow, readSummary } from "../discovery/ls_summary.ts";
 import { selectServers } from "../config/servers.ts";
 import { dirname } from "../_path.ts";
@@ -29,20 +29,9 @@ async function liveCounts(ctx: Context): Promise<Map<string, number>> {
   }
   const found = daemonFiles(paths);
   if (!found.socket) return counts; // no socket file: no daemon, nothing live
-  // What the daemon keeps for this (lib/daemon/server.ts), while the daemon that wrote it runs.
-  try {
-    if (found.live) {
-      const kept = JSON.parse(Deno.readTextFileSync(paths.live)) as {
-        pid: number;
-        start?: string;
-        live: Record<string, number>;
-      };
-      const running = processToken(kept.pid);
-      if (running !== undefined && (kept.start ?? running) === running) {
-        return new Map(Object.entries(kept.live));
-      }
-    }
-  } catch { /* none kept: ask */ }
+  // What the daemon keeps for this (lib/daemon/live.ts), while the daemon that wrote it runs.
+  const kept = found.live ? readLive(paths.live) : undefined;
+  if (kept) return new Map(Object.entries(kept.live));
   // Else the wire alone, not the daemon client: a listing only reads, and an answer from another
   // configuration's daemon, or none, is no live process.
   try {

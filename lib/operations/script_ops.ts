@@ -1,7 +1,8 @@
 import { McpxError } from "../errors.ts";
 import { defineOperation, type Zod } from "./define.ts";
 import type { Context } from "../context.ts";
-import type { RunOutcome, RunRequest } from "../scripts/run.ts";
+import type { RunRequest } from "../scripts/plan.ts";
+import type { RunOutcome } from "../scripts/report.ts";
 import type { ListedScript, ProbedLocation } from "../scripts/resolve.ts";
 import { load } from "../_load.ts";
 

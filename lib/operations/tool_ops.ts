@@ -1,4 +1,4 @@
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 import { defineOperation } from "./define.ts";
 import type { Context } from "../context.ts";
 import type { CallOutput } from "../pool/registry.ts";
@@ -33,7 +33,7 @@ export function parseCallWords(words: readonly string[]): Record<string, unknown
     try {
       input.arguments = JSON.parse(rest[0]);
     } catch (e) {
-      throw usage(`The arguments are not valid JSON: ${(e as Error).message}`);
+      throw usage(`The arguments are not valid JSON: ${messageOf(e)}`);
     }
     return input;
   }

@@ -1,4 +1,4 @@
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 import type { McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
 import type { ServerDef } from "../config/servers.ts";
 import type { ScopeKey } from "./scope.ts";
@@ -261,7 +261,7 @@ export class Pool {
       } catch (e) {
         const error = e instanceof McpxError ? e : new McpxError(
           "SERVER_START_FAILED",
-          `Cannot start server "${this.def.name}": ${(e as Error).message}`,
+          `Cannot start server "${this.def.name}": ${messageOf(e)}`,
         );
         inst.state = "exited";
         inst.conn?.close().catch(() => {});

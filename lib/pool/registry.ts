@@ -1,11 +1,11 @@
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 import { didYouMean } from "../near.ts";
 import type { McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
 import { selectServers, type ServerDef } from "../config/servers.ts";
 import { functionNames } from "../names.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
 import { type Instance, Pool, type PoolStatus } from "./pool.ts";
-import { type Caller, type Discover, scopeKey } from "./scope.ts";
+import { type Caller, type Discover, parentSessionKey, scopeKey, sessionKey } from "./scope.ts";
 import type { Selection } from "../config/servers.ts";
 import { errorText, unwrapResult } from "./unwrap.ts";
 import { validateArguments } from "./validate.ts";
@@ -351,7 +351,7 @@ export class Registry {
     pool.clearCooldown();
     const match = session === undefined
       ? undefined
-      : (key: string) => key === `session:${session}` || key === `psession:${session}`;
+      : (key: string) => key === sessionKey(session) || key === parentSessionKey(session);
     return await pool.stopAll(session ? `restart of session ${session}` : "restart", match);
   }
 
@@ -359,7 +359,7 @@ export class Registry {
   async endSession(session: string): Promise<number> {
     let n = 0;
     for (const p of [...this.#active]) {
-      n += await p.stopAll(`session ${session} ended`, (k) => k === `session:${session}`);
+      n += await p.stopAll(`session ${session} ended`, (k) => k === sessionKey(session));
     }
     return n;
   }
@@ -386,7 +386,7 @@ export class Registry {
         lease.release();
         return { tools: lease.instance.tools };
       } catch (e) {
-        return { error: (e as Error).message };
+        return { error: messageOf(e) };
       }
     };
     const enabled = [...this.#entries.values()].filter((e) => !e.def.disabled);

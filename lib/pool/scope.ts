@@ -28,6 +28,16 @@ export interface ScopeKey {
 /** The repository facts the `repo` and `worktree` scopes need. */
 export type Discover = (cwd: string) => { commonDir: string; worktree: string } | undefined;
 
+/** The scope key of the processes of one session (`session` scope). */
+export function sessionKey(session: string): string {
+  return `session:${session}`;
+}
+
+/** The scope key of the processes of one parent session's subagents (`parent-session` scope). */
+export function parentSessionKey(session: string): string {
+  return `psession:${session}`;
+}
+
 /**
  * Computes the key for one call. A scope that cannot resolve degrades to per-call isolation:
  * sharing a stateful process by accident corrupts results, over-isolating only costs a process.
@@ -45,11 +55,11 @@ export function scopeKey(def: ServerDef, caller: Caller, discover: Discover): Sc
       return { key: `call:${crypto.randomUUID()}`, ephemeral: true };
     case "session":
       return caller.session
-        ? { key: `session:${caller.session}`, ephemeral: false }
+        ? { key: sessionKey(caller.session), ephemeral: false }
         : once("set MCPX_SESSION_ID (or pass --session) so calls of one session share a process");
     case "parent-session":
       return caller.parentSession
-        ? { key: `psession:${caller.parentSession}`, ephemeral: false }
+        ? { key: parentSessionKey(caller.parentSession), ephemeral: false }
         : once("set MCPX_PARENT_SESSION_ID so the subagents of one parent share a process");
     case "pid":
       return caller.pid

@@ -1,4 +1,5 @@
 import { join } from "../_path.ts";
+import { writeFileAtomic } from "../_atomic.ts";
 import { load } from "../_load.ts";
 import type { Context } from "../context.ts";
 import type { ToolInfo } from "../mcp/types.ts";
@@ -189,11 +190,13 @@ export async function writeClient(
   return path;
 }
 
+/**
+ * Writes a generated file unless it already holds `text`. Mode 0644, as any file of the user's
+ * project: it holds no secret (the token is read from its own 0600 file at each call).
+ */
 async function writeIfChanged(path: string, text: string): Promise<void> {
   try {
     if (await Deno.readTextFile(path) === text) return;
   } catch { /* absent */ }
-  const tmp = `${path}.${Deno.pid}.tmp`;
-  await Deno.writeTextFile(tmp, text);
-  await Deno.rename(tmp, path);
+  writeFileAtomic(path, text, { mode: 0o644 });
 }

@@ -1,6 +1,6 @@
 import { parseDuration } from "../duration.ts";
 import { McpxError } from "../errors.ts";
-import { type RuntimeName, RUNTIMES } from "../../launcher/select.ts";
+import { type RuntimeName, RUNTIMES } from "./select.ts";
 
 /** What a script may ask for in its leading comments: `// mcpx: runtime=node timeout=30s`. */
 export interface Directives {

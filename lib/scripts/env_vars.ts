@@ -1,4 +1,4 @@
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -57,7 +57,7 @@ export function parseEnvFile(text: string, path: string): Record<string, string>
     try {
       out[key] = unquote(body.slice(eq + 1).trim(), where);
     } catch (e) {
-      problems.push((e as Error).message);
+      problems.push(messageOf(e));
     }
   });
   if (problems.length > 0) {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { McpxError } from "../errors.ts";
 import { readDirectives } from "./directives.ts";
 import { parseEnvFile, parseEnvPair } from "./env_vars.ts";
-import { execModule, execSyntaxError } from "./run.ts";
+import { execModule, execSyntaxError } from "./plan.ts";
 
 Deno.test("parseEnvPair() and parseEnvFile() read variables, and name every bad line", () => {
   assert.deepEqual(parseEnvPair("A=b=c"), ["A", "b=c"]);
@@ -70,7 +70,7 @@ Deno.test("execSyntaxError() refuses a program that would close its wrapper, and
 });
 
 Deno.test("rebaseImports() points an exec program's relative imports at the caller's folder", async () => {
-  const { rebaseImports } = await import("./run.ts");
+  const { rebaseImports } = await import("./plan.ts");
   const code = [
     'import x from "./helper.ts";',
     "import { y } from '../up/y.ts';",

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "../_path.ts";
 import { McpxError } from "../errors.ts";
+import { tempTree } from "../_testing.ts";
 import {
   description,
   isPathShaped,
@@ -10,15 +11,7 @@ import {
   type SearchOptions,
 } from "./resolve.ts";
 
-async function tree(files: Record<string, string>): Promise<string> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "mcpx-resolve-" }));
-  for (const [rel, text] of Object.entries(files)) {
-    const path = join(root, rel);
-    await Deno.mkdir(join(path, ".."), { recursive: true });
-    await Deno.writeTextFile(path, text);
-  }
-  return root;
-}
+const tree = (files: Record<string, string>) => tempTree(files, "mcpx-resolve-");
 
 function options(root: string, more: Partial<SearchOptions> = {}): SearchOptions {
   return {

@@ -1,4 +1,4 @@
-import { ERRORS, McpxError } from "../errors.ts";
+import { ERRORS, McpxError, messageOf } from "../errors.ts";
 import { Context } from "../context.ts";
 import type { Io } from "../io.ts";
 import type { Operation, ParamSpec } from "../operations/define.ts";
@@ -304,7 +304,7 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
     return typeof code === "number" ? code : 0;
   } catch (error) {
     if (!(error instanceof McpxError)) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       // Under --json the document on stdout is the one report; the text would repeat it.
       if (json) io.out(JSON.stringify({ error: { code: "INTERNAL", message } }, null, 2) + "\n");
       else io.err(`mcpx: internal error: ${message}. ${ERRORS.INTERNAL.hint}\n`);

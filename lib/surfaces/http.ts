@@ -48,6 +48,33 @@ export function inputSchema(z: Zod, op: Operation) {
 }
 
 /**
+ * Percent-decodes one part of a request's URL.
+ * @throws {McpxError} USAGE when it is not valid percent-encoded UTF-8.
+ */
+function decoded(text: string, where: "path" | "query"): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new McpxError(
+      "USAGE",
+      `The request's ${where} has malformed percent-encoding: "${text}"`,
+    );
+  }
+}
+
+/**
+ * The pairs of a query string (`?a=1&b=x+y`), as `URLSearchParams` reads them, except that
+ * malformed percent-encoding is refused rather than passed on as it is.
+ */
+function query(search: string): [string, string][] {
+  return search.slice(1).split("&").filter((part) => part !== "").map((part) => {
+    const at = part.indexOf("=");
+    const [k, v] = at < 0 ? [part, ""] : [part.slice(0, at), part.slice(at + 1)];
+    return [decoded(k.replaceAll("+", " "), "query"), decoded(v.replaceAll("+", " "), "query")];
+  });
+}
+
+/**
  * Builds the `/v1` handler from the operations table: one route per declared operation, inputs
  * validated against the declaration, failures answered as `application/problem+json`.
  */
@@ -76,8 +103,8 @@ export function buildRouter(
       }
       const raw: Record<string, unknown> = {};
       const match = route.pattern.exec(url.pathname)!;
-      route.names.forEach((n, i) => (raw[n] = decodeURIComponent(match[i + 1])));
-      for (const [k, v] of url.searchParams) raw[k] = v;
+      route.names.forEach((n, i) => (raw[n] = decoded(match[i + 1], "path")));
+      for (const [k, v] of query(url.search)) raw[k] = v;
       if (req.method === "POST") {
         const text = await req.text();
         if (text.trim() !== "") {

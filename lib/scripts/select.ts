@@ -1,8 +1,9 @@
 // Runtime selection, on the CLI side (Deno only): which runtime runs a script, the command that
-// starts it, and where the launcher's files are. Nothing here is loaded by the script's runtime.
+// starts it, and where the launcher's files (launcher/) are. Nothing here is loaded by the
+// script's runtime, and launcher/ imports nothing of lib/.
 
-import { dirname, fromFileUrl, join } from "../lib/_path.ts";
-import { McpxError } from "../lib/errors.ts";
+import { dirname, fromFileUrl, join } from "../_path.ts";
+import { McpxError } from "../errors.ts";
 
 /** `worker` runs the script in a Deno Worker inside mcpx; the others start a process. */
 export const RUNTIMES = ["worker", "deno", "bun", "node"] as const;
@@ -69,7 +70,10 @@ export async function emitModule(
 }
 
 /** The Worker entry, for `new Worker(WORKER_URL, { type: "module" })`. */
-export const WORKER_URL: URL = new URL("./worker.ts", import.meta.url);
+export const WORKER_URL: URL = new URL("../../launcher/worker.ts", import.meta.url);
+
+/** The launcher's folder, as this module sees it. */
+const LAUNCHER = new URL("../../launcher/", import.meta.url);
 
 /** Files the subprocess entry needs, copied out when they are not plain files on disk. */
 const ENTRY_FILES = ["main.ts", "runtime.ts", "log.ts", "values.ts", "failure.ts", "protocol.ts"];
@@ -107,7 +111,7 @@ export function findOnPath(
  * launcher/ with `--include launcher/`).
  */
 export async function launcherDir(cacheDir: string, version: string): Promise<string> {
-  const here = new URL(".", import.meta.url);
+  const here = LAUNCHER;
   if (here.protocol === "file:" && !isCompiled()) return fromFileUrl(here).replace(/\/$/, "");
   const dir = join(cacheDir, "launcher", version);
   await Deno.mkdir(dir, { recursive: true });
@@ -128,7 +132,7 @@ export async function launcherDir(cacheDir: string, version: string): Promise<st
 
 /** The folder of the launcher's own files as this process loads them (for stack filtering). */
 export function ownLauncherDir(): string {
-  const here = new URL(".", import.meta.url);
+  const here = LAUNCHER;
   return here.protocol === "file:" ? fromFileUrl(here).replace(/\/$/, "") : here.href;
 }
 

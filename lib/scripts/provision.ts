@@ -1,0 +1,105 @@
+// The client a run is given: the mcpx daemon it calls, and the `mcpx-client.ts` module its
+// globals (and an `import tools from "./mcpx-client.ts"`) come from, written only when stale.
+
+import { dirname, join } from "../_path.ts";
+import type { Context } from "../context.ts";
+import { callDaemon, ensureDaemon, type Health } from "../daemon/client.ts";
+import { mayHoldSession } from "../daemon/live.ts";
+import { load } from "../_load.ts";
+import { isFresh } from "./client_stamp.ts";
+import type { ResolvedScript } from "./resolve.ts";
+
+/** The daemon and client of a run that has a configuration. */
+export interface Provision {
+  /** The daemon's answer, once it has been asked (it may be later, see {@linkcode askDaemon}). */
+  daemon?: Promise<Health>;
+  socket: string;
+  /** The client module the launcher imports. */
+  clientPath: string;
+}
+
+function writable(dir: string): boolean {
+  try {
+    const probe = join(dir, `.mcpx-probe-${crypto.randomUUID()}`);
+    Deno.writeTextFileSync(probe, "");
+    Deno.removeSync(probe);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Finds or writes the client of a run. A client module that is already right lets a Worker run
+ * start before the daemon is asked (its first tool call waits for the daemon's word); otherwise
+ * the daemon is asked first and the client written from what it serves.
+ */
+export async function provisionClient(
+  ctx: Context,
+  options: {
+    script?: ResolvedScript;
+    /** The script's text: whether it imports the client. */
+    text: string;
+    /** The run's own folder in the cache, where a client not beside the script goes. */
+    scratch: string;
+    /** Whether the run is in a Worker, which can start before the daemon answers. */
+    worker: boolean;
+  },
+): Promise<Provision> {
+  const { script, text, scratch, worker } = options;
+  const socket = (await ctx.paths()).socket;
+  // Beside the script when it is a named one or imports the client (the reference's
+  // `import tools from "./mcpx-client.ts"`); otherwise out of the way, in the cache.
+  const beside = script && (script.named || text.includes("mcpx-client"))
+    ? dirname(script.path)
+    : undefined;
+  const besidePath = beside && join(beside, "mcpx-client.ts");
+  if (besidePath && worker && isFresh(ctx, besidePath, socket)) {
+    return { socket, clientPath: besidePath };
+  }
+  if (!besidePath && worker && isFresh(ctx, join(scratch, "mcpx-client.ts"), socket)) {
+    return { socket, clientPath: join(scratch, "mcpx-client.ts") };
+  }
+  const daemon = ensureDaemon(ctx);
+  await daemon;
+  let dir = scratch;
+  if (beside) {
+    if (writable(beside)) dir = beside;
+    else {
+      ctx.io.err(
+        `mcpx: warning: cannot write mcpx-client.ts beside ${
+          script!.path
+        }; the globals work, an import of ./mcpx-client.ts will not\n`,
+      );
+    }
+  }
+  const { writeClient } = await load<typeof import("./client_module.ts")>(
+    "./client_module.ts",
+    import.meta.url,
+  );
+  const clientPath = await writeClient(ctx, dir, socket, undefined, { listUnlisted: true });
+  return { daemon, socket, clientPath };
+}
+
+/** The daemon's answer, asking it now if it has not been asked yet. */
+export function askDaemon(ctx: Context, provision: Provision): Promise<Health> {
+  return provision.daemon ??= ensureDaemon(ctx);
+}
+
+/**
+ * Ends the session a run minted, where the daemon may hold a process for it: what the daemon
+ * keeps (lib/daemon/live.ts) says so without asking it; without that, it is asked.
+ */
+export async function endSession(
+  ctx: Context,
+  daemon: Promise<Health> | undefined,
+  session: string,
+): Promise<void> {
+  const health = await daemon?.catch(() => undefined);
+  if (!health || !mayHoldSession((await ctx.paths()).live, health.pid, session)) return;
+  await callDaemon(ctx, {
+    method: "POST",
+    path: `/v1/sessions/${encodeURIComponent(session)}/end`,
+    start: false,
+  }).catch(() => undefined);
+}
