@@ -30,7 +30,7 @@ function failsWith(r: Run, code: number, line: RegExp, what: string): void {
   assert.equal(r.stdout, "", `${what}: nothing on stdout`);
   assert.equal(r.stderr.split("\n").length, 2, `${what}: one line, got: ${r.stderr}`);
   assert.match(r.stderr, line, what);
-  assert.doesNotMatch(r.stderr, /internal error|    at /, `${what}: no bug report, no stack`);
+  assert.doesNotMatch(r.stderr, /internal error|\n {4}at /, `${what}: no bug report, no stack`);
 }
 
 /** The pids of live server processes, per namespace, as the daemon reports them. */
