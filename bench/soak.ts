@@ -161,7 +161,9 @@ try {
   await Promise.all(Array.from({ length: sessions }, async (_, k) => {
     const session = `soak-${k}`;
     let stored = false;
-    while (remaining > 0) {
+    // Each session its share, so that sessions holding a process cannot use up the others'.
+    let share = Math.floor(calls / sessions) + (k < calls % sessions ? 1 : 0);
+    while (share-- > 0) {
       if (performance.now() - callStart > timeCap * 1000) {
         capped = true;
         break;
