@@ -69,6 +69,8 @@ export class Context {
       cwd: this.io.cwd,
       pid: this.io.ppid,
       session: this.io.env.MCPX_SESSION_ID || undefined,
+      sessionMinted: (this.io.env.MCPX_SESSION_ID && this.io.env.MCPX_SESSION_MINTED === "1") ||
+        undefined,
       parentSession: this.io.env.MCPX_PARENT_SESSION_ID || undefined,
       selection: this.selection(),
     };

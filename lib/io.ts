@@ -1,3 +1,5 @@
+import { McpxError } from "./errors.ts";
+
 /** What a command may touch of the outside world; tests pass their own. */
 export interface Io {
   /** Writes to standard output. */
@@ -12,6 +14,8 @@ export interface Io {
   readonly isTerminal: boolean;
   /** The parent process: what a `pid`-scoped server belongs to. */
   readonly ppid?: number;
+  /** Reads standard input to its end (`mcpx call ns.tool -`, `mcpx exec -`). */
+  readStdin(): Promise<string>;
 }
 
 const encoder = new TextEncoder();
@@ -25,6 +29,17 @@ export function realIo(): Io {
     cwd: Deno.cwd(),
     isTerminal: Deno.stdout.isTerminal(),
     ppid: Deno.ppid,
+    readStdin: () => {
+      if (Deno.stdin.isTerminal()) {
+        // Reading would wait for typing that nobody means to do.
+        return Promise.reject(
+          new McpxError("USAGE", "- reads from stdin, and stdin is a terminal", {
+            hint: "Pipe the input in (`… - < file`), or name a file with @file",
+          }),
+        );
+      }
+      return new Response(Deno.stdin.readable).text();
+    },
   };
 }
 
@@ -35,7 +50,7 @@ function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): v
 
 /** An {@linkcode Io} that records what was written, for tests and in-process calls. */
 export function captureIo(
-  options: { env?: Record<string, string>; cwd?: string } = {},
+  options: { env?: Record<string, string>; cwd?: string; stdin?: string } = {},
 ): Io & { stdout: () => string; stderr: () => string } {
   let out = "";
   let err = "";
@@ -45,6 +60,7 @@ export function captureIo(
     env: options.env ?? {},
     cwd: options.cwd ?? Deno.cwd(),
     isTerminal: false,
+    readStdin: () => Promise.resolve(options.stdin ?? ""),
     stdout: () => out,
     stderr: () => err,
   };

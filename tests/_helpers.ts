@@ -79,17 +79,25 @@ export class Sandbox {
   /** Runs `mcpx args…` as a real process under `deno run`, in `cwd` (relative to the root). */
   async mcpx(
     args: string[],
-    options: { cwd?: string; env?: Record<string, string> } = {},
+    options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {},
   ): Promise<Run> {
-    const out = await new Deno.Command(Deno.execPath(), {
+    const child = new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", "--config", `${REPO}/deno.json`, this.entry, ...args],
       cwd: join(this.root, options.cwd ?? "work"),
       env: { ...this.env, ...options.env },
       clearEnv: true,
-      stdin: "null",
+      stdin: options.stdin === undefined ? "null" : "piped",
       stdout: "piped",
       stderr: "piped",
-    }).output();
+    }).spawn();
+    if (options.stdin !== undefined) {
+      // Written while the output is read: a large stdin must not wait on a full stdout pipe.
+      const writer = child.stdin.getWriter();
+      writer.write(new TextEncoder().encode(options.stdin)).then(() => writer.close()).catch(
+        () => {},
+      );
+    }
+    const out = await child.output();
     const dec = new TextDecoder();
     return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
   }
@@ -104,7 +112,7 @@ export class Sandbox {
 
   async json<T = Record<string, unknown>>(
     args: string[],
-    options: { cwd?: string; env?: Record<string, string> } = {},
+    options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {},
   ): Promise<T> {
     const r = await this.mcpx(["--json", ...args], options);
     if (r.code !== 0) throw new Error(`mcpx ${args.join(" ")} exited ${r.code}: ${r.stderr}`);

@@ -46,6 +46,8 @@ export interface PoolSettings {
   idleTimeoutMs: number;
   callTimeoutMs: number;
   startTimeoutMs: number;
+  /** How long a call may queue for a lease (the `pool.queueTimeout` setting, or the block's own). */
+  queueTimeoutMs: number;
 }
 
 /** A configured server as the daemon uses it. */
@@ -159,6 +161,7 @@ const DEFAULTS: PoolSettings = {
   idleTimeoutMs: 10 * 60_000,
   callTimeoutMs: 60_000,
   startTimeoutMs: 30_000,
+  queueTimeoutMs: 30_000,
 };
 
 /**
@@ -250,6 +253,7 @@ function poolSettings(
   out.idleTimeoutMs = duration("idleTimeout") ?? out.idleTimeoutMs;
   out.callTimeoutMs = duration("callTimeout") ?? out.callTimeoutMs;
   out.startTimeoutMs = duration("startTimeout") ?? out.startTimeoutMs;
+  out.queueTimeoutMs = duration("queueTimeout") ?? out.queueTimeoutMs;
   if (out.min > out.max) throw bad("min", out.min, `at most max (${out.max})`);
   return out;
 }
@@ -262,6 +266,7 @@ const POOL_KEYS = [
   "idleTimeout",
   "callTimeout",
   "startTimeout",
+  "queueTimeout",
   "protocol",
   "mode",
 ];
@@ -381,11 +386,13 @@ function tagsOfBlock(block: Record<string, unknown>, where: string): (tool: stri
  * Turns a configuration into server definitions, checking every field mcpx reads: the
  * entries' connection fields, their `mcpx` blocks and the top-level `pool` block.
  * @param options.warnings collects one line per deprecated key met (the caller prints them).
+ * @param options.queueTimeoutMs the `pool.queueTimeout` setting (which also holds the top-level
+ * pool block's `queueTimeout`); a server's mcpx block may set its own.
  * @throws {McpxError} CONFIG_INVALID naming the server, the field and what it expects.
  */
 export function serverDefs(
   config: McpxConfig,
-  options: { warnings?: string[] } = {},
+  options: { warnings?: string[]; queueTimeoutMs?: number } = {},
 ): ServerDef[] {
   const warnings = options.warnings ?? [];
   for (const key of Object.keys(config.pool)) {
@@ -396,7 +403,18 @@ export function serverDefs(
       );
     }
   }
-  const base = poolSettings(config.pool, DEFAULTS, `"pool" in ${config.path}`, warnings);
+  // The top-level queueTimeout is the pool.queueTimeout setting's, resolved with its variable
+  // and flag (lib/settings/resolve.ts): it is not read a second time here.
+  const { queueTimeout: _setting, ...topBlock } = config.pool;
+  const base = poolSettings(
+    topBlock,
+    {
+      ...DEFAULTS,
+      queueTimeoutMs: options.queueTimeoutMs ?? DEFAULTS.queueTimeoutMs,
+    },
+    `"pool" in ${config.path}`,
+    warnings,
+  );
   const entries: Record<string, ServerConfig> = {};
   for (const [name, raw] of Object.entries(config.mcpServers)) {
     entries[name] = checkServer(name, raw, config.path);
@@ -487,7 +505,8 @@ export function serverDefs(
       entry.auth,
       transport,
       protocol,
-      pool,
+      // How long a caller may queue changes neither the process nor who shares it.
+      { ...pool, queueTimeoutMs: undefined },
     ]);
     defs.push({
       name,

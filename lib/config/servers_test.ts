@@ -166,3 +166,15 @@ Deno.test("serverDefs() refuses malformed tags and toolTags, saying what a tag i
   rejects({ toolTags: { "/(/": ["x"] } }, /"toolTags\.\/\(\/".*not a valid regular expression/);
   rejects({ tagz: [] }, /unknown mcpx field "tagz": did you mean "tags"\?/);
 });
+
+Deno.test("serverDefs() takes queueTimeout from the setting or the mcpx block, outside the identity", () => {
+  const c = config({ a: { command: "x" }, b: { command: "x", mcpx: { queueTimeout: "2s" } } }, {
+    queueTimeout: "9s", // the setting's own spelling: already resolved into queueTimeoutMs
+  });
+  const [a, b] = serverDefs(c, { queueTimeoutMs: 4000 });
+  assert.equal(a.pool.queueTimeoutMs, 4000);
+  assert.equal(b.pool.queueTimeoutMs, 2000);
+  const [other] = serverDefs(c, { queueTimeoutMs: 100 });
+  assert.equal(other.identity, a.identity, "how long a caller queues is not the process");
+  assert.equal(serverDefs(config({ a: { command: "x" } }))[0].pool.queueTimeoutMs, 30_000);
+});

@@ -128,6 +128,8 @@ export async function runDaemon(
     requestStop(reason: string) {
       if (stopReason) return;
       stopReason = reason;
+      // From now on no call is queued and no server starts: queued callers fail at once.
+      registry.beginStop(reason);
       // Let the answer that asked for the stop leave before the listener closes.
       setTimeout(resolveStopped, 0);
     },
@@ -297,7 +299,10 @@ async function makeRegistry(
   live: (state: LiveState) => void,
 ): Promise<Registry> {
   const warnings: string[] = [];
-  const defs = serverDefs(config, { warnings });
+  const defs = serverDefs(config, {
+    warnings,
+    queueTimeoutMs: settings.get("pool.queueTimeout"),
+  });
   for (const w of warnings) log.write("warn", "config.warning", w);
   const fp = await ctx.fingerprint();
   const dir = cacheDir(ctx.boot, ctx.io.env);
@@ -323,11 +328,17 @@ async function makeRegistry(
   );
   const { pidAlive } = await load<typeof import("./records.ts")>("./records.ts", import.meta.url);
   const configDir = dirname(config.path);
+  const maxMessageBytes = settings.get("daemon.maxMessageBytes");
   return new Registry(defs, {
     // The SDK is loaded when the first server starts, not with the daemon (~100 ms of start-up).
-    connect: async (spec, startTimeoutMs) =>
+    connect: async (spec, startTimeoutMs, signal) =>
       (await load<typeof import("../mcp/connect.ts")>("../mcp/connect.ts", import.meta.url))
-        .connectServer(spec, { startTimeoutMs }),
+        .connectServer(spec, {
+          startTimeoutMs,
+          signal,
+          maxMessageBytes,
+          log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
+        }),
     spec(def) {
       const auth = resolveAuth(def.name, def.entry, { env: { ...ctx.io.env } });
       return {

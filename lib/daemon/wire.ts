@@ -27,6 +27,7 @@ const CALLER_FIELDS: Record<string, string> = {
   cwd: "string",
   pid: "number",
   session: "string",
+  sessionMinted: "boolean",
   parentSession: "string",
   selection: "object",
 };

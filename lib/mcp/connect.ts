@@ -21,7 +21,7 @@ import {
   reportingFetch,
   safeUrl,
 } from "./http_transport.ts";
-import { describeExit, StdioTransport } from "./stdio_transport.ts";
+import { describeExit, oversizedData, StdioTransport } from "./stdio_transport.ts";
 import type {
   CallToolEnvelope,
   ConnectionEnd,
@@ -39,7 +39,24 @@ export interface ConnectOptions {
   startTimeoutMs: number;
   /** How mcpx introduces itself to the server (default `mcpx` and its version). */
   clientInfo?: { name: string; version: string };
+  /**
+   * Abandons the start: the child is killed and the start rejects with the signal's reason
+   * (the daemon is stopping, and does not wait out `startTimeoutMs` for a server it will stop).
+   */
+  signal?: AbortSignal;
+  /** stdio: the longest message read from the server (`daemon.maxMessageBytes`; 64 MiB). */
+  maxMessageBytes?: number;
+  /** Where what goes wrong outside a request (a reply over the limit) is recorded. */
+  log?: (
+    level: "warn" | "error",
+    event: string,
+    msg: string,
+    attrs: Record<string, unknown>,
+  ) => void;
 }
+
+/** The setting that bounds one message from a stdio server. */
+const MESSAGE_SETTING = "daemon.maxMessageBytes";
 
 /**
  * The only 2026-era revision SDK 2.4 speaks. `force-modern` pins it; the SDK exports no
@@ -100,6 +117,11 @@ class Connection implements McpConnection {
   #resolveEnded!: (end: ConnectionEnd) => void;
   #closing?: Promise<void>;
   #closeRequested = false;
+  /**
+   * Each listed tool's input schema as it was on the wire. The SDK's parse rebuilds `properties`
+   * by assignment, and a property named `__proto__` is lost there; these keep it.
+   */
+  readonly #schemas = new Map<string, Record<string, unknown>>();
 
   constructor(spec: ServerSpec, options: ConnectOptions) {
     this.#spec = spec;
@@ -146,15 +168,20 @@ class Connection implements McpConnection {
           reason: this.#closeRequested ? "closed by mcpx" : "the connection closed",
         });
     }
-    if (transport instanceof CancellableHttpTransport) {
-      // Protocol.connect() chains a handler set beforehand; answers retire their abort signals.
-      transport.onmessage = (message: JSONRPCMessage) => {
-        if (!("method" in message) && message.id !== undefined) transport.settle(message.id);
-      };
-    }
+    // Protocol.connect() chains a handler set beforehand. Over HTTP answers retire their abort
+    // signals; on every transport the input schemas are kept as the server sent them.
+    transport.onmessage = (message: JSONRPCMessage) => {
+      if ("method" in message) return;
+      if (transport instanceof CancellableHttpTransport && message.id !== undefined) {
+        transport.settle(message.id);
+      }
+      this.#keepSchemas(message);
+    };
 
     const ms = this.#options.startTimeoutMs;
+    const signal = this.#options.signal;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
     const outcome = await Promise.race([
       this.#client.connect(transport, { timeout: ms }).then(
         () => ({ ok: true as const }),
@@ -163,8 +190,20 @@ class Connection implements McpConnection {
       new Promise<{ ok: false; timedOut: true }>((resolve) => {
         timer = setTimeout(() => resolve({ ok: false, timedOut: true }), ms);
       }),
+      new Promise<{ ok: false; aborted: true }>((resolve) => {
+        onAbort = () => resolve({ ok: false, aborted: true });
+        if (signal?.aborted) onAbort();
+        else signal?.addEventListener("abort", onAbort, { once: true });
+      }),
     ]);
     clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort!);
+    if ("aborted" in outcome) {
+      await this.close();
+      throw signal!.reason instanceof Error
+        ? signal!.reason
+        : new McpxError("SERVER_START_FAILED", `Start of server "${this.#spec.name}" abandoned`);
+    }
     if (outcome.ok) {
       this.protocolVersion = this.#client.getNegotiatedProtocolVersion();
       return;
@@ -199,7 +238,12 @@ class Connection implements McpConnection {
         timeout: ms,
         cacheMode: "refresh",
       });
-      return tools.map(toToolInfo);
+      return tools.map((tool) => {
+        const info = toToolInfo(tool);
+        const wire = this.#schemas.get(tool.name);
+        if (wire) info.inputSchema = wire;
+        return info;
+      });
     } catch (error) {
       throw await this.#failure(error, {
         timeout: () =>
@@ -252,6 +296,17 @@ class Connection implements McpConnection {
     }
   }
 
+  #keepSchemas(message: JSONRPCMessage): void {
+    const tools = (message as { result?: { tools?: unknown } }).result?.tools;
+    if (!Array.isArray(tools)) return;
+    for (const tool of tools) {
+      const schema = tool?.inputSchema;
+      if (typeof tool?.name === "string" && schema && typeof schema === "object") {
+        this.#schemas.set(tool.name, schema);
+      }
+    }
+  }
+
   onToolsChanged(listener: () => void): void {
     this.#listeners.add(listener);
   }
@@ -292,6 +347,21 @@ class Connection implements McpConnection {
         args: spec.args,
         env: spec.env,
         cwd: spec.cwd,
+        maxMessageBytes: this.#options.maxMessageBytes,
+        onOversized: (r) => {
+          // Once when it passes the limit (if its id came first) and once when it ends.
+          if (!r.ended && r.id !== undefined) return;
+          this.#options.log?.(
+            "error",
+            "server.message_too_large",
+            `Server "${spec.name}" wrote a message of ${r.bytes} bytes, over the ${r.limit}-byte limit (${MESSAGE_SETTING}); it was dropped${
+              r.id === undefined
+                ? " and no request could be told from it"
+                : `, and request ${JSON.stringify(r.id)} failed`
+            }`,
+            { server: spec.name, bytes: r.bytes, limit: r.limit, requestId: r.id },
+          );
+        },
       });
     }
     let url: URL;
@@ -389,6 +459,17 @@ class Connection implements McpConnection {
       );
     }
     if (error instanceof ProtocolError) {
+      const big = oversizedData(error.data);
+      if (big) {
+        return new McpxError(
+          "MESSAGE_TOO_LARGE",
+          `Server "${this.#spec.name}" replied ${how.during} with a message over the ${big.limit}-byte limit (${MESSAGE_SETTING}); the reply was dropped`,
+          {
+            cause: error,
+            hint: `Raise ${MESSAGE_SETTING} (MCPX_DAEMON_MAX_MESSAGE_BYTES), or ask for less`,
+          },
+        );
+      }
       const message = `${error.message} (JSON-RPC error ${error.code})`;
       return new McpxError("TOOL_ERROR", how.rejected?.(message) ?? message, {
         cause: error,

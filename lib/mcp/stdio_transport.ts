@@ -21,6 +21,80 @@ export interface StdioTransportOptions {
   killGraceMs?: number;
   /** The longest stdout line (one JSON-RPC message) accepted (default 64 MiB). */
   maxMessageBytes?: number;
+  /**
+   * Told of an over-long message as soon as it passes `maxMessageBytes` (`bytes` so far) and
+   * again when it ends (`bytes` in all), with the request it answered when that can be told.
+   */
+  onOversized?: (report: OversizedReport) => void;
+}
+
+/** A stdout message over the limit, which the transport dropped. */
+export interface OversizedReport {
+  /** The id of the request it answered, when found in its first or last bytes. */
+  id?: string | number;
+  /** Its length so far, or in all once `ended`. */
+  bytes: number;
+  limit: number;
+  ended: boolean;
+}
+
+/** The `data` of the error answer a dropped reply is replaced with; {@linkcode oversizedData}. */
+const OVERSIZED = new WeakSet<object>();
+
+/** The report behind an error answer that stands in for a dropped over-long reply, if it is one. */
+export function oversizedData(data: unknown): OversizedReport | undefined {
+  return data !== null && typeof data === "object" && OVERSIZED.has(data)
+    ? data as OversizedReport
+    : undefined;
+}
+
+/** How many bytes of the start and of the end of a dropped line are kept to find its id. */
+const ID_WINDOW = 64 * 1024;
+
+/**
+ * What the first bytes of a JSON-RPC message say of it: the value of its top-level `"id"` key,
+ * when it comes before the text runs out (`{"jsonrpc":"2.0","id":7,"result":…`), and whether a
+ * top-level `"method"` makes it a request or notification of the server's rather than a reply.
+ */
+export function scanHead(head: string): { id?: string | number; method: boolean } {
+  let depth = 0;
+  let i = 0;
+  let id: string | number | undefined;
+  let method = false;
+  const n = head.length;
+  const skipString = (): number => {
+    let j = i + 1;
+    while (j < n && head[j] !== '"') j += head[j] === "\\" ? 2 : 1;
+    return j < n ? j + 1 : -1;
+  };
+  while (i < n) {
+    const c = head[i];
+    if (c === '"') {
+      const end = skipString();
+      if (end < 0) break;
+      const key = depth === 1 ? head.slice(i, end) : "";
+      if (key === '"id"' && id === undefined) {
+        const m = /^\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")/.exec(
+          head.slice(end, end + 1024),
+        );
+        if (m) id = JSON.parse(m[1]);
+      } else if (key === '"method"' && /^\s*:/.test(head.slice(end, end + 64))) method = true;
+      i = end;
+      continue;
+    }
+    if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+    i++;
+  }
+  return { ...(id === undefined ? {} : { id }), method };
+}
+
+/** The top-level `"id"` of a JSON-RPC message from its last bytes (`…,"id":7}`). */
+export function idFromTail(tail: string): string | number | undefined {
+  // One closing brace after it: a nested object's "id" would be followed by two or more.
+  const m = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$/
+    .exec(tail);
+  return m ? JSON.parse(m[1]) : undefined;
 }
 
 /** How a child process ended. */
@@ -61,6 +135,12 @@ export class StdioTransport implements Transport {
   #pendingLength = 0;
   /** Set while dropping the rest of an over-long stdout line. */
   #skipping = false;
+  /** Of the line being dropped: its length so far, its last bytes, the request it answers. */
+  #skipped = 0;
+  #skipTail = new Uint8Array(0);
+  #skipId?: string | number;
+  /** The line being dropped is a request or notification of the server's, not a reply. */
+  #skipRequest = false;
   #closeRequested = false;
   #closing?: Promise<void>;
   #exit?: ChildExit;
@@ -221,6 +301,7 @@ export class StdioTransport implements Transport {
       }
       this.#append(chunk.subarray(start, newline));
       const skipped = this.#skipping;
+      if (skipped) this.#endSkipped();
       const line = this.#take();
       if (!skipped) this.#dispatch(line);
       start = newline + 1;
@@ -229,20 +310,100 @@ export class StdioTransport implements Transport {
 
   /** Holds part of a line; drops a line that outgrows the limit instead of holding it all. */
   #append(bytes: Uint8Array): void {
-    if (bytes.length === 0 || this.#skipping) return;
+    if (bytes.length === 0) return;
+    if (this.#skipping) {
+      this.#skipped += bytes.length;
+      this.#keepTail(bytes);
+      return;
+    }
     if (this.#pendingLength + bytes.length > this.#maxMessageBytes) {
       this.#skipping = true;
+      this.#skipped = this.#pendingLength + bytes.length;
+      // The line's first bytes, however the pipe cut them into chunks.
+      const start = new Uint8Array(Math.min(ID_WINDOW, this.#skipped));
+      let filled = 0;
+      for (const part of [...this.#pending, bytes]) {
+        if (filled === start.length) break;
+        const piece = part.subarray(0, start.length - filled);
+        start.set(piece, filled);
+        filled += piece.length;
+      }
+      const head = this.#decoder.decode(start);
+      this.#skipTail = new Uint8Array(0);
+      this.#keepTail(bytes);
       this.#pending = [];
       this.#pendingLength = 0;
-      this.onerror?.(
-        new Error(
-          `Server "${this.#options.name}" wrote a message longer than ${this.#maxMessageBytes} bytes; it was dropped`,
-        ),
-      );
+      const seen = scanHead(head);
+      this.#skipRequest = seen.method;
+      this.#skipId = seen.method ? undefined : seen.id;
+      // The id is at the start: the call it answers fails now, not when the line ends.
+      if (this.#skipId !== undefined) this.#oversized(false, true);
       return;
     }
     this.#pending.push(bytes);
     this.#pendingLength += bytes.length;
+  }
+
+  #keepTail(bytes: Uint8Array): void {
+    const keep = bytes.length >= ID_WINDOW ? bytes.subarray(bytes.length - ID_WINDOW) : bytes;
+    const old = this.#skipTail.subarray(
+      Math.max(0, this.#skipTail.length + keep.length - ID_WINDOW),
+    );
+    const tail = new Uint8Array(old.length + keep.length);
+    tail.set(old);
+    tail.set(keep, old.length);
+    this.#skipTail = tail;
+  }
+
+  /**
+   * Reports the line being dropped; when it answered a request, that request fails with it
+   * (`fail`), through an error answer standing in for the reply.
+   */
+  #oversized(ended: boolean, fail: boolean): void {
+    const report: OversizedReport = {
+      ...(this.#skipId === undefined ? {} : { id: this.#skipId }),
+      bytes: this.#skipped,
+      limit: this.#maxMessageBytes,
+      ended,
+    };
+    this.#options.onOversized?.(report);
+    if (this.#skipId === undefined) {
+      this.onerror?.(
+        new Error(
+          `Server "${this.#options.name}" wrote a message of ${this.#skipped} bytes, over the ${this.#maxMessageBytes}-byte limit; it was dropped`,
+        ),
+      );
+      return;
+    }
+    if (!fail) return;
+    const data = { ...report };
+    OVERSIZED.add(data);
+    try {
+      this.onmessage?.({
+        jsonrpc: "2.0",
+        id: this.#skipId,
+        error: {
+          code: -32603,
+          message: `the reply is longer than the ${this.#maxMessageBytes}-byte message limit`,
+          data,
+        },
+      } as JSONRPCMessage);
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** The dropped line has ended: its id may be at its end, and its length is now known. */
+  #endSkipped(): void {
+    const known = this.#skipId !== undefined;
+    if (!known && !this.#skipRequest) {
+      this.#skipId = idFromTail(this.#decoder.decode(this.#skipTail).trimEnd());
+    }
+    this.#oversized(true, !known);
+    this.#skipped = 0;
+    this.#skipTail = new Uint8Array(0);
+    this.#skipId = undefined;
+    this.#skipRequest = false;
   }
 
   #take(): Uint8Array {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 import { McpxError } from "../errors.ts";
-import { StdioTransport } from "./stdio_transport.ts";
+import { idFromTail, oversizedData, scanHead, StdioTransport } from "./stdio_transport.ts";
 import { eventually, groupMembers, processGroupOf } from "./_testing.ts";
 
 Deno.test("StdioTransport makes the child lead its own process group and kills the whole group", async () => {
@@ -138,5 +138,107 @@ Deno.test("StdioTransport keeps only the first 2 KB of an endless stderr line", 
   await transport.start();
   await transport.exited;
   assert.deepEqual(transport.stderrTail(), ["y".repeat(2048) + "…"]);
+  await transport.close();
+});
+
+/** A child that writes `lines` to stdout (whole, in order), then waits. */
+function writer(name: string, lines: string[], maxMessageBytes: number) {
+  const code = `const e = new TextEncoder(); for (const l of ${
+    JSON.stringify(lines)
+  }) { const b = e.encode(l + "\\n"); let o = 0; while (o < b.length) o += Deno.stdout.writeSync(b.subarray(o)); } setTimeout(() => {}, 30000);`;
+  return new StdioTransport({
+    name,
+    command: Deno.execPath(),
+    args: ["eval", "--quiet", code],
+    maxMessageBytes,
+  });
+}
+
+Deno.test("StdioTransport answers a reply over the limit with an error for its request, at once", async () => {
+  const big = "x".repeat(5000);
+  const idLast = `{"jsonrpc":"2.0","result":{"text":"${big}","id":1},"id":"tail-id"}`;
+  const transport = writer("big", [
+    `{"jsonrpc":"2.0","id":7,"result":{"text":"${big}"}}`,
+    idLast,
+    `{"jsonrpc":"2.0","id":9,"result":{}}`,
+  ], 1000);
+  const received: JSONRPCMessage[] = [];
+  const errors: string[] = [];
+  transport.onmessage = (message) => received.push(message);
+  transport.onerror = (error) => errors.push(error.message);
+  await transport.start();
+  assert.ok(await eventually(() => received.length === 3));
+  const [first, second, third] = received as {
+    id: unknown;
+    error?: { message: string; data: unknown };
+  }[];
+  assert.equal(first.id, 7);
+  assert.match(first.error!.message, /longer than the 1000-byte message limit/);
+  assert.equal(oversizedData(first.error!.data)?.limit, 1000);
+  assert.equal(second.id, "tail-id");
+  assert.equal(oversizedData(second.error!.data)?.bytes, idLast.length);
+  // What follows the dropped lines arrives as it was.
+  assert.deepEqual(third, { jsonrpc: "2.0", id: 9, result: {} });
+  // An ordinary object with the same shape is not mistaken for one.
+  assert.equal(oversizedData({ ...first.error!.data as object }), undefined);
+  assert.deepEqual(errors, []);
+  await transport.close();
+});
+
+Deno.test("StdioTransport drops an over-long request of the server's without answering for it", async () => {
+  const big = "y".repeat(3000);
+  const request =
+    `{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{"t":"${big}"}}`;
+  const transport = writer("asks", [
+    request,
+    `{"jsonrpc":"2.0","method":"notifications/x"}`,
+  ], 1000);
+  const received: JSONRPCMessage[] = [];
+  const errors: string[] = [];
+  transport.onmessage = (message) => received.push(message);
+  transport.onerror = (error) => errors.push(error.message);
+  await transport.start();
+  assert.ok(await eventually(() => received.length === 1));
+  assert.deepEqual(received, [{ jsonrpc: "2.0", method: "notifications/x" }]);
+  assert.deepEqual(errors, [
+    `Server "asks" wrote a message of ${request.length} bytes, over the 1000-byte limit; it was dropped`,
+  ]);
+  await transport.close();
+});
+
+Deno.test("scanHead() and idFromTail() find only a message's own top-level id", () => {
+  assert.deepEqual(scanHead('{"jsonrpc":"2.0","id":12,"result":{"id":3,"te'), {
+    id: 12,
+    method: false,
+  });
+  assert.deepEqual(scanHead('{"result":{"id":3,"text":"a\\"id\\":4'), { method: false });
+  assert.deepEqual(scanHead('{"id":"a\\"b","method":"x","params":{'), {
+    id: 'a"b',
+    method: true,
+  });
+  assert.equal(idFromTail('…xx"}},"jsonrpc":"2.0","id":5}'), 5);
+  assert.equal(idFromTail('…xx","id":5,"jsonrpc":"2.0"}'), 5);
+  assert.equal(idFromTail('…xx","id":5}}'), undefined);
+  assert.equal(idFromTail('…xx",{"id":5}]}'), undefined);
+});
+
+Deno.test("StdioTransport finds the id of an over-long reply across the chunks it came in", async () => {
+  // Written in pieces, a pause between them, so that the pipe delivers them apart.
+  const pieces = ['{"jsonrpc":"2.0",', '"id":5,"result":{"text":"', "z".repeat(4000), '"}}\n'];
+  const code = `const e = new TextEncoder(); for (const p of ${
+    JSON.stringify(pieces)
+  }) { Deno.stdout.writeSync(e.encode(p)); await new Promise((r) => setTimeout(r, 50)); } setTimeout(() => {}, 30000);`;
+  const transport = new StdioTransport({
+    name: "pieces",
+    command: Deno.execPath(),
+    args: ["eval", "--quiet", code],
+    maxMessageBytes: 1000,
+  });
+  const received: { id?: unknown; error?: { data: unknown } }[] = [];
+  transport.onmessage = (message) => received.push(message as never);
+  await transport.start();
+  assert.ok(await eventually(() => received.length === 1));
+  assert.equal(received[0].id, 5);
+  assert.ok(oversizedData(received[0].error?.data));
   await transport.close();
 });

@@ -117,6 +117,8 @@ interface StatusOutput {
     retryInMs?: number;
     /** Other namespaces served by the same pool (an alias whose leasing matches). */
     sharedWith: string[];
+    /** Calls waiting for a lease, and how long the first of them has waited. */
+    queue: { waiting: number; oldestWaitMs: number };
     instances: InstanceRow[];
   }[];
 }
@@ -126,7 +128,7 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
   id: "daemon.status",
   summary: "Show the daemon and the server processes it holds",
   description:
-    "Does not start a daemon: with none running it says so. Each live process shows the KEY it serves (its scope key), its pid, uptime, calls and stderr tail; a server that failed to start shows why.",
+    "Does not start a daemon: with none running it says so. Each live process shows the KEY it serves (its scope key), its pid, uptime, calls and stderr tail; a server that failed to start shows why. QUEUE counts the calls waiting for a lease (for a busy exclusive process, or for room under max) and how long the first has waited.",
   params: [],
   cli: { command: ["status"] },
   http: { method: "GET", path: "/v1/status" },
@@ -153,6 +155,7 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
           error: z.string().optional(),
           retryInMs: z.number().optional(),
           sharedWith: z.array(z.string()),
+          queue: z.object({ waiting: z.number(), oldestWaitMs: z.number() }),
           instances: z.array(
             z.object({ id: z.string(), key: z.string(), pid: z.number().nullable() }).loose(),
           ),
@@ -180,6 +183,7 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
         state: p.state,
         ...(p.error ? { error: p.error, retryInMs: p.retryInMs } : {}),
         sharedWith: p.sharedWith,
+        queue: p.queue,
         instances: p.instances,
       })),
     };
@@ -195,13 +199,16 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
     }  config ${s.config}\n`;
     if (s.servers.length === 0) return out + "no servers configured\n";
     out += "\n" + renderTable(
-      ["NAMESPACE", "TRANSPORT", "SHARING", "SCOPE", "LIVE", "STATE"],
+      ["NAMESPACE", "TRANSPORT", "SHARING", "SCOPE", "LIVE", "QUEUE", "STATE"],
       s.servers.map((r) => [
         r.namespace,
         r.transport,
         r.sharing,
         r.scope,
         String(r.live),
+        r.queue.waiting
+          ? `${r.queue.waiting} (oldest ${formatDuration(r.queue.oldestWaitMs)})`
+          : "-",
         r.state + (r.sharedWith.length ? ` (pool shared with ${r.sharedWith.join(", ")})` : ""),
       ]),
     );
@@ -213,7 +220,7 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
         ["NAMESPACE", "KEY", "PID", "UPTIME", "CALLS", "STATE", "STDERR"],
         live.map((i) => [
           i.namespace,
-          clip(i.key, 40),
+          clip(i.key, 40) + (i.pinned ? " (named)" : ""),
           i.pid === null ? "-" : String(i.pid),
           formatDuration(i.uptimeMs),
           String(i.calls),

@@ -5,8 +5,8 @@ import type { McpxError } from "../errors.ts";
 /** What `mcpx candidates` lists: namespaces, `ns.tool` names, both, or script names. */
 export type CandidateKind = "namespaces" | "tools" | "targets" | "scripts";
 
-/** The kinds of value an operation parameter takes. */
-export type ParamType = "string" | "boolean" | "integer" | "enum" | "json";
+/** The kinds of value an operation parameter takes; `list` is a list of strings. */
+export type ParamType = "string" | "boolean" | "integer" | "enum" | "json" | "list";
 
 /** One input of an operation: a CLI flag or positional, a query or body field, an MCP argument. */
 export interface ParamSpec {
@@ -49,9 +49,13 @@ export interface Operation<I = Record<string, unknown>, O = unknown> {
     readonly complete?: CandidateKind;
     /**
      * What the command sends to `run`, when it asks for more than was typed (`call` always asks
-     * for the envelope, which it renders); `render` and `json` still see what was typed.
+     * for the envelope, which it renders, and reads `-` or `@file` arguments in the caller's
+     * process); `render` and `json` still see what was typed.
      */
-    readonly request?: (input: Record<string, unknown>) => Record<string, unknown>;
+    readonly request?: (
+      input: Record<string, unknown>,
+      ctx: Context,
+    ) => Record<string, unknown> | Promise<Record<string, unknown>>;
   };
   /** The route, or why there is none. */
   readonly http: {

@@ -5,6 +5,7 @@ import type { RunRequest } from "../scripts/plan.ts";
 import type { RunOutcome } from "../scripts/report.ts";
 import type { ListedScript, ProbedLocation } from "../scripts/resolve.ts";
 import { load } from "../_load.ts";
+import { readInputFile } from "../_input.ts";
 
 /** Why scripts have no `/v1` route: they run in the caller's process, not in the daemon. */
 const LOCAL_ONLY =
@@ -142,15 +143,15 @@ export const scriptsRun = defineOperation<RunInput, RunOutcome>({
 /** `mcpx exec '<code>' [args…]`, or `mcpx exec -` for the program on stdin. */
 export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
   id: "scripts.exec",
-  summary: "Run a program given on the command line (or on stdin with -), as a script",
+  summary: "Run a program given on the command line (on stdin with -, from a file with @file)",
   description:
-    "The program is TypeScript with the same globals as a script: every namespace is a bare identifier (fixture.echo({ text: 'hi' })), plus tools, log and emit. A single expression's value is printed; otherwise the code is the body of an async function, so `return x` prints x. Code with import or export statements runs as a module. Words after the program are its arguments.",
+    "The program is TypeScript with the same globals as a script: every namespace is a bare identifier (fixture.echo({ text: 'hi' })), plus tools, log and emit. A single expression's value is printed; otherwise the code is the body of an async function, so `return x` prints x. Code with import or export statements runs as a module. Words after the program are its arguments. A program too long for one command-line argument (128 KiB on Linux) comes from stdin with - or from a file with @file (relative to the working directory); a program that itself starts with @ needs a space before it.",
   params: [
     {
       name: "code",
       type: "string",
       required: true,
-      doc: "The program, or - to read it from stdin",
+      doc: "The program, - to read it from stdin, or @file to read it from a file",
     },
     {
       name: "args",
@@ -161,7 +162,7 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
   ],
   cli: {
     command: ["exec"],
-    usage: "<code | -> [args...] [options]",
+    usage: "<code | - | @file> [args...] [options]",
     positionals: (words) => {
       if (words.length === 0) {
         throw usage(
@@ -181,7 +182,15 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
   async run(input, ctx) {
     let code = input.code;
     const fromStdin = code === "-";
-    if (fromStdin) code = await new Response(Deno.stdin.readable).text();
+    if (fromStdin) code = await ctx.io.readStdin();
+    else if (code.startsWith("@") && code.length > 1) {
+      code = await readInputFile(
+        ctx.io.cwd,
+        code.slice(1),
+        "the program file",
+        "Write @<path to a .ts file>, or - to read the program from stdin",
+      );
+    }
     if (code.trim() === "") throw usage("exec", "The program is empty");
     return await run(ctx, {
       code,

@@ -3,6 +3,7 @@ import { defineOperation } from "./define.ts";
 import type { Context } from "../context.ts";
 import type { CallOutput } from "../pool/registry.ts";
 import { load } from "../_load.ts";
+import { readInputFile } from "../_input.ts";
 
 function registry(ctx: Context) {
   const d = ctx.daemon;
@@ -10,9 +11,13 @@ function registry(ctx: Context) {
   return d.registry;
 }
 
+/** Where `call` reads its arguments when they are not on the command line (`-` or `@file`). */
+const FROM = Symbol.for("mcpx.call.argumentsFrom");
+
 /**
- * `ns.tool` followed by one JSON object, or by `key=value` pairs whose values are read as JSON
- * when they parse (`n=3`, `flag=true`, `list=[1,2]`) and as strings otherwise.
+ * `ns.tool` followed by one JSON object, by `-` (a JSON object on stdin) or `@file` (one in a
+ * file), or by `key=value` words. The words are sent as typed: the daemon, which holds the
+ * tool's input schema, gives each value its type (lib/pool/words.ts).
  */
 export function parseCallWords(words: readonly string[]): Record<string, unknown> {
   const [target, ...rest] = words;
@@ -29,30 +34,57 @@ export function parseCallWords(words: readonly string[]): Record<string, unknown
     server: target.slice(0, dot),
     tool: target.slice(dot + 1),
   };
-  if (rest.length === 1 && rest[0].trim().startsWith("{")) {
-    try {
-      input.arguments = JSON.parse(rest[0]);
-    } catch (e) {
-      throw usage(`The arguments are not valid JSON: ${messageOf(e)}`);
-    }
+  if (rest.length === 1 && (rest[0] === "-" || (rest[0].startsWith("@") && rest[0].length > 1))) {
+    (input as Record<symbol, unknown>)[FROM] = rest[0];
     return input;
   }
-  const args: Record<string, unknown> = {};
-  // Values were read as JSON when they parse; the daemon turns one back into text where the
-  // tool's schema wants a string (`value=1` for a string field is "1").
-  if (rest.length > 0) input.textValues = true;
-  for (const word of rest) {
-    const eq = word.indexOf("=");
-    if (eq <= 0) throw usage(`"${word}" is neither a JSON object nor key=value`);
-    const text = word.slice(eq + 1);
-    let value: unknown = text;
-    try {
-      value = JSON.parse(text);
-    } catch { /* a plain string */ }
-    args[word.slice(0, eq)] = value;
+  if (rest.length === 1 && rest[0].trim().startsWith("{")) {
+    input.arguments = argumentsJson(rest[0], "The arguments");
+    return input;
   }
-  input.arguments = args;
+  for (const word of rest) {
+    if (word.indexOf("=") <= 0) {
+      throw usage(
+        `"${word}" is neither a JSON object, - (JSON on stdin), @file nor key=value`,
+      );
+    }
+  }
+  if (rest.length > 0) input.words = rest;
   return input;
+}
+
+/** One JSON object, or a one-line USAGE error saying where the text came from. */
+function argumentsJson(text: string, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    // V8's message may quote the text, new lines and all; the error stays on one line.
+    const why = messageOf(e).replace(/\s+/g, " ");
+    throw new McpxError("USAGE", `${what} are not valid JSON: ${why}`, {
+      hint: "Run `mcpx call --help`",
+    });
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new McpxError("USAGE", `${what} must be one JSON object, like {"key": "value"}`, {
+      hint: "Run `mcpx call --help`",
+    });
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Reads the arguments of `mcpx call ns.tool -` (stdin) or `… @file` (relative to cwd). */
+async function readArguments(from: string, ctx: Context): Promise<Record<string, unknown>> {
+  if (from === "-") {
+    return argumentsJson(await ctx.io.readStdin(), "The arguments on stdin");
+  }
+  const text = await readInputFile(
+    ctx.io.cwd,
+    from.slice(1),
+    "the arguments file",
+    "Write @<path to a JSON file>, or - to read the JSON from stdin",
+  );
+  return argumentsJson(text, `The arguments in "${from.slice(1)}"`);
 }
 
 /** `mcpx call ns.tool …`: one tool call through the daemon's pools. */
@@ -61,7 +93,7 @@ export const toolsCall = defineOperation<
     server: string;
     tool: string;
     arguments?: Record<string, unknown>;
-    textValues?: boolean;
+    words?: string[];
     raw?: boolean;
     session?: string;
   },
@@ -70,7 +102,7 @@ export const toolsCall = defineOperation<
   id: "tools.call",
   summary: "Call one tool on a managed server",
   description:
-    "Arguments are one JSON object or key=value pairs, checked against the tool's input schema before they are sent. The result prints unwrapped: structured content or JSON-in-text parsed, plain text as a string. With --json it is the MCP result envelope (content, structuredContent, isError, _meta as the server sent them) plus an mcpx field naming the server, tool, instance (id, pid, scope key) and duration; a tool error prints its envelope with isError and an error field. Binary content (image, audio, blob resources) is never printed: each item's bytes are saved to a file of their own, named in its place (with --json the item has bytes and file instead of data or blob). Output past output.maxBytes prints its head, then a line naming the file under the state directory that holds all of it and its size; a --json document is cut to fit and marked truncated, spilledTo and bytes. A tool that reports an error exits 8 with the server's text.",
+    "Arguments are one JSON object, - (one JSON object read from stdin), @file (one read from that file: the way past the system's limit on one command-line argument, 128 KiB on Linux) or key=value words. Each word's value is typed by the tool's input schema, in the daemon: a string property gets the text exactly as typed (1.50, 007, null and quotes included); a number, integer, boolean, null, object or array property reads it as JSON of that type, else the call fails naming the argument; a property the schema does not describe is JSON when the value parses, text otherwise. The arguments are checked against the schema before they are sent. The result prints unwrapped: structured content or JSON-in-text parsed, plain text as a string. With --json it is the MCP result envelope (content, structuredContent, isError, _meta as the server sent them) plus an mcpx field naming the server, tool, instance (id, pid, scope key) and duration, and restarted: true with restartReason when the session's earlier process was stopped to make room or exited (a warning on stderr says so too); a tool error prints its envelope with isError and an error field. Binary content (image, audio, blob resources) is never printed: each item's bytes are saved to a file of their own, named in its place (with --json the item has bytes and file instead of data or blob). Output past output.maxBytes prints its head, then a line naming the file under the state directory that holds all of it and its size; a --json document is cut to fit and marked truncated, spilledTo and bytes. A tool that reports an error exits 8 with the server's text.",
   params: [
     { name: "server", type: "string", required: true, doc: "The namespace (or configured name)" },
     {
@@ -81,10 +113,10 @@ export const toolsCall = defineOperation<
     },
     { name: "arguments", type: "json", doc: "The tool's arguments as a JSON object" },
     {
-      name: "textValues",
-      type: "boolean",
+      name: "words",
+      type: "list",
       doc:
-        "The arguments came from key=value words: a value is kept as text where the schema wants a string",
+        "key=value words as typed, each value given its type by the tool's input schema (a string property keeps the exact text); they override arguments of the same name",
     },
     {
       name: "raw",
@@ -100,12 +132,19 @@ export const toolsCall = defineOperation<
   cli: {
     command: ["call"],
     complete: "tools",
-    usage: "<namespace.tool> [json | key=value ...] [options]",
+    usage: "<namespace.tool> [json | - | @file | key=value ...] [options]",
     positionals: parseCallWords,
-    fills: ["server", "tool", "arguments", "textValues"],
+    fills: ["server", "tool", "arguments", "words"],
     example: ["everything.echo", "message=hi"],
     // The envelope is what the command renders: binary saved to files, long output bounded.
-    request: (input) => ({ ...input, raw: true }),
+    request: async (input, ctx) => {
+      const from = (input as { [FROM]?: string })[FROM];
+      return {
+        ...input,
+        ...(from === undefined ? {} : { arguments: await readArguments(from, ctx) }),
+        raw: true,
+      };
+    },
   },
   http: {
     method: "POST",
@@ -122,23 +161,33 @@ export const toolsCall = defineOperation<
       raw: z.unknown().optional(),
       instance: z.object({ id: z.string(), pid: z.number().nullable(), key: z.string() }),
       durationMs: z.number(),
+      restarted: z.literal(true).optional(),
+      restartReason: z.string().optional(),
     }),
   async run(input, ctx) {
     return await registry(ctx).call({
       server: input.server,
       tool: input.tool,
       arguments: input.arguments ?? {},
-      textValues: input.textValues,
+      words: input.words,
       raw: input.raw,
-      caller: { ...ctx.caller, ...(input.session ? { session: input.session } : {}) },
+      caller: {
+        ...ctx.caller,
+        // --session names the session: its process is never stopped to make room.
+        ...(input.session ? { session: input.session, sessionMinted: false } : {}),
+      },
     }, ctx.signal);
   },
   async render(out, ctx, input) {
-    const { renderCall } = await outputModule();
+    const { renderCall, restartWarning } = await outputModule();
+    const warning = restartWarning(out);
+    if (warning) ctx.io.err(warning);
     return renderCall(out, input.raw === true, await bound(ctx, input));
   },
   async json(out, ctx, input) {
-    const { callDocument } = await outputModule();
+    const { callDocument, restartWarning } = await outputModule();
+    const warning = restartWarning(out);
+    if (warning) ctx.io.err(warning);
     return callDocument(out, await bound(ctx, input));
   },
   async jsonError(error, ctx, input) {

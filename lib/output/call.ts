@@ -72,6 +72,16 @@ export function externalize(envelope: CallToolEnvelope, bound: OutputBound): Cal
 }
 
 /**
+ * The line a call that ran on a fresh process prints to stderr (its session's process was
+ * stopped to make room, or exited): whatever the old one held is gone, and the caller must know.
+ */
+export function restartWarning(out: CallOutput): string | undefined {
+  if (!out.restarted) return undefined;
+  return `mcpx: warning: ${out.server}.${out.tool} ran on a fresh process for ${out.instance.key}: ` +
+    `the one before was ${out.restartReason}, and any state it held (pages, logins) is gone\n`;
+}
+
+/**
  * Plain `mcpx call`: the unwrapped value (text as it is, anything else as JSON), or with `--raw`
  * the envelope; binary saved to files, and past the bound the head and the spill line.
  */
@@ -104,6 +114,7 @@ export function callDocument(out: CallOutput, bound: OutputBound): unknown {
       tool: out.tool,
       instance: out.instance,
       durationMs: out.durationMs,
+      ...(out.restarted ? { restarted: true, restartReason: out.restartReason } : {}),
     },
   };
   return boundDocument(doc, bound, ["isError", "mcpx"]);

@@ -1,11 +1,13 @@
 import { McpxError, messageOf } from "../errors.ts";
+import { formatDuration } from "../duration.ts";
 import type { McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
 import type { ServerDef } from "../config/servers.ts";
 import type { ScopeKey } from "./scope.ts";
 
 /** What a pool needs from outside: how to connect, and where to say what happened. */
 export interface PoolDeps {
-  connect(spec: ServerSpec, startTimeoutMs: number): Promise<McpConnection>;
+  /** Starts one server; `signal` aborts a start still under way (the daemon is stopping). */
+  connect(spec: ServerSpec, startTimeoutMs: number, signal?: AbortSignal): Promise<McpConnection>;
   spec(def: ServerDef): ServerSpec;
   log(
     level: "debug" | "info" | "warn" | "error",
@@ -26,6 +28,8 @@ export class Instance {
   readonly id: string;
   readonly key: string;
   readonly ephemeral: boolean;
+  /** Never stopped to make room: a named session's process (see {@linkcode ScopeKey.pinned}). */
+  readonly pinned: boolean;
   readonly watchPid?: number;
   state: "starting" | "ready" | "stopping" | "exited" = "starting";
   conn?: McpConnection;
@@ -33,10 +37,13 @@ export class Instance {
   readonly startedAt: number = Date.now();
   lastUsed: number = Date.now();
   calls = 0;
-  /** Leases held now: at most one under exclusive sharing. */
+  /** Leases held (or reserved for a caller about to hold one): at most one under exclusive sharing. */
   leases = 0;
-  /** Callers waiting for an exclusive lease, first come first served. */
-  readonly waiters: (() => void)[] = [];
+  /**
+   * Why the process this one replaces went away (stopped to make room, or exited), until the
+   * first lease on it has told its caller.
+   */
+  restarted?: string;
   ready!: Promise<McpConnection>;
   lastStderr: string[] = [];
 
@@ -44,6 +51,7 @@ export class Instance {
     this.id = id;
     this.key = key.key;
     this.ephemeral = key.ephemeral;
+    this.pinned = key.pinned === true;
     this.watchPid = key.watchPid;
   }
 
@@ -60,15 +68,22 @@ export class Instance {
 export interface Lease {
   instance: Instance;
   conn: McpConnection;
+  /**
+   * Set on the first lease of a process that replaced one this key lost: why the old one went
+   * (whatever state it held, a page or a login, is gone).
+   */
+  restarted?: string;
   release(): void;
 }
 
 /** What `status` shows of a pool. */
 export interface PoolStatus {
   namespace: string;
-  state: "ready" | "error" | "disabled";
+  state: "ready" | "error" | "disabled" | "stopping";
   error?: string;
   retryInMs?: number;
+  /** Callers waiting for a lease, and how long the first of them has waited. */
+  queue: { waiting: number; oldestWaitMs: number };
   instances: {
     id: string;
     key: string;
@@ -78,16 +93,35 @@ export interface PoolStatus {
     calls: number;
     leases: number;
     waiting: number;
+    pinned: boolean;
     stderrTail: string[];
   }[];
 }
 
+/** A caller queued for a lease: on the instance of its key, or on room under `max` for one. */
+interface Waiter {
+  key: ScopeKey;
+  since: number;
+  grant(inst: Instance): void;
+  fail(error: McpxError): void;
+}
+
 const COOLDOWN_START_MS = 1000;
 const COOLDOWN_MAX_MS = 30_000;
+/** Keys whose lost process is remembered until their next call; past it the oldest is dropped. */
+const LOST_MAX = 4096;
+
+/** `session:a` → `session "a"`: how an error names the holder of a process. */
+function holderName(key: string): string {
+  const colon = key.indexOf(":");
+  return colon < 0 ? key : `${key.slice(0, colon)} "${key.slice(colon + 1)}"`;
+}
 
 /**
  * The processes of one server identity: at most one per scope key, at most `max` in all.
- * Shared instances serve callers concurrently; exclusive ones queue them.
+ * Shared instances serve callers concurrently; exclusive ones serve one lease at a time. Callers
+ * that must wait (for an exclusive lease, or for room under `max`) queue first come first served
+ * and are woken by every release, exit and stop, each for at most the wait it was given.
  */
 export class Pool {
   readonly def: ServerDef;
@@ -95,8 +129,16 @@ export class Pool {
   readonly #instances = new Map<string, Instance>();
   #serial = 0;
   #cooldown?: { until: number; delayMs: number; error: McpxError };
-  /** Callers waiting for room under `max`. */
-  readonly #roomWaiters: (() => void)[] = [];
+  /** Every waiting caller, in arrival order. */
+  readonly #queue: Waiter[] = [];
+  /** Set once the daemon stops: no new lease, no new process. */
+  #closing?: string;
+  /** Aborts the starts under way when the pool closes. */
+  readonly #abort = new AbortController();
+  /** Keys whose process was stopped to make room or exited, with why: told at their next call. */
+  readonly #lost = new Map<string, string>();
+  #pumping = false;
+  #pumpAgain = false;
 
   constructor(def: ServerDef, deps: PoolDeps) {
     this.def = def;
@@ -113,118 +155,228 @@ export class Pool {
     return this.#cooldown?.error;
   }
 
+  /** Callers waiting now. */
+  get waiting(): number {
+    return this.#queue.length;
+  }
+
   /**
-   * Leases the instance for `key`, starting it if needed and waiting (exclusive sharing, or no
-   * room under `max`) up to `waitMs`.
-   * @throws {McpxError} SERVER_START_FAILED (also during the cooldown after a failed start).
+   * Leases the instance for `key`, starting it if needed. A caller that must wait (exclusive
+   * sharing, or no room under `max` that stopping an idle unpinned process would make) queues
+   * behind those before it for up to `waitMs`.
+   * @throws {McpxError} SERVER_START_FAILED (also during the cooldown after a failed start),
+   * POOL_BUSY when the wait runs out, DAEMON_STOPPING once {@linkcode Pool.close} was called.
    */
   async acquire(key: ScopeKey, waitMs: number): Promise<Lease> {
     const deadline = Date.now() + waitMs;
     for (;;) {
-      let inst = this.#instances.get(key.key);
-      if (!inst) {
-        this.#checkCooldown();
-        // Room is checked and the instance registered without yielding, so two first callers
-        // of one key can never start two processes.
-        if (this.#instances.size >= this.def.pool.max) {
-          await this.#makeRoom(deadline);
-          continue;
-        }
-        inst = this.#start(key);
-      }
-      if (this.def.pool.sharing === "exclusive" && inst.leases > 0) {
-        await this.#wait(
-          inst.waiters,
-          deadline,
-          () =>
-            `Every lease on ${this.def.namespace} (key ${key.key}) stayed busy for ${waitMs} ms`,
-        );
-        continue; // re-check: the instance may have exited meanwhile
-      }
-      inst.leases++;
+      const inst = await this.#reserve(key, deadline, waitMs);
       let conn: McpConnection;
       try {
         conn = await inst.ready;
       } catch (e) {
-        inst.leases--;
+        this.#unreserve(inst);
         throw e;
       }
       if (inst.state !== "ready") {
-        inst.leases--;
+        // Stopped between its start and this caller: try again on a fresh one.
+        this.#unreserve(inst);
         continue;
       }
       inst.lastUsed = Date.now();
+      const restarted = inst.restarted;
+      inst.restarted = undefined;
       let released = false;
       return {
         instance: inst,
         conn,
+        ...(restarted ? { restarted } : {}),
         release: () => {
           if (released) return;
           released = true;
-          inst.leases--;
           inst.lastUsed = Date.now();
-          inst.waiters.shift()?.();
-          if (inst.ephemeral && inst.leases === 0 && inst.waiters.length === 0) {
-            void this.stop(inst, "its caller finished");
-          }
+          this.#unreserve(inst);
         },
       };
     }
   }
 
-  #checkCooldown(): void {
-    const c = this.#cooldown;
-    if (c && Date.now() < c.until) {
-      const secs = Math.ceil((c.until - Date.now()) / 1000);
-      throw new McpxError("SERVER_START_FAILED", `${c.error.message} (retrying in ${secs}s)`, {
-        hint: c.error.hint,
-      });
-    }
+  /**
+   * Stops taking work: every queued caller fails at once with DAEMON_STOPPING, and so does
+   * every later {@linkcode Pool.acquire}; no process starts from now on.
+   */
+  close(reason: string): void {
+    if (this.#closing !== undefined) return;
+    this.#closing = reason;
+    const error = this.#stoppingError();
+    for (const w of this.#queue.splice(0)) w.fail(error);
+    // A server still starting is not waited for: it is stopped now, with the rest.
+    this.#abort.abort(error);
   }
 
-  async #wait(queue: (() => void)[], deadline: number, why: () => string): Promise<void> {
-    const left = deadline - Date.now();
-    if (left <= 0) throw new McpxError("TOOL_TIMEOUT", why());
-    let wake!: () => void;
-    const woken = new Promise<void>((r) => (wake = r));
-    queue.push(wake);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<boolean>((r) => (timer = setTimeout(() => r(true), left)));
-    const late = await Promise.race([woken.then(() => false), timedOut]);
-    clearTimeout(timer);
-    if (late) {
-      const i = queue.indexOf(wake);
-      if (i >= 0) queue.splice(i, 1);
-      throw new McpxError("TOOL_TIMEOUT", why(), {
-        hint: "Raise max for this server, or stop the sessions holding it",
-      });
-    }
+  #stoppingError(): McpxError {
+    return new McpxError(
+      "DAEMON_STOPPING",
+      `Cannot lease a process of "${this.def.namespace}": the daemon is stopping (${this.#closing})`,
+    );
   }
 
-  /** Stops the least recently used idle instance to get under `max`, or waits for room. */
-  async #makeRoom(deadline: number): Promise<void> {
-    const idle = this.instances().filter((i) => i.leases === 0 && i.waiters.length === 0)
-      .sort((a, b) => a.lastUsed - b.lastUsed)[0];
-    if (idle) {
-      this.#deps.log(
-        "info",
-        "instance.evicted",
-        "Stopping the least recently used idle instance to stay under max",
-        { server: this.def.name, instance: idle.id, key: idle.key, max: this.def.pool.max },
-      );
-      await this.stop(idle, "evicted to stay under max");
+  /** Gives back a lease or a reservation; the queue moves on. */
+  #unreserve(inst: Instance): void {
+    inst.leases--;
+    if (inst.ephemeral && inst.leases === 0 && !this.#wanted(inst.key)) {
+      void this.stop(inst, "its caller finished");
+    }
+    this.#pump();
+  }
+
+  /** Whether a queued caller waits for the process of `key`. */
+  #wanted(key: string): boolean {
+    return this.#queue.some((w) => w.key.key === key);
+  }
+
+  /** An instance for `key` with a lease reserved on it: at once, or after waiting in the queue. */
+  #reserve(key: ScopeKey, deadline: number, waitMs: number): Promise<Instance> {
+    if (this.#closing !== undefined) return Promise.reject(this.#stoppingError());
+    return new Promise<Instance>((resolve, reject) => {
+      const timer: { id?: ReturnType<typeof setTimeout> } = {};
+      const waiter: Waiter = {
+        key,
+        since: Date.now(),
+        grant: (inst) => {
+          clearTimeout(timer.id);
+          resolve(inst);
+        },
+        fail: (error) => {
+          clearTimeout(timer.id);
+          reject(error);
+        },
+      };
+      this.#queue.push(waiter);
+      this.#pump();
+      if (!this.#queue.includes(waiter)) return; // granted or failed at once
+      timer.id = setTimeout(() => {
+        const i = this.#queue.indexOf(waiter);
+        if (i < 0) return;
+        this.#queue.splice(i, 1);
+        reject(this.#busyError(key, waitMs));
+        this.#pump(); // a room waiter that blocked those behind it is gone
+      }, Math.max(0, deadline - Date.now()));
+    });
+  }
+
+  /**
+   * Hands out what can be handed out, in queue order: a lease on a live instance of the waiter's
+   * key (at once when shared, when free under exclusive sharing), else a new instance when there
+   * is room under `max`, or when stopping the least recently used idle unpinned process makes
+   * some. The first waiter that needs room and finds none keeps the room for itself: nobody
+   * behind it starts a process before it does.
+   */
+  #pump(): void {
+    if (this.#pumping) {
+      this.#pumpAgain = true;
       return;
     }
-    await this.#wait(
-      this.#roomWaiters,
-      deadline,
-      () =>
-        `All ${this.def.pool.max} processes of ${this.def.namespace} are busy (max ${this.def.pool.max})`,
+    this.#pumping = true;
+    try {
+      do {
+        this.#pumpAgain = false;
+        let roomBlocked = false;
+        for (let i = 0; i < this.#queue.length;) {
+          const w = this.#queue[i];
+          const inst = this.#instances.get(w.key.key);
+          let granted: Instance | undefined;
+          if (inst) {
+            if (this.def.pool.sharing === "shared" || inst.leases === 0) granted = inst;
+          } else if (!roomBlocked) {
+            const c = this.#cooldown;
+            if (c && Date.now() < c.until) {
+              this.#queue.splice(i, 1);
+              w.fail(this.#cooldownError(c));
+              continue;
+            }
+            if (this.#instances.size >= this.def.pool.max) this.#evictFor(w.key);
+            if (this.#instances.size < this.def.pool.max) granted = this.#start(w.key);
+            else roomBlocked = true;
+          }
+          if (!granted) {
+            i++;
+            continue;
+          }
+          granted.leases++;
+          this.#queue.splice(i, 1);
+          w.grant(granted);
+        }
+      } while (this.#pumpAgain);
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  /**
+   * Stops the least recently used idle process that is not pinned. A caller queued behind this
+   * one for that very process does not save it: first come, first served.
+   */
+  #evictFor(key: ScopeKey): void {
+    const idle = this.instances().filter((i) => i.leases === 0 && !i.pinned && i.state === "ready")
+      .sort((a, b) => a.lastUsed - b.lastUsed)[0];
+    if (!idle) return;
+    const reason = `stopped to make room for ${holderName(key.key)} (max ${this.def.pool.max})`;
+    this.#deps.log(
+      "info",
+      "instance.evicted",
+      "Stopping the least recently used idle instance to stay under max",
+      {
+        server: this.def.name,
+        instance: idle.id,
+        key: idle.key,
+        for: key.key,
+        max: this.def.pool.max,
+      },
     );
+    if (!idle.ephemeral) this.#remember(idle.key, reason);
+    void this.stop(idle, reason);
+  }
+
+  #remember(key: string, reason: string): void {
+    this.#lost.delete(key);
+    this.#lost.set(key, reason);
+    if (this.#lost.size > LOST_MAX) this.#lost.delete(this.#lost.keys().next().value!);
+  }
+
+  #busyError(key: ScopeKey, waitMs: number): McpxError {
+    const ns = this.def.namespace;
+    const secs = formatDuration(waitMs);
+    const own = this.#instances.get(key.key);
+    const max = this.def.pool.max;
+    const held = this.instances();
+    const shown =
+      held.slice(0, 6).map((i) =>
+        `${holderName(i.key)} (${i.leases > 0 ? "busy" : i.pinned ? "idle, named" : "idle"})`
+      ).join(", ") + (held.length > 6 ? `, and ${held.length - 6} more` : "");
+    const message = own
+      ? `Waited ${secs} for the process of "${ns}" that serves ${
+        holderName(key.key)
+      }: it takes one call at a time and is still busy`
+      : `Waited ${secs} for a process of "${ns}": all ${held.length} (max ${max}) are held, by ${shown}`;
+    return new McpxError("POOL_BUSY", message, {
+      hint: own
+        ? "Make the calls of one session one after another, or raise pool.queueTimeout"
+        : `Raise max (now ${max}) for "${ns}", or free one: \`mcpx restart ${ns} --session <id>\``,
+    });
+  }
+
+  #cooldownError(c: { until: number; error: McpxError }): McpxError {
+    const secs = Math.ceil((c.until - Date.now()) / 1000);
+    return new McpxError("SERVER_START_FAILED", `${c.error.message} (retrying in ${secs}s)`, {
+      hint: c.error.hint,
+    });
   }
 
   #start(key: ScopeKey): Instance {
     const inst = new Instance(`${this.def.namespace}#${++this.#serial}`, key);
+    inst.restarted = this.#lost.get(key.key);
+    this.#lost.delete(key.key);
     this.#instances.set(key.key, inst);
     this.#deps.changed?.(this);
     this.#deps.log("info", "instance.starting", "Starting server instance", {
@@ -237,6 +389,7 @@ export class Pool {
         const conn = await this.#deps.connect(
           this.#deps.spec(this.def),
           this.def.pool.startTimeoutMs,
+          this.#abort.signal,
         );
         inst.conn = conn;
         inst.tools = await conn.listTools();
@@ -266,6 +419,8 @@ export class Pool {
         inst.state = "exited";
         inst.conn?.close().catch(() => {});
         this.#remove(inst);
+        // Abandoned because the daemon is stopping: not the server's failure, nothing to record.
+        if (this.#closing !== undefined) throw this.#stoppingError();
         const delayMs = Math.min(
           COOLDOWN_MAX_MS,
           this.#cooldown ? this.#cooldown.delayMs * 2 : COOLDOWN_START_MS,
@@ -277,7 +432,6 @@ export class Pool {
           instance: inst.id,
           cooldownMs: delayMs,
         });
-        inst.waiters.splice(0).forEach((w) => w());
         throw error;
       }
     })();
@@ -290,13 +444,17 @@ export class Pool {
       this.#instances.delete(inst.key);
       this.#deps.changed?.(this);
     }
-    this.#roomWaiters.shift()?.();
+    this.#pump();
   }
 
   #onEnded(inst: Instance, reason: string): void {
     if (inst.state === "stopping" || inst.state === "exited") return;
     inst.lastStderr = inst.conn?.stderrTail() ?? [];
     inst.state = "exited";
+    // Whatever it held is gone: its key's next caller is told so.
+    if (!inst.ephemeral && this.#closing === undefined) {
+      this.#remember(inst.key, `its process exited (${reason})`);
+    }
     this.#remove(inst);
     this.#deps.log("warn", "instance.exited", `Server instance ended: ${reason}`, {
       server: this.def.name,
@@ -305,10 +463,9 @@ export class Pool {
       serverPid: inst.pid,
       stderr: inst.lastStderr.slice(-5),
     });
-    inst.waiters.splice(0).forEach((w) => w());
   }
 
-  /** Stops one instance: its process group is killed, its waiters retry on a fresh one. */
+  /** Stops one instance: its process group is killed; callers waiting for it get a fresh one. */
   async stop(inst: Instance, reason: string): Promise<void> {
     if (inst.state === "stopping" || inst.state === "exited") return;
     inst.state = "stopping";
@@ -324,7 +481,6 @@ export class Pool {
       await conn?.close();
     } finally {
       inst.state = "exited";
-      inst.waiters.splice(0).forEach((w) => w());
     }
   }
 
@@ -337,7 +493,7 @@ export class Pool {
 
   /** Stops idle instances past `idleTimeout` (keeping `min` of them) and those whose pid exited. */
   async reap(now: number, alive: (pid: number) => boolean): Promise<void> {
-    const idle = this.instances().filter((i) => i.leases === 0 && i.waiters.length === 0)
+    const idle = this.instances().filter((i) => i.leases === 0 && !this.#wanted(i.key))
       .sort((a, b) => b.lastUsed - a.lastUsed);
     const jobs: Promise<void>[] = [];
     idle.forEach((inst, rank) => {
@@ -355,12 +511,28 @@ export class Pool {
     this.#cooldown = undefined;
   }
 
+  /** Forgets what a key lost (its session ended: there is no one left to tell). */
+  forget(match: (key: string) => boolean): void {
+    for (const key of [...this.#lost.keys()]) if (match(key)) this.#lost.delete(key);
+  }
+
   status(): PoolStatus {
     const c = this.#cooldown;
+    const now = Date.now();
     return {
       namespace: this.def.namespace,
-      state: this.def.disabled ? "disabled" : c ? "error" : "ready",
-      ...(c ? { error: c.error.message, retryInMs: Math.max(0, c.until - Date.now()) } : {}),
+      state: this.def.disabled
+        ? "disabled"
+        : this.#closing !== undefined
+        ? "stopping"
+        : c
+        ? "error"
+        : "ready",
+      ...(c ? { error: c.error.message, retryInMs: Math.max(0, c.until - now) } : {}),
+      queue: {
+        waiting: this.#queue.length,
+        oldestWaitMs: this.#queue.length ? now - this.#queue[0].since : 0,
+      },
       instances: this.instances().map((i) => ({
         id: i.id,
         key: i.key,
@@ -369,7 +541,8 @@ export class Pool {
         uptimeMs: Date.now() - i.startedAt,
         calls: i.calls,
         leases: i.leases,
-        waiting: i.waiters.length,
+        waiting: this.#queue.filter((w) => w.key.key === i.key).length,
+        pinned: i.pinned,
         stderrTail: i.stderrTail().slice(-10),
       })),
     };

@@ -8,6 +8,8 @@ import { Pool } from "./pool.ts";
 function fakes(options: { fail?: () => boolean } = {}) {
   let made = 0;
   const closed: number[] = [];
+  /** Ends a connection as if its process died. */
+  const kills = new Map<number, () => void>();
   const connect = () => {
     if (options.fail?.()) {
       return Promise.reject(new McpxError("SERVER_START_FAILED", 'Cannot start server "s": boom'));
@@ -28,9 +30,10 @@ function fakes(options: { fail?: () => boolean } = {}) {
         return Promise.resolve();
       },
     };
+    kills.set(id, () => end({ code: null, signal: null, reason: "killed" }));
     return Promise.resolve(conn);
   };
-  return { connect, closed, made: () => made };
+  return { connect, closed, made: () => made, kill: (id: number) => kills.get(id)!() };
 }
 
 function pool(mcpx: Record<string, unknown>, f: ReturnType<typeof fakes>): Pool {
@@ -55,6 +58,8 @@ function pool(mcpx: Record<string, unknown>, f: ReturnType<typeof fakes>): Pool 
 }
 
 const key = (k: string, ephemeral = false) => ({ key: k, ephemeral });
+const named = (k: string) => ({ key: k, ephemeral: false, pinned: true });
+const tick = () => new Promise((r) => setTimeout(r, 0));
 
 Deno.test("Pool.acquire() under shared sharing serves concurrent callers from one process", async () => {
   const f = fakes();
@@ -79,7 +84,8 @@ Deno.test("Pool.acquire() under exclusive sharing queues a second caller of the 
   const waiting = p.acquire(key("session:a"), 1000).then((l) => (second = l));
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(second, undefined, "the second caller waits");
-  assert.equal(first.instance.waiters.length, 1);
+  assert.equal(p.waiting, 1);
+  assert.equal(p.status().instances[0].waiting, 1);
   first.release();
   await waiting;
   assert.equal(second!.instance, first.instance, "then gets the same process, not another");
@@ -94,7 +100,11 @@ Deno.test("Pool.acquire() times out a queued caller with a clear error", async (
   const f = fakes();
   const p = pool({ sharing: "exclusive" }, f);
   const held = await p.acquire(key("global"), 1000);
-  await assert.rejects(() => p.acquire(key("global"), 50), /stayed busy for 50 ms/);
+  await assert.rejects(
+    () => p.acquire(key("global"), 50),
+    (e: McpxError) =>
+      e.code === "POOL_BUSY" && /serves global: it takes one call at a time/.test(e.message),
+  );
   held.release();
   await p.stopAll("test");
 });
@@ -146,4 +156,162 @@ Deno.test("Pool.reap() stops idle processes past idleTimeout but keeps min", asy
   await p.reap(Date.now() + 1000, () => true);
   assert.equal(p.instances().length, 1);
   await p.stopAll("test");
+});
+
+Deno.test("Pool: a release wakes a caller waiting for room under max", async () => {
+  const f = fakes();
+  const p = pool({ sharing: "exclusive", scope: "session", max: 1 }, f);
+  const a = await p.acquire(key("session:a"), 1000);
+  const waiting = p.acquire(key("session:b"), 5000);
+  await tick();
+  assert.equal(p.waiting, 1, "b waits: a's process is busy");
+  a.release();
+  const b = await waiting;
+  assert.equal(b.instance.key, "session:b");
+  assert.deepEqual(f.closed, [1], "a's idle process made room");
+  b.release();
+  await p.stopAll("test");
+});
+
+Deno.test("Pool: waiters are served first come first served, newcomers behind them", async () => {
+  const f = fakes();
+  const p = pool({ sharing: "exclusive", scope: "session", max: 1 }, f);
+  const order: string[] = [];
+  const held = await p.acquire(key("session:a"), 1000);
+  const leases = ["b", "c", "d"].map((k) =>
+    p.acquire(key(`session:${k}`), 5000).then((l) => {
+      order.push(k);
+      return l;
+    })
+  );
+  await tick();
+  // A newcomer for b's key arrives last: it must not overtake c and d.
+  const late = p.acquire(key("session:b"), 5000).then((l) => {
+    order.push("b2");
+    return l;
+  });
+  await tick();
+  assert.equal(p.status().queue.waiting, 4);
+  held.release();
+  for (const l of leases) (await l).release();
+  (await late).release();
+  assert.deepEqual(order, ["b", "c", "d", "b2"]);
+  await p.stopAll("test");
+});
+
+Deno.test("Pool: a wait for room that runs out names the sessions holding the processes", async () => {
+  const f = fakes();
+  const p = pool({ scope: "session", max: 2 }, f);
+  const a = await p.acquire(named("session:a"), 1000);
+  const b = await p.acquire(key("session:b"), 1000);
+  const error = await p.acquire(key("session:c"), 30).catch((e) => e);
+  assert.ok(error instanceof McpxError);
+  assert.equal(error.code, "POOL_BUSY");
+  assert.match(
+    error.message,
+    /^Waited 30ms for a process of "s": all 2 \(max 2\) are held, by session "a" \(busy\), session "b" \(busy\)$/,
+  );
+  assert.match(error.hint, /Raise max \(now 2\)/);
+  assert.equal(p.status().queue.waiting, 0, "the timed-out caller left the queue");
+  a.release();
+  b.release();
+  await p.stopAll("test");
+});
+
+Deno.test("Pool: a named session's idle process is never stopped to make room", async () => {
+  const f = fakes();
+  const p = pool({ sharing: "exclusive", scope: "session", max: 1 }, f);
+  (await p.acquire(named("session:mine"), 1000)).release();
+  const error = await p.acquire(key("session:other"), 30).catch((e) => e);
+  assert.equal(error.code, "POOL_BUSY");
+  assert.match(error.message, /session "mine" \(idle, named\)/);
+  assert.deepEqual(f.closed, [], "the named session kept its process");
+  assert.deepEqual(p.instances().map((i) => i.key), ["session:mine"]);
+  await p.stopAll("test");
+});
+
+Deno.test("Pool: a session whose process was stopped to make room is told at its next lease", async () => {
+  const f = fakes();
+  const p = pool({ sharing: "exclusive", scope: "session", max: 1 }, f);
+  const first = await p.acquire(key("session:a"), 1000);
+  assert.equal(first.restarted, undefined, "a first start is no restart");
+  first.release();
+  (await p.acquire(key("session:b"), 1000)).release();
+  const again = await p.acquire(key("session:a"), 1000);
+  assert.equal(again.restarted, 'stopped to make room for session "b" (max 1)');
+  again.release();
+  const third = await p.acquire(key("session:a"), 1000);
+  assert.equal(third.restarted, undefined, "told once");
+  third.release();
+  await p.stopAll("test");
+});
+
+Deno.test("Pool: a session whose process exited while idle is told at its next lease", async () => {
+  const f = fakes();
+  const p = pool({ scope: "session" }, f);
+  (await p.acquire(named("session:a"), 1000)).release();
+  f.kill(1);
+  await tick();
+  assert.equal(p.instances().length, 0);
+  const lease = await p.acquire(named("session:a"), 1000);
+  assert.equal(lease.restarted, "its process exited (killed)");
+  lease.release();
+  await p.stopAll("test");
+});
+
+Deno.test("Pool.close() fails queued callers at once and starts nothing more", async () => {
+  const f = fakes();
+  const p = pool({ sharing: "exclusive", scope: "session", max: 1 }, f);
+  const held = await p.acquire(key("session:a"), 1000);
+  const queued = [
+    p.acquire(key("session:a"), 60_000).catch((e) => e),
+    p.acquire(key("session:b"), 60_000).catch((e) => e),
+  ];
+  await tick();
+  p.close("signal");
+  for (const error of await Promise.all(queued)) {
+    assert.ok(error instanceof McpxError);
+    assert.equal(error.code, "DAEMON_STOPPING");
+    assert.equal(
+      error.message,
+      'Cannot lease a process of "s": the daemon is stopping (signal)',
+    );
+  }
+  held.release();
+  await assert.rejects(() => p.acquire(key("session:c"), 1000), /the daemon is stopping/);
+  assert.equal(f.made(), 1, "no process started after close");
+  assert.equal(p.status().state, "stopping");
+  await p.stopAll("test");
+});
+
+Deno.test("Pool.close() abandons a start under way, and records no start failure", async () => {
+  const [def] = serverDefs({ path: "c", mcpServers: { s: { command: "x" } }, pool: {}, data: {} });
+  const failures: string[] = [];
+  const p = new Pool(def, {
+    // A server that never answers initialize: only the signal ends its start.
+    connect: (_spec, _ms, signal) =>
+      new Promise((_resolve, reject) =>
+        signal!.addEventListener("abort", () => reject(signal!.reason), { once: true })
+      ),
+    spec: () => ({
+      name: "s",
+      transport: "stdio",
+      args: [],
+      env: {},
+      headers: {},
+      protocol: "legacy",
+    }),
+    log() {},
+    failed: (_pool, error) => failures.push(error.message),
+  });
+  const pending = p.acquire(key("global"), 1000).catch((e) => e);
+  await tick();
+  assert.equal(p.instances()[0].state, "starting");
+  p.close("signal");
+  await p.stopAll("test");
+  const error = await pending;
+  assert.equal(error.code, "DAEMON_STOPPING");
+  assert.deepEqual(failures, [], "the server did not fail: the daemon stopped");
+  assert.equal(p.status().error, undefined);
+  assert.equal(p.instances().length, 0);
 });

@@ -9,6 +9,7 @@ import { type Caller, type Discover, parentSessionKey, scopeKey, sessionKey } fr
 import type { Selection } from "../config/servers.ts";
 import { errorText, unwrapResult } from "./unwrap.ts";
 import { validateArguments } from "./validate.ts";
+import { typeWords } from "./words.ts";
 
 type Log = (
   level: "debug" | "info" | "warn" | "error",
@@ -19,7 +20,7 @@ type Log = (
 
 /** What the registry needs from the daemon. */
 export interface RegistryDeps {
-  connect(spec: ServerSpec, startTimeoutMs: number): Promise<McpConnection>;
+  connect(spec: ServerSpec, startTimeoutMs: number, signal?: AbortSignal): Promise<McpConnection>;
   spec(def: ServerDef): ServerSpec;
   discover: Discover;
   log: Log;
@@ -52,8 +53,11 @@ export interface CallRequest {
   arguments: Record<string, unknown>;
   caller: Caller;
   raw?: boolean;
-  /** The arguments were typed as key=value words: give string fields their text back. */
-  textValues?: boolean;
+  /**
+   * `key=value` words as they were typed, given their types here by the tool's input schema
+   * (lib/pool/words.ts), over `arguments`.
+   */
+  words?: readonly string[];
 }
 
 /** What `status` shows of one namespace. */
@@ -73,6 +77,13 @@ export interface CallOutput {
   raw?: unknown;
   instance: { id: string; pid: number | null; key: string };
   durationMs: number;
+  /**
+   * The process that served this session before was stopped to make room, or exited, and this
+   * call ran on a fresh one: whatever state the old one held (a page, a login) is gone.
+   */
+  restarted?: true;
+  /** Why the old process went, when `restarted`. */
+  restartReason?: string;
 }
 
 /**
@@ -80,24 +91,6 @@ export interface CallOutput {
  * mutated), so a call does not recompute them.
  */
 const NAMES = new WeakMap<ServerDef, WeakMap<ToolInfo[], Map<string, string>>>();
-
-/** key=value values parsed as JSON, turned back into text where the schema wants a string only. */
-export function asText(
-  schema: Record<string, unknown>,
-  args: Record<string, unknown>,
-): Record<string, unknown> {
-  const props = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
-  const out = { ...args };
-  for (const [key, value] of Object.entries(args)) {
-    const type = props[key]?.type;
-    const wantsString = type === "string" || (Array.isArray(type) && type.includes("string") &&
-      !type.some((t) => t !== "string" && t !== "null" && typeof value === t));
-    if (wantsString && typeof value !== "string" && value !== null) {
-      out[key] = typeof value === "object" ? JSON.stringify(value) : String(value);
-    }
-  }
-  return out;
-}
 
 /** Finds a tool by its real name or by its identifier form (`fancy-name` as `fancy_name`). */
 export function findTool(def: ServerDef, all: ToolInfo[], name: string): ToolInfo {
@@ -254,10 +247,20 @@ export class Registry {
       );
     }
     const started = performance.now();
-    const lease = await pool.acquire(key, def.pool.startTimeoutMs + def.pool.callTimeoutMs);
+    const lease = await pool.acquire(key, def.pool.queueTimeoutMs);
+    if (lease.restarted) {
+      this.#deps.log(
+        "warn",
+        "session.restarted",
+        `A fresh process serves ${key.key}: the one before was ${lease.restarted}`,
+        { server: def.name, key: key.key, instance: lease.instance.id, reason: lease.restarted },
+      );
+    }
     try {
       const tool = findTool(def, lease.instance.tools, req.tool);
-      const args = req.textValues ? asText(tool.inputSchema, req.arguments) : req.arguments;
+      const args = req.words
+        ? typeWords(tool.inputSchema, req.words, `${def.namespace}.${tool.name}`, req.arguments)
+        : req.arguments;
       validateArguments(def.namespace, tool.name, tool.inputSchema, args);
       lease.instance.calls++;
       const envelope = await lease.conn.callTool(tool.name, args, {
@@ -284,7 +287,12 @@ export class Registry {
           key: lease.instance.key,
         },
         durationMs,
+        ...(lease.restarted ? { restarted: true, restartReason: lease.restarted } : {}),
       };
+    } catch (e) {
+      // A failed call's answer carries no report: the session's next call still says so.
+      if (lease.restarted) lease.instance.restarted ??= lease.restarted;
+      throw e;
     } finally {
       lease.release();
     }
@@ -342,6 +350,7 @@ export class Registry {
       transport: def.transport,
       sharedWith: first ? spaces.filter((n) => n !== def.namespace) : [spaces[0]],
       instances: first ? st.instances : [],
+      queue: first ? st.queue : { waiting: 0, oldestWaitMs: 0 },
     };
   }
 
@@ -358,8 +367,11 @@ export class Registry {
   /** Stops every instance keyed to a session a caller minted, now that it has finished. */
   async endSession(session: string): Promise<number> {
     let n = 0;
+    const ended = (k: string) => k === sessionKey(session);
+    // What a pool remembers of the session goes from every pool; processes only from those with any.
+    for (const p of this.#pools.values()) p.forget(ended);
     for (const p of [...this.#active]) {
-      n += await p.stopAll(`session ${session} ended`, (k) => k === sessionKey(session));
+      n += await p.stopAll(`session ${session} ended`, ended);
     }
     return n;
   }
@@ -413,10 +425,19 @@ export class Registry {
     await this.#deps.cache?.flush();
   }
 
-  /** Stops every instance of every pool and the timers. */
-  async close(): Promise<void> {
+  /**
+   * Takes no more work, at once: every queued caller fails with DAEMON_STOPPING, as does every
+   * later call, and no process starts. {@linkcode Registry.close} then stops what runs.
+   */
+  beginStop(reason: string): void {
     clearInterval(this.#timer);
     clearInterval(this.#pidTimer);
+    for (const p of this.#pools.values()) p.close(reason);
+  }
+
+  /** Stops every instance of every pool and the timers (after {@linkcode Registry.beginStop}). */
+  async close(reason = "daemon stopping"): Promise<void> {
+    this.beginStop(reason);
     await Promise.all([...this.#pools.values()].map((p) => p.stopAll("daemon stopping")));
   }
 }

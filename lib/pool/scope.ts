@@ -8,6 +8,11 @@ export interface Caller {
   pid?: number;
   /** MCPX_SESSION_ID, or `--session`. */
   session?: string;
+  /**
+   * The session key was made up by mcpx for one run (MCPX_SESSION_MINTED), not named by the
+   * caller: its process may be stopped to make room between its calls (and the run is told).
+   */
+  sessionMinted?: boolean;
   /** MCPX_PARENT_SESSION_ID. */
   parentSession?: string;
   /** The profiles the caller selected: a call outside them is refused. */
@@ -21,6 +26,11 @@ export interface ScopeKey {
   ephemeral: boolean;
   /** For `pid` scope: the process whose exit stops the instance. */
   watchPid?: number;
+  /**
+   * Never stopped to make room for another key: a session the caller named (MCPX_SESSION_ID,
+   * `--session`, MCPX_PARENT_SESSION_ID). Newcomers wait for it instead.
+   */
+  pinned?: boolean;
   /** Set when the scope could not resolve: which variable or condition would fix it. */
   degraded?: string;
 }
@@ -55,11 +65,11 @@ export function scopeKey(def: ServerDef, caller: Caller, discover: Discover): Sc
       return { key: `call:${crypto.randomUUID()}`, ephemeral: true };
     case "session":
       return caller.session
-        ? { key: sessionKey(caller.session), ephemeral: false }
+        ? { key: sessionKey(caller.session), ephemeral: false, pinned: !caller.sessionMinted }
         : once("set MCPX_SESSION_ID (or pass --session) so calls of one session share a process");
     case "parent-session":
       return caller.parentSession
-        ? { key: parentSessionKey(caller.parentSession), ephemeral: false }
+        ? { key: parentSessionKey(caller.parentSession), ephemeral: false, pinned: true }
         : once("set MCPX_PARENT_SESSION_ID so the subagents of one parent share a process");
     case "pid":
       return caller.pid

@@ -11,6 +11,26 @@ function fieldName(location: string): string {
 }
 
 /**
+ * A copy of a JSON value whose objects have no prototype: the validator asks `key in instance`,
+ * which an ordinary object answers true for `constructor` (Object.prototype's), so a required
+ * `constructor` would pass unsent and an optional one would be checked against a function.
+ */
+function bare(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(bare);
+  const out: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(value)) {
+    Object.defineProperty(out, key, {
+      value: bare((value as Record<string, unknown>)[key]),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+/**
  * Checks arguments against a tool's input schema before they are sent.
  * @throws {McpxError} INVALID_ARGUMENTS naming the field and what is wrong with it.
  */
@@ -29,7 +49,7 @@ export function validateArguments(
     }
     cache.set(schema, validator);
   }
-  const result = validator.validate(args);
+  const result = validator.validate(bare(args));
   if (result.valid) return;
   // The wrapper keywords only say "a property failed"; report the leaf that says why.
   const leaves = result.errors.filter((e) =>

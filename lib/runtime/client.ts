@@ -77,6 +77,7 @@ function callerHeader(): string {
   return encodeURIComponent(JSON.stringify({
     cwd: env("MCPX_CALLER_CWD") ?? (deno ? deno.cwd() : g.process?.cwd?.()),
     session: env("MCPX_SESSION_ID") || undefined,
+    sessionMinted: env("MCPX_SESSION_MINTED") === "1" || undefined,
     parentSession: env("MCPX_PARENT_SESSION_ID") || undefined,
     pid: deno ? deno.pid : g.process?.pid,
   }));
@@ -281,6 +282,16 @@ export async function call(
       out?.detail ?? `HTTP ${answer.status}`,
       out?.data,
     );
+  }
+  if (out.restarted) {
+    // This run's process of the server was stopped to make room (or exited) since its last
+    // call: say so, and carry it on .raw as `mcpx --json call` carries it on its document.
+    logAt("warn")(
+      `${server}.${tool} ran on a fresh process for ${out.instance?.key}: the one before was ` +
+        `${out.restartReason}, and any state it held (pages, logins) is gone`,
+    );
+    const raw = { ...out.raw, mcpx: { restarted: true, restartReason: out.restartReason } };
+    return withRaw(out.result, raw) as ToolResult;
   }
   return withRaw(out.result, out.raw) as ToolResult;
 }

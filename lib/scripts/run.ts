@@ -57,6 +57,10 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
     const scriptEnv: Record<string, string> = {
       ...plan.env,
       MCPX_SESSION_ID: session,
+      // A key mcpx made up (here, or for a run this one runs inside) is not a named session: its
+      // process may be stopped to make room between calls, and the run is told (docs/pools.md).
+      MCPX_SESSION_MINTED:
+        minted || (io.env.MCPX_SESSION_MINTED === "1" && !plan.env.MCPX_SESSION_ID) ? "1" : "",
       MCPX_CALLER_CWD: io.cwd,
       ...(provision
         ? { MCPX_SOCKET: provision.socket, MCPX_TOKEN_FILE: (await ctx.paths()).token }

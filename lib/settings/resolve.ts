@@ -42,6 +42,7 @@ const CONFIG_KEYS = new Set(["mcpServers", "pool", "$schema"]);
 /** `MCPX_*` variables that are not settings. */
 const OTHER_VARIABLES = new Set([
   "MCPX_SESSION_ID",
+  "MCPX_SESSION_MINTED",
   "MCPX_PARENT_SESSION_ID",
   "MCPX_DAEMON_CHILD",
   "MCPX_DEBUG",
@@ -168,6 +169,14 @@ function fileEntries(layer: FileLayer, warnings: string[]): Map<string, unknown>
     found.set(key, { value, spelling });
   };
   for (const [top, value] of Object.entries(layer.data)) {
+    if (top === "pool" && value !== null && typeof value === "object" && !Array.isArray(value)) {
+      // The pool block is server configuration (lib/config/servers.ts), but a key of it that is
+      // also a setting (pool.queueTimeout) is that setting's file spelling.
+      for (const [sub, v] of Object.entries(value)) {
+        if (Object.hasOwn(SPECS, `pool.${sub}`)) put(`pool.${sub}`, v, `pool.${sub}`);
+      }
+      continue;
+    }
     if (CONFIG_KEYS.has(top)) continue;
     if (top.includes(".")) put(top, value, top);
     else if (value !== null && typeof value === "object" && !Array.isArray(value)) {

@@ -133,3 +133,17 @@ Deno.test("every default parses, and a setting nobody gave reads as its default"
   }
   assert.equal(s.get("daemon.idleExit"), 4 * 3_600_000);
 });
+
+Deno.test("resolveSettings() reads pool.queueTimeout from the pool block, and nothing else of it", () => {
+  const s = resolveSettings({
+    env: {},
+    files: [{ path: "/c.json", data: { pool: { queueTimeout: "5s", max: 2, sharing: "shared" } } }],
+  });
+  assert.equal(s.get("pool.queueTimeout"), 5000);
+  assert.deepEqual(s.warnings, [], "the block's server fields are configuration, not settings");
+  const env = resolveSettings({
+    env: { MCPX_POOL_QUEUE_TIMEOUT: "1s" },
+    files: [{ path: "/c.json", data: { pool: { queueTimeout: "5s" } } }],
+  });
+  assert.equal(env.get("pool.queueTimeout"), 1000, "the variable wins over the file");
+});

@@ -117,6 +117,22 @@ export const SETTINGS = {
     detail:
       "16 MiB by default: above the 10 MB tool argument mcpx supports, with room for its JSON encoding. The body is counted as it arrives, so a larger one never sits in the daemon's memory.",
   },
+  "daemon.maxMessageBytes": {
+    type: "integer",
+    default: "67108864",
+    doc:
+      "Longest message, in bytes, the daemon reads from a stdio server; a longer reply fails its call",
+    detail:
+      "64 MiB by default. A message is one line of JSON-RPC on the server's stdout; a longer one is dropped as it arrives (never held whole), the call it answers fails at once with MESSAGE_TOO_LARGE naming this limit, and the daemon's log records it.",
+  },
+  "pool.queueTimeout": {
+    type: "duration",
+    default: "30s",
+    doc:
+      "How long a call waits in a server's queue for a process before it fails, naming who holds them",
+    detail:
+      "A call waits when its process serves one call at a time (exclusive sharing) and is busy, or when the server already runs max processes and none of them can be stopped to make room (each is busy, or serves a named session). Waiters are served first come first served, and the wait fails with POOL_BUSY (exit 7) naming the sessions that hold the processes. It bounds the wait only, not the call (callTimeout, 60s by default, does that). In a file it sits in the top-level pool block; a server's mcpx block may set its own queueTimeout.",
+  },
   "logging.level": {
     type: "enum",
     values: ["debug", "info", "warn", "error"],

@@ -136,7 +136,7 @@ export function parseArgs(
       const text = inline ?? args[++i];
       if (text === undefined) throw usageError(`${name} needs a value`, op);
       const value = parseParam(op!, param, text, name);
-      if (param.repeatable) {
+      if (param.repeatable || param.type === "list") {
         const prior = out.input[param.name];
         out.input[param.name] = [...(Array.isArray(prior) ? prior : []), value];
       } else out.input[param.name] = value;
@@ -288,7 +288,7 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
     }
     op = parsed.op;
     typed = parsed.input;
-    const sent = op.cli.request ? op.cli.request(parsed.input) : parsed.input;
+    const sent = op.cli.request ? await op.cli.request(parsed.input, ctx) : parsed.input;
     const output = await execute(op, sent, ctx);
     const loaded = ctx.loadedSettings();
     if (loaded) { for (const w of (await loaded).warnings) io.err(`mcpx: warning: ${w}\n`); }

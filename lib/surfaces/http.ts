@@ -35,7 +35,14 @@ function paramSchema(z: Zod, p: ParamSpec) {
     : p.type === "integer"
     ? z.union([z.number().int(), z.string().regex(/^-?\d+$/).transform(Number)])
     : p.type === "json"
-    ? z.record(z.string(), z.unknown())
+    // Not z.record: it rebuilds the object by assignment, and a key `__proto__` is lost on
+    // the way (it sets the copy's prototype). The parsed body is handed on as it is.
+    ? z.custom<Record<string, unknown>>(
+      (v) => v !== null && typeof v === "object" && !Array.isArray(v),
+      "expected a JSON object",
+    )
+    : p.type === "list"
+    ? z.array(z.string())
     : p.type === "enum"
     ? z.enum(p.values as [string, ...string[]])
     : z.string();
@@ -118,7 +125,17 @@ export function buildRouter(
             throw new McpxError("USAGE", "The request body must be a JSON object");
           }
           if (route.bodyField) raw[route.bodyField] = body;
-          else Object.assign(raw, body);
+          // Own properties, never assignment: a `__proto__` key must not set raw's prototype.
+          else {
+            for (const [k, v] of Object.entries(body)) {
+              Object.defineProperty(raw, k, {
+                value: v,
+                enumerable: true,
+                writable: true,
+                configurable: true,
+              });
+            }
+          }
         } else if (route.bodyField) raw[route.bodyField] = {};
       }
       zod ??= (await load<typeof import("zod")>("zod", import.meta.url)).z;
