@@ -233,3 +233,31 @@ Deno.test("faults: a server that ignores stdin EOF and SIGTERM is stopped with i
   const stopped = (await daemonLog(box)).find((r) => r.event === "daemon.stopped");
   assert.ok(stopped, "the daemon finished its shutdown");
 });
+
+// Issue 12 item 7: a reply over the line limit (daemon.maxMessageBytes) fails the call at once,
+// naming the limit, and is logged; it once surfaced as a timeout.
+Deno.test("faults: a reply over the 64 MiB line limit fails that call at once, naming the limit", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { huge: { ...faultyServer(["--fault-tools"]), mcpx: { callTimeout: "20s" } } },
+  });
+  const first = await box.json<Call>(["call", "huge.pid"]);
+  for (const via of ["call", "exec"] as const) {
+    const r = via === "call"
+      ? await box.mcpx(["call", "huge.huge", "mb=70"])
+      : await box.mcpx(["exec", "await huge.huge({ mb: 70 })"]);
+    assert.notEqual(r.code, 0, `${via}: ${r.stderr}`);
+    assert.notEqual(r.code, 7, `${via}: not a timeout: ${r.stderr}`);
+    assert.equal(r.stderr.split("\n").length, 2, `${via}: one line: ${r.stderr}`);
+    assert.match(r.stderr, /"huge"/, `${via}: names the server`);
+    assert.match(r.stderr, /64 MiB|limit/i, `${via}: names the limit`);
+  }
+  const logged = (await daemonLog(box)).filter((r) =>
+    (r.level === "warn" || r.level === "error") && /64 MiB|limit/i.test(String(r.msg))
+  );
+  assert.ok(logged.length > 0, "the daemon logged it");
+  const after = await box.json<Call>(["call", "huge.echo", "text=after"]);
+  assert.equal(after.content[0].text, "after", "the server (or a fresh one) answers again");
+  assert.ok(after.mcpx.instance.pid > 0 && first.mcpx.instance.pid > 0);
+  await onlyKnownProcesses(box);
+});
