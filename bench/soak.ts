@@ -125,7 +125,11 @@ try {
       headers: {
         "content-type": "application/json",
         "x-mcpx-token": token,
-        "x-mcpx-caller": encodeURIComponent(JSON.stringify({ session, cwd: work })),
+        // A session mcpx minted, as for a script run: its process may be given to another
+        // session between its calls (a session the caller named never is), and it is told.
+        "x-mcpx-caller": encodeURIComponent(
+          JSON.stringify({ session, sessionMinted: true, cwd: work }),
+        ),
       },
       body: JSON.stringify(args),
     });
@@ -144,11 +148,10 @@ try {
     while (polling) {
       try {
         const status = JSON.parse(await runDeno(args, work, box.env));
-        // Waiters as the daemon counts them: per instance, and per pool queue where it has one.
+        // Waiters as the daemon counts them: in the pool's queue, and per instance.
         let waiting = 0;
         for (const s of status.servers ?? []) {
-          waiting += typeof s.queued === "number" ? s.queued : 0;
-          if (Array.isArray(s.queue)) waiting += s.queue.length;
+          waiting += s.queue?.waiting ?? 0;
           for (const i of s.instances ?? []) waiting += i.waiting ?? 0;
         }
         mostWaiting = Math.max(mostWaiting, waiting);
