@@ -137,6 +137,8 @@ try {
     return { status: res.status, text, json: JSON.parse(text) };
   };
   const latencies: number[] = [];
+  /** The daemon's RSS after every 250 calls. */
+  const rssAlong: number[] = [];
   const failures: string[] = [];
   let recycled = 0;
   let reported = 0;
@@ -188,6 +190,7 @@ try {
           stored = true;
         }
         latencies.push(performance.now() - t0);
+        if (latencies.length % 250 === 0) rssAlong.push(rssKb(health.pid));
       } catch (e) {
         failures.push(`${session}: ${(e as Error).message}`);
       }
@@ -232,10 +235,13 @@ try {
     ["evictions", String(evicted), "log: instance.evicted"],
     ["sessions found recycled", String(recycled), "stored value gone"],
     ["of them reported to the session", String(reported), "answer said restarted: true; aim all"],
-    ["daemon RSS at start, kB", String(rssStart), ""],
-    ["daemon RSS at end, kB", String(rssEnd), "aim flat"],
+    ["daemon RSS at start, kB", String(rssStart), "before any server (or the SDK) loaded"],
+    ["daemon RSS at end, kB", String(rssEnd), "aim flat: see the figures along"],
     ["processes left after stop", String(left.length), "aim 0"],
   ]));
+  lines.push(
+    `daemon RSS after every 250 calls, MB: ${rssAlong.map((k) => (k / 1024).toFixed(0)).join(" ")}`,
+  );
 } finally {
   for (const p of await teardown(box.root, box.env)) problems.push(p);
 }
