@@ -4,9 +4,19 @@ import type { Io } from "./io.ts";
 import type { Caller } from "./pool/scope.ts";
 import type { Registry } from "./pool/registry.ts";
 import type { Selection } from "./config/servers.ts";
-import { type DaemonPaths, daemonPaths } from "./paths.ts";
+import { type DaemonPaths, daemonPaths, stateDir } from "./paths.ts";
+import { requireTrusted, shellWord, type TrustOptions, trustState } from "./config/trust.ts";
 import { type FlagValue, resolveSettings, type Settings } from "./settings/resolve.ts";
-import { loadConfig } from "./config/load.ts";
+import { loadConfig, loadConfigSync, readConfigText } from "./config/load.ts";
+import { callerVariables, pick } from "./config/server_env.ts";
+
+function realPath(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
+}
 
 /**
  * What the daemon exposes to operations that run inside it: the operations table reaches the
@@ -73,7 +83,27 @@ export class Context {
         undefined,
       parentSession: this.io.env.MCPX_PARENT_SESSION_ID || undefined,
       selection: this.selection(),
+      ...(Object.keys(this.callerEnv()).length ? { env: this.callerEnv() } : {}),
     };
+  }
+
+  #callerEnv?: Record<string, string>;
+
+  /**
+   * This command's values of the variables that servers with `"envFrom": "caller"` reference:
+   * all the daemon is told of this command's environment (lib/config/server_env.ts).
+   */
+  callerEnv(): Record<string, string> {
+    if (this.#callerEnv) return this.#callerEnv;
+    let names: string[] = [];
+    try {
+      // Only a file that says envFrom at all is parsed for it.
+      const fp = this.location().primary ? this.fingerprintSync() : undefined;
+      if (fp?.text.includes("envFrom")) {
+        names = callerVariables(loadConfigSync(fp.path, fp.text)?.mcpServers ?? {});
+      }
+    } catch { /* the command itself reports a broken configuration */ }
+    return this.#callerEnv = pick(this.io.env, names);
   }
 
   /** The profile selection of `--profile`, `--skip-default`, `--all-profiles`. */
@@ -132,6 +162,27 @@ export class Context {
     }
   }
 
+  /** What deciding whether a configuration file is trusted needs (lib/config/trust.ts). */
+  trustOptions(path?: string): TrustOptions {
+    const location = this.location();
+    return {
+      env: this.io.env,
+      stateDir: stateDir(this.boot, this.io.env),
+      explicit: location.explicit && (path === undefined || path === location.primary),
+      trustAll: this.boot.get("trust.all"),
+    };
+  }
+
+  /**
+   * Refuses a primary configuration that is not trusted, before anything it names starts.
+   * @throws {McpxError} CONFIG_UNTRUSTED naming the command that trusts it.
+   */
+  async requireTrust(): Promise<void> {
+    if (!this.location().primary) return;
+    const fp = this.fingerprintSync();
+    await requireTrusted(fp.path, fp.text, this.trustOptions());
+  }
+
   /** The full settings, if something already asked for them. */
   loadedSettings(): Promise<Settings> | undefined {
     return this.#settings;
@@ -141,14 +192,34 @@ export class Context {
   settings(): Promise<Settings> {
     return this.#settings ??= (async () => {
       const files = [];
+      const warnings: string[] = [];
       const layers = this.layers().layers;
       const primary = this.location().primary;
       for (const path of layers) {
         // The primary file as fingerprinted (already read), the others from disk.
-        const text = path === primary ? (await this.fingerprint()).text : undefined;
-        files.push({ path, data: (await loadConfig(path, text)).data });
+        const fp = path === primary ? await this.fingerprint() : undefined;
+        const real = fp?.path ?? realPath(path);
+        const text = fp?.text ?? readConfigText(path);
+        const { data } = await loadConfig(path, text);
+        // A file not trusted applies no setting: a planted /tmp/.mcpx.json names no scripts.
+        const state = await trustState(real, text, this.trustOptions(path));
+        if (!state.trusted) {
+          if (Object.keys(data).some((k) => !["mcpServers", "pool", "$schema"].includes(k))) {
+            warnings.push(
+              `Settings in ${path} are not applied: ${
+                state.why === "unsafe"
+                  ? state.reason
+                  : `it is not trusted${
+                    state.why === "changed" ? " since it changed" : ""
+                  } (run \`mcpx trust ${shellWord(real)}\`)`
+              }`,
+            );
+          }
+          continue;
+        }
+        files.push({ path, data });
       }
-      return resolveSettings({ env: this.io.env, files, flags: this.flags });
+      return resolveSettings({ env: this.io.env, files, flags: this.flags, warnings });
     })();
   }
 

@@ -275,6 +275,8 @@ export async function ensureDaemon(
   ctx: Context,
   options: { deliberate?: boolean } = {},
 ): Promise<Health> {
+  // A daemon starts the configuration's servers: never for one that is not trusted.
+  await ctx.requireTrust();
   const fp = await ctx.fingerprint();
   const paths = await ctx.paths();
   secureDaemonDirs(paths, false);

@@ -16,6 +16,7 @@ import {
 } from "./guard.ts";
 import { type LiveState, Registry } from "../pool/registry.ts";
 import { serverDefs } from "../config/servers.ts";
+import { passthroughNames, serverEnvironment } from "../config/server_env.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
 import { cacheDir } from "../paths.ts";
@@ -328,6 +329,7 @@ async function makeRegistry(
   );
   const { pidAlive } = await load<typeof import("./records.ts")>("./records.ts", import.meta.url);
   const configDir = dirname(config.path);
+  const passthrough = passthroughNames(settings.get("servers.envPassthrough"));
   const maxMessageBytes = settings.get("daemon.maxMessageBytes");
   return new Registry(defs, {
     // The SDK is loaded when the first server starts, not with the daemon (~100 ms of start-up).
@@ -339,14 +341,17 @@ async function makeRegistry(
           maxMessageBytes,
           log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
         }),
-    spec(def) {
-      const auth = resolveAuth(def.name, def.entry, { env: { ...ctx.io.env } });
+    spec(def, key) {
+      // `${VAR}` reads the daemon's environment, or for "envFrom": "caller" the caller's values
+      // that came with the call (the key carries them); nothing else of either reaches the server.
+      const source = def.envFrom === "caller" ? { ...key?.env } : { ...ctx.io.env };
+      const auth = resolveAuth(def.name, def.entry, { env: source });
       return {
         name: def.name,
         transport: def.transport,
         command: def.entry.command,
         args: auth.args,
-        env: auth.env,
+        env: serverEnvironment(ctx.io.env, passthrough, auth.env),
         cwd: resolve(configDir, def.entry.cwd ?? "."),
         url: auth.url,
         headers: auth.headers,

@@ -30,6 +30,7 @@ const CALLER_FIELDS: Record<string, string> = {
   sessionMinted: "boolean",
   parentSession: "string",
   selection: "object",
+  env: "object",
 };
 
 /**
@@ -53,6 +54,13 @@ export function decodeCaller(header: string | null): Caller {
       const type = want === "object" ? "an object" : `a ${want}`;
       throw new McpxError("USAGE", `The ${CALLER_HEADER} header's "${key}" is not ${type}`);
     }
+  }
+  const env = (caller as Caller).env;
+  if (env && Object.values(env).some((v) => typeof v !== "string")) {
+    throw new McpxError(
+      "USAGE",
+      `The ${CALLER_HEADER} header's "env" holds a value that is not text`,
+    );
   }
   return caller as Caller;
 }

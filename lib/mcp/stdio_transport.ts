@@ -10,7 +10,7 @@ export interface StdioTransportOptions {
   name: string;
   command: string;
   args?: string[];
-  /** Added to the daemon's own environment, which the child inherits. */
+  /** The child's whole environment: it inherits nothing (lib/config/server_env.ts). */
   env?: Record<string, string>;
   cwd?: string;
   /** How many stderr lines to keep (default 50). */
@@ -196,6 +196,7 @@ export class StdioTransport implements Transport {
       child = new Deno.Command(command, {
         args,
         env,
+        clearEnv: true,
         cwd,
         stdin: "piped",
         stdout: "piped",

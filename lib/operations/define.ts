@@ -81,6 +81,11 @@ export interface Operation<I = Record<string, unknown>, O = unknown> {
    * `daemon` over `/v1`, starting the daemon on demand (`start`) or only if it runs (`running`).
    */
   readonly where: "local" | { readonly daemon: "start" | "running" };
+  /**
+   * It starts what the configuration names (servers, the daemon, scripts): the CLI refuses it,
+   * before anything runs, while the configuration is not trusted (lib/config/trust.ts).
+   */
+  readonly needsTrust?: boolean;
   /** The answer's shape, built from the zod namespace it is handed. */
   readonly output: (z: Zod) => z.ZodType;
   readonly run: (input: I, ctx: Context) => Promise<O>;

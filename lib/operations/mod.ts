@@ -1,5 +1,6 @@
 import type { Operation } from "./define.ts";
 import { configShow } from "./config_show.ts";
+import { configTrust } from "./trust_op.ts";
 import {
   daemonRun,
   daemonsList,
@@ -42,6 +43,7 @@ export const OPERATIONS: readonly Operation[] = [
   daemonRun,
   health,
   configShow,
+  configTrust,
   completion,
   candidates,
   agentsMd,

@@ -127,6 +127,7 @@ export const scriptsRun = defineOperation<RunInput, RunOutcome>({
   http: { none: LOCAL_ONLY },
   mcp: { expose: false },
   where: "local",
+  needsTrust: true,
   output: envelopeSchema,
   async run(input, ctx) {
     return await run(ctx, {
@@ -178,6 +179,7 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
   http: { none: LOCAL_ONLY },
   mcp: { expose: false },
   where: "local",
+  needsTrust: true,
   output: envelopeSchema,
   async run(input, ctx) {
     let code = input.code;

@@ -153,6 +153,7 @@ export const toolsCall = defineOperation<
   },
   mcp: { expose: true },
   where: { daemon: "start" },
+  needsTrust: true,
   output: (z) =>
     z.object({
       server: z.string(),
@@ -224,6 +225,7 @@ export const serversRestart = defineOperation<
   http: { method: "POST", path: "/v1/servers/{server}/restart" },
   mcp: { expose: true, destructive: true },
   where: { daemon: "start" },
+  needsTrust: true,
   output: (z) => z.object({ server: z.string(), stopped: z.number() }),
   async run(input, ctx) {
     return {
@@ -246,6 +248,7 @@ export const serversRefresh = defineOperation<
   http: { method: "POST", path: "/v1/servers/refresh" },
   mcp: { expose: true },
   where: { daemon: "start" },
+  needsTrust: true,
   output: (z) =>
     z.object({
       servers: z.array(
@@ -258,7 +261,7 @@ export const serversRefresh = defineOperation<
       exitCode: z.number().optional(),
     }),
   async run(_input, ctx) {
-    const out = await registry(ctx).refresh();
+    const out = await registry(ctx).refresh(ctx.caller);
     const failed = out.some((s) => s.error);
     return {
       // Some server could not be listed: the command fails (6), each row says why.

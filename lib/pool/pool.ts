@@ -8,7 +8,8 @@ import type { ScopeKey } from "./scope.ts";
 export interface PoolDeps {
   /** Starts one server; `signal` aborts a start still under way (the daemon is stopping). */
   connect(spec: ServerSpec, startTimeoutMs: number, signal?: AbortSignal): Promise<McpConnection>;
-  spec(def: ServerDef): ServerSpec;
+  /** How to start the server for one key (a key carries a caller's variables for `envFrom`). */
+  spec(def: ServerDef, key?: ScopeKey): ServerSpec;
   log(
     level: "debug" | "info" | "warn" | "error",
     event: string,
@@ -387,7 +388,7 @@ export class Pool {
     inst.ready = (async () => {
       try {
         const conn = await this.#deps.connect(
-          this.#deps.spec(this.def),
+          this.#deps.spec(this.def, key),
           this.def.pool.startTimeoutMs,
           this.#abort.signal,
         );

@@ -5,7 +5,15 @@ import { selectServers, type ServerDef } from "../config/servers.ts";
 import { functionNames } from "../names.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
 import { type Instance, Pool, type PoolStatus } from "./pool.ts";
-import { type Caller, type Discover, parentSessionKey, scopeKey, sessionKey } from "./scope.ts";
+import {
+  type Caller,
+  type Discover,
+  parentSessionKey,
+  type ScopeKey,
+  scopeKey,
+  scopeOf,
+  sessionKey,
+} from "./scope.ts";
 import type { Selection } from "../config/servers.ts";
 import { errorText, unwrapResult } from "./unwrap.ts";
 import { validateArguments } from "./validate.ts";
@@ -21,7 +29,7 @@ type Log = (
 /** What the registry needs from the daemon. */
 export interface RegistryDeps {
   connect(spec: ServerSpec, startTimeoutMs: number, signal?: AbortSignal): Promise<McpConnection>;
-  spec(def: ServerDef): ServerSpec;
+  spec(def: ServerDef, key?: ScopeKey): ServerSpec;
   discover: Discover;
   log: Log;
   /** MCPX_TRACE / logging.trace: one log line per call naming the instance that served it. */
@@ -360,14 +368,15 @@ export class Registry {
     pool.clearCooldown();
     const match = session === undefined
       ? undefined
-      : (key: string) => key === sessionKey(session) || key === parentSessionKey(session);
+      : (key: string) =>
+        scopeOf(key) === sessionKey(session) || scopeOf(key) === parentSessionKey(session);
     return await pool.stopAll(session ? `restart of session ${session}` : "restart", match);
   }
 
   /** Stops every instance keyed to a session a caller minted, now that it has finished. */
   async endSession(session: string): Promise<number> {
     let n = 0;
-    const ended = (k: string) => k === sessionKey(session);
+    const ended = (k: string) => scopeOf(k) === sessionKey(session);
     // What a pool remembers of the session goes from every pool; processes only from those with any.
     for (const p of this.#pools.values()) p.forget(ended);
     for (const p of [...this.#active]) {
@@ -379,8 +388,11 @@ export class Registry {
   /**
    * Lists every enabled server's tools again (recording them in the schema cache), starting a
    * short-lived instance where none runs. Each namespace sees only the tools its filters show.
+   * An `"envFrom": "caller"` server is started with the values `caller` sent.
    */
-  async refresh(): Promise<{ namespace: string; tools?: ToolInfo[]; error?: string }[]> {
+  async refresh(
+    caller: Caller = {},
+  ): Promise<{ namespace: string; tools?: ToolInfo[]; error?: string }[]> {
     const byPool = new Map<Pool, Promise<{ tools?: ToolInfo[]; error?: string }>>();
     const listOne = async (p: Pool) => {
       const live = p.instances().find((i) => i.state === "ready" && i.conn);
@@ -391,8 +403,9 @@ export class Registry {
           return { tools: live.tools };
         }
         p.clearCooldown();
+        const env = p.def.envFrom === "caller" ? scopeKey(p.def, caller, () => undefined).env : {};
         const lease = await p.acquire(
-          { key: `refresh:${crypto.randomUUID()}`, ephemeral: true },
+          { key: `refresh:${crypto.randomUUID()}`, ephemeral: true, env },
           p.def.pool.startTimeoutMs,
         );
         lease.release();

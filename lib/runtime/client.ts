@@ -80,7 +80,19 @@ function callerHeader(): string {
     sessionMinted: env("MCPX_SESSION_MINTED") === "1" || undefined,
     parentSession: env("MCPX_PARENT_SESSION_ID") || undefined,
     pid: deno ? deno.pid : g.process?.pid,
+    env: callerEnv(),
   }));
+}
+
+// What `mcpx run` hands on of its caller's variables for "envFrom": "caller" servers.
+function callerEnv(): Record<string, string> | undefined {
+  const text = env("MCPX_CALLER_ENV");
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** One HTTP/1.1 answer: status, headers by lower-case name, and the body (de-chunked). */

@@ -62,6 +62,10 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       MCPX_SESSION_MINTED:
         minted || (io.env.MCPX_SESSION_MINTED === "1" && !plan.env.MCPX_SESSION_ID) ? "1" : "",
       MCPX_CALLER_CWD: io.cwd,
+      // The variables "envFrom": "caller" servers read, for the script's calls to send.
+      ...(Object.keys(ctx.callerEnv()).length
+        ? { MCPX_CALLER_ENV: JSON.stringify(ctx.callerEnv()) }
+        : {}),
       ...(provision
         ? { MCPX_SOCKET: provision.socket, MCPX_TOKEN_FILE: (await ctx.paths()).token }
         : {}),

@@ -47,6 +47,7 @@ const OTHER_VARIABLES = new Set([
   "MCPX_DAEMON_CHILD",
   "MCPX_DEBUG",
   "MCPX_TOKEN_FILE",
+  "MCPX_CALLER_ENV",
 ]);
 
 const SPECS = SETTINGS as Record<string, SettingSpec>;
@@ -194,8 +195,10 @@ export function resolveSettings(input: {
   env: Readonly<Record<string, string>>;
   files?: readonly FileLayer[];
   flags?: readonly FlagValue[];
+  /** Warnings met before resolving (files left out), kept first. */
+  warnings?: readonly string[];
 }): Settings {
-  const warnings: string[] = [];
+  const warnings: string[] = [...(input.warnings ?? [])];
   const values = new Map<string, ResolvedSetting>();
   const set = (key: string, text: string, source: SettingSource) => {
     const value = parseSettingValue(key, text, source);

@@ -30,6 +30,14 @@ export const SETTINGS = {
       "When empty, mcpx searches .mcpx.json, .mcpx/config.json and .mcp.json upward from the working directory, then the user and system locations. Read before any file, so it comes from the environment or a flag only.",
     early: true,
   },
+  "trust.all": {
+    type: "boolean",
+    default: "false",
+    doc: "Trust every configuration file without `mcpx trust`, as in a throwaway container or CI",
+    detail:
+      "Without it, a configuration outside your own locations (the mcpx folder of your config directory, your home directory's own files, /etc/mcpx) must be trusted once with `mcpx trust <path>` before it starts a server, names a script or applies a setting; a file named with --config or MCPX_CONFIG counts as trusted. A file another user owns, or that group or others may write, is never trusted, this setting or not. Read before any file, so it comes from the environment (MCPX_TRUST_ALL=1) or a flag only.",
+    early: true,
+  },
   "output.json": {
     type: "boolean",
     default: "false",
@@ -116,6 +124,14 @@ export const SETTINGS = {
     doc: "Largest request body, in bytes, the daemon reads; a larger one is answered 413",
     detail:
       "16 MiB by default: above the 10 MB tool argument mcpx supports, with room for its JSON encoding. The body is counted as it arrives, so a larger one never sits in the daemon's memory.",
+  },
+  "servers.envPassthrough": {
+    type: "string",
+    default: "",
+    doc:
+      "Variables passed by name from the daemon's environment to every server it starts, comma-separated",
+    detail:
+      "A stdio server starts with PATH, HOME, USER, LOGNAME, SHELL, TZ, TMPDIR, LANG, LANGUAGE, LC_*, the proxy and certificate variables (HTTPS_PROXY, NO_PROXY, SSL_CERT_FILE, NODE_EXTRA_CA_CERTS and the like) from the daemon's environment, then these names, then its own `env` - never the rest of the environment of whichever command started the daemon, such as its secrets or MCPX_SESSION_ID. A `${VAR}` in a server's entry reads the daemon's environment, or each calling command's when its mcpx block says \"envFrom\": \"caller\".",
   },
   "daemon.maxMessageBytes": {
     type: "integer",

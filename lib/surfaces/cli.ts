@@ -219,6 +219,7 @@ async function execute(
   input: Record<string, unknown>,
   ctx: Context,
 ): Promise<unknown> {
+  if (op.needsTrust) await ctx.requireTrust();
   if (op.where === "local" || !("method" in op.http)) return await op.run(input, ctx);
   const { callDaemon } = await load<typeof import("../daemon/client.ts")>(
     "../daemon/client.ts",
@@ -303,6 +304,9 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
     const code = (output as { exitCode?: unknown } | null)?.exitCode;
     return typeof code === "number" ? code : 0;
   } catch (error) {
+    // What the settings had to say (a file left out, say) may be why the command failed.
+    const loaded = await ctx?.loadedSettings()?.catch(() => undefined);
+    for (const w of loaded?.warnings ?? []) io.err(`mcpx: warning: ${w}\n`);
     if (!(error instanceof McpxError)) {
       const message = messageOf(error);
       // Under --json the document on stdout is the one report; the text would repeat it.

@@ -1,0 +1,166 @@
+import { defineOperation } from "./define.ts";
+import { McpxError } from "../errors.ts";
+import type { Context } from "../context.ts";
+// Static: this module is loaded for `mcpx trust` alone, and these are small.
+import { join, resolve } from "../_path.ts";
+import { stateDir } from "../paths.ts";
+import { noConfigError, PROJECT_NAMES } from "../config/discover.ts";
+import { loadConfig, readConfigText } from "../config/load.ts";
+import * as trust from "../config/trust.ts";
+
+interface TrustEntry {
+  path: string;
+  sha256: string;
+  trustedAt: string;
+  /** `current`: the file is as trusted; `changed`: it needs trusting again; `missing`: gone. */
+  state: "current" | "changed" | "missing";
+}
+
+interface TrustOutput {
+  action: "trusted" | "revoked" | "list";
+  /** The trust file. */
+  file: string;
+  /** The configuration trusted or revoked. */
+  path?: string;
+  sha256?: string;
+  /** The servers a trusted configuration may now start. */
+  servers?: string[];
+  entries?: TrustEntry[];
+}
+
+/** The configuration `path` names (a file, or a folder holding one), as a real path. */
+function target(ctx: Context, path: string | undefined): string {
+  if (path === undefined) {
+    const primary = ctx.location().primary;
+    if (!primary) throw noConfigError(ctx.location());
+    return Deno.realPathSync(primary);
+  }
+  let full = resolve(ctx.io.cwd, path);
+  try {
+    if (Deno.statSync(full).isDirectory) {
+      const found = PROJECT_NAMES.map((n) => join(full, n)).find((p) => {
+        try {
+          return Deno.statSync(p).isFile;
+        } catch {
+          return false;
+        }
+      });
+      if (!found) {
+        throw new McpxError(
+          "CONFIG_NOT_FOUND",
+          `No configuration in ${full}: looked for ${PROJECT_NAMES.join(", ")}`,
+        );
+      }
+      full = found;
+    }
+    return Deno.realPathSync(full);
+  } catch (e) {
+    if (e instanceof McpxError) throw e;
+    throw new McpxError("CONFIG_NOT_FOUND", `Configuration file "${full}" does not exist`, {
+      hint: "Name a configuration file, or run `mcpx trust` in its folder",
+    });
+  }
+}
+
+/** `mcpx trust [path]`, `--list`, `--revoke <path>`: the configurations allowed to start things. */
+export const configTrust = defineOperation<
+  { path?: string; list?: boolean; revoke?: string },
+  TrustOutput
+>({
+  id: "config.trust",
+  summary: "Trust a configuration file, so that it may start its servers and apply its settings",
+  description:
+    "A configuration outside your own locations (a cloned repository's .mcpx.json or .mcp.json, one in a parent folder) starts nothing and applies no setting until it is trusted: `ls`, `search` and `types` answer from the cache meanwhile. Read the file first: trusting it lets it run the commands it names. Trust is recorded by real path and the sha256 of the file's text in <state>/trust.json (0600); a changed file needs trusting again. With no path, the configuration found from the working directory. Files named with --config or MCPX_CONFIG, and those in your own locations, are trusted already; MCPX_TRUST_ALL=1 trusts every file. A file another user owns, or that group or others may write, is never trusted.",
+  params: [
+    {
+      name: "path",
+      type: "string",
+      positional: true,
+      doc: "The configuration file (or its folder); default the one found from here",
+    },
+    { name: "list", type: "boolean", doc: "List the trusted configurations instead" },
+    { name: "revoke", type: "string", doc: "Forget the trust given to this configuration file" },
+  ],
+  cli: { command: ["trust"] },
+  http: { none: "trust is given by a person at a terminal, not over the daemon's socket" },
+  mcp: { expose: false },
+  where: "local",
+  output: (z) =>
+    z.object({
+      action: z.enum(["trusted", "revoked", "list"]),
+      file: z.string(),
+      path: z.string().optional(),
+      sha256: z.string().optional(),
+      servers: z.array(z.string()).optional(),
+      entries: z.array(
+        z.object({
+          path: z.string(),
+          sha256: z.string(),
+          trustedAt: z.string(),
+          state: z.enum(["current", "changed", "missing"]),
+        }),
+      ).optional(),
+    }),
+  async run(input, ctx) {
+    const file = join(stateDir(ctx.boot, ctx.io.env), trust.TRUST_FILE);
+    const given = [input.list && "--list", input.revoke !== undefined && "--revoke", input.path]
+      .filter(Boolean);
+    if (given.length > 1) {
+      throw new McpxError("USAGE", "Give one of <path>, --list and --revoke <path>", {
+        hint: "Run `mcpx trust --help`",
+      });
+    }
+    if (input.list) {
+      const entries: TrustEntry[] = [];
+      for (const r of trust.readTrustStore(file).trusted) {
+        let state: TrustEntry["state"] = "missing";
+        try {
+          state = await trust.contentHash(readConfigText(r.path)) === r.sha256
+            ? "current"
+            : "changed";
+        } catch { /* gone or unreadable */ }
+        entries.push({ path: r.path, sha256: r.sha256, trustedAt: r.trustedAt, state });
+      }
+      return { action: "list", file, entries };
+    }
+    if (input.revoke !== undefined) {
+      const full = resolve(ctx.io.cwd, input.revoke);
+      let real = full;
+      try {
+        real = Deno.realPathSync(full);
+      } catch { /* a file that is gone is revoked by the path as given */ }
+      const removed = trust.revokeFile(file, [...new Set([full, real])]);
+      if (removed.length === 0) {
+        throw new McpxError("NOT_FOUND", `${full} is not a trusted configuration`, {
+          hint: "`mcpx trust --list` shows the trusted ones",
+        });
+      }
+      return { action: "revoked", file, path: removed[0].path };
+    }
+    const path = target(ctx, input.path);
+    const text = readConfigText(path);
+    // A file that does not parse is not trusted: what it would start cannot be read.
+    const config = await loadConfig(path, text);
+    const record = await trust.trustFile(file, path, text);
+    return {
+      action: "trusted",
+      file,
+      path,
+      sha256: record.sha256,
+      servers: Object.keys(config.mcpServers),
+    };
+  },
+  render(out) {
+    if (out.action === "list") {
+      if (out.entries!.length === 0) return `no trusted configurations (${out.file})\n`;
+      return out.entries!.map((e) =>
+        `${e.state.padEnd(7)}  ${e.path}  (trusted ${e.trustedAt.slice(0, 10)})\n`
+      ).join("");
+    }
+    if (out.action === "revoked") return `revoked trust in ${out.path}\n`;
+    const servers = out.servers!.length ? `: ${out.servers!.join(", ")}` : "";
+    return `trusted ${out.path} (sha256 ${
+      out.sha256!.slice(0, 12)
+    }): it may start its servers${servers}\na change to the file needs \`mcpx trust\` again\n`;
+  },
+});
