@@ -121,6 +121,16 @@ Deno.test("faults: a hung call, a server that dies mid-call, one that exits 0 mi
     /^exec:1:\d+: ToolError: Tool "hang" on server "stuck" did not answer within 600 ms/,
     "exec stuck.hang",
   );
+  await box.write(
+    "work/hang.ts",
+    "// Waits on a call that never ends.\nexport default async () => await stuck.hang({});\n",
+  );
+  failsWith(
+    await box.mcpx(["run", "./hang.ts"]),
+    1,
+    /^hang\.ts:2:\d+: ToolError: Tool "hang" on server "stuck" did not answer within 600 ms/,
+    "run ./hang.ts",
+  );
   const still = await box.json<Call>(["call", "stuck.pid"]);
   assert.equal(
     still.mcpx.instance.pid,
