@@ -96,6 +96,21 @@ export async function runDaemon(
     pid: Deno.pid,
   });
   for (const w of settings.warnings) log.write("warn", "config.warning", w);
+  // What daemons of earlier versions of this file left: none of it is read again. Before the
+  // socket answers, so that whoever sees this daemon up sees them gone.
+  const cleaned = await removeOldVersions(
+    paths,
+    fp.path,
+    (short) => daemonPaths(ctx.boot, ctx.io.env, short),
+  );
+  if (cleaned.length > 0) {
+    log.write(
+      "info",
+      "daemon.cleaned",
+      `Removed the files of ${cleaned.length} earlier version(s) of the configuration`,
+      { fingerprints: cleaned },
+    );
+  }
 
   let registry: Registry;
   let stopping = false;
@@ -231,20 +246,6 @@ export async function runDaemon(
     autostarted,
     fallbackSocket: paths.socketFallback,
   });
-  // What daemons of earlier versions of this file left: none of it is read again.
-  const cleaned = await removeOldVersions(
-    paths,
-    fp.path,
-    (short) => daemonPaths(ctx.boot, ctx.io.env, short),
-  );
-  if (cleaned.length > 0) {
-    log.write(
-      "info",
-      "daemon.cleaned",
-      `Removed the files of ${cleaned.length} earlier version(s) of the configuration`,
-      { fingerprints: cleaned },
-    );
-  }
 
   const onSignal = () => state.requestStop("signal");
   Deno.addSignalListener("SIGTERM", onSignal);
