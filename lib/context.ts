@@ -36,6 +36,8 @@ export interface DaemonHandle {
   readonly registry: Registry;
   /** Stops the daemon after the current answer is sent. */
   requestStop(reason: string): void;
+  /** What it stopped at its start that a daemon which died had left running, if anything. */
+  readonly recovered?: string;
 }
 
 /**
@@ -55,6 +57,8 @@ export class Context {
   #layers?: ConfigLocation;
   #fingerprint?: Fingerprint;
   #settings?: Promise<Settings>;
+  /** The real paths of the settings layers found trusted when the settings were read. */
+  #trusted: string[] = [];
 
   constructor(
     io: Io,
@@ -79,9 +83,13 @@ export class Context {
       cwd: this.io.cwd,
       pid: this.io.ppid,
       session: this.io.env.MCPX_SESSION_ID || undefined,
+      ...(this.io.env.MCPX_SESSION_ID && Number(this.io.env.MCPX_SESSION_OWNER) > 0
+        ? { owner: Number(this.io.env.MCPX_SESSION_OWNER) }
+        : {}),
       sessionMinted: (this.io.env.MCPX_SESSION_ID && this.io.env.MCPX_SESSION_MINTED === "1") ||
         undefined,
       parentSession: this.io.env.MCPX_PARENT_SESSION_ID || undefined,
+      process: Deno.pid,
       selection: this.selection(),
       ...(Object.keys(this.callerEnv()).length ? { env: this.callerEnv() } : {}),
     };
@@ -217,14 +225,24 @@ export class Context {
           }
           continue;
         }
+        this.#trusted.push(real);
         files.push({ path, data });
       }
       return resolveSettings({ env: this.io.env, files, flags: this.flags, warnings });
     })();
   }
 
+  /**
+   * The real paths of the trusted configuration files among the settings layers: their projects
+   * are where a `.mcpx/scripts` folder may run without `mcpx trust` (lib/scripts/trust.ts).
+   */
+  async trustedConfigs(): Promise<readonly string[]> {
+    await this.settings();
+    return this.#trusted;
+  }
+
   /** The daemon's files for this configuration. */
   async paths(): Promise<DaemonPaths> {
-    return daemonPaths(this.boot, this.io.env, (await this.fingerprint()).short);
+    return daemonPaths(this.boot, this.io.env, (await this.fingerprint()).key);
   }
 }

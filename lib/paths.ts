@@ -37,7 +37,7 @@ export function daemonFiles(
   short: string,
 ): Pick<
   DaemonPaths,
-  "record" | "spawnLock" | "bindLock" | "startError" | "live" | "token" | "version"
+  "record" | "spawnLock" | "bindLock" | "startError" | "live" | "token" | "children"
 > {
   return {
     record: join(dir, `${short}.json`),
@@ -46,7 +46,7 @@ export function daemonFiles(
     startError: join(dir, `${short}.start-error`),
     live: join(dir, `${short}.live.json`),
     token: join(dir, `${short}.token`),
-    version: join(dir, `${short}.version.json`),
+    children: join(dir, `${short}.children.json`),
   };
 }
 
@@ -78,10 +78,10 @@ export interface DaemonPaths {
   /** The running daemon's token (mode 0600): every `/v1` request carries it (lib/daemon/guard.ts). */
   token: string;
   /**
-   * Which configuration file this fingerprint is a version of, and the daemon that last started
-   * for it (`{ config, pid, start }`): how a daemon finds the files of older versions to remove.
+   * The server processes the daemon started: pid, process group and start time of each (mode
+   * 0600), so that a successor can stop what a daemon that died left (lib/daemon/children.ts).
    */
-  version: string;
+  children: string;
 }
 
 /** Derives the daemon's files for one configuration fingerprint. */

@@ -120,11 +120,12 @@ export class Sandbox {
   }
 
   /** Like {@linkcode mcpx} with `--json`, parsing stdout; throws with stderr when it fails. */
-  /** The token a `/v1` request must carry (`x-mcpx-token`) for the daemon of `fingerprint`. */
-  daemonToken(fingerprint: string): string {
-    return Deno.readTextFileSync(
-      join(this.root, "state", "mcpx", "daemons", `${fingerprint.slice(0, 16)}.token`),
-    ).trim();
+  /**
+   * The token a `/v1` request must carry (`x-mcpx-token`) for the daemon on `health.socket`:
+   * the file beside its socket (`<key>.sock` → `<key>.token`, in the sandbox's state).
+   */
+  daemonToken(health: { socket: string }): string {
+    return Deno.readTextFileSync(health.socket.replace(/\.sock$/, ".token")).trim();
   }
 
   async json<T = Record<string, unknown>>(
@@ -177,6 +178,14 @@ function indexOf(hay: Uint8Array, needle: Uint8Array): number {
     return i;
   }
   return -1;
+}
+
+/**
+ * What names a daemon's files (its record, token, live state, log): the name of its socket in
+ * the sandbox's state, `<key>.sock` (lib/config/fingerprint.ts `key`, over the file's path).
+ */
+export function daemonKey(health: { socket: string }): string {
+  return health.socket.slice(health.socket.lastIndexOf("/") + 1).replace(/\.sock$/, "");
 }
 
 /** Whether a process exists. */

@@ -1,6 +1,8 @@
 // Which configuration files mcpx lets start programs and apply settings: the user's own
 // locations, a file the user named, and files trusted once with `mcpx trust` (by real path and
-// the sha256 of their text). docs/security.md says what this covers.
+// the sha256 of their text). The same store records the script folders trusted with
+// `mcpx trust <dir>` (lib/scripts/trust.ts decides for scripts). docs/security.md says what this
+// covers.
 
 import { dirname, join, resolve } from "../_path.ts";
 import { McpxError } from "../errors.ts";
@@ -9,11 +11,16 @@ import { writeFileAtomic } from "../_atomic.ts";
 /** The file, in the state directory, that records trusted configurations (mode 0600). */
 export const TRUST_FILE = "trust.json";
 
-/** One trusted configuration. */
+/** One trusted configuration, or one trusted script folder. */
 export interface TrustRecord {
-  /** The configuration's real path (symlinks resolved). */
+  /** `scripts` for a script folder; absent for a configuration file. */
+  kind?: "scripts";
+  /** The configuration's (or folder's) real path (symlinks resolved). */
   path: string;
-  /** The sha256 of its text when it was trusted, 64 lowercase hex digits. */
+  /**
+   * The sha256 of a configuration's text when it was trusted, 64 lowercase hex digits; empty for
+   * a script folder, which is trusted by path (its scripts are edited as they are used).
+   */
   sha256: string;
   /** When it was trusted, ISO 8601. */
   trustedAt: string;
@@ -135,7 +142,9 @@ export function readTrustStore(path: string): TrustStore {
     data = JSON.parse(Deno.readTextFileSync(path));
   } catch { /* judged below */ }
   const ok = (r: unknown): r is TrustRecord =>
-    typeof (r as TrustRecord)?.path === "string" && typeof (r as TrustRecord)?.sha256 === "string";
+    typeof (r as TrustRecord)?.path === "string" &&
+    typeof (r as TrustRecord)?.sha256 === "string" &&
+    [undefined, "scripts"].includes((r as TrustRecord).kind);
   if (!data || data.version !== 1 || !Array.isArray(data.trusted) || !data.trusted.every(ok)) {
     throw new McpxError(
       "CONFIG_INVALID",
@@ -165,7 +174,7 @@ export async function trustState(
   if (isUserLocation(path, options.env)) return { trusted: true, why: "location" };
   if (options.trustAll) return { trusted: true, why: "all" };
   const record = readTrustStore(join(options.stateDir, TRUST_FILE)).trusted.find((r) =>
-    r.path === path
+    r.path === path && r.kind === undefined
   );
   if (!record) return { trusted: false, why: "new" };
   return record.sha256 === await contentHash(text)
@@ -223,6 +232,34 @@ export async function trustFile(
     trustedAt: now.toISOString(),
   };
   store.trusted = [...store.trusted.filter((r) => r.path !== path), record];
+  writeTrustStore(storePath, store);
+  return record;
+}
+
+/**
+ * Records the folder `dir` (a real path) as a trusted script folder, replacing an older record.
+ * @throws {McpxError} CONFIG_UNTRUSTED for a folder another user owns or others may write.
+ */
+export function trustScriptDir(
+  storePath: string,
+  dir: string,
+  now: Date = new Date(),
+): TrustRecord {
+  const reason = unsafeReason(dir);
+  if (reason) {
+    throw new McpxError("CONFIG_UNTRUSTED", `Refusing script folder ${dir}: ${reason}`, {
+      hint:
+        "mcpx runs scripts only from a folder you own that nobody else may write: copy the scripts you have read to one of your own",
+    });
+  }
+  const store = readTrustStore(storePath);
+  const record: TrustRecord = {
+    kind: "scripts",
+    path: dir,
+    sha256: "",
+    trustedAt: now.toISOString(),
+  };
+  store.trusted = [...store.trusted.filter((r) => r.path !== dir), record];
   writeTrustStore(storePath, store);
   return record;
 }

@@ -11,6 +11,12 @@ import type { Caller } from "../pool/scope.ts";
 export const FINGERPRINT_HEADER = "x-mcpx-fingerprint";
 
 /**
+ * Sent with a request's fingerprint when its command has found that version of the file trusted
+ * (lib/config/trust.ts): a daemon serving another version takes it up on that word.
+ */
+export const TRUSTED_HEADER = "x-mcpx-trusted";
+
+/**
  * Who is calling (cwd, pid, session ids, profiles), as URI-encoded JSON: what scopes are computed
  * from. The generated client's runtime (lib/runtime/client.ts, which imports nothing) writes the
  * same header by hand; wire_test.ts holds the two to one name and encoding.

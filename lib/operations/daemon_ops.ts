@@ -79,6 +79,7 @@ export const health = defineOperation<Record<string, never>, Health>({
       startedAt: z.string(),
       uptimeMs: z.number(),
       autostarted: z.boolean(),
+      recovered: z.string().optional(),
     }),
   run(_input, ctx) {
     const d = running(ctx);
@@ -92,6 +93,7 @@ export const health = defineOperation<Record<string, never>, Health>({
       startedAt: new Date(d.startedAt).toISOString(),
       uptimeMs: Date.now() - d.startedAt,
       autostarted: d.autostarted,
+      ...(d.recovered ? { recovered: d.recovered } : {}),
     });
   },
   render: (h) => `ok: daemon ${h.pid}, up ${formatDuration(h.uptimeMs)}, config ${h.config}\n`,

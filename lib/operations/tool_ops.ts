@@ -174,8 +174,10 @@ export const toolsCall = defineOperation<
       raw: input.raw,
       caller: {
         ...ctx.caller,
-        // --session names the session: its process is never stopped to make room.
+        // --session names the session: its process is never stopped to make room; another
+        // session than the environment's is not the one MCPX_SESSION_OWNER owns.
         ...(input.session ? { session: input.session, sessionMinted: false } : {}),
+        ...(input.session && input.session !== ctx.caller.session ? { owner: undefined } : {}),
       },
     }, ctx.signal);
   },

@@ -9,6 +9,8 @@ import { loadConfig, readConfigText } from "../config/load.ts";
 import * as trust from "../config/trust.ts";
 
 interface TrustEntry {
+  /** `config` for a configuration file, `scripts` for a script folder. */
+  kind: "config" | "scripts";
   path: string;
   sha256: string;
   trustedAt: string;
@@ -20,7 +22,9 @@ interface TrustOutput {
   action: "trusted" | "revoked" | "list";
   /** The trust file. */
   file: string;
-  /** The configuration trusted or revoked. */
+  /** What was trusted: a configuration file, or a script folder. */
+  kind?: "config" | "scripts";
+  /** The configuration (or script folder) trusted or revoked. */
   path?: string;
   sha256?: string;
   /** The servers a trusted configuration may now start. */
@@ -28,16 +32,29 @@ interface TrustOutput {
   entries?: TrustEntry[];
 }
 
-/** The configuration `path` names (a file, or a folder holding one), as a real path. */
-function target(ctx: Context, path: string | undefined): string {
+/**
+ * What `path` names, as a real path: a configuration file, a folder holding one, or else a script
+ * folder (a folder's own `.mcpx/scripts` when it has one, or the folder itself).
+ */
+function target(
+  ctx: Context,
+  path: string | undefined,
+): { kind: "config" | "scripts"; path: string } {
   if (path === undefined) {
     const primary = ctx.location().primary;
     if (!primary) throw noConfigError(ctx.location());
-    return Deno.realPathSync(primary);
+    return { kind: "config", path: Deno.realPathSync(primary) };
   }
-  let full = resolve(ctx.io.cwd, path);
+  const full = resolve(ctx.io.cwd, path);
+  const isDir = (p: string) => {
+    try {
+      return Deno.statSync(p).isDirectory;
+    } catch {
+      return false;
+    }
+  };
   try {
-    if (Deno.statSync(full).isDirectory) {
+    if (isDir(full)) {
       const found = PROJECT_NAMES.map((n) => join(full, n)).find((p) => {
         try {
           return Deno.statSync(p).isFile;
@@ -45,19 +62,14 @@ function target(ctx: Context, path: string | undefined): string {
           return false;
         }
       });
-      if (!found) {
-        throw new McpxError(
-          "CONFIG_NOT_FOUND",
-          `No configuration in ${full}: looked for ${PROJECT_NAMES.join(", ")}`,
-        );
-      }
-      full = found;
+      if (found) return { kind: "config", path: Deno.realPathSync(found) };
+      const scripts = join(full, ".mcpx", "scripts");
+      return { kind: "scripts", path: Deno.realPathSync(isDir(scripts) ? scripts : full) };
     }
-    return Deno.realPathSync(full);
-  } catch (e) {
-    if (e instanceof McpxError) throw e;
+    return { kind: "config", path: Deno.realPathSync(full) };
+  } catch {
     throw new McpxError("CONFIG_NOT_FOUND", `Configuration file "${full}" does not exist`, {
-      hint: "Name a configuration file, or run `mcpx trust` in its folder",
+      hint: "Name a configuration file, a script folder, or run `mcpx trust` in its folder",
     });
   }
 }
@@ -68,15 +80,17 @@ export const configTrust = defineOperation<
   TrustOutput
 >({
   id: "config.trust",
-  summary: "Trust a configuration file, so that it may start its servers and apply its settings",
+  summary:
+    "Trust a configuration file, so that it may start its servers and apply its settings, or a script folder",
   description:
-    "A configuration outside your own locations (a cloned repository's .mcpx.json or .mcp.json, one in a parent folder) starts nothing and applies no setting until it is trusted: `ls`, `search` and `types` answer from the cache meanwhile. Read the file first: trusting it lets it run the commands it names. Trust is recorded by real path and the sha256 of the file's text in <state>/trust.json (0600); a changed file needs trusting again. With no path, the configuration found from the working directory. Files named with --config or MCPX_CONFIG, and those in your own locations, are trusted already; MCPX_TRUST_ALL=1 trusts every file. A file another user owns, or that group or others may write, is never trusted.",
+    "A configuration outside your own locations (a cloned repository's .mcpx.json or .mcp.json, one in a parent folder) starts nothing and applies no setting until it is trusted: `ls`, `search` and `types` answer from the cache meanwhile. Read the file first: trusting it lets it run the commands it names. Trust is recorded by real path and the sha256 of the file's text in <state>/trust.json (0600); a changed file needs trusting again. With no path, the configuration found from the working directory. Files named with --config or MCPX_CONFIG, and those in your own locations, are trusted already; MCPX_TRUST_ALL=1 trusts every file. A file another user owns, or that group or others may write, is never trusted. A folder with no configuration in it is trusted as a script folder (its .mcpx/scripts when it has one): a .mcpx/scripts folder found above the working directory outside a trusted project runs nothing by name until then.",
   params: [
     {
       name: "path",
       type: "string",
       positional: true,
-      doc: "The configuration file (or its folder); default the one found from here",
+      doc:
+        "The configuration file (or its folder), or a script folder; default the configuration found from here",
     },
     { name: "list", type: "boolean", doc: "List the trusted configurations instead" },
     { name: "revoke", type: "string", doc: "Forget the trust given to this configuration file" },
@@ -89,11 +103,13 @@ export const configTrust = defineOperation<
     z.object({
       action: z.enum(["trusted", "revoked", "list"]),
       file: z.string(),
+      kind: z.enum(["config", "scripts"]).optional(),
       path: z.string().optional(),
       sha256: z.string().optional(),
       servers: z.array(z.string()).optional(),
       entries: z.array(
         z.object({
+          kind: z.enum(["config", "scripts"]),
           path: z.string(),
           sha256: z.string(),
           trustedAt: z.string(),
@@ -114,12 +130,16 @@ export const configTrust = defineOperation<
       const entries: TrustEntry[] = [];
       for (const r of trust.readTrustStore(file).trusted) {
         let state: TrustEntry["state"] = "missing";
+        const kind = r.kind ?? "config";
         try {
-          state = await trust.contentHash(readConfigText(r.path)) === r.sha256
-            ? "current"
-            : "changed";
+          if (kind === "scripts") state = Deno.statSync(r.path).isDirectory ? "current" : "missing";
+          else {
+            state = await trust.contentHash(readConfigText(r.path)) === r.sha256
+              ? "current"
+              : "changed";
+          }
         } catch { /* gone or unreadable */ }
-        entries.push({ path: r.path, sha256: r.sha256, trustedAt: r.trustedAt, state });
+        entries.push({ kind, path: r.path, sha256: r.sha256, trustedAt: r.trustedAt, state });
       }
       return { action: "list", file, entries };
     }
@@ -131,13 +151,17 @@ export const configTrust = defineOperation<
       } catch { /* a file that is gone is revoked by the path as given */ }
       const removed = trust.revokeFile(file, [...new Set([full, real])]);
       if (removed.length === 0) {
-        throw new McpxError("NOT_FOUND", `${full} is not a trusted configuration`, {
+        throw new McpxError("NOT_FOUND", `${full} is not a trusted configuration or folder`, {
           hint: "`mcpx trust --list` shows the trusted ones",
         });
       }
       return { action: "revoked", file, path: removed[0].path };
     }
-    const path = target(ctx, input.path);
+    const { kind, path } = target(ctx, input.path);
+    if (kind === "scripts") {
+      trust.trustScriptDir(file, path);
+      return { action: "trusted", file, kind, path };
+    }
     const text = readConfigText(path);
     // A file that does not parse is not trusted: what it would start cannot be read.
     const config = await loadConfig(path, text);
@@ -145,6 +169,7 @@ export const configTrust = defineOperation<
     return {
       action: "trusted",
       file,
+      kind,
       path,
       sha256: record.sha256,
       servers: Object.keys(config.mcpServers),
@@ -154,10 +179,15 @@ export const configTrust = defineOperation<
     if (out.action === "list") {
       if (out.entries!.length === 0) return `no trusted configurations (${out.file})\n`;
       return out.entries!.map((e) =>
-        `${e.state.padEnd(7)}  ${e.path}  (trusted ${e.trustedAt.slice(0, 10)})\n`
+        `${e.state.padEnd(7)}  ${e.path}  (${
+          e.kind === "scripts" ? "script folder, " : ""
+        }trusted ${e.trustedAt.slice(0, 10)})\n`
       ).join("");
     }
     if (out.action === "revoked") return `revoked trust in ${out.path}\n`;
+    if (out.kind === "scripts") {
+      return `trusted script folder ${out.path}: \`mcpx run <name>\` may run the scripts in it\n`;
+    }
     const servers = out.servers!.length ? `: ${out.servers!.join(", ")}` : "";
     return `trusted ${out.path} (sha256 ${
       out.sha256!.slice(0, 12)

@@ -125,7 +125,8 @@ function holderName(key: string): string {
  * and are woken by every release, exit and stop, each for at most the wait it was given.
  */
 export class Pool {
-  readonly def: ServerDef;
+  /** Replaced by a reload when an entry of the same identity is renamed or redescribed. */
+  def: ServerDef;
   readonly #deps: PoolDeps;
   readonly #instances = new Map<string, Instance>();
   #serial = 0;
@@ -404,6 +405,8 @@ export class Pool {
         void conn.ended.then((end) => this.#onEnded(inst, end.reason));
         inst.state = inst.state === "starting" ? "ready" : inst.state;
         this.#cooldown = undefined;
+        // Its pid is known now: the daemon records it (lib/daemon/children.ts).
+        this.#deps.changed?.(this);
         this.#deps.log("info", "instance.ready", "Server instance ready", {
           server: this.def.name,
           instance: inst.id,

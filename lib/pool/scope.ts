@@ -15,6 +15,18 @@ export interface Caller {
    * caller: its process may be stopped to make room between its calls (and the run is told).
    */
   sessionMinted?: boolean;
+  /**
+   * MCPX_SESSION_OWNER: the process whose exit ends `session` (the `mcpx run` that minted it),
+   * sent along with MCPX_SESSION_ID only.
+   */
+  owner?: number;
+  /** MCPX_RUN_PID: the `mcpx run` the request comes from, whose death ends its script too. */
+  run?: number;
+  /**
+   * The process sending the request (a script's runtime, or the CLI): should it die while its
+   * call is in flight, the call is cancelled and its lease freed.
+   */
+  process?: number;
   /** MCPX_PARENT_SESSION_ID. */
   parentSession?: string;
   /** The profiles the caller selected: a call outside them is refused. */

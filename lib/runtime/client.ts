@@ -77,9 +77,14 @@ function callerHeader(): string {
   return encodeURIComponent(JSON.stringify({
     cwd: env("MCPX_CALLER_CWD") ?? (deno ? deno.cwd() : g.process?.cwd?.()),
     session: env("MCPX_SESSION_ID") || undefined,
+    owner: env("MCPX_SESSION_ID") && Number(env("MCPX_SESSION_OWNER")) > 0
+      ? Number(env("MCPX_SESSION_OWNER"))
+      : undefined,
     sessionMinted: env("MCPX_SESSION_MINTED") === "1" || undefined,
     parentSession: env("MCPX_PARENT_SESSION_ID") || undefined,
     pid: deno ? deno.pid : g.process?.pid,
+    process: deno ? deno.pid : g.process?.pid,
+    run: Number(env("MCPX_RUN_PID")) > 0 ? Number(env("MCPX_RUN_PID")) : undefined,
     env: callerEnv(),
   }));
 }

@@ -4,12 +4,13 @@
 import { stripTypeScriptTypes } from "node:module";
 import { dirname, join, resolve } from "../_path.ts";
 import { McpxError, messageOf } from "../errors.ts";
-import { cacheDir } from "../paths.ts";
+import { cacheDir, stateDir } from "../paths.ts";
 import { VERSION } from "../version.ts";
 import type { Context } from "../context.ts";
 import { readDirectives } from "./directives.ts";
 import { parseEnvFile, parseEnvPair } from "./env_vars.ts";
 import { type ResolvedScript, resolveScript, type SearchOptions } from "./resolve.ts";
+import { requireScriptTrusted } from "./trust.ts";
 import {
   isCompiled,
   launcherDir,
@@ -160,6 +161,15 @@ export async function planRun(ctx: Context, request: RunRequest): Promise<RunPla
   const script = request.script !== undefined
     ? await capture(problems, () => resolveScript(request.script!, search))
     : undefined;
+  // A script found by name in a folder that is not trusted is refused before anything else.
+  if (script?.named) {
+    requireScriptTrusted(script, {
+      env: io.env,
+      stateDir: stateDir(ctx.boot, io.env),
+      trustAll: ctx.boot.get("trust.all"),
+      trustedConfigs: await ctx.trustedConfigs(),
+    });
+  }
   let text = request.code ?? "";
   if (script) text = await Deno.readTextFile(script.path).catch(() => "");
 

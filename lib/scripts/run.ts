@@ -57,6 +57,11 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
     const scriptEnv: Record<string, string> = {
       ...plan.env,
       MCPX_SESSION_ID: session,
+      // A session this run minted ends with it, even should it be killed with SIGKILL: the
+      // daemon watches this process (lib/pool/registry.ts).
+      ...(minted ? { MCPX_SESSION_OWNER: String(Deno.pid) } : {}),
+      // Should this run die first, the daemon stops a script in a runtime of its own.
+      MCPX_RUN_PID: String(Deno.pid),
       // A key mcpx made up (here, or for a run this one runs inside) is not a named session: its
       // process may be stopped to make room between calls, and the run is told (docs/pools.md).
       MCPX_SESSION_MINTED:

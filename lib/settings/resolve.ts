@@ -42,6 +42,8 @@ const CONFIG_KEYS = new Set(["mcpServers", "pool", "$schema"]);
 /** `MCPX_*` variables that are not settings. */
 const OTHER_VARIABLES = new Set([
   "MCPX_SESSION_ID",
+  "MCPX_SESSION_OWNER",
+  "MCPX_RUN_PID",
   "MCPX_SESSION_MINTED",
   "MCPX_PARENT_SESSION_ID",
   "MCPX_DAEMON_CHILD",

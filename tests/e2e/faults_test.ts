@@ -217,9 +217,9 @@ Deno.test("faults: a server that ignores stdin EOF and SIGTERM is stopped with i
   await using box = await Sandbox.create();
   await box.write("work/.mcpx.json", {
     mcpServers: {
-      stubborn: faultyServer(["--ignore-eof"]),
+      stubborn: faultyServer(["--ignore-eof", "--ignore-sigterm"]),
       session: {
-        ...faultyServer(["--ignore-eof"]),
+        ...faultyServer(["--ignore-eof", "--ignore-sigterm"]),
         mcpx: { sharing: "exclusive", scope: "session" },
       },
     },

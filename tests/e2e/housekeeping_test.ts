@@ -1,59 +1,41 @@
 /**
- * Small things a fault probe found: files of old configuration versions, which pid a log record
- * carries, and an exec program that would close its wrapper.
+ * Small things a fault probe found: files of old configuration versions (now one daemon serves a
+ * file across its edits), which pid a log record carries, and an exec program that would close its
+ * wrapper.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { faultyServer } from "../fixtures/servers.ts";
-import { alive, daemonLog, ONE_SERVER, Sandbox } from "../_helpers.ts";
+import { daemonLog, ONE_SERVER, Sandbox } from "../_helpers.ts";
 
 interface Health {
   pid: number;
   fingerprint: string;
 }
 
-/** Names under the sandbox's daemons and logs folders that carry `short`. */
-function filesOf(box: Sandbox, short: string): string[] {
-  const out: string[] = [];
-  for (const d of ["daemons", "logs"]) {
-    const dir = join(box.root, "state", "mcpx", d);
-    for (const e of Deno.readDirSync(dir)) if (e.name.includes(short)) out.push(`${d}/${e.name}`);
-  }
-  return out.sort();
-}
-
-Deno.test("housekeeping: a daemon removes the files of older versions of its configuration, not of running ones", async () => {
+Deno.test("housekeeping: edits of a configuration leave one daemon's files, not one set per version", async () => {
   await using box = await Sandbox.create();
   const path = await box.write("work/.mcpx.json", ONE_SERVER);
-  await box.write("other/.mcpx.json", ONE_SERVER);
-  const v1 = await box.json<Health>(["health"]);
-  const otherConfig = await box.json<Health>(["health"], { cwd: "other" });
-  await box.json(["stop"]);
-  // A start error of that version, as a daemon that could not start leaves one.
-  const startError = join(box.root, "state", "mcpx", "daemons", `${v1.fingerprint}.start-error`);
-  await Deno.writeTextFile(startError, '{"code":"INTERNAL","message":"x"}\n');
-  const left = filesOf(box, v1.fingerprint);
-  for (const kind of [".spawn.lock", ".bind.lock", ".start-error", ".version.json", ".jsonl"]) {
-    assert.ok(left.some((f) => f.endsWith(kind)), `version 1 left its ${kind}: ${left}`);
+  const first = await box.json<Health>(["health"]);
+  for (const command of ["false", "true", "sh"]) {
+    await Deno.writeTextFile(path, JSON.stringify({ mcpServers: { echo: { command } } }));
+    const health = await box.json<Health>(["health"]);
+    assert.equal(health.pid, first.pid, "the daemon took the edit up");
   }
-
-  await Deno.writeTextFile(path, JSON.stringify({ mcpServers: { echo: { command: "false" } } }));
-  const v2 = await box.json<Health>(["start"]); // by hand: it stays up after the next edit
-  assert.notEqual(v2.fingerprint, v1.fingerprint);
-  assert.deepEqual(filesOf(box, v1.fingerprint), [], "version 1's files are gone");
-  const cleaned = (await daemonLog(box)).find((r) => r.event === "daemon.cleaned");
-  assert.deepEqual(cleaned?.fingerprints, [v1.fingerprint]);
-  assert.ok(filesOf(box, otherConfig.fingerprint).length > 0, "another configuration's stay");
-
-  await Deno.writeTextFile(path, JSON.stringify({ mcpServers: { echo: { command: "true" } } }));
-  const v3 = await box.json<Health>(["health"]);
-  assert.notEqual(v3.fingerprint, v2.fingerprint);
-  assert.ok(alive(v2.pid));
-  const kept = filesOf(box, v2.fingerprint);
-  assert.ok(
-    kept.some((f) => f.endsWith(`${v2.fingerprint}.json`)) && kept.some((f) => f.endsWith(".sock")),
-    `a version whose daemon still runs keeps its record and socket: ${kept}`,
-  );
+  await box.json(["stop"]);
+  // A start that fails writes its start error under the same name as the rest.
+  await Deno.writeTextFile(path, "{ not json");
+  assert.notEqual((await box.mcpx(["health"])).code, 0);
+  await Deno.writeTextFile(path, JSON.stringify(ONE_SERVER));
+  const again = await box.json<Health>(["health"]);
+  const names = [
+    ...Deno.readDirSync(join(box.root, "state", "mcpx", "daemons")),
+    ...Deno.readDirSync(join(box.root, "state", "mcpx", "logs")),
+  ].map((e) => e.name);
+  const keys = new Set(names.flatMap((n) => /([0-9a-f]{16})/.exec(n)?.[1] ?? []));
+  assert.equal(keys.size, 1, `one key's files: ${names.join(", ")}`);
+  assert.ok(names.some((n) => n.endsWith(".jsonl")) && names.some((n) => n.endsWith(".json")));
+  assert.notEqual(again.pid, first.pid);
 });
 
 Deno.test("housekeeping: a server's log records carry the daemon's pid as pid and the server's as serverPid", async () => {

@@ -13,7 +13,7 @@ const EXIT_UNTRUSTED = 9;
 
 interface TrustList {
   action: string;
-  entries: { path: string; sha256: string; state: string }[];
+  entries: { kind: string; path: string; sha256: string; state: string }[];
 }
 
 function oneLine(stderr: string): string {
@@ -252,4 +252,157 @@ Deno.test("a configuration others may write is never trusted, even named or with
     run.stderr.includes(`Settings in ${foreign} are not applied: it is owned by uid ${NOBODY}`),
     run.stderr,
   );
+});
+
+/** A script `hello` in `<dir>/.mcpx/scripts` that writes `<dir>/<mark>` when it runs. */
+async function scriptIn(dir: string, mark = "hello-ran"): Promise<{ folder: string; ran: string }> {
+  const folder = join(dir, ".mcpx", "scripts");
+  const ran = join(dir, mark);
+  await Deno.mkdir(folder, { recursive: true });
+  await Deno.writeTextFile(
+    join(folder, "hello.ts"),
+    `await Deno.writeTextFile(${JSON.stringify(ran)}, "ran");\nconsole.log("hello ran");\n`,
+  );
+  return { folder, ran };
+}
+
+Deno.test("a .mcpx/scripts folder found upward runs by name only in a trusted project or once trusted", async () => {
+  await using box = await Sandbox.create(undefined, { trustAll: false });
+  const shared = await sharedDir(box);
+  const { folder, ran } = await scriptIn(shared);
+  const command = `mcpx trust ${folder}`;
+  const cwd = "shared/project";
+
+  // No configuration anywhere: the folder above the working directory is in no trusted project.
+  const refused = await box.mcpx(["run", "hello"], { cwd });
+  assert.equal(refused.code, EXIT_UNTRUSTED, refused.stderr);
+  assert.match(oneLine(refused.stderr), new RegExp(`Script folder ${folder} is not trusted`));
+  assert.ok(refused.stderr.includes(`\`${command}\``), refused.stderr);
+  const json = await box.mcpx(["--json", "run", "hello"], { cwd });
+  assert.equal(JSON.parse(json.stdout).error.code, "CONFIG_UNTRUSTED");
+  assert.equal(exists(ran), false, "the script did not run");
+
+  // Named by its path it is the user's choice; MCPX_TRUST_ALL=1 trusts every safe folder.
+  const byPath = await box.mcpx(["run", "../.mcpx/scripts/hello.ts"], { cwd });
+  assert.equal(byPath.code, 0, byPath.stderr);
+  assert.equal(exists(ran), true);
+  await Deno.remove(ran);
+  const all = await box.mcpx(["run", "hello"], { cwd, env: { MCPX_TRUST_ALL: "1" } });
+  assert.equal(all.code, 0, all.stderr);
+  await Deno.remove(ran);
+
+  // `mcpx trust <dir>` on a folder with no configuration trusts its .mcpx/scripts.
+  const trusted = await box.json<{ kind: string; path: string }>(["trust", shared]);
+  assert.deepEqual([trusted.kind, trusted.path], ["scripts", folder]);
+  const ok = await box.mcpx(["run", "hello"], { cwd });
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.equal(ok.stdout.trim(), "hello ran");
+  await Deno.remove(ran);
+  const list = await box.json<TrustList>(["trust", "--list"]);
+  assert.deepEqual(list.entries.map((e) => [e.kind, e.path, e.state]), [
+    ["scripts", folder, "current"],
+  ]);
+  await box.json(["trust", "--revoke", folder]);
+  assert.equal((await box.mcpx(["run", "hello"], { cwd })).code, EXIT_UNTRUSTED);
+  assert.equal(exists(ran), false);
+
+  // A trusted configuration's project: its own folder's scripts run, the shared folder's do not.
+  const projectDir = join(shared, "project");
+  const project = await scriptIn(projectDir);
+  const config = join(projectDir, ".mcpx.json");
+  await Deno.writeTextFile(config, JSON.stringify(ONE_SERVER));
+  await box.json(["trust", config]);
+  const inProject = await box.mcpx(["run", "hello"], { cwd });
+  assert.equal(inProject.code, 0, inProject.stderr);
+  assert.equal(exists(project.ran), true, "the project's own script ran");
+  await Deno.remove(project.folder, { recursive: true });
+  const above = await box.mcpx(["run", "hello"], { cwd });
+  assert.equal(above.code, EXIT_UNTRUSTED, above.stderr);
+  assert.equal(exists(ran), false, "the folder above the project is not the project's");
+
+  // In a git checkout, the project reaches up to the checkout's top.
+  const repo = join(shared, "repo");
+  await Deno.mkdir(join(repo, ".git"), { recursive: true });
+  await Deno.writeTextFile(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
+  await Deno.mkdir(join(repo, ".git", "objects"));
+  await Deno.mkdir(join(repo, ".git", "refs"));
+  const top = await scriptIn(repo);
+  const sub = join(repo, "sub");
+  await Deno.mkdir(sub);
+  const subConfig = join(sub, ".mcpx.json");
+  await Deno.writeTextFile(subConfig, JSON.stringify(ONE_SERVER));
+  await box.json(["trust", subConfig]);
+  const atTop = await box.mcpx(["run", "hello"], { cwd: "shared/repo/sub" });
+  assert.equal(atTop.code, 0, atTop.stderr);
+  assert.equal(exists(top.ran), true, "the checkout's top belongs to the project");
+
+  // The user's own folders need no trust: ~/.mcpx/scripts, from a folder in the home directory.
+  const home = await scriptIn(join(box.root, "home"));
+  await Deno.mkdir(join(box.root, "home", "somewhere"));
+  const own = await box.mcpx(["run", "hello"], { cwd: "home/somewhere" });
+  assert.equal(own.code, 0, own.stderr);
+  assert.equal(exists(home.ran), true);
+});
+
+Deno.test("a script folder others may write, or another user's, is never used by name", async () => {
+  await using box = await Sandbox.create(undefined, { trustAll: false });
+  const shared = await sharedDir(box);
+  const { folder, ran } = await scriptIn(shared);
+  await Deno.chmod(folder, 0o777);
+  const cwd = "shared/project";
+  for (const env of [{}, { MCPX_TRUST_ALL: "1" }] as Record<string, string>[]) {
+    const r = await box.mcpx(["run", "hello"], { cwd, env });
+    assert.equal(r.code, EXIT_UNTRUSTED, r.stderr);
+    assert.match(
+      oneLine(r.stderr),
+      new RegExp(
+        `Refusing script folder ${folder} \\(holding hello.ts\\): group or others may write it \\(mode 0777\\)`,
+      ),
+    );
+  }
+  const trust = await box.mcpx(["trust", folder]);
+  assert.equal(trust.code, EXIT_UNTRUSTED, trust.stderr);
+  assert.equal(exists(ran), false, "the script never ran");
+  await Deno.remove(join(shared, ".mcpx"), { recursive: true });
+
+  // Planted by `nobody` (the victim is root): as root only.
+  if (Deno.uid() !== 0) return;
+  const mark = join(shared, "nobody-ran");
+  const out = await new Deno.Command("setpriv", {
+    args: [
+      `--reuid=${NOBODY}`,
+      `--regid=${NOBODY}`,
+      "--clear-groups",
+      "/bin/sh",
+      "-c",
+      'umask 022; mkdir -p "$1/.mcpx/scripts" && printf "%s" "$0" > "$1/.mcpx/scripts/hello.ts"',
+      `await Deno.writeTextFile(${JSON.stringify(mark)}, "ran");\n`,
+      shared,
+    ],
+    clearEnv: true,
+    env: { PATH: "/usr/bin:/bin" },
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  assert.equal(Deno.statSync(folder).uid, NOBODY, "planted by nobody");
+  // Found upward, with or without MCPX_TRUST_ALL, or named by a trusted configuration's
+  // paths.scripts: never run.
+  const config = join(shared, "project", ".mcpx.json");
+  const why = `it is owned by uid ${NOBODY}, not you (0)`;
+  for (
+    const [args, env] of [
+      [["run", "hello"], {}],
+      [["run", "hello"], { MCPX_TRUST_ALL: "1" }],
+      [["--config", config, "run", "hello"], {}],
+      [["trust", shared], {}],
+    ] as [string[], Record<string, string>][]
+  ) {
+    if (args[0] === "--config") {
+      await Deno.writeTextFile(config, JSON.stringify({ paths: { scripts: folder } }));
+    }
+    const r = await box.mcpx(args, { cwd, env });
+    assert.equal(r.code, EXIT_UNTRUSTED, `${args.join(" ")}: ${r.stderr}`);
+    assert.ok(oneLine(r.stderr).includes(why), r.stderr);
+  }
+  assert.equal(exists(mark), false, "nobody's script never ran");
+  assert.deepEqual((await box.json<TrustList>(["trust", "--list"])).entries, []);
 });
