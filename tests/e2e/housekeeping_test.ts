@@ -38,6 +38,41 @@ Deno.test("housekeeping: edits of a configuration leave one daemon's files, not 
   assert.notEqual(again.pid, first.pid);
 });
 
+Deno.test("housekeeping: an edited configuration's schema cache replaces the older version's", async () => {
+  await using box = await Sandbox.create();
+  const path = await box.write("work/.mcpx.json", { mcpServers: { fixture: faultyServer() } });
+  await box.write("other/.mcpx.json", { mcpServers: { fixture: faultyServer() } });
+  const cached = () =>
+    [...Deno.readDirSync(join(box.root, "cache", "mcpx"))].map((e) => e.name)
+      .filter((n) => /^(schemas|ls)-[0-9a-f]{16}\.json$/.test(n)).sort();
+  assert.equal((await box.mcpx(["refresh"], { cwd: "other" })).code, 0);
+  const other = cached();
+  assert.equal((await box.mcpx(["refresh"])).code, 0);
+  const first = cached().filter((n) => !other.includes(n));
+  assert.equal(first.filter((n) => n.startsWith("schemas-")).length, 1, `${first}`);
+  for (const text of ["echo", "edited"]) {
+    await Deno.writeTextFile(
+      path,
+      JSON.stringify({ mcpServers: { fixture: faultyServer(), [text]: faultyServer() } }),
+    );
+    const r = await box.mcpx(["call", "fixture.echo", `text=${text}`]);
+    assert.equal(r.stdout, `${text}\n`, r.stderr);
+    assert.equal((await box.mcpx(["refresh"])).code, 0);
+  }
+  const now = cached().filter((n) => !other.includes(n));
+  assert.equal(
+    now.filter((n) => n.startsWith("schemas-")).length,
+    1,
+    `one version's cache: ${now}`,
+  );
+  assert.ok(!now.includes(first[0]), "the first version's cache is gone");
+  assert.ok(now.every((n) => !n.startsWith("ls-") || now.includes(n.replace("ls-", "schemas-"))));
+  assert.deepEqual(cached().filter((n) => other.includes(n)), other, "another file's cache stays");
+  const ls = await box.json<{ namespaces: { namespace: string; tools: number }[] }>(["ls"]);
+  assert.deepEqual(ls.namespaces.map((n) => n.namespace).sort(), ["edited", "fixture"]);
+  assert.ok(ls.namespaces.every((n) => n.tools > 0), "the listings were carried over");
+});
+
 Deno.test("housekeeping: a server's log records carry the daemon's pid as pid and the server's as serverPid", async () => {
   await using box = await Sandbox.create();
   await box.write("work/.mcpx.json", {
