@@ -108,14 +108,12 @@ try {
   const cycleMs = performance.now() - cycleStart;
 
   // 2. Calls over sessions, against max processes.
-  const health = JSON.parse(await mcpx(["--json", "start"])) as {
-    pid: number;
-    socket: string;
-    fingerprint: string;
-  };
-  const short = health.fingerprint.slice(0, 16);
+  const health = JSON.parse(await mcpx(["--json", "start"])) as { pid: number; socket: string };
   const state = join(box.env.XDG_STATE_HOME, "mcpx");
-  const token = (await Deno.readTextFile(join(state, "daemons", `${short}.token`))).trim();
+  // The only daemon of this isolated user: its files are the only ones there.
+  const only = (dir: string, end: string) =>
+    join(dir, [...Deno.readDirSync(dir)].find((e) => e.name.endsWith(end))!.name);
+  const token = (await Deno.readTextFile(only(join(state, "daemons"), ".token"))).trim();
   const rssStart = rssKb(health.pid);
   const client = Deno.createHttpClient({ proxy: { transport: "unix", path: health.socket } });
   const post = async (session: string, tool: string, args: Record<string, unknown>) => {
@@ -201,7 +199,7 @@ try {
   await poller;
   client.close();
   const rssEnd = rssKb(health.pid);
-  const log = (await Deno.readTextFile(join(state, "logs", `daemon-${short}.jsonl`))).split("\n")
+  const log = (await Deno.readTextFile(only(join(state, "logs"), ".jsonl"))).split("\n")
     .filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
   const evicted = log.filter((r) => r.event === "instance.evicted").length;
   const started = log.filter((r) => r.event === "instance.starting").length;
