@@ -38,6 +38,15 @@ export interface DaemonHandle {
   requestStop(reason: string): void;
   /** What it stopped at its start that a daemon which died had left running, if anything. */
   readonly recovered?: string;
+  /** The daemon's log. */
+  readonly log?: {
+    write(
+      level: "info" | "warn",
+      event: string,
+      message: string,
+      attrs?: Record<string, unknown>,
+    ): void;
+  };
 }
 
 /**

@@ -20,6 +20,7 @@ import {
 } from "./discovery_ops.ts";
 import { serversRefresh, serversRestart, sessionsEnd, toolsCall } from "./tool_ops.ts";
 import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
+import { mcpServe } from "./serve_op.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
 export const OPERATIONS: readonly Operation[] = [
@@ -41,6 +42,7 @@ export const OPERATIONS: readonly Operation[] = [
   daemonStop,
   daemonsList,
   daemonRun,
+  mcpServe,
   health,
   configShow,
   configTrust,

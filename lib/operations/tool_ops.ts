@@ -151,7 +151,14 @@ export const toolsCall = defineOperation<
     path: "/v1/tools/call",
     also: [{ method: "POST", path: "/v1/call/{server}/{tool}", bodyField: "arguments" }],
   },
-  mcp: { expose: true },
+  mcp: {
+    expose: true,
+    hidden: ["words", "raw"],
+    // The called tool's own result, as its server sent it: isError passes through, not flattened.
+    request: (input) => ({ ...input, raw: true }),
+    result: (out) => out.raw,
+    errorResult: (error) => error.code === "TOOL_ERROR" ? error.data : undefined,
+  },
   where: { daemon: "start" },
   needsTrust: true,
   output: (z) =>

@@ -214,7 +214,11 @@ function routePath(
   return { path, body: op.http.method === "POST" ? Object.fromEntries(rest) : undefined };
 }
 
-async function execute(
+/**
+ * Runs an operation as a command does: in this process when it is local, else over `/v1` in the
+ * daemon (started on demand when the operation says so). `mcpx serve` runs its tools through it.
+ */
+export async function execute(
   op: Operation,
   input: Record<string, unknown>,
   ctx: Context,
