@@ -23,10 +23,15 @@ import { passthroughNames, serverEnvironment } from "../config/server_env.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
 import { cacheDir } from "../paths.ts";
-import { CacheWriter, readCache, readCacheSync } from "../cache/schema_cache.ts";
+import {
+  CacheWriter,
+  readCache,
+  readCacheSync,
+  removeOtherVersions,
+} from "../cache/schema_cache.ts";
 import { withLock } from "./lock.ts";
 import { namespacesOf } from "../discovery/load.ts";
-import { summarizeCache } from "../discovery/ls_summary.ts";
+import { summarizeCache, summaryFile } from "../discovery/ls_summary.ts";
 import { VERSION } from "../version.ts";
 import { load } from "../_load.ts";
 import { processToken, procStat } from "./pid.ts";
@@ -491,12 +496,33 @@ async function cacheFor(
   const own = readCacheSync(dir, fp.hash, fp.path);
   const { cache: initial, warning } = own ?? await readCache(dir, fp.hash, fp.path);
   if (warning) log.write("warn", "cache.corrupt", warning);
-  // Each write of the cache writes the summary `mcpx ls` reads instead (of every server).
+  // Each write of the cache writes the summary `mcpx ls` reads instead (of every server). The
+  // first also removes what older versions of the file left in the cache folder: this version's
+  // file is the one carried over from now on.
+  let swept = false;
   return new CacheWriter(
     dir,
     initial,
     own !== undefined && !own.warning,
-    (written) => summarizeCache(dir, written, (c) => namespacesOf(defs, c)),
+    (written) => {
+      summarizeCache(dir, written, (c) => namespacesOf(defs, c));
+      if (swept) return;
+      swept = true;
+      const removed = removeOtherVersions(dir, written);
+      for (const short of removed) {
+        try {
+          Deno.removeSync(summaryFile(dir, short));
+        } catch { /* never written */ }
+      }
+      if (removed.length > 0) {
+        log.write(
+          "info",
+          "cache.cleaned",
+          `Removed the schema caches of ${removed.length} earlier version(s) of the configuration`,
+          { fingerprints: removed },
+        );
+      }
+    },
   );
 }
 

@@ -48,11 +48,16 @@ export class DaemonLog {
     return this.#writer.path;
   }
 
-  /** Writes one record if `level` is at or above the threshold. */
+  /**
+   * Writes one record if `level` is at or above the threshold. The fields given at construction
+   * (the daemon's `pid`) are never replaced by `attrs`: a server's pid goes in `serverPid`.
+   */
   write(level: Level, event: string, msg: string, attrs: Record<string, unknown> = {}): void {
     if (LEVEL_RANK[level] < this.#min) return;
     const { id, parent, ...rest } = attrs;
-    const record: LogRecord = makeRecord(level, msg, [{ ...this.#base, ...rest }], {
+    const record: LogRecord = makeRecord(level, msg, [
+      Object.assign({ ...this.#base, ...rest }, this.#base),
+    ], {
       literal: true,
       fields: {
         event,

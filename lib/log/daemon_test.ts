@@ -25,7 +25,11 @@ Deno.test("DaemonLog stamps its own id, another thing's id when given, and a par
       id: "ins-1",
       parent: log.id,
     });
-    log.write("warn", "server.exited", "Server instance ended", { id: "ins-1" });
+    log.write("warn", "server.exited", "Server instance ended", {
+      id: "ins-1",
+      serverPid: 222,
+      pid: 333,
+    });
     log.close();
     const [start, inst, exited] = read(join(dir, "daemon-x.jsonl"));
     assert.match(log.id, /^dmn-[0-9a-f]{16}$/);
@@ -37,6 +41,7 @@ Deno.test("DaemonLog stamps its own id, another thing's id when given, and a par
     assert.equal(inst.msg, "Starting {not a template}", "daemon messages are not templates");
     assert.equal(inst.template, undefined);
     assert.deepEqual([exited.id, exited.parent, exited.level], ["ins-1", undefined, "warn"]);
+    assert.deepEqual([exited.pid, exited.serverPid], [7, 222], "pid stays the daemon's");
     assert.equal(shown.length, 3);
     assert.match(
       shown[0],

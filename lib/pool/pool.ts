@@ -422,7 +422,7 @@ export class Pool {
           server: this.def.name,
           instance: inst.id,
           key: key.key,
-          pid: conn.pid,
+          serverPid: conn.pid,
           tools: inst.tools.length,
         });
         return conn;
@@ -489,7 +489,7 @@ export class Pool {
       server: this.def.name,
       instance: inst.id,
       key: inst.key,
-      pid: inst.pid,
+      serverPid: inst.pid,
       stderr: inst.lastStderr.slice(-5),
     });
   }
@@ -505,7 +505,7 @@ export class Pool {
       server: this.def.name,
       instance: inst.id,
       key: inst.key,
-      pid: inst.pid,
+      serverPid: inst.pid,
     });
     try {
       const conn = inst.conn ?? (await inst.ready.catch(() => undefined));
