@@ -201,8 +201,8 @@ try {
   const rssEnd = rssKb(health.pid);
   const log = (await Deno.readTextFile(only(join(state, "logs"), ".jsonl"))).split("\n")
     .filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-  const evicted = log.filter((r) => r.event === "instance.evicted").length;
-  const started = log.filter((r) => r.event === "instance.starting").length;
+  const evicted = log.filter((r) => r.event === "server.evicted").length;
+  const started = log.filter((r) => r.event === "server.start").length;
   await mcpx(["stop"]);
   const left = await settle();
 
@@ -229,8 +229,8 @@ try {
     ],
     ["p99 call ms", percentile(latencies, 0.99)?.toFixed(1) ?? "-", ""],
     ["most calls waiting at once", String(mostWaiting), "mcpx status, polled every 250 ms"],
-    ["server processes started", String(started), `log: instance.starting`],
-    ["evictions", String(evicted), "log: instance.evicted"],
+    ["server processes started", String(started), `log: server.start`],
+    ["evictions", String(evicted), "log: server.evicted"],
     ["sessions found recycled", String(recycled), "stored value gone"],
     ["of them reported to the session", String(reported), "answer said restarted: true; aim all"],
     ["daemon RSS at start, kB", String(rssStart), "before any server (or the SDK) loaded"],

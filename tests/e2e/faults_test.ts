@@ -240,7 +240,7 @@ Deno.test("faults: a server that ignores stdin EOF and SIGTERM is stopped with i
   );
   assert.ok(await until(() => !alive(shared.mcpx.instance.pid), 3000), "the server is gone");
   assert.deepEqual(box.processes(), [], "stop leaves nothing behind");
-  const stopped = (await daemonLog(box)).find((r) => r.event === "daemon.stopped");
+  const stopped = (await daemonLog(box)).find((r) => r.event === "daemon.stop");
   assert.ok(stopped, "the daemon finished its shutdown");
 });
 

@@ -83,7 +83,7 @@ Deno.test("housekeeping: a server's log records carry the daemon's pid as pid an
   const daemon = await box.json<Health>(["health"]);
   const records = await daemonLog(box);
   const server = call.mcpx.instance.pid;
-  for (const event of ["instance.ready", "call.trace"]) {
+  for (const event of ["server.ready", "call.trace"]) {
     const r = records.find((r) => r.event === event);
     assert.ok(r, `a ${event} record`);
     assert.equal(r.pid, daemon.pid, `${event}: pid is the daemon's`);
