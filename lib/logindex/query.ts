@@ -71,11 +71,15 @@ export function findRecords(index: LogIndex, filter: LogFilter): Found[] {
     } else where.push("event = ?"), params.push(filter.event);
   }
   if (filter.server) {
-    where.push("(server = ? OR id IN (SELECT id FROM records WHERE server = ? AND id LIKE 'ins-%'))");
+    where.push(
+      "(server = ? OR id IN (SELECT id FROM records WHERE server = ? AND id LIKE 'ins-%'))",
+    );
     params.push(filter.server, filter.server);
   }
   if (filter.session) {
-    where.push("(session = ? OR id IN (SELECT id FROM records WHERE session = ? AND id IS NOT NULL))");
+    where.push(
+      "(session = ? OR id IN (SELECT id FROM records WHERE session = ? AND id IS NOT NULL))",
+    );
     params.push(filter.session, filter.session);
   }
   if (filter.afterSeq !== undefined) where.push("seq > ?"), params.push(filter.afterSeq);
@@ -152,7 +156,8 @@ export function chain(index: LogIndex, id: string): ChainNode[] {
   visit(id, 0);
   if (nodes.get(id)!.records.length === 0) {
     throw new McpxError("NOT_FOUND", `No record has the id "${id}"`, {
-      hint: "Ids look like cal-…, run-…, ins-…, dmn-…; `mcpx stats slowest` lists calls with theirs",
+      hint:
+        "Ids look like cal-…, run-…, ins-…, dmn-…; `mcpx stats slowest` lists calls with theirs",
     });
   }
   const roots: ChainNode[] = [];
@@ -256,9 +261,13 @@ export function refusal(sql: string): string | undefined {
 export function readSql(path: string, sql: string): Row[] {
   const why = refusal(sql);
   if (why) {
-    throw new McpxError("USAGE", `Refused "${sql.trim().slice(0, 60)}": only a read is run, and ${why}`, {
-      hint: "mcpx log sql runs one SELECT (or WITH … SELECT); see `mcpx log sql --schema`",
-    });
+    throw new McpxError(
+      "USAGE",
+      `Refused "${sql.trim().slice(0, 60)}": only a read is run, and ${why}`,
+      {
+        hint: "mcpx log sql runs one SELECT (or WITH … SELECT); see `mcpx log sql --schema`",
+      },
+    );
   }
   const db = new DatabaseSync(path, { readOnly: true });
   try {
@@ -273,7 +282,15 @@ export function readSql(path: string, sql: string): Row[] {
 }
 
 /** The kinds of `mcpx stats`. */
-export const STATS = ["calls", "slowest", "servers", "instances", "errors", "sessions", "volume"] as const;
+export const STATS = [
+  "calls",
+  "slowest",
+  "servers",
+  "instances",
+  "errors",
+  "sessions",
+  "volume",
+] as const;
 /** One kind of `mcpx stats`. */
 export type StatsKind = (typeof STATS)[number];
 
@@ -312,7 +329,11 @@ export function stats(
         const n = g.timed as number;
         for (const [name, p] of [["p50Ms", 0.5], ["p95Ms", 0.95], ["p99Ms", 0.99]] as const) {
           g[name] = n
-            ? (at.get(g.server as string, g.tool as string, Math.max(0, Math.ceil(p * n) - 1)) as Row)
+            ? (at.get(
+              g.server as string,
+              g.tool as string,
+              Math.max(0, Math.ceil(p * n) - 1),
+            ) as Row)
               .duration
             : null;
         }
