@@ -8,13 +8,14 @@ import { join } from "../_path.ts";
 /** The index's file name, in the logs folder. */
 export const INDEX_FILE = "index.db";
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 /** The tables, as `mcpx log sql --schema` prints them. */
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files (
-  path TEXT PRIMARY KEY,  -- the JSONL file
+  fid INTEGER PRIMARY KEY,
+  path TEXT UNIQUE,       -- the JSONL file
   size INTEGER,           -- its size when last read
   mtime INTEGER,          -- its mtime (ms) when last read
   ino INTEGER,            -- its inode: another inode is another file, read from the start
@@ -23,13 +24,11 @@ CREATE TABLE IF NOT EXISTS files (
 );
 CREATE TABLE IF NOT EXISTS records (
   seq INTEGER PRIMARY KEY, -- order of ingest
-  file TEXT NOT NULL,
-  off INTEGER NOT NULL,    -- byte offset of the line in its file
+  fid INTEGER NOT NULL,    -- files.fid
+  off INTEGER NOT NULL,    -- byte offset of the line in its file: read once, never twice
   ts TEXT, tsms INTEGER, level TEXT, lrank INTEGER, event TEXT, id TEXT, parent TEXT,
-  msg TEXT, template TEXT,
   server TEXT, tool TEXT, session TEXT, instance TEXT, duration REAL, ok INTEGER,
-  raw TEXT NOT NULL,       -- the line itself
-  UNIQUE (file, off)
+  raw TEXT NOT NULL        -- the line itself; json_extract(raw, '$.msg') and any attribute
 );
 CREATE INDEX IF NOT EXISTS records_ts ON records (tsms);
 CREATE INDEX IF NOT EXISTS records_id ON records (id);
@@ -162,6 +161,7 @@ export function logFiles(dir: string): string[] {
 }
 
 interface FileRow {
+  fid: number;
   path: string;
   size: number;
   mtime: number;
@@ -219,29 +219,37 @@ export function ingest(index: LogIndex): IngestReport {
   let rows = known();
   if (!seen.some((s) => moved(s, rows.get(s.path)))) return report;
 
+  db.exec("PRAGMA cache_size = -65536");
   db.exec("BEGIN IMMEDIATE");
   try {
     rows = known();
     seen = statAll(index.dir);
     report.files = seen.length;
     const insert = db.prepare(
-      `INSERT OR IGNORE INTO records (file, off, ts, tsms, level, lrank, event, id, parent, msg,
-        template, server, tool, session, instance, duration, ok, raw)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO records (fid, off, ts, tsms, level, lrank, event, id, parent, server, tool,
+        session, instance, duration, ok, raw)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const add = db.prepare(
+      `INSERT INTO files (path, size, mtime, ino, offset, bad) VALUES (?, -1, 0, 0, 0, 0)
+       RETURNING fid`,
     );
     const save = db.prepare(
-      `INSERT OR REPLACE INTO files (path, size, mtime, ino, offset, bad) VALUES (?, ?, ?, ?, ?, ?)`,
+      `UPDATE files SET size = ?, mtime = ?, ino = ?, offset = ?, bad = ? WHERE fid = ?`,
     );
-    const forget = db.prepare("DELETE FROM records WHERE file = ?");
+    const forget = db.prepare("DELETE FROM records WHERE fid = ?");
     for (const s of seen) {
-      let row = rows.get(s.path);
+      const row = rows.get(s.path);
       if (!moved(s, row)) continue;
-      if (row && (row.ino !== s.ino || s.size < row.offset)) {
-        forget.run(s.path);
-        row = undefined;
-      }
+      const fid = row ? row.fid : (add.get(s.path) as { fid: number }).fid;
       let offset = row?.offset ?? 0;
       let bad = row?.bad ?? 0;
+      if (row && (row.ino !== s.ino || s.size < row.offset)) {
+        // Another file under the name, or one cut shorter: its rows go, it is read from the start.
+        forget.run(fid);
+        offset = 0;
+        bad = 0;
+      }
       report.read++;
       let file: Deno.FsFile;
       try {
@@ -299,7 +307,7 @@ export function ingest(index: LogIndex): IngestReport {
             const dur = r.durationMs;
             const ok = r.ok;
             insert.run(
-              s.path,
+              fid,
               lineOff,
               ts,
               ts ? Date.parse(ts) : null,
@@ -308,8 +316,6 @@ export function ingest(index: LogIndex): IngestReport {
               str(r.event),
               str(r.id),
               str(r.parent),
-              str(r.msg),
-              str(r.template),
               str(r.server),
               str(r.tool),
               str(r.session),
@@ -327,7 +333,7 @@ export function ingest(index: LogIndex): IngestReport {
         // What was read may be more than the size seen (a writer appended meanwhile): remember
         // the size at the last whole line only when it is past what was seen.
         end = Math.max(s.size, offset);
-        save.run(s.path, end === s.size ? s.size : -1, s.mtime, s.ino, offset, bad);
+        save.run(end === s.size ? s.size : -1, s.mtime, s.ino, offset, bad, fid);
       } finally {
         file.close();
       }

@@ -14,7 +14,9 @@ function line(i: number, extra: Record<string, unknown> = {}): string {
 }
 
 function dump(index: LogIndex): unknown[] {
-  return index.db.prepare("SELECT file, off, raw FROM records ORDER BY file, off").all().map((
+  return index.db.prepare(
+    "SELECT f.path, r.off, r.raw FROM records r JOIN files f USING (fid) ORDER BY f.path, r.off",
+  ).all().map((
     r,
   ) => ({
     ...r,
@@ -211,7 +213,9 @@ Deno.test("logindex: filters, globs, grep, a chain and exact percentiles", () =>
       const roots = chain(x, "cal-7");
       assert.deepEqual(roots.map((r) => r.id), ["dmn-1"]);
       assert.deepEqual(roots[0].children.map((c) => c.id).sort(), ["ins-1", "run-1"]);
-      assert.deepEqual(roots[0].children.find((c) => c.id === "run-1")!.children.map((c) => c.id), ["cal-7"]);
+      assert.deepEqual(roots[0].children.find((c) => c.id === "run-1")!.children.map((c) => c.id), [
+        "cal-7",
+      ]);
     });
   } finally {
     Deno.removeSync(dir, { recursive: true });

@@ -375,7 +375,7 @@ export function stats(
             `SELECT i.id, max(i.server) AS server, min(i.ts) AS started,
                max(CASE WHEN i.event = 'server.ready' THEN i.ts END) AS ready,
                max(CASE WHEN i.event IN ('server.exited','server.stop','server.evicted','server.start_failed') THEN i.ts END) AS ended,
-               (SELECT e.event || ': ' || e.msg FROM records e WHERE e.id = i.id
+               (SELECT e.event || ': ' || json_extract(e.raw, '$.msg') FROM records e WHERE e.id = i.id
                   AND e.event IN ('server.exited','server.stop','server.evicted','server.start_failed')
                   ORDER BY e.tsms DESC, e.seq DESC LIMIT 1) AS why,
                (SELECT count(*) FROM records c WHERE c.event = 'call.end' AND c.instance = i.id) AS calls,
@@ -390,10 +390,10 @@ export function stats(
         kind,
         rows: plain(
           db.prepare(
-            `SELECT coalesce(template, msg) AS template, max(level) AS level, count(*) AS count,
+            `SELECT coalesce(json_extract(raw, '$.template'), json_extract(raw, '$.msg')) AS template, max(level) AS level, count(*) AS count,
                min(ts) AS first, max(ts) AS last, max(id) AS exampleId
              FROM records WHERE lrank >= 3 ${sinceSql}
-             GROUP BY coalesce(template, msg) ORDER BY count DESC LIMIT ?`,
+             GROUP BY 1 ORDER BY count DESC LIMIT ?`,
           ).all(limit),
         ),
       };
@@ -422,7 +422,7 @@ export function stats(
         ).all(),
       );
       const files = db.prepare(
-        "SELECT count(*) AS files, coalesce(sum(size), 0) AS jsonlBytes, coalesce(sum(bad), 0) AS badLines FROM files WHERE size >= 0",
+        "SELECT count(*) AS files, coalesce(sum(offset), 0) AS jsonlBytes, coalesce(sum(bad), 0) AS badLines FROM files",
       ).get() as Row;
       let indexBytes = 0;
       for (const extra of ["", "-wal"]) {
