@@ -20,7 +20,8 @@ import { type ServerDef, serverDefs } from "../config/servers.ts";
 import { passthroughNames, serverEnvironment } from "../config/server_env.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
-import { cacheDir } from "../paths.ts";
+import { cacheDir, stateDir } from "../paths.ts";
+import { oauthDir } from "../mcp/oauth.ts";
 import { CacheWriter, readCache, readCacheSync } from "../cache/schema_cache.ts";
 import { withLock } from "./lock.ts";
 import { namespacesOf } from "../discovery/load.ts";
@@ -495,7 +496,7 @@ async function makeRegistry(
   const defs = defsOf(config, settings, log);
   const fp = await ctx.fingerprint();
   const cache = await cacheFor(ctx, fp, defs, log);
-  const { resolveAuth } = await load<typeof import("../mcp/auth.ts")>(
+  const { resolveAuth, oauthClientConfig } = await load<typeof import("../mcp/auth.ts")>(
     "../mcp/auth.ts",
     import.meta.url,
   );
@@ -522,6 +523,18 @@ async function makeRegistry(
       // that came with the call (the key carries them); nothing else of either reaches the server.
       const source = def.envFrom === "caller" ? { ...key?.env } : { ...ctx.io.env };
       const auth = resolveAuth(def.name, def.entry, { env: source });
+      const remote = def.transport !== "stdio" && auth.url !== undefined;
+      const ownAuthorization = Object.keys(auth.headers).some((h) =>
+        h.toLowerCase() === "authorization"
+      );
+      const oauth = remote && !ownAuthorization
+        ? {
+          namespace: def.namespace,
+          url: auth.url as string,
+          dir: oauthDir(stateDir(settings, ctx.io.env)),
+          client: oauthClientConfig(def.name, def.entry.mcpx?.oauth, source),
+        }
+        : undefined;
       return {
         name: def.name,
         transport: def.transport,
@@ -531,6 +544,7 @@ async function makeRegistry(
         cwd: resolve(configDir, def.entry.cwd ?? "."),
         url: auth.url,
         headers: auth.headers,
+        ...(oauth ? { oauth } : {}),
         protocol: def.protocol,
       };
     },

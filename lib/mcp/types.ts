@@ -11,6 +11,11 @@ export interface ServerSpec {
   /** http/sse: the endpoint and the headers to send (credentials already expanded). */
   url?: string;
   headers: Record<string, string>;
+  /**
+   * http/sse: where stored OAuth tokens for this endpoint are looked up and refreshed
+   * (lib/mcp/oauth.ts); absent when the entry sets its own `Authorization` header.
+   */
+  oauth?: import("./oauth.ts").OAuthUse;
   /** Protocol era: legacy first by default; the other three are explicit choices. */
   protocol: "legacy" | "prefer-modern" | "force-legacy" | "force-modern";
 }
