@@ -533,6 +533,7 @@ async function makeRegistry(
           url: auth.url as string,
           dir: oauthDir(stateDir(settings, ctx.io.env)),
           client: oauthClientConfig(def.name, def.entry.mcpx?.oauth, source),
+          ci: settings.get("auth.ci") || ["true", "1"].includes(ctx.io.env.CI ?? ""),
         }
         : undefined;
       return {
