@@ -104,70 +104,72 @@ function renderStatus(s: AuthStatus): string {
   })\n`;
 }
 
-/** `mcpx auth login <ns>`: the OAuth authorization-code flow, tokens stored for the daemon. */
-export const authLogin = defineOperation<{ namespace: string }, AuthStatus>({
-  id: "auth.login",
-  summary: "Sign in to a remote server with OAuth and store its tokens for every mcpx process",
+interface AuthOutput {
+  action: "login" | "status" | "logout";
+  servers: AuthStatus[];
+  /** logout: whether there were tokens to remove. */
+  removed?: boolean;
+}
+
+/** `mcpx auth login|status|logout <ns>`: OAuth sign-in, what is stored, and signing out. */
+export const auth = defineOperation<
+  { action: "login" | "status" | "logout"; namespace?: string },
+  AuthOutput
+>({
+  id: "auth.oauth",
+  summary: "Sign in to a remote server with OAuth (login), show stored tokens (status), forget them (logout)",
   description:
-    "Finds the server's authorization server (its protected-resource metadata, then the issuer's metadata), obtains a client id (the server's mcpx.oauth.clientId, a client ID metadata document, or dynamic registration), prints the URL to open and opens a browser where there is a display, and waits on a loopback listener on 127.0.0.1 for the redirect. The redirect's state and iss are checked. Tokens are stored 0600 in <state>/oauth, one file per issuer, and refreshed when they expire. Refused in CI mode (auth.ci or CI=true).",
-  params: [NAMESPACE],
-  cli: { command: ["auth", "login"], complete: "namespaces" },
+    "login finds the server's authorization server (its protected-resource metadata, then the issuer's metadata), obtains a client id (the server's mcpx.oauth.clientId and clientSecret, a client ID metadata document, or dynamic registration), prints the URL to open, opens a browser where there is a display, and waits on a loopback listener on 127.0.0.1 for the redirect, whose state and iss are checked. Tokens are stored 0600 in <state>/oauth, one file per issuer, shared by the daemon and every CLI, and refreshed when they expire (one refresh at a time, under a lock). login is refused in CI mode (auth.ci, CI=true). status shows no secret; with no namespace it lists every remote server. logout forgets the server's tokens.",
+  params: [
+    {
+      name: "action",
+      type: "enum",
+      values: ["login", "status", "logout"],
+      positional: true,
+      required: true,
+      doc: "login, status or logout",
+    },
+    { ...NAMESPACE, required: false, doc: "The remote server's namespace (status: default all)" },
+  ],
+  cli: { command: ["auth"] },
   http: { none: "signing in needs a person with a browser and the caller's own loopback listener" },
   mcp: { expose: false },
   where: "local",
-  output: statusSchema,
+  output: (z) =>
+    z.object({
+      action: z.enum(["login", "status", "logout"]),
+      servers: z.array(statusSchema(z)),
+      removed: z.boolean().optional(),
+    }),
   async run(input, ctx) {
-    const [use] = await usesOf(ctx, input.namespace);
+    if (input.action !== "status" && input.namespace === undefined) {
+      throw new McpxError("USAGE", `\`mcpx auth ${input.action}\` needs a namespace`, {
+        hint: "`mcpx auth status` lists the remote servers",
+      });
+    }
+    const uses = await usesOf(ctx, input.namespace);
     const oauth = await load<typeof import("../mcp/oauth.ts")>("../mcp/oauth.ts", import.meta.url);
+    if (input.action === "status") {
+      return { action: "status", servers: uses.map((use) => oauth.status(use)) };
+    }
+    const [use] = uses;
+    if (input.action === "logout") {
+      const removed = await oauth.logout(use);
+      return { action: "logout", servers: [oauth.status(use)], removed };
+    }
     const settings = await ctx.settings();
     const open = settings.get("auth.browser") ? browserOpener(ctx) : undefined;
-    return await oauth.login(use, {
+    const signed = await oauth.login(use, {
       say: (line) => ctx.io.err(`${line}\n`),
       ...(open ? { openBrowser: open } : {}),
     });
+    return { action: "login", servers: [signed] };
   },
-  render: renderStatus,
-});
-
-/** `mcpx auth status [ns]`: what is stored, without secrets. */
-export const authStatus = defineOperation<{ namespace?: string }, { servers: AuthStatus[] }>({
-  id: "auth.status",
-  summary: "Show which remote servers have stored OAuth tokens, and until when",
-  params: [{ ...NAMESPACE, required: false, doc: "One server; default every remote server" }],
-  cli: { command: ["auth", "status"], complete: "namespaces" },
-  http: { none: "the token store is read by the caller's own process" },
-  mcp: { expose: false },
-  where: "local",
-  output: (z) => z.object({ servers: z.array(statusSchema(z)) }),
-  async run(input, ctx) {
-    const uses = await usesOf(ctx, input.namespace);
-    const oauth = await load<typeof import("../mcp/oauth.ts")>("../mcp/oauth.ts", import.meta.url);
-    return { servers: uses.map((use) => oauth.status(use)) };
+  render(out) {
+    if (out.action === "logout") {
+      const ns = out.servers[0].namespace;
+      return out.removed ? `${ns}: signed out (stored tokens removed)\n` : `${ns}: no stored tokens\n`;
+    }
+    return out.servers.length ? out.servers.map(renderStatus).join("") : "no remote servers\n";
   },
-  render: (out) =>
-    out.servers.length ? out.servers.map(renderStatus).join("") : "no remote servers\n",
-});
-
-/** `mcpx auth logout <ns>`: forgets the server's tokens. */
-export const authLogout = defineOperation<
-  { namespace: string },
-  { namespace: string; removed: boolean }
->({
-  id: "auth.logout",
-  summary: "Forget a remote server's stored OAuth tokens",
-  params: [NAMESPACE],
-  cli: { command: ["auth", "logout"], complete: "namespaces" },
-  http: { none: "the token store is changed by the caller's own process" },
-  mcp: { expose: false },
-  where: "local",
-  output: (z) => z.object({ namespace: z.string(), removed: z.boolean() }),
-  async run(input, ctx) {
-    const [use] = await usesOf(ctx, input.namespace);
-    const oauth = await load<typeof import("../mcp/oauth.ts")>("../mcp/oauth.ts", import.meta.url);
-    return { namespace: use.namespace, removed: await oauth.logout(use) };
-  },
-  render: (out) =>
-    out.removed
-      ? `${out.namespace}: signed out (stored tokens removed)\n`
-      : `${out.namespace}: no stored tokens\n`,
 });

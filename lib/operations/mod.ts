@@ -1,7 +1,7 @@
 import type { Operation } from "./define.ts";
 import { configShow } from "./config_show.ts";
 import { configTrust } from "./trust_op.ts";
-import { authLogin, authLogout, authStatus } from "./auth_ops.ts";
+import { auth } from "./auth_ops.ts";
 import {
   daemonRun,
   daemonsList,
@@ -47,9 +47,7 @@ export const OPERATIONS: readonly Operation[] = [
   health,
   configShow,
   configTrust,
-  authLogin,
-  authStatus,
-  authLogout,
+  auth,
   completion,
   candidates,
   agentsMd,

@@ -99,7 +99,7 @@ Deno.test("oauth: before sign-in a call fails with one line naming `mcpx auth lo
     assert.equal(signed.code, 0, signed.stderr);
     assert.equal(signed.landed?.status, 200, "the loopback listener took the redirect");
     assert.match(signed.stderr, /Open this URL to sign in to "remote"/);
-    const status = JSON.parse(signed.stdout);
+    const status = JSON.parse(signed.stdout).servers[0];
     assert.equal(status.signedIn, true);
     assert.equal(status.issuer, server.issuer);
     assert.equal(status.client, "dynamic");
@@ -182,7 +182,7 @@ Deno.test("oauth: a server with no registration uses the configured client id an
         env: { REMOTE_SECRET: "s3cret-value" },
       });
       assert.equal(signed.code, 0, signed.stderr);
-      assert.equal(JSON.parse(signed.stdout).client, "configured");
+      assert.equal(JSON.parse(signed.stdout).servers[0].client, "configured");
       assert.equal(server.counts.register, 0);
       const call = await box.mcpx(["call", "remote.echo", "text=pre"]);
       assert.equal(call.code, 0, call.stderr);
