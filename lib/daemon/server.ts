@@ -496,7 +496,7 @@ async function makeRegistry(
   const defs = defsOf(config, settings, log);
   const fp = await ctx.fingerprint();
   const cache = await cacheFor(ctx, fp, defs, log);
-  const { resolveAuth, oauthClientConfig } = await load<typeof import("../mcp/auth.ts")>(
+  const { resolveAuth } = await load<typeof import("../mcp/auth.ts")>(
     "../mcp/auth.ts",
     import.meta.url,
   );
@@ -532,7 +532,7 @@ async function makeRegistry(
           namespace: def.namespace,
           url: auth.url as string,
           dir: oauthDir(stateDir(settings, ctx.io.env)),
-          client: oauthClientConfig(def.name, def.entry.mcpx?.oauth, source),
+          // No client config: a refresh uses the client stored with the tokens at login.
           ci: settings.get("auth.ci") || ["true", "1"].includes(ctx.io.env.CI ?? ""),
         }
         : undefined;

@@ -197,7 +197,9 @@ export function oauthClientConfig(
   const out: OAuthClientConfig = {};
   for (const key of Object.keys(block)) {
     if (!["clientId", "clientSecret", "scopes", "clientMetadataUrl"].includes(key)) {
-      throw bad(`unknown field "mcpx.oauth.${key}" (clientId, clientSecret, scopes, clientMetadataUrl)`);
+      throw bad(
+        `unknown field "mcpx.oauth.${key}" (clientId, clientSecret, scopes, clientMetadataUrl)`,
+      );
     }
   }
   for (const key of ["clientId", "clientSecret", "clientMetadataUrl"] as const) {

@@ -537,7 +537,10 @@ function checkRedirect(
   issuer: string,
 ): void {
   const refuse = (why: string) =>
-    new McpxError("UNAUTHORIZED", `Sign-in to "${use.namespace}" refused: ${why}; nothing was stored`);
+    new McpxError(
+      "UNAUTHORIZED",
+      `Sign-in to "${use.namespace}" refused: ${why}; nothing was stored`,
+    );
   if (params.get("state") !== state) {
     throw refuse("the redirect carried a different state than was sent");
   }
@@ -551,7 +554,9 @@ function checkRedirect(
   const error = params.get("error");
   if (error) {
     const description = params.get("error_description");
-    throw refuse(`the authorization server answered "${error}"${description ? ` (${description})` : ""}`);
+    throw refuse(
+      `the authorization server answered "${error}"${description ? ` (${description})` : ""}`,
+    );
   }
   if (!params.get("code")) throw refuse("the redirect carried no code");
 }

@@ -77,7 +77,8 @@ async function usesOf(ctx: Context, namespace?: string): Promise<OAuthUse[]> {
 function browserOpener(ctx: Context): ((url: string) => Promise<void>) | undefined {
   const env = ctx.io.env;
   const os = Deno.build.os;
-  const display = os === "darwin" || os === "windows" || Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
+  const display = os === "darwin" || os === "windows" ||
+    Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
   if (!display) return undefined;
   const command = os === "darwin" ? "open" : os === "windows" ? "explorer" : "xdg-open";
   return async (url) => {
@@ -117,7 +118,8 @@ export const auth = defineOperation<
   AuthOutput
 >({
   id: "auth.oauth",
-  summary: "Sign in to a remote server with OAuth (login), show stored tokens (status), forget them (logout)",
+  summary:
+    "Sign in to a remote server with OAuth (login), show stored tokens (status), forget them (logout)",
   description:
     "login finds the server's authorization server (its protected-resource metadata, then the issuer's metadata), obtains a client id (the server's mcpx.oauth.clientId and clientSecret, a client ID metadata document, or dynamic registration), prints the URL to open, opens a browser where there is a display, and waits on a loopback listener on 127.0.0.1 for the redirect, whose state and iss are checked. Tokens are stored 0600 in <state>/oauth, one file per issuer, shared by the daemon and every CLI, and refreshed when they expire (one refresh at a time, under a lock). login is refused in CI mode (auth.ci, CI=true). status shows no secret; with no namespace it lists every remote server. logout forgets the server's tokens.",
   params: [
@@ -168,7 +170,9 @@ export const auth = defineOperation<
   render(out) {
     if (out.action === "logout") {
       const ns = out.servers[0].namespace;
-      return out.removed ? `${ns}: signed out (stored tokens removed)\n` : `${ns}: no stored tokens\n`;
+      return out.removed
+        ? `${ns}: signed out (stored tokens removed)\n`
+        : `${ns}: no stored tokens\n`;
     }
     return out.servers.length ? out.servers.map(renderStatus).join("") : "no remote servers\n";
   },

@@ -157,7 +157,8 @@ export const SETTINGS = {
   "auth.ci": {
     type: "boolean",
     default: "false",
-    doc: "Use stored OAuth tokens only: never open a sign-in, and say which `mcpx auth login` is missing",
+    doc:
+      "Use stored OAuth tokens only: never open a sign-in, and say which `mcpx auth login` is missing",
     detail:
       "Also on when the environment has CI=true or CI=1. Stored tokens are still refreshed; a server with none fails with one line naming `mcpx auth login <ns>`, to run where a person can sign in (keep the state directory's oauth folder).",
   },

@@ -6,7 +6,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Sandbox } from "../_helpers.ts";
-import { type OAuthServer, type OAuthServerOptions, startOAuthServer } from "../fixtures/oauth_server.ts";
+import {
+  type OAuthServer,
+  type OAuthServerOptions,
+  startOAuthServer,
+} from "../fixtures/oauth_server.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname;
 
@@ -111,7 +115,11 @@ Deno.test("oauth: before sign-in a call fails with one line naming `mcpx auth lo
 
     // A new daemon: the first one failed its start without a token.
     await box.mcpx(["stop", "--all"]);
-    const call = await box.json<{ content: { text: string }[] }>(["call", "remote.echo", "text=hi"]);
+    const call = await box.json<{ content: { text: string }[] }>([
+      "call",
+      "remote.echo",
+      "text=hi",
+    ]);
     assert.equal(call.content[0].text, "protected: hi");
 
     const shown = await box.json<{ servers: { signedIn: boolean; refreshable: boolean }[] }>([
@@ -124,7 +132,11 @@ Deno.test("oauth: before sign-in a call fails with one line naming `mcpx auth lo
 
     const out = await box.json<{ removed: boolean }>(["auth", "logout", "remote"]);
     assert.equal(out.removed, true);
-    const after = await box.json<{ servers: { signedIn: boolean }[] }>(["auth", "status", "remote"]);
+    const after = await box.json<{ servers: { signedIn: boolean }[] }>([
+      "auth",
+      "status",
+      "remote",
+    ]);
     assert.equal(after.servers[0].signedIn, false);
   });
 });
