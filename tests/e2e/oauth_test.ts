@@ -113,8 +113,7 @@ Deno.test("oauth: before sign-in a call fails with one line naming `mcpx auth lo
     assert.equal(Deno.statSync(file).mode! & 0o777, 0o600);
     assert.ok(JSON.parse(Deno.readTextFileSync(file)).issuer === server.issuer, "keyed by issuer");
 
-    // A new daemon: the first one failed its start without a token.
-    await box.mcpx(["stop", "--all"]);
+    // The same daemon: a start that failed for want of a token leaves no cooldown behind.
     const call = await box.json<{ content: { text: string }[] }>([
       "call",
       "remote.echo",
