@@ -141,7 +141,8 @@ Deno.test("oauth: before sign-in a call fails with one line naming `mcpx auth lo
 });
 
 Deno.test("oauth: an expired token is refreshed once for two daemons calling at the same moment", async () => {
-  await withServer({}, async (server, box) => {
+  // The first refresh is held for a while: without the lock, the other daemon refreshes too.
+  await withServer({ holdRefreshMs: 3000 }, async (server, box) => {
     await box.write("work/a/.mcpx.json", config(server));
     await box.write("work/b/.mcpx.json", config(server));
     const signed = await login(box, "remote", { cwd: "work/a" });
