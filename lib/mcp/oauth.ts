@@ -217,6 +217,18 @@ export function oauthFetch(use: OAuthUse, base: Fetch): Fetch {
       return base(input, { ...init, headers });
     };
     let response = await send(current);
+    if (response.status === 403 && current) {
+      const challenge = parseChallenge(wwwAuthenticate(response));
+      if (challenge.error === "insufficient_scope") {
+        await response.body?.cancel();
+        throw new McpxError(
+          "CREDENTIALS_MISSING",
+          `Server "${use.namespace}" needs scope "${
+            challenge.scope ?? "?"
+          }", which its OAuth token lacks: set "mcpx": { "oauth": { "scopes": [...] } } and run \`mcpx auth login ${use.namespace}\``,
+        );
+      }
+    }
     if (response.status !== 401 || !/^\s*bearer\b/i.test(wwwAuthenticate(response))) {
       return response;
     }

@@ -7,6 +7,7 @@ import {
   issuerPath,
   login,
   metadataUrls,
+  oauthFetch,
   type OAuthUse,
   parseChallenge,
   readIssuerFile,
@@ -254,6 +255,55 @@ Deno.test("login() uses a client ID metadata document where the server supports 
     assert.ok(exchanged?.get("code_verifier"));
     assert.ok(!seen.some((u) => u.includes("register")), "no registration");
     assert.match(lines.join("\n"), /Open this URL to sign in to "x"/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("oauthFetch() sends the token, refreshes once on a 401, and names the scope a 403 asks for", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const later = Date.now() + 3_600_000;
+    Deno.writeTextFileSync(
+      issuerPath(dir, ISSUER),
+      JSON.stringify(issuerFile({ accessToken: "stale", expiresAt: later })),
+      { mode: 0o600 },
+    );
+    const sent: (string | null)[] = [];
+    const { fetch: tokenFetch } = fakeFetch({
+      [`${ISSUER}/token`]: json({ access_token: "renewed", expires_in: 3600 }),
+    });
+    const resource = (_input: string | URL, init?: RequestInit) => {
+      const auth = new Headers(init?.headers).get("authorization");
+      sent.push(auth);
+      if (auth === "Bearer renewed") return Promise.resolve(new Response("{}", { status: 200 }));
+      if (auth === "Bearer scoped") {
+        return Promise.resolve(
+          new Response("{}", {
+            status: 403,
+            headers: { "www-authenticate": 'Bearer error="insufficient_scope", scope="admin"' },
+          }),
+        );
+      }
+      return Promise.resolve(
+        new Response("{}", { status: 401, headers: { "www-authenticate": "Bearer" } }),
+      );
+    };
+    const use = { namespace: "x", url: `${ORIGIN}/mcp`, dir, fetch: tokenFetch };
+    const f = oauthFetch(use, resource);
+    const response = await f(`${ORIGIN}/mcp`, { method: "POST", body: "{}" });
+    assert.equal(response.status, 200);
+    await response.body?.cancel();
+    assert.deepEqual(sent, ["Bearer stale", "Bearer renewed"]);
+
+    const file = readIssuerFile(issuerPath(dir, ISSUER));
+    file.tokens[`${ORIGIN}/mcp`].accessToken = "scoped";
+    Deno.writeTextFileSync(issuerPath(dir, ISSUER), JSON.stringify(file), { mode: 0o600 });
+    await assert.rejects(oauthFetch(use, resource)(`${ORIGIN}/mcp`, { method: "POST" }), {
+      code: "CREDENTIALS_MISSING",
+      message:
+        'Server "x" needs scope "admin", which its OAuth token lacks: set "mcpx": { "oauth": { "scopes": [...] } } and run `mcpx auth login x`',
+    });
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
