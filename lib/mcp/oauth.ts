@@ -41,6 +41,8 @@ export interface StoredTokens {
   /** Milliseconds since the epoch; absent when the server gave no lifetime. */
   expiresAt?: number;
   scope?: string;
+  /** Scopes a server asked for (`insufficient_scope`) beyond these tokens': the next login asks too. */
+  wantScope?: string;
 }
 
 /** The file of one issuer: its endpoints, this machine's client there, and tokens by resource. */
@@ -194,6 +196,34 @@ async function refreshUnderLock(
   }
 }
 
+/** Records the scopes a `403 insufficient_scope` asked for, so that the next login asks for them. */
+async function wantScope(use: OAuthUse, scope: string): Promise<void> {
+  const resource = resourceOf(use.url);
+  const found = findCredentials(use.dir, resource);
+  if (!found) return;
+  const lock = await Deno.open(`${found.path}.lock`, { create: true, write: true, mode: 0o600 });
+  try {
+    await lock.lock(true);
+    const file = readIssuerFile(found.path);
+    const tokens = file.tokens[resource];
+    if (!tokens) return;
+    tokens.wantScope = joinScopes(tokens.wantScope, scope);
+    writeIssuerFile(found.path, file);
+  } finally {
+    lock.close();
+  }
+}
+
+/** The union of space-separated scope lists, in order of first appearance. */
+function joinScopes(...lists: (string | string[] | undefined)[]): string {
+  const out = new Set<string>();
+  for (const list of lists) {
+    const words = Array.isArray(list) ? list : (list ?? "").split(/\s+/);
+    for (const w of words) if (w) out.add(w);
+  }
+  return [...out].join(" ");
+}
+
 function fresh(tokens: StoredTokens): boolean {
   return tokens.expiresAt === undefined || tokens.expiresAt - EXPIRY_MARGIN_MS > Date.now();
 }
@@ -221,11 +251,13 @@ export function oauthFetch(use: OAuthUse, base: Fetch): Fetch {
       const challenge = parseChallenge(wwwAuthenticate(response));
       if (challenge.error === "insufficient_scope") {
         await response.body?.cancel();
-        throw new McpxError(
-          "CREDENTIALS_MISSING",
-          `Server "${use.namespace}" needs scope "${
-            challenge.scope ?? "?"
-          }", which its OAuth token lacks: set "mcpx": { "oauth": { "scopes": [...] } } and run \`mcpx auth login ${use.namespace}\``,
+        const scope = challenge.scope ?? "";
+        if (scope) await wantScope(use, scope);
+        throw needLogin(
+          use,
+          `needs scope "${
+            scope || "?"
+          }", which its OAuth token lacks (the next sign-in asks for it)`,
         );
       }
     }
@@ -444,6 +476,11 @@ export async function login(use: OAuthUse, io: LoginIo): Promise<AuthStatus> {
   const authorize = stringField(server, "authorization_endpoint", issuer);
   const tokenEndpoint = stringField(server, "token_endpoint", issuer);
   const path = issuerPath(use.dir, issuer);
+  const before = findCredentials(use.dir, resourceOf(use.url))?.file.tokens[resourceOf(use.url)];
+  if (before?.wantScope) {
+    const scopes = joinScopes(found.scopes, before.scope, before.wantScope);
+    found.scopes = scopes.split(" ");
+  }
   const existing = (() => {
     try {
       return readIssuerFile(path);

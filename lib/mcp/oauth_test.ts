@@ -302,8 +302,10 @@ Deno.test("oauthFetch() sends the token, refreshes once on a 401, and names the 
     await assert.rejects(oauthFetch(use, resource)(`${ORIGIN}/mcp`, { method: "POST" }), {
       code: "CREDENTIALS_MISSING",
       message:
-        'Server "x" needs scope "admin", which its OAuth token lacks: set "mcpx": { "oauth": { "scopes": [...] } } and run `mcpx auth login x`',
+        'Server "x" needs scope "admin", which its OAuth token lacks (the next sign-in asks for it): run `mcpx auth login x`',
     });
+    const wanted = readIssuerFile(issuerPath(dir, ISSUER)).tokens[`${ORIGIN}/mcp`].wantScope;
+    assert.equal(wanted, "admin", "kept for the next login");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
