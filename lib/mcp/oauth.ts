@@ -264,7 +264,11 @@ export function oauthFetch(use: OAuthUse, base: Fetch): Fetch {
     if (response.status !== 401 || !/^\s*bearer\b/i.test(wwwAuthenticate(response))) {
       return response;
     }
-    if (!current) throw needLogin(use, "requires OAuth and has no stored token");
+    if (!current) {
+      rememberChallenge(use, wwwAuthenticate(response));
+      await response.body?.cancel();
+      throw needLogin(use, "requires OAuth and has no stored token");
+    }
     await response.body?.cancel();
     current = await accessToken(use, current);
     if (!current) throw needLogin(use, "requires OAuth and has no stored token");
@@ -279,6 +283,39 @@ export function oauthFetch(use: OAuthUse, base: Fetch): Fetch {
 
 function wwwAuthenticate(response: Response): string {
   return response.headers.get("www-authenticate") ?? "";
+}
+
+function challengePath(dir: string, resource: string): string {
+  return join(dir, "challenges", `${shortHash(resource)}.json`);
+}
+
+/**
+ * Keeps the challenge a connection was refused with (its `scope` and `resource_metadata`), for
+ * `mcpx auth login`, whose own unauthenticated probe may not be refused the same way (a server
+ * that lets `initialize` through and guards `tools/list`).
+ */
+function rememberChallenge(use: OAuthUse, header: string): void {
+  const challenge = parseChallenge(header);
+  if (!challenge.scope && !challenge.resource_metadata) return;
+  const resource = resourceOf(use.url);
+  try {
+    writeFileAtomic(
+      challengePath(use.dir, resource),
+      JSON.stringify({ resource, header }) + "\n",
+    );
+  } catch {
+    // A hint only: sign-in discovers without it.
+  }
+}
+
+function rememberedChallenge(use: OAuthUse): Record<string, string> {
+  const resource = resourceOf(use.url);
+  try {
+    const kept = JSON.parse(Deno.readTextFileSync(challengePath(use.dir, resource)));
+    return kept.resource === resource ? parseChallenge(String(kept.header)) : {};
+  } catch {
+    return {};
+  }
 }
 
 /** The parameters of a `Bearer` challenge (`resource_metadata`, `scope`, `error`). */
@@ -326,7 +363,9 @@ export async function discover(use: OAuthUse): Promise<Discovery> {
     }),
   });
   await probe.body?.cancel();
-  const challenge = probe.status === 401 ? parseChallenge(wwwAuthenticate(probe)) : {};
+  const challenge = probe.status === 401
+    ? parseChallenge(wwwAuthenticate(probe))
+    : rememberedChallenge(use);
   const path = endpoint.pathname === "/" ? "" : endpoint.pathname;
   const candidates = challenge.resource_metadata ? [challenge.resource_metadata] : [
     `${endpoint.origin}/.well-known/oauth-protected-resource${path}`,
