@@ -350,7 +350,11 @@ export async function discover(use: OAuthUse): Promise<Discovery> {
   const endpoint = new URL(use.url);
   const probe = await f(endpoint, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+    },
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 0,
@@ -686,6 +690,8 @@ async function clientFor(
     headers: { "content-type": "application/json", accept: "application/json" },
     body: JSON.stringify({
       client_name: "mcpx",
+      // A command-line program with a loopback redirect is a native application (SEP-837).
+      application_type: "native",
       redirect_uris: [redirectUri],
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
