@@ -252,6 +252,11 @@ Deno.test("oauth: a token file readable by others is refused with one line namin
     const s = await box.mcpx(["auth", "status", "remote"]);
     assert.notEqual(s.code, 0);
     assert.match(s.stderr, /mode 0644/);
+    // The fix the line names works, in the same daemon, which stayed up.
+    Deno.chmodSync(file, 0o600);
+    const fixed = await box.mcpx(["call", "remote.echo", "text=fixed"]);
+    assert.equal(fixed.code, 0, fixed.stderr);
+    assert.match(fixed.stdout, /protected: fixed/);
   });
 });
 
