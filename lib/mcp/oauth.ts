@@ -81,11 +81,18 @@ export function resourceOf(url: string): string {
 }
 
 /**
- * Reads an issuer file, refusing one that group or others may read: a token file is a
- * password, and a looser mode means it was copied or written by something else.
+ * Reads an issuer file, refusing one that group or others may read, or another user owns: a
+ * token file is a password, and a looser mode means it was copied or written by something else.
  */
 export function readIssuerFile(path: string): IssuerFile {
   const info = Deno.statSync(path);
+  const uid = Deno.uid();
+  if (uid !== null && info.uid !== null && info.uid !== uid) {
+    throw new McpxError(
+      "UNSAFE_PATH",
+      `Token file "${path}" belongs to another user (uid ${info.uid}), so mcpx will not use it; remove it and run \`mcpx auth login\` again`,
+    );
+  }
   const mode = (info.mode ?? 0o600) & 0o777;
   if (mode & 0o077) {
     throw new McpxError(
