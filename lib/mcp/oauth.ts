@@ -186,7 +186,7 @@ async function refreshUnderLock(
     if (!tokens.refreshToken) {
       throw needLogin(use, "has an OAuth token that expired and cannot be refreshed");
     }
-    const answer = await tokenRequest(use.fetch ?? fetch, file, {
+    const answer = await tokenRequest(reaching(use.fetch ?? fetch), file, {
       grant_type: "refresh_token",
       refresh_token: tokens.refreshToken,
       resource,
@@ -229,6 +229,23 @@ function joinScopes(...lists: (string | string[] | undefined)[]): string {
     for (const w of words) if (w) out.add(w);
   }
   return [...out].join(" ");
+}
+
+/** `f`, with a network failure turned into one line naming the address (origin and path). */
+function reaching(f: Fetch): Fetch {
+  return async (input, init) => {
+    try {
+      return await f(input, init);
+    } catch (error) {
+      if (init?.signal?.aborted) throw error;
+      const u = new URL(String(input));
+      throw new McpxError(
+        "SERVER_START_FAILED",
+        `Cannot reach ${u.origin}${u.pathname} (${error instanceof Error ? error.message : error})`,
+        { hint: "" },
+      );
+    }
+  };
 }
 
 function fresh(tokens: StoredTokens): boolean {
@@ -353,7 +370,7 @@ export interface Discovery {
  * whose `issuer` must be the issuer named.
  */
 export async function discover(use: OAuthUse): Promise<Discovery> {
-  const f = use.fetch ?? fetch;
+  const f = reaching(use.fetch ?? fetch);
   const endpoint = new URL(use.url);
   const probe = await f(endpoint, {
     method: "POST",
@@ -513,7 +530,7 @@ export async function login(use: OAuthUse, io: LoginIo): Promise<AuthStatus> {
       `CI mode uses stored tokens only and opens no sign-in: run \`mcpx auth login ${use.namespace}\` where a person can sign in, and keep ${use.dir}`,
     );
   }
-  const f = use.fetch ?? fetch;
+  const f = reaching(use.fetch ?? fetch);
   const found = await discover(use);
   const { server, issuer } = found;
   const methods = server.code_challenge_methods_supported;
