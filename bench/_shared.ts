@@ -68,6 +68,8 @@ export async function makeIsolated(prefix: string): Promise<Isolated> {
     DENO_DIR: cache,
     // The update check can touch the network from inside a measured run.
     DENO_NO_UPDATE_CHECK: "1",
+    // The benches' own throwaway configurations need no `mcpx trust` (docs/security.md).
+    MCPX_TRUST_ALL: "1",
   };
   for (const dir of [env.HOME, env.XDG_STATE_HOME, env.XDG_CACHE_HOME, env.XDG_CONFIG_HOME]) {
     await Deno.mkdir(dir, { recursive: true });

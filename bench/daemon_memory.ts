@@ -1,6 +1,8 @@
 /**
  * Daemon memory: the resident set (VmRSS) of a real daemon holding 8 pooled stdio servers, next
- * to a daemon of a configuration with no servers (the baseline), in the same run.
+ * to a daemon of a configuration with no servers (the baseline), and one with no servers after
+ * one MCP client's initialize and tools/list on `/mcp` (which loads the MCP surface), in the same
+ * run.
  *
  *     deno run -A bench/daemon_memory.ts [--runs 5] [--json]
  *
@@ -12,6 +14,7 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { TOKEN_HEADER } from "../lib/daemon/guard.ts";
 import { wireRequest } from "../lib/daemon/wire.ts";
 import {
   formatTable,
@@ -60,11 +63,23 @@ interface Sample {
   hwmKiB: number;
 }
 
+/** The token of the one daemon running under `env` (every `/v1` request carries it). */
+async function daemonToken(env: Record<string, string>): Promise<string> {
+  const dir = join(env.XDG_STATE_HOME, "mcpx", "daemons");
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.name.endsWith(".token")) {
+      return (await Deno.readTextFile(join(dir, entry.name))).trim();
+    }
+  }
+  throw new Error(`no daemon token in ${dir}`);
+}
+
 /** One daemon for `servers` fixture servers: started, each server called once, then measured. */
 async function measure(
   env: Record<string, string>,
   project: string,
   servers: number,
+  mcp = false,
 ): Promise<Sample> {
   const faulty = join(REPO, "tests", "fixtures", "servers", "faulty.ts");
   const mcpServers = Object.fromEntries(
@@ -77,17 +92,44 @@ async function measure(
   await Deno.mkdir(project, { recursive: true });
   await Deno.writeTextFile(join(project, ".mcpx.json"), JSON.stringify({ mcpServers }));
   const health = JSON.parse(await runDeno(mcpxArgs(["--json", "start"]), project, env));
+  const headers = { [TOKEN_HEADER]: await daemonToken(env) };
   for (const ns of Object.keys(mcpServers)) {
     const res = await wireRequest(health.socket, "POST", `/v1/call/${ns}/echo`, {
       body: { text: "x" },
+      headers,
       timeoutMs: 30_000,
     });
     if (res.status !== 200) throw new Error(`${ns}.echo: HTTP ${res.status}: ${res.text}`);
   }
-  const status = await wireRequest(health.socket, "GET", "/v1/status");
+  const status = await wireRequest(health.socket, "GET", "/v1/status", { headers });
+  if (status.status !== 200) throw new Error(`status: HTTP ${status.status}: ${status.text}`);
   const live = (JSON.parse(status.text).servers as { live: number }[])
     .reduce((n, s) => n + s.live, 0);
   if (live !== servers) throw new Error(`the daemon holds ${live} processes, not ${servers}`);
+  if (mcp) {
+    // One MCP client's handshake and tools/list: what loads the MCP surface and the SDK's server.
+    const mcpHeaders = { ...headers, accept: "application/json, text/event-stream" };
+    const init = await wireRequest(health.socket, "POST", "/mcp", {
+      headers: mcpHeaders,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "bench", version: "1" },
+        },
+      },
+    });
+    const session = init.headers.get("mcp-session-id");
+    if (init.status !== 200 || !session) throw new Error(`/mcp initialize: HTTP ${init.status}`);
+    const list = await wireRequest(health.socket, "POST", "/mcp", {
+      headers: { ...mcpHeaders, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
+      body: { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    });
+    if (list.status !== 200) throw new Error(`/mcp tools/list: HTTP ${list.status}`);
+  }
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   const sample = memoryOf(health.pid);
   await runDeno(mcpxArgs(["stop"]), project, env);
@@ -99,11 +141,14 @@ async function main(): Promise<void> {
   const isolated = await makeIsolated("mcpx-bench-memory-");
   await interruptible(() => teardown(isolated.root, isolated.env), async (stopIfInterrupted) => {
     const empty: Sample[] = [];
+    const served: Sample[] = [];
     const full: Sample[] = [];
     for (let run = 0; run < opts.runs; run++) {
       stopIfInterrupted();
       // Alternated, so that machine noise lands on both alike.
       empty.push(await measure(isolated.env, join(isolated.root, `empty${run}`), 0));
+      stopIfInterrupted();
+      served.push(await measure(isolated.env, join(isolated.root, `mcp${run}`), 0, true));
       stopIfInterrupted();
       full.push(await measure(isolated.env, join(isolated.root, `full${run}`), SERVERS));
     }
@@ -111,6 +156,7 @@ async function main(): Promise<void> {
     const rows = [
       { name: "daemon, 0 servers (baseline)", samples: empty },
       { name: `daemon, ${SERVERS} pooled stdio servers`, samples: full },
+      { name: "daemon, 0 servers, after one /mcp client", samples: served },
     ].map((r) => ({
       name: r.name,
       rssMiB: mib(median(r.samples.map((s) => s.rssKiB))),
@@ -149,6 +195,7 @@ async function main(): Promise<void> {
         `<= ${TARGET_MIB} MiB: ${met ? "met" : "MISSED"}`,
       ],
       ["per pooled server", perServerMiB.toFixed(2), "", ""],
+      [rows[2].name, rows[2].rssMiB.toFixed(1), rows[2].hwmMiB.toFixed(1), ""],
     ]));
   });
 }

@@ -4,9 +4,19 @@ import type { Io } from "./io.ts";
 import type { Caller } from "./pool/scope.ts";
 import type { Registry } from "./pool/registry.ts";
 import type { Selection } from "./config/servers.ts";
-import { type DaemonPaths, daemonPaths } from "./paths.ts";
+import { type DaemonPaths, daemonPaths, stateDir } from "./paths.ts";
+import { requireTrusted, shellWord, type TrustOptions, trustState } from "./config/trust.ts";
 import { type FlagValue, resolveSettings, type Settings } from "./settings/resolve.ts";
-import { loadConfig } from "./config/load.ts";
+import { loadConfig, loadConfigSync, readConfigText } from "./config/load.ts";
+import { callerVariables, pick } from "./config/server_env.ts";
+
+function realPath(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
+}
 
 /**
  * What the daemon exposes to operations that run inside it: the operations table reaches the
@@ -26,6 +36,17 @@ export interface DaemonHandle {
   readonly registry: Registry;
   /** Stops the daemon after the current answer is sent. */
   requestStop(reason: string): void;
+  /** What it stopped at its start that a daemon which died had left running, if anything. */
+  readonly recovered?: string;
+  /** The daemon's log. */
+  readonly log?: {
+    write(
+      level: "info" | "warn",
+      event: string,
+      message: string,
+      attrs?: Record<string, unknown>,
+    ): void;
+  };
 }
 
 /**
@@ -45,6 +66,8 @@ export class Context {
   #layers?: ConfigLocation;
   #fingerprint?: Fingerprint;
   #settings?: Promise<Settings>;
+  /** The real paths of the settings layers found trusted when the settings were read. */
+  #trusted: string[] = [];
 
   constructor(
     io: Io,
@@ -69,11 +92,35 @@ export class Context {
       cwd: this.io.cwd,
       pid: this.io.ppid,
       session: this.io.env.MCPX_SESSION_ID || undefined,
+      ...(this.io.env.MCPX_SESSION_ID && Number(this.io.env.MCPX_SESSION_OWNER) > 0
+        ? { owner: Number(this.io.env.MCPX_SESSION_OWNER) }
+        : {}),
       sessionMinted: (this.io.env.MCPX_SESSION_ID && this.io.env.MCPX_SESSION_MINTED === "1") ||
         undefined,
       parentSession: this.io.env.MCPX_PARENT_SESSION_ID || undefined,
+      process: Deno.pid,
       selection: this.selection(),
+      ...(Object.keys(this.callerEnv()).length ? { env: this.callerEnv() } : {}),
     };
+  }
+
+  #callerEnv?: Record<string, string>;
+
+  /**
+   * This command's values of the variables that servers with `"envFrom": "caller"` reference:
+   * all the daemon is told of this command's environment (lib/config/server_env.ts).
+   */
+  callerEnv(): Record<string, string> {
+    if (this.#callerEnv) return this.#callerEnv;
+    let names: string[] = [];
+    try {
+      // Only a file that says envFrom at all is parsed for it.
+      const fp = this.location().primary ? this.fingerprintSync() : undefined;
+      if (fp?.text.includes("envFrom")) {
+        names = callerVariables(loadConfigSync(fp.path, fp.text)?.mcpServers ?? {});
+      }
+    } catch { /* the command itself reports a broken configuration */ }
+    return this.#callerEnv = pick(this.io.env, names);
   }
 
   /** The profile selection of `--profile`, `--skip-default`, `--all-profiles`. */
@@ -132,6 +179,27 @@ export class Context {
     }
   }
 
+  /** What deciding whether a configuration file is trusted needs (lib/config/trust.ts). */
+  trustOptions(path?: string): TrustOptions {
+    const location = this.location();
+    return {
+      env: this.io.env,
+      stateDir: stateDir(this.boot, this.io.env),
+      explicit: location.explicit && (path === undefined || path === location.primary),
+      trustAll: this.boot.get("trust.all"),
+    };
+  }
+
+  /**
+   * Refuses a primary configuration that is not trusted, before anything it names starts.
+   * @throws {McpxError} CONFIG_UNTRUSTED naming the command that trusts it.
+   */
+  async requireTrust(): Promise<void> {
+    if (!this.location().primary) return;
+    const fp = this.fingerprintSync();
+    await requireTrusted(fp.path, fp.text, this.trustOptions());
+  }
+
   /** The full settings, if something already asked for them. */
   loadedSettings(): Promise<Settings> | undefined {
     return this.#settings;
@@ -141,19 +209,49 @@ export class Context {
   settings(): Promise<Settings> {
     return this.#settings ??= (async () => {
       const files = [];
+      const warnings: string[] = [];
       const layers = this.layers().layers;
       const primary = this.location().primary;
       for (const path of layers) {
         // The primary file as fingerprinted (already read), the others from disk.
-        const text = path === primary ? (await this.fingerprint()).text : undefined;
-        files.push({ path, data: (await loadConfig(path, text)).data });
+        const fp = path === primary ? await this.fingerprint() : undefined;
+        const real = fp?.path ?? realPath(path);
+        const text = fp?.text ?? readConfigText(path);
+        const { data } = await loadConfig(path, text);
+        // A file not trusted applies no setting: a planted /tmp/.mcpx.json names no scripts.
+        const state = await trustState(real, text, this.trustOptions(path));
+        if (!state.trusted) {
+          if (Object.keys(data).some((k) => !["mcpServers", "pool", "$schema"].includes(k))) {
+            warnings.push(
+              `Settings in ${path} are not applied: ${
+                state.why === "unsafe"
+                  ? state.reason
+                  : `it is not trusted${
+                    state.why === "changed" ? " since it changed" : ""
+                  } (run \`mcpx trust ${shellWord(real)}\`)`
+              }`,
+            );
+          }
+          continue;
+        }
+        this.#trusted.push(real);
+        files.push({ path, data });
       }
-      return resolveSettings({ env: this.io.env, files, flags: this.flags });
+      return resolveSettings({ env: this.io.env, files, flags: this.flags, warnings });
     })();
+  }
+
+  /**
+   * The real paths of the trusted configuration files among the settings layers: their projects
+   * are where a `.mcpx/scripts` folder may run without `mcpx trust` (lib/scripts/trust.ts).
+   */
+  async trustedConfigs(): Promise<readonly string[]> {
+    await this.settings();
+    return this.#trusted;
   }
 
   /** The daemon's files for this configuration. */
   async paths(): Promise<DaemonPaths> {
-    return daemonPaths(this.boot, this.io.env, (await this.fingerprint()).short);
+    return daemonPaths(this.boot, this.io.env, (await this.fingerprint()).key);
   }
 }

@@ -32,6 +32,9 @@ export const ERRORS = {
   TOOL_ERROR: { exit: 8, http: 422, hint: "" },
   CREDENTIALS_MISSING: { exit: 3, http: 422, hint: "" },
   SCRIPT_FAILED: { exit: 1, http: 422, hint: "" },
+  // Exit 9: the configuration is not trusted (lib/config/trust.ts), so nothing it names was
+  // started; `mcpx trust <path>` trusts it. Its own status, so an agent can tell a person.
+  CONFIG_UNTRUSTED: { exit: 9, http: 403, hint: "" },
 } as const satisfies Record<string, { exit: number; http: number; hint: string }>;
 
 /** A code from {@linkcode ERRORS}. */

@@ -121,6 +121,7 @@ export const RUNTIME_NAMES: readonly string[] = [
   "env",
   "socket",
   "token",
+  "callerEnv",
   "callerHeader",
   "readResponse",
   "decodeChunked",

@@ -35,7 +35,10 @@ export function daemonsDir(settings: Settings, env: Readonly<Record<string, stri
 export function daemonFiles(
   dir: string,
   short: string,
-): Pick<DaemonPaths, "record" | "spawnLock" | "bindLock" | "startError" | "live" | "token"> {
+): Pick<
+  DaemonPaths,
+  "record" | "spawnLock" | "bindLock" | "startError" | "live" | "token" | "children"
+> {
   return {
     record: join(dir, `${short}.json`),
     spawnLock: join(dir, `${short}.spawn.lock`),
@@ -43,6 +46,7 @@ export function daemonFiles(
     startError: join(dir, `${short}.start-error`),
     live: join(dir, `${short}.live.json`),
     token: join(dir, `${short}.token`),
+    children: join(dir, `${short}.children.json`),
   };
 }
 
@@ -73,6 +77,11 @@ export interface DaemonPaths {
   live: string;
   /** The running daemon's token (mode 0600): every `/v1` request carries it (lib/daemon/guard.ts). */
   token: string;
+  /**
+   * The server processes the daemon started: pid, process group and start time of each (mode
+   * 0600), so that a successor can stop what a daemon that died left (lib/daemon/children.ts).
+   */
+  children: string;
 }
 
 /** Derives the daemon's files for one configuration fingerprint. */

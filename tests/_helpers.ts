@@ -25,6 +25,15 @@ function passThrough(...names: string[]): Record<string, string> {
   );
 }
 
+/** How a {@linkcode Sandbox} is set up. */
+export interface SandboxOptions {
+  /**
+   * Set MCPX_TRUST_ALL=1, so the configurations the test writes need no `mcpx trust` (the
+   * default); false for the tests of trust itself.
+   */
+  trustAll?: boolean;
+}
+
 /**
  * A private world for real mcpx processes: its own HOME and XDG directories, so daemons,
  * sockets and records never meet another test's. Disposing stops every daemon it started and
@@ -37,7 +46,7 @@ export class Sandbox {
   /** The module `mcpx` runs: main.ts, or the built bundle (dist/cli/main.js). */
   readonly entry: string;
 
-  private constructor(root: string, entry: string) {
+  private constructor(root: string, entry: string, options: SandboxOptions) {
     this.root = root;
     this.entry = entry;
     this.env = {
@@ -50,15 +59,23 @@ export class Sandbox {
       NO_COLOR: "1",
       DENO_DIR,
       E2E_SANDBOX: root,
+      // Servers inherit nothing they are not given (docs/security.md): the mark that finds what
+      // a test left running, and Deno's cache for the Deno servers, are passed through by name.
+      MCPX_SERVERS_ENV_PASSTHROUGH: "E2E_SANDBOX,DENO_DIR",
+      // The configurations tests write are theirs: trusted, unless a test is about trust.
+      ...(options.trustAll === false ? {} : { MCPX_TRUST_ALL: "1" }),
       // Which certificates Deno trusts when a test makes it fetch from npm (a TLS proxy's own).
       ...passThrough("DENO_TLS_CA_STORE", "DENO_CERT", "SSL_CERT_FILE"),
     };
   }
 
   /** Makes a sandbox under the system temp directory; `entry` is what `mcpx` runs. */
-  static async create(entry = `${REPO}/main.ts`): Promise<Sandbox> {
+  static async create(
+    entry = `${REPO}/main.ts`,
+    options: SandboxOptions = {},
+  ): Promise<Sandbox> {
     const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "mcpx-e2e-" }));
-    const box = new Sandbox(root, entry);
+    const box = new Sandbox(root, entry, options);
     for (const d of ["home", "state", "cache", "config", "tmp", "work"]) {
       await Deno.mkdir(join(root, d), { recursive: true });
     }
@@ -103,11 +120,12 @@ export class Sandbox {
   }
 
   /** Like {@linkcode mcpx} with `--json`, parsing stdout; throws with stderr when it fails. */
-  /** The token a `/v1` request must carry (`x-mcpx-token`) for the daemon of `fingerprint`. */
-  daemonToken(fingerprint: string): string {
-    return Deno.readTextFileSync(
-      join(this.root, "state", "mcpx", "daemons", `${fingerprint.slice(0, 16)}.token`),
-    ).trim();
+  /**
+   * The token a `/v1` request must carry (`x-mcpx-token`) for the daemon on `health.socket`:
+   * the file beside its socket (`<key>.sock` → `<key>.token`, in the sandbox's state).
+   */
+  daemonToken(health: { socket: string }): string {
+    return Deno.readTextFileSync(health.socket.replace(/\.sock$/, ".token")).trim();
   }
 
   async json<T = Record<string, unknown>>(
@@ -160,6 +178,14 @@ function indexOf(hay: Uint8Array, needle: Uint8Array): number {
     return i;
   }
   return -1;
+}
+
+/**
+ * What names a daemon's files (its record, token, live state, log): the name of its socket in
+ * the sandbox's state, `<key>.sock` (lib/config/fingerprint.ts `key`, over the file's path).
+ */
+export function daemonKey(health: { socket: string }): string {
+  return health.socket.slice(health.socket.lastIndexOf("/") + 1).replace(/\.sock$/, "");
 }
 
 /** Whether a process exists. */

@@ -140,3 +140,35 @@ Deno.test("nothing under launcher/ imports from lib/: it is what another runtime
   }
   assert.deepEqual(offenders, []);
 });
+
+/** What importing `path` loads, `import type` left out: repository files and bare specifiers. */
+function runtimeGraph(path: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(path)) return seen;
+  seen.add(path);
+  const text = Deno.readTextFileSync(path);
+  // Every declaration's text up to its specifier, so that `import type` ones can be told apart.
+  const declarations = text.match(/^(?:import|export)\s[^;]*?"[^"]+"/gm) ?? [];
+  const loaded = declarations.filter((d) => !/^(?:import|export)\s+type\s/.test(d));
+  for (const spec of loaded.flatMap((d) => staticImports(d))) {
+    if (spec.startsWith(".")) runtimeGraph(resolve(dirname(path), spec), seen);
+    else seen.add(spec);
+  }
+  return seen;
+}
+
+Deno.test("the daemon starts without the MCP surface: /mcp loads it on its first request", () => {
+  const graph = runtimeGraph(join(LIB, "surfaces", "daemon.ts"));
+  assert.ok(graph.has(join(LIB, "surfaces", "http.ts")), "the walk follows the daemon's imports");
+  assert.ok(!graph.has(join(LIB, "surfaces", "mcp.ts")), "lib/surfaces/mcp.ts is loaded lazily");
+  assert.ok(!graph.has("@modelcontextprotocol/server"), "so is the SDK's server");
+});
+
+Deno.test("connecting to a stdio server loads nothing of the MCP SDK; the SDK path does", () => {
+  const mcp = join(LIB, "mcp");
+  for (const entry of ["connect.ts", "stdio_connection.ts"]) {
+    const sdk = [...runtimeGraph(join(mcp, entry))].filter((m) => m.startsWith("@modelcontext"));
+    assert.deepEqual(sdk, [], `lib/mcp/${entry}`);
+  }
+  assert.ok(runtimeGraph(join(mcp, "stdio_connection.ts")).has(join(mcp, "stdio_transport.ts")));
+  assert.ok(runtimeGraph(join(mcp, "sdk_connection.ts")).has("@modelcontextprotocol/client"));
+});

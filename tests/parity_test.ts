@@ -643,20 +643,35 @@ Deno.test("COMMANDS loads exactly the operation OPERATIONS declares for each com
   }
 });
 
-Deno.test("generated docs claim no MCP tool while no MCP surface serves one", async () => {
-  // The MCP surface, once built, is lib/surfaces/mcp.ts; until then no doc may say a tool is
-  // exposed (docs once listed 16 operations as served tools with nothing serving MCP).
-  const served = await Deno.stat(new URL("../lib/surfaces/mcp.ts", import.meta.url)).then(
-    () => true,
-    () => false,
-  );
-  if (served) return;
+Deno.test("generated docs name exactly the MCP tools the MCP surface serves", async () => {
+  // docs once listed 16 operations as served tools with nothing serving MCP: the column is read
+  // from lib/surfaces/mcp.ts, and here from a served tools/list, never from the declarations.
+  const { buildMcpTools } = await import("../lib/surfaces/mcp.ts");
   const { renderCli, renderParity } = await import("../tools/gen.ts");
-  assert.doesNotMatch(renderCli(), /exposed as a tool/, "cli.md says an MCP tool is served");
+  const served = new Map(buildMcpTools(OPERATIONS).map((t) => [t.op.id, t]));
+  assert.ok(served.size > 0);
   const rows = renderParity().split("\n").filter((line) => line.startsWith("| `"));
-  assert.ok(rows.length > 0);
+  assert.equal(rows.length, OPERATIONS.length);
+  const cli = renderCli();
   for (const row of rows) {
-    const mcp = row.split("|")[4].trim();
-    assert.match(mcp, /^(no|planned\b.*)$/, `parity.md says an MCP tool is served: ${row}`);
+    const cells = row.split("|").map((c) => c.trim());
+    const id = cells[1].replaceAll("`", "");
+    const tool = served.get(id);
+    const mcp = cells[4];
+    if (!tool) {
+      assert.equal(mcp, "no", `${id} is not served but parity.md says ${mcp}`);
+      continue;
+    }
+    assert.ok(
+      mcp.startsWith(`\`${tool.name}\``),
+      `${id}: parity.md says ${mcp}, served ${tool.name}`,
+    );
+    assert.equal(mcp.includes("readOnly"), tool.annotations.readOnlyHint, `${id} readOnly`);
+    assert.equal(
+      mcp.includes("destructive"),
+      tool.annotations.destructiveHint,
+      `${id} destructive`,
+    );
+    assert.ok(cli.includes(`MCP: the tool \`${tool.name}\``), `cli.md names ${tool.name}`);
   }
 });

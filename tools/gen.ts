@@ -19,6 +19,7 @@ import {
   type SettingSpec,
 } from "../lib/settings/table.ts";
 import { usage } from "../lib/surfaces/help.ts";
+import { BATCH_TOOL, buildMcpTools } from "../lib/surfaces/mcp.ts";
 
 /** The repository root. */
 export const ROOT: string = fileURLToPath(new URL("..", import.meta.url));
@@ -73,12 +74,19 @@ function whereText(op: Operation): string {
   return op.where.daemon === "start" ? "daemon (started on demand)" : "daemon (only if running)";
 }
 
+/** The tool the MCP surface serves for `op`, from the surface itself (not the declaration). */
+function servedTool(op: Operation) {
+  return buildMcpTools([op])[0];
+}
+
 function mcpText(op: Operation): string {
-  if (!op.mcp.expose) return "no";
-  const notes = [op.mcp.readOnly ? "readOnly" : "", op.mcp.destructive ? "destructive" : ""]
-    .filter(Boolean);
-  // Nothing serves MCP yet: the column says what the table marks, not what is served.
-  return notes.length ? `planned (${notes.join(", ")})` : "planned";
+  const tool = servedTool(op);
+  if (!tool) return "no";
+  const notes = [
+    tool.annotations.readOnlyHint ? "readOnly" : "",
+    tool.annotations.destructiveHint ? "destructive" : "",
+  ].filter(Boolean);
+  return notes.length ? `${code(tool.name)} (${notes.join(", ")})` : code(tool.name);
 }
 
 function valueText(type: string, values?: readonly string[]): string {
@@ -135,12 +143,13 @@ function commandSection(op: Operation): string {
       `Route: ${code(routeText(op))}${carried.length ? ` (${carried.join("; ")})` : ""}.`,
     );
   } else facts.push(`Route: none, because ${prose(noneReason(op))}.`);
+  const tool = servedTool(op);
   facts.push(
-    op.mcp.expose
-      ? `MCP: marked to be a tool of \`mcpx serve\`, which is not built yet${
-        op.mcp.readOnly
+    tool
+      ? `MCP: the tool ${code(tool.name)} of \`mcpx serve\` and the daemon's \`/mcp\`${
+        tool.annotations.readOnlyHint
           ? ", annotated read-only"
-          : op.mcp.destructive
+          : tool.annotations.destructiveHint
           ? ", annotated destructive"
           : ""
       }.`
@@ -273,7 +282,7 @@ export function renderSettings(): string {
 /** docs/parity.md. */
 export function renderParity(ops: readonly Operation[] = OPERATIONS): string {
   const routes = ops.filter(hasRoute).length;
-  const tools = ops.filter((op) => op.mcp.expose).length;
+  const tools = buildMcpTools(ops).length;
   const commands = new Set(ops.map((op) => op.cli.command.join(" "))).size;
   return [
     frontMatter(
@@ -283,12 +292,13 @@ export function renderParity(ops: readonly Operation[] = OPERATIONS): string {
     "# Surface parity\n",
     "Every operation is declared once in `lib/operations/` and rendered as a CLI command and a " +
     "`/v1` route. An operation without a route says why; `tests/parity_test.ts` holds the " +
-    "surfaces to this table. No MCP surface exists yet (`mcpx serve` is not built): the MCP " +
-    "column shows which operations the table marks to become tools, none of which is served.\n",
-    `${ops.length} operations, ${commands} commands, ${routes} routes, ` +
-    `${tools} operations marked for MCP (0 served).\n`,
+    "surfaces to this table. The MCP column is the tool `mcpx serve` (stdio, or `--http`) and " +
+    "the daemon's `/mcp` serve for the operation, read from the MCP surface itself " +
+    "(lib/surfaces/mcp.ts), with the annotations a client can scope on. One more tool is served " +
+    `that is no operation: \`${BATCH_TOOL.name}\`, several of the others' calls at once.\n`,
+    `${ops.length} operations, ${commands} commands, ${routes} routes, ${tools} MCP tools.\n`,
     table(
-      ["Operation", "Command", "/v1 route", "MCP tool (not served yet)", "Runs"],
+      ["Operation", "Command", "/v1 route", "MCP tool", "Runs"],
       ops.map((op) => [
         code(op.id),
         code(`mcpx ${op.cli.command.join(" ")}`),

@@ -7,8 +7,13 @@ export interface Fingerprint {
   path: string;
   /** 16 lowercase hex digits: lib/_hash.ts over the real path, a NUL and the file's bytes. */
   hash: string;
-  /** The same digits: what names the daemon's socket, record and schema cache. */
+  /** The same digits: what names the schema cache and the `ls` summary. */
   short: string;
+  /**
+   * 16 hex digits over the real path alone: what names the daemon's socket, record, token and
+   * other files. One daemon serves a configuration file across its edits (docs/daemon.md).
+   */
+  key: string;
   /** The text fingerprinted, so a caller can parse exactly what was hashed. */
   text: string;
 }
@@ -30,5 +35,6 @@ export function fingerprintConfig(path: string): Fingerprint {
   // cost a start ~0.1 ms on its first use (performance.now() around it).
   const text = readConfigText(real);
   const hash = hash64(new TextEncoder().encode(real + "\0" + text));
-  return { path: real, hash, short: hash, text };
+  const key = hash64(new TextEncoder().encode(real));
+  return { path: real, hash, short: hash, key, text };
 }

@@ -3,6 +3,7 @@ import { parseDuration } from "../duration.ts";
 import { didYouMean, editDistance } from "../near.ts";
 import { toNamespace } from "../names.ts";
 import type { McpxConfig } from "./load.ts";
+import { ENV_FROM, referencedVariables } from "./server_env.ts";
 
 /** One entry of `mcpServers`, as other MCP hosts write it, plus mcpx's own block. */
 export interface ServerConfig {
@@ -64,6 +65,13 @@ export interface ServerDef {
   pool: PoolSettings;
   /** Everything that changes the process or how it is handed out; tool filters are not in it. */
   identity: string;
+  /**
+   * Where its `${VAR}` references are read: the daemon's environment, or each caller's (then
+   * its processes are keyed by the values too; lib/pool/scope.ts).
+   */
+  envFrom: (typeof ENV_FROM)[number];
+  /** The variables its entry references as `${VAR}`. */
+  envNames: string[];
   /** The server this one exposes again under another namespace, if it is an alias. */
   aliasOf?: string;
   /** Profiles that select this server; see {@linkcode selectServers}. */
@@ -283,6 +291,7 @@ const MCPX_KEYS = [
   "default",
   "tags",
   "toolTags",
+  "envFrom",
 ];
 
 /** Keys of a server entry outside its `mcpx` block that mcpx reads. */
@@ -312,6 +321,7 @@ const BLOCK_ONLY = new Set([
   "extraIncludeTools",
   "profiles",
   "toolTags",
+  "envFrom",
 ]);
 
 /**
@@ -495,7 +505,19 @@ export function serverDefs(
     if (typeof defaultOn !== "boolean") {
       throw new McpxError("CONFIG_INVALID", `${where}: "default" must be true or false`);
     }
+    const envFrom = block.envFrom ?? "daemon";
+    if (!ENV_FROM.includes(envFrom as never)) {
+      throw new McpxError(
+        "CONFIG_INVALID",
+        `${where}: "envFrom" is ${JSON.stringify(envFrom)}; expected "daemon" or "caller"`,
+        {
+          hint:
+            `"caller" reads the server's \${VAR} references from each calling command (a process per distinct set of values)`,
+        },
+      );
+    }
     const identity = JSON.stringify([
+      envFrom,
       entry.command,
       entry.args,
       entry.env,
@@ -518,6 +540,8 @@ export function serverDefs(
       protocol: protocol as ServerDef["protocol"],
       pool,
       identity,
+      envFrom: envFrom as ServerDef["envFrom"],
+      envNames: referencedVariables(entry),
       aliasOf,
       profiles,
       isDefault: defaultOn,

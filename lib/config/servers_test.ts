@@ -167,6 +167,28 @@ Deno.test("serverDefs() refuses malformed tags and toolTags, saying what a tag i
   rejects({ tagz: [] }, /unknown mcpx field "tagz": did you mean "tags"\?/);
 });
 
+Deno.test('serverDefs() reads "envFrom" from the mcpx block, and refuses another value or place', () => {
+  const [daemon, caller] = serverDefs(config({
+    d: { command: "x", env: { T: "${A}" } },
+    c: { command: "x", env: { T: "${B}" }, args: ["${C}"], mcpx: { envFrom: "caller" } },
+  }));
+  assert.deepEqual([daemon.envFrom, daemon.envNames], ["daemon", ["A"]]);
+  assert.deepEqual([caller.envFrom, caller.envNames], ["caller", ["B", "C"]]);
+  assert.notEqual(
+    daemon.identity,
+    serverDefs(config({ d: { command: "x", env: { T: "${A}" }, mcpx: { envFrom: "caller" } } }))[0]
+      .identity,
+  );
+  assert.throws(
+    () => serverDefs(config({ c: { command: "x", mcpx: { envFrom: "everyone" } } })),
+    (e: McpxError) => e.code === "CONFIG_INVALID" && /"envFrom" is "everyone"/.test(e.message),
+  );
+  assert.throws(
+    () => serverDefs(config({ c: { command: "x", envFrom: "caller" } })),
+    (e: McpxError) => /"envFrom" belongs in the server's "mcpx" block/.test(e.message),
+  );
+});
+
 Deno.test("serverDefs() takes queueTimeout from the setting or the mcpx block, outside the identity", () => {
   const c = config({ a: { command: "x" }, b: { command: "x", mcpx: { queueTimeout: "2s" } } }, {
     queueTimeout: "9s", // the setting's own spelling: already resolved into queueTimeoutMs

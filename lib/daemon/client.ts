@@ -11,6 +11,7 @@ import {
   CALLER_HEADER,
   encodeCaller,
   FINGERPRINT_HEADER,
+  TRUSTED_HEADER,
   WireConnectError,
   wireRequest,
   type WireResponse,
@@ -30,6 +31,8 @@ export interface Health {
   startedAt: string;
   uptimeMs: number;
   autostarted: boolean;
+  /** What the daemon stopped at its start that a predecessor which died had left running. */
+  recovered?: string;
 }
 
 function notASocket(socket: string): McpxError {
@@ -74,7 +77,7 @@ export function tokenHeaders(tokenFile: string | undefined): Record<string, stri
  */
 export async function probe(
   socket: string,
-  options: { fallback?: boolean; token?: string } = {},
+  options: { fallback?: boolean; token?: string; fingerprint?: string; trusted?: boolean } = {},
 ): Promise<Health | "absent" | "stale"> {
   if (checkSocket(socket, { fallback: options.fallback ?? false }) === "absent") return "absent";
   let info: Deno.FileInfo;
@@ -93,7 +96,15 @@ export async function probe(
   try {
     res = await wireRequest(socket, "GET", "/v1/health", {
       timeoutMs: 3000,
-      headers: token === undefined ? {} : { [TOKEN_HEADER]: token },
+      headers: {
+        ...(token === undefined ? {} : { [TOKEN_HEADER]: token }),
+        // The configuration this command read: a daemon that serves an older one of the same
+        // file reloads it before it answers (docs/daemon.md).
+        ...(options.fingerprint ? { [FINGERPRINT_HEADER]: options.fingerprint } : {}),
+        ...(options.fingerprint && options.trusted
+          ? { [TRUSTED_HEADER]: options.fingerprint }
+          : {}),
+      },
     });
   } catch (e) {
     if (e instanceof WireTimeoutError) {
@@ -114,6 +125,10 @@ export async function probe(
   } catch { /* judged below */ }
   if (res.status === 401 && res.headers.has(FINGERPRINT_HEADER)) {
     throw refusedToken(socket, token);
+  }
+  // The daemon could not take up the edited configuration: its reason, as a problem document.
+  if (res.status >= 400 && res.headers.has(FINGERPRINT_HEADER) && health?.service !== "mcpx") {
+    throw fromProblem(health as Record<string, never>, res.status);
   }
   if (res.status !== 200 || health?.service !== "mcpx") throw foreign(socket);
   return health as Health;
@@ -160,8 +175,12 @@ function secureDaemonDirs(paths: DaemonPaths, create: boolean): void {
 }
 
 /** What {@linkcode probe} checks a configuration's socket with. */
-export function guardOf(paths: DaemonPaths): { fallback: boolean; token: string } {
-  return { fallback: paths.socketFallback, token: paths.token };
+export function guardOf(
+  paths: DaemonPaths,
+  fingerprint?: string,
+  trusted = false,
+): { fallback: boolean; token: string; fingerprint?: string; trusted?: boolean } {
+  return { fallback: paths.socketFallback, token: paths.token, fingerprint, trusted };
 }
 
 /**
@@ -226,9 +245,11 @@ async function spawnAndWait(
   const timeout = ctx.boot.get("daemon.startTimeout");
   const deadline = performance.now() + timeout;
   while (performance.now() < deadline) {
-    const state = await probe(paths.socket, guardOf(paths));
+    const state = await probe(paths.socket, guardOf(paths, fingerprint, true));
     if (typeof state === "object") {
       checkOwner(state, fingerprint, paths.socket);
+      // The command that started it says what it found: a dead daemon's servers, now stopped.
+      if (state.recovered) ctx.io.err(`mcpx: ${state.recovered}\n`);
       return state;
     }
     if (exited) {
@@ -275,17 +296,19 @@ export async function ensureDaemon(
   ctx: Context,
   options: { deliberate?: boolean } = {},
 ): Promise<Health> {
+  // A daemon starts the configuration's servers: never for one that is not trusted.
+  await ctx.requireTrust();
   const fp = await ctx.fingerprint();
   const paths = await ctx.paths();
   secureDaemonDirs(paths, false);
-  const state = await probe(paths.socket, guardOf(paths));
+  const state = await probe(paths.socket, guardOf(paths, fp.hash, true));
   if (typeof state === "object") {
     checkOwner(state, fp.hash, paths.socket);
     return state;
   }
   secureDaemonDirs(paths, true);
   return await withLock(paths.spawnLock, async () => {
-    const again = await probe(paths.socket, guardOf(paths));
+    const again = await probe(paths.socket, guardOf(paths, fp.hash, true));
     if (typeof again === "object") {
       checkOwner(again, fp.hash, paths.socket);
       return again;
@@ -308,7 +331,7 @@ export async function callDaemon(
   const maxBody = request.body === undefined
     ? undefined
     : (await ctx.settings()).get("daemon.maxRequestBytes");
-  const send = async () => {
+  const send = async (vouch = false) => {
     // Checked before every connection: another user's socket is never sent a byte.
     if (checkSocket(paths.socket, { fallback: paths.socketFallback }) === "absent") {
       throw new WireConnectError("absent", "no socket");
@@ -319,10 +342,24 @@ export async function callDaemon(
       maxBody,
       headers: {
         ...(token === undefined ? {} : { [TOKEN_HEADER]: token }),
+        // An older configuration of the same file is reloaded first (docs/daemon.md).
+        [FINGERPRINT_HEADER]: fp.hash,
+        ...(vouch ? { [TRUSTED_HEADER]: fp.hash } : {}),
         ...(request.caller ? { [CALLER_HEADER]: encodeCaller(request.caller) } : {}),
       },
     });
     return { value: decode(res, paths.socket, fp.hash, token) };
+  };
+  // A daemon serving another version of the file takes this one up only once it is found trusted
+  // here, as a new daemon's start would need: it refused before anything ran, so this is resent.
+  const sendTrusted = async () => {
+    try {
+      return await send();
+    } catch (e) {
+      if (!(e instanceof McpxError) || e.code !== "CONFIG_UNTRUSTED") throw e;
+      await ctx.requireTrust();
+      return await send(true);
+    }
   };
   const lost = (e: WireConnectError) =>
     new McpxError(
@@ -331,19 +368,19 @@ export async function callDaemon(
       { hint: "Check `mcpx status`, then run the command again if it should run again" },
     );
   try {
-    return await send();
+    return await sendTrusted();
   } catch (e) {
     if (!(e instanceof WireConnectError)) throw e;
     // Sent and then lost: never send it again (a tool call would run twice).
     if (e.kind === "lost") throw lost(e);
     // Classify the failure: a plain file or a foreign socket is an error, absent or stale is not.
-    const state = await probe(paths.socket, guardOf(paths));
+    const state = await probe(paths.socket, guardOf(paths, fp.hash));
     if (typeof state === "object") checkOwner(state, fp.hash, paths.socket);
     if (!request.start && typeof state !== "object") return undefined;
   }
   await ensureDaemon(ctx);
   try {
-    return await send();
+    return await sendTrusted();
   } catch (e) {
     if (!(e instanceof WireConnectError)) throw e;
     if (e.kind === "lost") throw lost(e);

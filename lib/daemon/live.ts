@@ -4,7 +4,7 @@
 
 import { writeFileAtomic } from "../_atomic.ts";
 import type { LiveState } from "../pool/registry.ts";
-import { sessionKey } from "../pool/scope.ts";
+import { scopeOf, sessionKey } from "../pool/scope.ts";
 import { processToken } from "./pid.ts";
 
 /** What the file holds: the live state, and the process that wrote it. */
@@ -59,5 +59,5 @@ export async function removeLive(path: string): Promise<void> {
  */
 export function mayHoldSession(path: string, pid: number, session: string): boolean {
   const kept = readLive(path);
-  return kept?.pid !== pid || kept.keys.includes(sessionKey(session));
+  return kept?.pid !== pid || kept.keys.some((k) => scopeOf(k) === sessionKey(session));
 }

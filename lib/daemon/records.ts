@@ -12,6 +12,8 @@ export interface DaemonEntry extends DaemonRecord {
   /** `running` answers on its socket; `stale` is a record whose daemon is gone. */
   state: "running" | "stale";
   uptimeMs: number | null;
+  /** What its files are named by (lib/config/fingerprint.ts `key`): the record's file name. */
+  key: string;
 }
 
 /** Every daemon record under `<state>/daemons`, each checked against its socket. */
@@ -40,6 +42,7 @@ export async function listDaemons(daemonsDir: string): Promise<DaemonEntry[]> {
     } catch { /* foreign or unreadable: not a running daemon of this record */ }
     out.push({
       ...rec,
+      key: short,
       state,
       uptimeMs: state === "running" ? Date.now() - Date.parse(rec.startedAt) : null,
     });

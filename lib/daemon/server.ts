@@ -1,12 +1,13 @@
 import { dirname } from "../_path.ts";
-import { McpxError, messageOf } from "../errors.ts";
+import { McpxError, messageOf, toProblem } from "../errors.ts";
 import { Context, type DaemonHandle } from "../context.ts";
-import { fingerprintConfig } from "../config/fingerprint.ts";
+import { type Fingerprint, fingerprintConfig } from "../config/fingerprint.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { loadConfig, type McpxConfig } from "../config/load.ts";
 import { JsonlLog, type Level } from "../log.ts";
 import { FINGERPRINT_HEADER, guardOf, probe } from "./client.ts";
-import { CALLER_HEADER, decodeCaller } from "./wire.ts";
+import { CALLER_HEADER, decodeCaller, TRUSTED_HEADER } from "./wire.ts";
+import { trustState, untrustedError } from "../config/trust.ts";
 import {
   readBounded,
   refuseWithoutToken,
@@ -15,7 +16,8 @@ import {
   writeToken,
 } from "./guard.ts";
 import { type LiveState, Registry } from "../pool/registry.ts";
-import { serverDefs } from "../config/servers.ts";
+import { type ServerDef, serverDefs } from "../config/servers.ts";
+import { passthroughNames, serverEnvironment } from "../config/server_env.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
 import { cacheDir } from "../paths.ts";
@@ -25,6 +27,14 @@ import { namespacesOf } from "../discovery/load.ts";
 import { summarizeCache } from "../discovery/ls_summary.ts";
 import { VERSION } from "../version.ts";
 import { load } from "../_load.ts";
+import { processToken, procStat } from "./pid.ts";
+import {
+  type ChildRecord,
+  childRecord,
+  describeOrphans,
+  stopOrphans,
+  writeChildren,
+} from "./children.ts";
 import { removeLive, writeLive } from "./live.ts";
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
@@ -41,10 +51,14 @@ export interface DaemonRecord {
 
 /** A running daemon's state: what operations see of it ({@linkcode DaemonHandle}) and more. */
 interface RunningDaemon extends DaemonHandle {
-  readonly config: McpxConfig;
+  /** Replaced, with the fingerprint, when an edit of the file is taken up. */
+  config: McpxConfig;
+  fingerprint: string;
   lastActivity: number;
   inflight: number;
   readonly log: JsonlLog;
+  /** What this daemon stopped at its start that a predecessor which died had left running. */
+  recovered?: string;
 }
 
 /**
@@ -63,7 +77,7 @@ export async function runDaemon(
   autostarted: boolean,
   serve: Serve,
 ): Promise<number> {
-  const fp = await ctx.fingerprint();
+  let fp = await ctx.fingerprint();
   const paths = await ctx.paths();
   let stateDirOk = false;
   const reportStart = (error: unknown) => {
@@ -97,8 +111,13 @@ export async function runDaemon(
   let stopping = false;
   try {
     // Once stopping, the live state is no longer written: a successor may own the file by then.
-    registry = await makeRegistry(config, ctx, settings, log, (state) => {
-      if (!stopping) writeLive(paths.live, state);
+    registry = await makeRegistry(config, ctx, settings, log, {
+      live: (state) => {
+        if (!stopping) writeLive(paths.live, state);
+      },
+      children: (list) => {
+        if (!stopping) recordChildren(paths.children, list);
+      },
     });
   } catch (e) {
     log.close();
@@ -131,6 +150,101 @@ export async function runDaemon(
       setTimeout(resolveStopped, 0);
     },
   };
+  const writeRecord = () => {
+    const record: DaemonRecord = {
+      pid: Deno.pid,
+      fingerprint: state.fingerprint,
+      config: fp.path,
+      socket: paths.socket,
+      log: paths.log,
+      startedAt: new Date(state.startedAt).toISOString(),
+      autostarted,
+      version: VERSION,
+    };
+    writeFileAtomic(paths.record, JSON.stringify(record, null, 2) + "\n");
+  };
+
+  // One daemon serves its configuration file across edits: an edit is taken up in place, and
+  // only the servers it changed are restarted (docs/daemon.md, "Configuration edits").
+  let reloading: Promise<McpxError | undefined> | undefined;
+  let refused: { hash: string; error: McpxError } | undefined;
+  let untrustedSaid: string | undefined;
+  const reload = async (vouched?: string): Promise<McpxError | undefined> => {
+    let now: Fingerprint;
+    try {
+      now = fingerprintConfig(fp.path);
+    } catch (e) {
+      return e instanceof McpxError ? e : new McpxError("CONFIG_INVALID", messageOf(e));
+    }
+    if (now.hash === state.fingerprint) return undefined;
+    if (refused?.hash === now.hash) return refused.error;
+    // An edit starts nothing before it is trusted: a command that found this very version
+    // trusted says so; without that word, the daemon asks as a command that did not name the file
+    // would (a file named with --config is trusted only by the command that named it).
+    if (vouched !== now.hash) {
+      const trust = await trustState(now.path, now.text, {
+        ...ctx.trustOptions(fp.path),
+        explicit: false,
+      });
+      if (!trust.trusted) {
+        if (untrustedSaid !== now.hash) {
+          untrustedSaid = now.hash;
+          log.write(
+            "warn",
+            "config.reload_untrusted",
+            "The edited configuration is not trusted: still serving the one before",
+            { config: now.path, why: trust.why },
+          );
+        }
+        return untrustedError(now.path, trust);
+      }
+    }
+    let next: McpxConfig, defs: ServerDef[];
+    try {
+      next = await loadConfig(now.path, now.text);
+      defs = defsOf(next, settings, log);
+    } catch (e) {
+      const error = e instanceof McpxError ? e : new McpxError("CONFIG_INVALID", messageOf(e));
+      refused = { hash: now.hash, error };
+      log.write(
+        "error",
+        "config.reload_failed",
+        `The edited configuration was not taken up: ${error.message}; still serving the one before`,
+        { config: now.path },
+      );
+      return error;
+    }
+    if (stopReason) return undefined; // a stopping daemon takes nothing up
+    // The cache so far lands first: the new version's starts from it (matched by identity).
+    await registry.flushCache();
+    const cache = await cacheFor(ctx, now, defs, log);
+    const { kept, stopped } = await registry.reconfigure(defs, cache);
+    if (settingsText(next) !== settingsText(state.config)) {
+      log.write(
+        "warn",
+        "config.settings_changed",
+        "Settings in the configuration file changed: they take effect when the daemon restarts (`mcpx stop`)",
+        { config: now.path },
+      );
+    }
+    fp = now;
+    state.fingerprint = now.hash;
+    state.config = next;
+    if (!stopping) writeRecord();
+    log.write("info", "config.reloaded", "Took up the edited configuration", {
+      fingerprint: now.hash,
+      kept,
+      restarted: stopped,
+    });
+    return undefined;
+  };
+  /** Takes up the file as it is now; resolves to why it could not, if it could not. */
+  const current = async (vouched?: string): Promise<McpxError | undefined> => {
+    while (reloading) await reloading;
+    reloading = reload(vouched).finally(() => (reloading = undefined));
+    return await reloading;
+  };
+
   const route = serve((req) => {
     // A garbled caller is refused (400): a call under the wrong scope could share a process it
     // must not.
@@ -149,6 +263,17 @@ export async function runDaemon(
           `A daemon for ${existing.config} already runs (pid ${existing.pid}) on ${paths.socket}`,
           { hint: "Use `mcpx stop` first, or just use the running one" },
         );
+      }
+      // No daemon answers: one that died may have left its servers running (they may ignore a
+      // closed stdin). They are stopped before this daemon starts its own.
+      const orphans = stopOrphans(paths.children);
+      if (orphans && orphans.stopped.length > 0) {
+        state.recovered = describeOrphans(orphans);
+        log.write("warn", "daemon.orphans_stopped", state.recovered, {
+          predecessor: orphans.daemon,
+          stopped: orphans.stopped,
+        });
+        if (!autostarted) ctx.io.err(`mcpx: ${state.recovered}\n`);
       }
       if (existing === "stale") {
         log.write(
@@ -184,8 +309,21 @@ export async function runDaemon(
           state.inflight++;
           try {
             const ready = refuseWithoutToken(req, token) ?? await readBounded(req, maxBytes);
+            // A command that read another version of the file: take up the file as it is now
+            // first, or say why it cannot be.
+            const wanted = req.headers.get(FINGERPRINT_HEADER);
+            if (!(ready instanceof Response) && wanted && wanted !== state.fingerprint) {
+              const vouched = req.headers.get(TRUSTED_HEADER) === wanted ? wanted : undefined;
+              const failed = await current(vouched);
+              if (failed) {
+                // The answer is about the version the command read: it carries its fingerprint.
+                const res = problemResponse(failed);
+                res.headers.set(FINGERPRINT_HEADER, wanted);
+                return res;
+              }
+            }
             const res = ready instanceof Response ? ready : await route(ready);
-            res.headers.set(FINGERPRINT_HEADER, fp.hash);
+            res.headers.set(FINGERPRINT_HEADER, state.fingerprint);
             return res;
           } finally {
             state.inflight--;
@@ -207,17 +345,7 @@ export async function runDaemon(
         );
       }
       await Deno.chmod(paths.socket, 0o600);
-      const record: DaemonRecord = {
-        pid: Deno.pid,
-        fingerprint: fp.hash,
-        config: fp.path,
-        socket: paths.socket,
-        log: paths.log,
-        startedAt: new Date(state.startedAt).toISOString(),
-        autostarted,
-        version: VERSION,
-      };
-      writeFileAtomic(paths.record, JSON.stringify(record, null, 2) + "\n");
+      writeRecord();
     });
   } catch (e) {
     log.write("error", "daemon.start_failed", messageOf(e));
@@ -250,7 +378,7 @@ export async function runDaemon(
       return;
     }
     try {
-      if (fingerprintConfig(fp.path).hash !== fp.hash) state.requestStop("config changed");
+      if (fingerprintConfig(fp.path).hash !== state.fingerprint) void current();
     } catch {
       state.requestStop("config removed");
     }
@@ -275,6 +403,7 @@ export async function runDaemon(
       await Deno.remove(paths.socket).catch(() => {});
       await removeLive(paths.live);
       await Deno.remove(paths.token).catch(() => {});
+      await Deno.remove(paths.children).catch(() => {});
     }
   } catch { /* record already gone */ }
   log.write("info", "daemon.stopped", "Daemon stopped", { reason: stopReason });
@@ -301,33 +430,98 @@ async function logMemory(
   }
 }
 
-async function makeRegistry(
-  config: McpxConfig,
-  ctx: Context,
-  settings: Settings,
-  log: JsonlLog,
-  live: (state: LiveState) => void,
-): Promise<Registry> {
+/** An error as the `/v1` problem document it is answered with. */
+function problemResponse(error: McpxError): Response {
+  const body = toProblem(error);
+  return new Response(JSON.stringify(body), {
+    status: body.status,
+    headers: { "content-type": "application/problem+json" },
+  });
+}
+
+/** Child records already read, by pid and instance: a start time is read from /proc once. */
+const knownChildren = new Map<string, ChildRecord>();
+
+/**
+ * Records the daemon's server processes (pid, group, start time) for a successor, should this
+ * daemon die without stopping them (lib/daemon/children.ts). Best effort.
+ */
+function recordChildren(
+  path: string,
+  list: { pid: number; server: string; instance: string }[],
+): void {
+  const seen = new Set<string>();
+  const out: ChildRecord[] = [];
+  for (const c of list) {
+    const key = `${c.pid} ${c.instance}`;
+    seen.add(key);
+    let rec = knownChildren.get(key);
+    if (!rec) {
+      rec = childRecord(c.pid, c.server, c.instance);
+      if (!rec) continue;
+      knownChildren.set(key, rec);
+    }
+    out.push(rec);
+  }
+  for (const key of knownChildren.keys()) if (!seen.has(key)) knownChildren.delete(key);
+  const start = processToken(Deno.pid);
+  if (start === undefined) return;
+  writeChildren(path, { pid: Deno.pid, start }, out);
+}
+
+/** The servers of a configuration, its warnings logged. */
+function defsOf(config: McpxConfig, settings: Settings, log: JsonlLog): ServerDef[] {
   const warnings: string[] = [];
   const defs = serverDefs(config, {
     warnings,
     queueTimeoutMs: settings.get("pool.queueTimeout"),
   });
   for (const w of warnings) log.write("warn", "config.warning", w);
-  const fp = await ctx.fingerprint();
+  return defs;
+}
+
+/** The schema cache writer of one version of the configuration (`fp`). */
+async function cacheFor(
+  ctx: Context,
+  fp: Fingerprint,
+  defs: ServerDef[],
+  log: JsonlLog,
+): Promise<CacheWriter> {
   const dir = cacheDir(ctx.boot, ctx.io.env);
   // This fingerprint's own file, intact, is what the writer starts from; else the cache carried
-  // over from an earlier one, or an empty one, which the first listing writes out.
+  // over from an earlier one (matched by each server's identity), or an empty one, which the
+  // first listing writes out.
   const own = readCacheSync(dir, fp.hash, fp.path);
   const { cache: initial, warning } = own ?? await readCache(dir, fp.hash, fp.path);
   if (warning) log.write("warn", "cache.corrupt", warning);
   // Each write of the cache writes the summary `mcpx ls` reads instead (of every server).
-  const cache = new CacheWriter(
+  return new CacheWriter(
     dir,
     initial,
     own !== undefined && !own.warning,
     (written) => summarizeCache(dir, written, (c) => namespacesOf(defs, c)),
   );
+}
+
+/** The settings a configuration file holds (all but its servers): a reload does not take them up. */
+function settingsText(config: McpxConfig): string {
+  const { mcpServers: _s, pool: _p, $schema: _d, ...rest } = config.data;
+  return JSON.stringify(rest);
+}
+
+async function makeRegistry(
+  config: McpxConfig,
+  ctx: Context,
+  settings: Settings,
+  log: JsonlLog,
+  watch: {
+    live: (state: LiveState) => void;
+    children: (list: { pid: number; server: string; instance: string }[]) => void;
+  },
+): Promise<Registry> {
+  const defs = defsOf(config, settings, log);
+  const fp = await ctx.fingerprint();
+  const cache = await cacheFor(ctx, fp, defs, log);
   const { resolveAuth } = await load<typeof import("../mcp/auth.ts")>(
     "../mcp/auth.ts",
     import.meta.url,
@@ -338,6 +532,7 @@ async function makeRegistry(
   );
   const { pidAlive } = await load<typeof import("./records.ts")>("./records.ts", import.meta.url);
   const configDir = dirname(config.path);
+  const passthrough = passthroughNames(settings.get("servers.envPassthrough"));
   const maxMessageBytes = settings.get("daemon.maxMessageBytes");
   return new Registry(defs, {
     // The SDK is loaded when the first server starts, not with the daemon (~100 ms of start-up).
@@ -349,14 +544,17 @@ async function makeRegistry(
           maxMessageBytes,
           log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
         }),
-    spec(def) {
-      const auth = resolveAuth(def.name, def.entry, { env: { ...ctx.io.env } });
+    spec(def, key) {
+      // `${VAR}` reads the daemon's environment, or for "envFrom": "caller" the caller's values
+      // that came with the call (the key carries them); nothing else of either reaches the server.
+      const source = def.envFrom === "caller" ? { ...key?.env } : { ...ctx.io.env };
+      const auth = resolveAuth(def.name, def.entry, { env: source });
       return {
         name: def.name,
         transport: def.transport,
         command: def.entry.command,
         args: auth.args,
-        env: auth.env,
+        env: serverEnvironment(ctx.io.env, passthrough, auth.env),
         cwd: resolve(configDir, def.entry.cwd ?? "."),
         url: auth.url,
         headers: auth.headers,
@@ -368,7 +566,13 @@ async function makeRegistry(
     trace: settings.get("logging.trace"),
     reapIntervalMs: settings.get("plumbing.reapInterval"),
     alive: pidAlive,
+    identify(pid) {
+      const start = processToken(pid);
+      if (!start) return undefined;
+      return { start, pgid: Number(procStat(pid)?.[2] ?? 0) };
+    },
     cache,
-    live,
+    live: watch.live,
+    children: watch.children,
   });
 }

@@ -1,5 +1,6 @@
 import type { Context } from "../context.ts";
 import { daemonFiles, daemonsDir } from "../paths.ts";
+import { stopOrphans } from "./children.ts";
 import { removeLive } from "./live.ts";
 import { probe, tokenHeaders } from "./client.ts";
 import { wireRequest } from "./wire.ts";
@@ -48,11 +49,13 @@ async function stopOne(
 
 /** The files of a recorded daemon in the daemons folder `dir`. */
 function filesOf(entry: DaemonEntry, dir: string) {
-  return daemonFiles(dir, entry.fingerprint.slice(0, 16));
+  return daemonFiles(dir, entry.key);
 }
 
 async function removeStale(entry: DaemonEntry, dir: string): Promise<void> {
-  const { record, live, token } = filesOf(entry, dir);
+  const { record, live, token, children } = filesOf(entry, dir);
+  // What a daemon that died left running goes with its record (lib/daemon/children.ts).
+  stopOrphans(children);
   await Deno.remove(record).catch(() => {});
   await removeLive(live);
   if ((await probe(entry.socket, { token }).catch(() => "foreign")) === "stale") {
@@ -71,7 +74,8 @@ export async function stopDaemons(
   entries = entries.filter((e) => e.pid !== options.except);
   if (!options.all) {
     const fp = await ctx.fingerprint();
-    entries = entries.filter((e) => e.fingerprint === fp.hash);
+    // One daemon per configuration file, across its edits: named by its path.
+    entries = entries.filter((e) => e.key === fp.key);
   }
   const stopped = [];
   const stale: string[] = [];

@@ -11,6 +11,12 @@ import type { Caller } from "../pool/scope.ts";
 export const FINGERPRINT_HEADER = "x-mcpx-fingerprint";
 
 /**
+ * Sent with a request's fingerprint when its command has found that version of the file trusted
+ * (lib/config/trust.ts): a daemon serving another version takes it up on that word.
+ */
+export const TRUSTED_HEADER = "x-mcpx-trusted";
+
+/**
  * Who is calling (cwd, pid, session ids, profiles), as URI-encoded JSON: what scopes are computed
  * from. The generated client's runtime (lib/runtime/client.ts, which imports nothing) writes the
  * same header by hand; wire_test.ts holds the two to one name and encoding.
@@ -30,6 +36,7 @@ const CALLER_FIELDS: Record<string, string> = {
   sessionMinted: "boolean",
   parentSession: "string",
   selection: "object",
+  env: "object",
 };
 
 /**
@@ -53,6 +60,13 @@ export function decodeCaller(header: string | null): Caller {
       const type = want === "object" ? "an object" : `a ${want}`;
       throw new McpxError("USAGE", `The ${CALLER_HEADER} header's "${key}" is not ${type}`);
     }
+  }
+  const env = (caller as Caller).env;
+  if (env && Object.values(env).some((v) => typeof v !== "string")) {
+    throw new McpxError(
+      "USAGE",
+      `The ${CALLER_HEADER} header's "env" holds a value that is not text`,
+    );
   }
   return caller as Caller;
 }

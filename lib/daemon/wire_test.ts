@@ -9,6 +9,7 @@ Deno.test("decodeCaller() reads what encodeCaller() writes; no header is an unkn
     session: "s 1&2",
     parentSession: "p",
     selection: { profiles: ["web"], strict: true },
+    env: { CALLER_TOKEN: "t=1; x" },
   };
   assert.deepEqual(decodeCaller(encodeCaller(caller)), caller);
   assert.deepEqual(decodeCaller(null), {});
@@ -23,6 +24,8 @@ Deno.test("decodeCaller() refuses a garbled or mistyped header as a usage error"
       [encodeURIComponent('"s"'), /not a JSON object/],
       [encodeCaller({ session: 7 } as never), /"session" is not a string/],
       [encodeCaller({ selection: [] } as never), /"selection" is not an object/],
+      [encodeCaller({ env: ["A"] } as never), /"env" is not an object/],
+      [encodeCaller({ env: { A: 1 } } as never), /"env" holds a value that is not text/],
     ] as const
   ) {
     assert.throws(

@@ -1,5 +1,7 @@
 /** Shared by the tests of lib/mcp: real servers, free ports, and a look at process groups. */
 import type { ServerSpec } from "./types.ts";
+import { serverEnvironment } from "../config/server_env.ts";
+import { realIo } from "../io.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 
@@ -18,7 +20,7 @@ export const SCRIPTED = {
     "run",
     "--quiet",
     "--no-config",
-    "--allow-env=SCRIPTED_SILENT",
+    "--allow-env=SCRIPTED_SILENT,SCRIPTED_VERSION",
     new URL("./testdata/scripted_server.ts", import.meta.url).pathname,
   ],
 };
@@ -62,15 +64,19 @@ export function cacheModern(): Promise<void> {
   })();
 }
 
-/** A complete spec from the fields a test cares about. */
+/**
+ * A complete spec from the fields a test cares about. A server's env is its whole environment,
+ * so the base the daemon gives (and Deno's cache, for the Deno servers) is put under `env`.
+ */
 export function spec(fields: Partial<ServerSpec> & { name: string }): ServerSpec {
+  const base = serverEnvironment(realIo().env, ["DENO_DIR"], {});
   return {
     transport: "stdio",
     args: [],
-    env: {},
     headers: {},
     protocol: "legacy",
     ...fields,
+    env: { ...base, ...fields.env },
   };
 }
 

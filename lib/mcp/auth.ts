@@ -1,4 +1,5 @@
 import { McpxError } from "../errors.ts";
+import { REFERENCE } from "../config/server_env.ts";
 
 /** The `auth` block of a server entry. */
 export type AuthConfig =
@@ -36,8 +37,6 @@ export interface Redactable {
   url?: string;
   args?: string[];
 }
-
-const REFERENCE = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** Names (of headers, variables, query parameters, flags) whose values are treated as secret. */
 const SECRET_NAME =

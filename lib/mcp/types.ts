@@ -3,7 +3,7 @@ export interface ServerSpec {
   /** The key under `mcpServers`. */
   name: string;
   transport: "stdio" | "http" | "sse";
-  /** stdio: the program, its arguments, extra environment and working directory. */
+  /** stdio: the program, its arguments, its whole environment and working directory. */
   command?: string;
   args: string[];
   env: Record<string, string>;

@@ -15,6 +15,8 @@ const tools = () => load<typeof import("./tool_ops.ts")>("./tool_ops.ts", import
 const scripts = () => load<typeof import("./script_ops.ts")>("./script_ops.ts", import.meta.url);
 const daemon = () => load<typeof import("./daemon_ops.ts")>("./daemon_ops.ts", import.meta.url);
 const config = () => load<typeof import("./config_show.ts")>("./config_show.ts", import.meta.url);
+const serve = () => load<typeof import("./serve_op.ts")>("./serve_op.ts", import.meta.url);
+const trust = () => load<typeof import("./trust_op.ts")>("./trust_op.ts", import.meta.url);
 const misc = () => load<typeof import("./misc_ops.ts")>("./misc_ops.ts", import.meta.url);
 
 /** The loader of the operation `name` of the module `module()` loads. */
@@ -46,8 +48,10 @@ export const COMMANDS: Record<string, Load> = {
   stop: from(daemon, "daemonStop"),
   daemons: from(daemon, "daemonsList"),
   daemon: from(daemon, "daemonRun"),
+  serve: from(serve, "mcpServe"),
   health: from(daemon, "health"),
   config: from(config, "configShow"),
+  trust: from(trust, "configTrust"),
   completion: from(misc, "completion"),
   candidates: from(misc, "candidates"),
   "agents-md": from(misc, "agentsMd"),

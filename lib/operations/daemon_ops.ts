@@ -25,6 +25,7 @@ export const daemonRun = defineOperation<Record<string, never>, { exitCode: numb
   http: { none: "it is the daemon that serves /v1" },
   mcp: { expose: false },
   where: "local",
+  needsTrust: true,
   output: (z) => z.object({ exitCode: z.number() }),
   async run(_input, ctx) {
     const { runDaemon } = await load<typeof import("../surfaces/daemon.ts")>(
@@ -45,6 +46,7 @@ export const daemonStart = defineOperation<Record<string, never>, Health>({
   http: { none: "a daemon that answers /v1 has already started" },
   mcp: { expose: false },
   where: "local",
+  needsTrust: true,
   output: (z) => z.object({ pid: z.number(), socket: z.string() }).loose(),
   async run(_input, ctx) {
     const { ensureDaemon } = await load<typeof import("../daemon/client.ts")>(
@@ -65,6 +67,7 @@ export const health = defineOperation<Record<string, never>, Health>({
   http: { method: "GET", path: "/v1/health" },
   mcp: { expose: true, readOnly: true },
   where: { daemon: "start" },
+  needsTrust: true,
   output: (z) =>
     z.object({
       service: z.literal("mcpx"),
@@ -76,6 +79,7 @@ export const health = defineOperation<Record<string, never>, Health>({
       startedAt: z.string(),
       uptimeMs: z.number(),
       autostarted: z.boolean(),
+      recovered: z.string().optional(),
     }),
   run(_input, ctx) {
     const d = running(ctx);
@@ -89,6 +93,7 @@ export const health = defineOperation<Record<string, never>, Health>({
       startedAt: new Date(d.startedAt).toISOString(),
       uptimeMs: Date.now() - d.startedAt,
       autostarted: d.autostarted,
+      ...(d.recovered ? { recovered: d.recovered } : {}),
     });
   },
   render: (h) => `ok: daemon ${h.pid}, up ${formatDuration(h.uptimeMs)}, config ${h.config}\n`,

@@ -70,17 +70,37 @@ export interface Operation<I = Record<string, unknown>, O = unknown> {
   } | {
     readonly none: string;
   };
-  /** MCP exposure and the annotations a client can scope on. */
+  /**
+   * MCP exposure (a tool of `mcpx serve` named `mcpx_<command words>`, lib/surfaces/mcp.ts) and
+   * the annotations a client can scope on.
+   */
   readonly mcp: {
     readonly expose: boolean;
     readonly readOnly?: boolean;
     readonly destructive?: boolean;
+    /** Parameters the tool does not offer (they only make sense on a command line). */
+    readonly hidden?: readonly string[];
+    /** What the tool sends to `run`, when it asks for more than the arguments given. */
+    readonly request?: (input: Record<string, unknown>) => Record<string, unknown>;
+    /**
+     * The tool's CallToolResult, when the output carries one to pass through as it came (a
+     * called tool's own result, `isError` included); without it the output is the result's
+     * structured content.
+     */
+    readonly result?: (output: O) => unknown;
+    /** The CallToolResult of a failure, when the error carries one to pass through. */
+    readonly errorResult?: (error: McpxError) => unknown;
   };
   /**
    * Where `run` executes when called from the CLI: `local` in the command's own process;
    * `daemon` over `/v1`, starting the daemon on demand (`start`) or only if it runs (`running`).
    */
   readonly where: "local" | { readonly daemon: "start" | "running" };
+  /**
+   * It starts what the configuration names (servers, the daemon, scripts): the CLI refuses it,
+   * before anything runs, while the configuration is not trusted (lib/config/trust.ts).
+   */
+  readonly needsTrust?: boolean;
   /** The answer's shape, built from the zod namespace it is handed. */
   readonly output: (z: Zod) => z.ZodType;
   readonly run: (input: I, ctx: Context) => Promise<O>;

@@ -23,7 +23,7 @@ async function liveCounts(ctx: Context): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   let paths: DaemonPaths;
   try {
-    paths = daemonPaths(ctx.boot, ctx.io.env, ctx.fingerprintSync().short);
+    paths = daemonPaths(ctx.boot, ctx.io.env, ctx.fingerprintSync().key);
   } catch {
     return counts; // no configuration: loadNamespaces() says so
   }

@@ -1,5 +1,6 @@
 import type { Operation } from "./define.ts";
 import { configShow } from "./config_show.ts";
+import { configTrust } from "./trust_op.ts";
 import {
   daemonRun,
   daemonsList,
@@ -19,6 +20,7 @@ import {
 } from "./discovery_ops.ts";
 import { serversRefresh, serversRestart, sessionsEnd, toolsCall } from "./tool_ops.ts";
 import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
+import { mcpServe } from "./serve_op.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
 export const OPERATIONS: readonly Operation[] = [
@@ -40,8 +42,10 @@ export const OPERATIONS: readonly Operation[] = [
   daemonStop,
   daemonsList,
   daemonRun,
+  mcpServe,
   health,
   configShow,
+  configTrust,
   completion,
   candidates,
   agentsMd,

@@ -151,8 +151,16 @@ export const toolsCall = defineOperation<
     path: "/v1/tools/call",
     also: [{ method: "POST", path: "/v1/call/{server}/{tool}", bodyField: "arguments" }],
   },
-  mcp: { expose: true },
+  mcp: {
+    expose: true,
+    hidden: ["words", "raw"],
+    // The called tool's own result, as its server sent it: isError passes through, not flattened.
+    request: (input) => ({ ...input, raw: true }),
+    result: (out) => out.raw,
+    errorResult: (error) => error.code === "TOOL_ERROR" ? error.data : undefined,
+  },
   where: { daemon: "start" },
+  needsTrust: true,
   output: (z) =>
     z.object({
       server: z.string(),
@@ -173,8 +181,10 @@ export const toolsCall = defineOperation<
       raw: input.raw,
       caller: {
         ...ctx.caller,
-        // --session names the session: its process is never stopped to make room.
+        // --session names the session: its process is never stopped to make room; another
+        // session than the environment's is not the one MCPX_SESSION_OWNER owns.
         ...(input.session ? { session: input.session, sessionMinted: false } : {}),
+        ...(input.session && input.session !== ctx.caller.session ? { owner: undefined } : {}),
       },
     }, ctx.signal);
   },
@@ -224,6 +234,7 @@ export const serversRestart = defineOperation<
   http: { method: "POST", path: "/v1/servers/{server}/restart" },
   mcp: { expose: true, destructive: true },
   where: { daemon: "start" },
+  needsTrust: true,
   output: (z) => z.object({ server: z.string(), stopped: z.number() }),
   async run(input, ctx) {
     return {
@@ -246,6 +257,7 @@ export const serversRefresh = defineOperation<
   http: { method: "POST", path: "/v1/servers/refresh" },
   mcp: { expose: true },
   where: { daemon: "start" },
+  needsTrust: true,
   output: (z) =>
     z.object({
       servers: z.array(
@@ -258,7 +270,7 @@ export const serversRefresh = defineOperation<
       exitCode: z.number().optional(),
     }),
   async run(_input, ctx) {
-    const out = await registry(ctx).refresh();
+    const out = await registry(ctx).refresh(ctx.caller);
     const failed = out.some((s) => s.error);
     return {
       // Some server could not be listed: the command fails (6), each row says why.

@@ -8,7 +8,8 @@ import type { ScopeKey } from "./scope.ts";
 export interface PoolDeps {
   /** Starts one server; `signal` aborts a start still under way (the daemon is stopping). */
   connect(spec: ServerSpec, startTimeoutMs: number, signal?: AbortSignal): Promise<McpConnection>;
-  spec(def: ServerDef): ServerSpec;
+  /** How to start the server for one key (a key carries a caller's variables for `envFrom`). */
+  spec(def: ServerDef, key?: ScopeKey): ServerSpec;
   log(
     level: "debug" | "info" | "warn" | "error",
     event: string,
@@ -124,7 +125,8 @@ function holderName(key: string): string {
  * and are woken by every release, exit and stop, each for at most the wait it was given.
  */
 export class Pool {
-  readonly def: ServerDef;
+  /** Replaced by a reload when an entry of the same identity is renamed or redescribed. */
+  def: ServerDef;
   readonly #deps: PoolDeps;
   readonly #instances = new Map<string, Instance>();
   #serial = 0;
@@ -387,7 +389,7 @@ export class Pool {
     inst.ready = (async () => {
       try {
         const conn = await this.#deps.connect(
-          this.#deps.spec(this.def),
+          this.#deps.spec(this.def, key),
           this.def.pool.startTimeoutMs,
           this.#abort.signal,
         );
@@ -403,6 +405,8 @@ export class Pool {
         void conn.ended.then((end) => this.#onEnded(inst, end.reason));
         inst.state = inst.state === "starting" ? "ready" : inst.state;
         this.#cooldown = undefined;
+        // Its pid is known now: the daemon records it (lib/daemon/children.ts).
+        this.#deps.changed?.(this);
         this.#deps.log("info", "instance.ready", "Server instance ready", {
           server: this.def.name,
           instance: inst.id,

@@ -3,6 +3,7 @@ import { McpxError } from "../errors.ts";
 import type { McpConnection } from "../mcp/types.ts";
 import { serverDefs } from "../config/servers.ts";
 import { Pool } from "./pool.ts";
+import { scopeKey, scopeOf } from "./scope.ts";
 
 /** In-process connections: each has its own id, and records whether it was closed. */
 function fakes(options: { fail?: () => boolean } = {}) {
@@ -156,6 +157,34 @@ Deno.test("Pool.reap() stops idle processes past idleTimeout but keeps min", asy
   await p.reap(Date.now() + 1000, () => true);
   assert.equal(p.instances().length, 1);
   await p.stopAll("test");
+});
+
+Deno.test('scopeKey() keys an "envFrom": "caller" server by the values its references read', () => {
+  const [def] = serverDefs({
+    path: "/p/.mcpx.json",
+    mcpServers: { c: { command: "x", env: { T: "${TOKEN}" }, mcpx: { envFrom: "caller" } } },
+    pool: {},
+    data: {},
+  });
+  const none = () => undefined;
+  const a = scopeKey(def, { env: { TOKEN: "a", OTHER: "ignored" } }, none);
+  const a2 = scopeKey(def, { env: { TOKEN: "a" } }, none);
+  const b = scopeKey(def, { env: { TOKEN: "b" } }, none);
+  assert.deepEqual(a.env, { TOKEN: "a" }, "only what it references");
+  assert.equal(a.key, a2.key);
+  assert.notEqual(a.key, b.key);
+  assert.match(a.key, /^global\|env:[0-9a-f]{16}$/);
+  const [session] = serverDefs({
+    path: "/p/.mcpx.json",
+    mcpServers: {
+      s: { command: "x", env: { T: "${TOKEN}" }, mcpx: { envFrom: "caller", scope: "session" } },
+    },
+    pool: {},
+    data: {},
+  });
+  const k = scopeKey(session, { session: "abc", env: { TOKEN: "a" } }, none);
+  assert.equal(scopeOf(k.key), "session:abc", "restart and end-session still find its session");
+  assert.equal(scopeOf("global"), "global");
 });
 
 Deno.test("Pool: a release wakes a caller waiting for room under max", async () => {

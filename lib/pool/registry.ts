@@ -4,8 +4,16 @@ import type { McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
 import { selectServers, type ServerDef } from "../config/servers.ts";
 import { functionNames } from "../names.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
-import { type Instance, Pool, type PoolStatus } from "./pool.ts";
-import { type Caller, type Discover, parentSessionKey, scopeKey, sessionKey } from "./scope.ts";
+import { type Instance, type Lease, Pool, type PoolStatus } from "./pool.ts";
+import {
+  type Caller,
+  type Discover,
+  parentSessionKey,
+  type ScopeKey,
+  scopeKey,
+  scopeOf,
+  sessionKey,
+} from "./scope.ts";
 import type { Selection } from "../config/servers.ts";
 import { errorText, unwrapResult } from "./unwrap.ts";
 import { validateArguments } from "./validate.ts";
@@ -21,7 +29,7 @@ type Log = (
 /** What the registry needs from the daemon. */
 export interface RegistryDeps {
   connect(spec: ServerSpec, startTimeoutMs: number, signal?: AbortSignal): Promise<McpConnection>;
-  spec(def: ServerDef): ServerSpec;
+  spec(def: ServerDef, key?: ScopeKey): ServerSpec;
   discover: Discover;
   log: Log;
   /** MCPX_TRACE / logging.trace: one log line per call naming the instance that served it. */
@@ -29,6 +37,11 @@ export interface RegistryDeps {
   /** How often idle instances are reaped. */
   reapIntervalMs: number;
   alive(pid: number): boolean;
+  /**
+   * A running process's start time (lib/daemon/pid.ts `processToken`) and process group, or
+   * undefined when none runs: what tells a session's owner from a later process of its pid.
+   */
+  identify?(pid: number): { start: string; pgid: number } | undefined;
   /** Where listings and start failures are recorded for `ls`, `types` and `search`. */
   cache?: CacheWriter;
   /**
@@ -36,6 +49,8 @@ export interface RegistryDeps {
    * serve whenever they change, at most once per turn of the event loop.
    */
   live?(state: LiveState): void;
+  /** Told the server processes (pid, server, instance) whenever they change, like `live`. */
+  children?(list: { pid: number; server: string; instance: string }[]): void;
 }
 
 /** What the daemon keeps for `mcpx ls` and `mcpx run` to read without asking it. */
@@ -101,6 +116,24 @@ export function findTool(def: ServerDef, all: ToolInfo[], name: string): ToolInf
   );
 }
 
+/** A session that ends when a process exits: the `mcpx run` that minted it (MCPX_SESSION_OWNER). */
+interface Owned {
+  pid: number;
+  start: string;
+}
+
+/**
+ * A `mcpx run` whose script runs in a process group of its own (`script.runtime` deno, bun or
+ * node): should the run die first, the script's group goes with it.
+ */
+interface Run {
+  start: string;
+  runtime: { pid: number; start: string };
+}
+
+/** How many ended sessions are remembered, so that a late call of one is refused. */
+const ENDED_KEPT = 4096;
+
 /** Every configured server's pool, with calls, status, restart and refresh over them. */
 export class Registry {
   /** By namespace: the server's own definition (filters, description) and the pool it leases from. */
@@ -111,35 +144,115 @@ export class Registry {
   readonly #degradedSaid = new Set<string>();
   #timer?: ReturnType<typeof setInterval>;
   #pidTimer?: ReturnType<typeof setInterval>;
+  /** Runs whose script's runtime leads its own group, by the run's pid. */
+  readonly #runs = new Map<number, Run>();
+  /** Sessions whose owner's exit ends them, by session id. */
+  readonly #owned = new Map<string, Owned>();
+  /** Sessions ended (oldest first): a call that names one with an owner is refused. */
+  readonly #ended = new Set<string>();
+  /** Calls in flight whose caller said which process it is: cancelled should that one die. */
+  readonly #callers = new Set<{ pid: number; start: string; abort: AbortController }>();
+  /** Owned sessions' calls still waiting for their process. */
+  readonly #acquiring = new Map<string, Set<Promise<unknown>>>();
+
+  /** The configured names each pool serves, for the schema cache. */
+  readonly #names = new Map<Pool, string[]>();
+  /** The schema cache of the configuration served now (replaced by a reload). */
+  #cache?: CacheWriter;
+  readonly #poolDeps: ConstructorParameters<typeof Pool>[1];
 
   constructor(defs: ServerDef[], deps: RegistryDeps) {
     this.#deps = deps;
-    const names = new Map<Pool, string[]>();
-    const poolDeps = {
+    this.#cache = deps.cache;
+    this.#poolDeps = {
       ...deps,
       listed: (pool: Pool, tools: ToolInfo[]) =>
-        deps.cache?.listed(names.get(pool) ?? [], pool.def.identity, tools),
+        this.#cache?.listed(this.#names.get(pool) ?? [], pool.def.identity, tools),
       failed: (pool: Pool, error: McpxError) =>
-        deps.cache?.failed(names.get(pool) ?? [], pool.def.identity, error.message),
+        this.#cache?.failed(this.#names.get(pool) ?? [], pool.def.identity, error.message),
       changed: () => this.#liveChanged(),
     };
+    this.#build(defs, new Map());
+  }
+
+  /** Maps each definition to a pool by identity: one of `reuse` if it has it, else a new one. */
+  #build(defs: ServerDef[], reuse: Map<string, Pool>): void {
+    this.#entries.clear();
+    this.#pools.clear();
+    this.#names.clear();
     for (const def of defs) {
       let pool = this.#pools.get(def.identity);
-      if (!pool) this.#pools.set(def.identity, pool = new Pool(def, poolDeps));
-      names.set(pool, [...(names.get(pool) ?? []), def.name]);
+      if (!pool) {
+        pool = reuse.get(def.identity);
+        // The same process under its new entry (a renamed server, another description).
+        if (pool) pool.def = def;
+        else pool = new Pool(def, this.#poolDeps);
+        this.#pools.set(def.identity, pool);
+      }
+      this.#names.set(pool, [...(this.#names.get(pool) ?? []), def.name]);
       this.#entries.set(def.namespace, { def, pool });
     }
+  }
+
+  /**
+   * Takes up an edited configuration: a server whose identity (everything that changes its
+   * process or how it is handed out, lib/config/servers.ts) is unchanged keeps its pool and its
+   * processes; the processes of a changed, removed or now disabled one are stopped, and the next
+   * call starts the new definition. `cache` is the new configuration's schema cache.
+   */
+  async reconfigure(
+    defs: ServerDef[],
+    cache: CacheWriter | undefined,
+  ): Promise<{ kept: string[]; stopped: string[] }> {
+    const before = new Map(this.#pools);
+    this.#cache = cache;
+    this.#build(defs, before);
+    const kept = new Set(this.#pools.values());
+    const jobs: Promise<number>[] = [];
+    const stopped: string[] = [];
+    for (const pool of before.values()) {
+      if (kept.has(pool)) continue;
+      if (pool.instances().length > 0) stopped.push(pool.def.name);
+      pool.close("its definition changed or was removed from the configuration");
+      jobs.push(pool.stopAll("its definition changed or was removed from the configuration"));
+    }
+    for (const pool of kept) {
+      const serving = [...this.#entries.values()].filter((e) => e.pool === pool);
+      if (serving.every((e) => e.def.disabled) && pool.instances().length > 0) {
+        stopped.push(pool.def.name);
+        jobs.push(pool.stopAll("disabled in the configuration"));
+      }
+    }
+    this.#liveChanged();
+    await Promise.all(jobs);
+    return {
+      kept: [...kept].filter((p) => before.has(p.def.identity) && before.get(p.def.identity) === p)
+        .map((p) => p.def.name),
+      stopped,
+    };
   }
 
   #liveScheduled = false;
 
   #liveChanged(): void {
-    if (!this.#deps.live || this.#liveScheduled) return;
+    if ((!this.#deps.live && !this.#deps.children) || this.#liveScheduled) return;
     this.#liveScheduled = true;
     queueMicrotask(() => {
       this.#liveScheduled = false;
-      this.#deps.live!(this.liveState());
+      this.#deps.live?.(this.liveState());
+      this.#deps.children?.(this.children());
     });
+  }
+
+  /** Every server process running now: its pid, its server's name and its instance. */
+  children(): { pid: number; server: string; instance: string }[] {
+    const out: { pid: number; server: string; instance: string }[] = [];
+    for (const p of this.#pools.values()) {
+      for (const i of p.instances()) {
+        if (i.pid !== undefined) out.push({ pid: i.pid, server: p.def.name, instance: i.id });
+      }
+    }
+    return out;
   }
 
   /** Live processes per namespace, as `status()` counts them, and the keys they serve. */
@@ -159,6 +272,8 @@ export class Registry {
     this.#timer = setInterval(reap, this.#deps.reapIntervalMs);
     // pid-scoped instances go as soon as their process does: there is no possible future caller.
     this.#pidTimer = setInterval(() => {
+      this.#checkOwners();
+      this.#checkCallers();
       for (const p of this.#pools.values()) {
         for (const i of p.instances()) {
           if (i.watchPid !== undefined && i.leases === 0 && !this.#deps.alive(i.watchPid)) {
@@ -167,6 +282,98 @@ export class Registry {
         }
       }
     }, 1000);
+  }
+
+  /**
+   * Stops what a `mcpx run` that died (SIGKILL never lets it clean up) left: its script's runtime
+   * group, when it has one (whose calls, cut off, free their leases), and every session it
+   * minted, whose processes are stopped, which fails a call still in flight at once.
+   */
+  #checkOwners(): void {
+    const identify = this.#deps.identify;
+    if (!identify) return;
+    for (const [pid, run] of this.#runs) {
+      if (identify(pid)?.start === run.start) continue;
+      this.#runs.delete(pid);
+      if (identify(run.runtime.pid)?.start !== run.runtime.start) continue;
+      try {
+        Deno.kill(-run.runtime.pid, "SIGKILL");
+      } catch { /* gone meanwhile */ }
+      this.#deps.log(
+        "warn",
+        "run.exited",
+        `The run ${pid} exited before its script; stopped the script's process group ${run.runtime.pid}`,
+        { run: pid, runtimeGroup: run.runtime.pid },
+      );
+    }
+    for (const [session, o] of this.#owned) {
+      if (identify(o.pid)?.start === o.start) continue;
+      this.#deps.log(
+        "warn",
+        "session.owner_exited",
+        `Process ${o.pid}, which owned session "${session}", exited without ending it; ending it`,
+        { session, owner: o.pid },
+      );
+      void this.endSession(session);
+    }
+  }
+
+  /** Notes a run whose script's runtime leads its own process group (see {@linkcode Run}). */
+  #noteRun(caller: CallRequest["caller"]): void {
+    const identify = this.#deps.identify;
+    const { run, process } = caller;
+    if (!identify || run === undefined || process === undefined || process === run) return;
+    if (this.#runs.has(run)) return;
+    const self = identify(run);
+    const rt = identify(process);
+    if (self && rt && rt.pgid === process) {
+      this.#runs.set(run, { start: self.start, runtime: { pid: process, start: rt.start } });
+    }
+  }
+
+  /**
+   * Cancels every call whose caller has died (a script's runtime or a CLI killed with SIGKILL):
+   * its lease is freed at once instead of when its callTimeout runs out.
+   */
+  #checkCallers(): void {
+    const identify = this.#deps.identify;
+    if (!identify) return;
+    for (const c of this.#callers) {
+      if (identify(c.pid)?.start === c.start) continue;
+      this.#callers.delete(c);
+      c.abort.abort(
+        new McpxError("DAEMON_UNAVAILABLE", `The calling process ${c.pid} exited during the call`),
+      );
+    }
+  }
+
+  /**
+   * Notes who owns a session (on its first call that says so), or refuses the call when the
+   * session has ended or its owner is already gone.
+   */
+  #own(session: string, caller: CallRequest["caller"]): void {
+    const gone = () =>
+      new McpxError("NOT_FOUND", `Session "${session}" has ended: the run that owned it finished`, {
+        hint: "Start a new run, or set MCPX_SESSION_ID to a session of your own",
+      });
+    if (this.#ended.has(session)) throw gone();
+    const identify = this.#deps.identify;
+    if (!identify || caller.owner === undefined) return;
+    if (!this.#owned.has(session)) {
+      const id = identify(caller.owner);
+      if (!id) {
+        this.#markEnded(session);
+        throw gone();
+      }
+      this.#owned.set(session, { pid: caller.owner, start: id.start });
+    }
+  }
+
+  #markEnded(session: string): void {
+    this.#owned.delete(session);
+    this.#ended.delete(session);
+    this.#ended.add(session);
+    if (this.#ended.size > ENDED_KEPT) this.#ended.delete(this.#ended.values().next().value!);
   }
 
   /** The definition and pool of a namespace (or a configured server name). */
@@ -199,6 +406,20 @@ export class Registry {
 
   /** Calls one tool under the caller's scope key; `signal` (the request's) cancels it. */
   async call(req: CallRequest, signal?: AbortSignal): Promise<CallOutput> {
+    const pid = req.caller.process;
+    const start = pid === undefined ? undefined : this.#deps.identify?.(pid)?.start;
+    if (pid === undefined || start === undefined) return await this.#call(req, signal);
+    const watched = { pid, start, abort: new AbortController() };
+    this.#callers.add(watched);
+    try {
+      const both = signal ? AbortSignal.any([signal, watched.abort.signal]) : watched.abort.signal;
+      return await this.#call(req, both);
+    } finally {
+      this.#callers.delete(watched);
+    }
+  }
+
+  async #call(req: CallRequest, signal?: AbortSignal): Promise<CallOutput> {
     const { def, pool } = this.entry(req.server, req.caller.selection);
     const key = scopeKey(def, req.caller, this.#deps.discover);
     if (key.degraded && !this.#degradedSaid.has(def.name)) {
@@ -210,8 +431,34 @@ export class Registry {
         { server: def.name, scope: def.pool.scope },
       );
     }
+    this.#noteRun(req.caller);
+    const session = req.caller.session;
+    const owned = session !== undefined && req.caller.owner !== undefined;
+    if (owned) this.#own(session, req.caller);
     const started = performance.now();
-    const lease = await pool.acquire(key, def.pool.queueTimeoutMs);
+    const acquiring = pool.acquire(key, def.pool.queueTimeoutMs);
+    let lease: Lease;
+    if (owned) {
+      // An end of the session meanwhile (the run finished first) waits for this, and nothing of
+      // it is left running.
+      const settled = acquiring.then(async (got) => {
+        if (!this.#ended.has(session)) return got;
+        got.release();
+        await pool.stopAll(`session ${session} ended`, (k) => k === sessionKey(session));
+        return undefined;
+      });
+      let pending = this.#acquiring.get(session);
+      if (!pending) this.#acquiring.set(session, pending = new Set());
+      pending.add(settled);
+      try {
+        const got = await settled;
+        if (!got) this.#own(session, req.caller); // throws: the session has ended
+        lease = got!;
+      } finally {
+        pending.delete(settled);
+        if (pending.size === 0) this.#acquiring.delete(session);
+      }
+    } else lease = await acquiring;
     if (lease.restarted) {
       this.#deps.log(
         "warn",
@@ -322,38 +569,46 @@ export class Registry {
     pool.clearCooldown();
     const match = session === undefined
       ? undefined
-      : (key: string) => key === sessionKey(session) || key === parentSessionKey(session);
+      : (key: string) =>
+        scopeOf(key) === sessionKey(session) || scopeOf(key) === parentSessionKey(session);
     return await pool.stopAll(session ? `restart of session ${session}` : "restart", match);
   }
 
   /** Stops every instance keyed to a session a caller minted, now that it has finished. */
   async endSession(session: string): Promise<number> {
+    this.#markEnded(session);
     let n = 0;
-    const ended = (k: string) => k === sessionKey(session);
+    const ended = (k: string) => scopeOf(k) === sessionKey(session);
     for (const p of this.#pools.values()) {
       p.forget(ended);
       n += await p.stopAll(`session ${session} ended`, ended);
     }
+    // A call still waiting for its process stops it once it has it (see call()).
+    await Promise.allSettled([...this.#acquiring.get(session) ?? []]);
     return n;
   }
 
   /**
    * Lists every enabled server's tools again (recording them in the schema cache), starting a
    * short-lived instance where none runs. Each namespace sees only the tools its filters show.
+   * An `"envFrom": "caller"` server is started with the values `caller` sent.
    */
-  async refresh(): Promise<{ namespace: string; tools?: ToolInfo[]; error?: string }[]> {
+  async refresh(
+    caller: Caller = {},
+  ): Promise<{ namespace: string; tools?: ToolInfo[]; error?: string }[]> {
     const byPool = new Map<Pool, Promise<{ tools?: ToolInfo[]; error?: string }>>();
     const listOne = async (p: Pool) => {
       const live = p.instances().find((i) => i.state === "ready" && i.conn);
       try {
         if (live) {
           live.tools = await live.conn!.listTools();
-          this.#deps.cache?.listed(this.#namesOf(p), p.def.identity, live.tools);
+          this.#cache?.listed(this.#namesOf(p), p.def.identity, live.tools);
           return { tools: live.tools };
         }
         p.clearCooldown();
+        const env = p.def.envFrom === "caller" ? scopeKey(p.def, caller, () => undefined).env : {};
         const lease = await p.acquire(
-          { key: `refresh:${crypto.randomUUID()}`, ephemeral: true },
+          { key: `refresh:${crypto.randomUUID()}`, ephemeral: true, env },
           p.def.pool.startTimeoutMs,
         );
         lease.release();
@@ -372,7 +627,7 @@ export class Registry {
     }));
     // The answer means the schema cache file says so too, rewritten whole (a refresh is also how a
     // removed or corrupt file is made right): a caller reads it next.
-    this.#deps.cache?.persist();
+    this.#cache?.persist();
     await this.flushCache();
     return out;
   }
@@ -383,7 +638,7 @@ export class Registry {
 
   /** Waits until every schema cache write has landed. */
   async flushCache(): Promise<void> {
-    await this.#deps.cache?.flush();
+    await this.#cache?.flush();
   }
 
   /**

@@ -1,4 +1,6 @@
 import type { Selection, ServerDef } from "../config/servers.ts";
+import { pick } from "../config/server_env.ts";
+import { hash64 } from "../_hash.ts";
 
 /** Who is calling: what the CLI (or a script) tells the daemon about itself. */
 export interface Caller {
@@ -13,10 +15,27 @@ export interface Caller {
    * caller: its process may be stopped to make room between its calls (and the run is told).
    */
   sessionMinted?: boolean;
+  /**
+   * MCPX_SESSION_OWNER: the process whose exit ends `session` (the `mcpx run` that minted it),
+   * sent along with MCPX_SESSION_ID only.
+   */
+  owner?: number;
+  /** MCPX_RUN_PID: the `mcpx run` the request comes from, whose death ends its script too. */
+  run?: number;
+  /**
+   * The process sending the request (a script's runtime, or the CLI): should it die while its
+   * call is in flight, the call is cancelled and its lease freed.
+   */
+  process?: number;
   /** MCPX_PARENT_SESSION_ID. */
   parentSession?: string;
   /** The profiles the caller selected: a call outside them is refused. */
   selection?: Selection;
+  /**
+   * The caller's values of the variables that servers with `"envFrom": "caller"` reference, and
+   * no others (lib/config/server_env.ts `callerVariables`).
+   */
+  env?: Record<string, string>;
 }
 
 /** The key a call is served under, and how long a process under it may live. */
@@ -33,6 +52,8 @@ export interface ScopeKey {
   pinned?: boolean;
   /** Set when the scope could not resolve: which variable or condition would fix it. */
   degraded?: string;
+  /** For a server with `"envFrom": "caller"`: the caller's values its `${VAR}` references read. */
+  env?: Record<string, string>;
 }
 
 /** The repository facts the `repo` and `worktree` scopes need. */
@@ -48,11 +69,26 @@ export function parentSessionKey(session: string): string {
   return `psession:${session}`;
 }
 
+/** The scope part of a key: `session:abc` of `session:abc|env:<hash>` (an envFrom caller's). */
+export function scopeOf(key: string): string {
+  const at = key.indexOf("|env:");
+  return at < 0 ? key : key.slice(0, at);
+}
+
 /**
  * Computes the key for one call. A scope that cannot resolve degrades to per-call isolation:
  * sharing a stateful process by accident corrupts results, over-isolating only costs a process.
  */
 export function scopeKey(def: ServerDef, caller: Caller, discover: Discover): ScopeKey {
+  const key = scopeOnly(def, caller, discover);
+  if (def.envFrom !== "caller") return key;
+  // A process started with one caller's values never serves a caller with other values.
+  const env = pick(caller.env ?? {}, def.envNames);
+  const digest = hash64(new TextEncoder().encode(JSON.stringify(Object.entries(env))));
+  return { ...key, key: `${key.key}|env:${digest}`, env };
+}
+
+function scopeOnly(def: ServerDef, caller: Caller, discover: Discover): ScopeKey {
   const once = (why: string): ScopeKey => ({
     key: `call:${crypto.randomUUID()}`,
     ephemeral: true,

@@ -77,10 +77,27 @@ function callerHeader(): string {
   return encodeURIComponent(JSON.stringify({
     cwd: env("MCPX_CALLER_CWD") ?? (deno ? deno.cwd() : g.process?.cwd?.()),
     session: env("MCPX_SESSION_ID") || undefined,
+    owner: env("MCPX_SESSION_ID") && Number(env("MCPX_SESSION_OWNER")) > 0
+      ? Number(env("MCPX_SESSION_OWNER"))
+      : undefined,
     sessionMinted: env("MCPX_SESSION_MINTED") === "1" || undefined,
     parentSession: env("MCPX_PARENT_SESSION_ID") || undefined,
     pid: deno ? deno.pid : g.process?.pid,
+    process: deno ? deno.pid : g.process?.pid,
+    run: Number(env("MCPX_RUN_PID")) > 0 ? Number(env("MCPX_RUN_PID")) : undefined,
+    env: callerEnv(),
   }));
+}
+
+// What `mcpx run` hands on of its caller's variables for "envFrom": "caller" servers.
+function callerEnv(): Record<string, string> | undefined {
+  const text = env("MCPX_CALLER_ENV");
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** One HTTP/1.1 answer: status, headers by lower-case name, and the body (de-chunked). */

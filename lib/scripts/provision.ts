@@ -4,7 +4,6 @@
 import { dirname, join } from "../_path.ts";
 import type { Context } from "../context.ts";
 import { callDaemon, ensureDaemon, type Health } from "../daemon/client.ts";
-import { mayHoldSession } from "../daemon/live.ts";
 import { load } from "../_load.ts";
 import { isFresh } from "./client_stamp.ts";
 import type { ResolvedScript } from "./resolve.ts";
@@ -87,8 +86,9 @@ export function askDaemon(ctx: Context, provision: Provision): Promise<Health> {
 }
 
 /**
- * Ends the session a run minted, where the daemon may hold a process for it: what the daemon
- * keeps (lib/daemon/live.ts) says so without asking it; without that, it is asked.
+ * Ends the session a run minted, whenever a daemon answered the run: the daemon then refuses any
+ * call of it still on its way (one the script did not await), which what it keeps (lib/daemon/
+ * live.ts) could not tell is coming.
  */
 export async function endSession(
   ctx: Context,
@@ -96,7 +96,7 @@ export async function endSession(
   session: string,
 ): Promise<void> {
   const health = await daemon?.catch(() => undefined);
-  if (!health || !mayHoldSession((await ctx.paths()).live, health.pid, session)) return;
+  if (!health) return;
   await callDaemon(ctx, {
     method: "POST",
     path: `/v1/sessions/${encodeURIComponent(session)}/end`,

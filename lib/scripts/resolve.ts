@@ -41,6 +41,8 @@ export interface ResolvedScript {
   name: string;
   /** Found through the search locations (a named script), rather than given as a path. */
   named: boolean;
+  /** The search location it was found in, for a named script. */
+  location?: SearchLocation;
 }
 
 /** One script `mcpx scripts` lists. */
@@ -192,13 +194,13 @@ export function resolveScript(word: string, options: SearchOptions): ResolvedScr
     probed.push({ ...location, state });
     if (location.kind === "file") {
       if (state === "file" && scriptName(location.path) === word) {
-        return { path: location.path, name: word, named: true };
+        return { path: location.path, name: word, named: true, location };
       }
       continue;
     }
     if (state !== "dir") continue;
     const hit = candidatesIn(location.path, word, options.allowOverlap);
-    if (hit) return { path: hit, name: word, named: true };
+    if (hit) return { path: hit, name: word, named: true, location };
   }
   throw notFound(word, probed, listScripts(options).scripts.map((s) => s.name));
 }

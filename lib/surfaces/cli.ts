@@ -214,11 +214,16 @@ function routePath(
   return { path, body: op.http.method === "POST" ? Object.fromEntries(rest) : undefined };
 }
 
-async function execute(
+/**
+ * Runs an operation as a command does: in this process when it is local, else over `/v1` in the
+ * daemon (started on demand when the operation says so). `mcpx serve` runs its tools through it.
+ */
+export async function execute(
   op: Operation,
   input: Record<string, unknown>,
   ctx: Context,
 ): Promise<unknown> {
+  if (op.needsTrust) await ctx.requireTrust();
   if (op.where === "local" || !("method" in op.http)) return await op.run(input, ctx);
   const { callDaemon } = await load<typeof import("../daemon/client.ts")>(
     "../daemon/client.ts",
@@ -303,6 +308,9 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
     const code = (output as { exitCode?: unknown } | null)?.exitCode;
     return typeof code === "number" ? code : 0;
   } catch (error) {
+    // What the settings had to say (a file left out, say) may be why the command failed.
+    const loaded = await ctx?.loadedSettings()?.catch(() => undefined);
+    for (const w of loaded?.warnings ?? []) io.err(`mcpx: warning: ${w}\n`);
     if (!(error instanceof McpxError)) {
       const message = messageOf(error);
       // Under --json the document on stdout is the one report; the text would repeat it.

@@ -1,13 +1,66 @@
-import type { Context } from "../context.ts";
+import { Context } from "../context.ts";
 import { runDaemon as runServer } from "../daemon/server.ts";
 import { OPERATIONS } from "../operations/mod.ts";
+import { load } from "../_load.ts";
 import { buildRouter } from "./http.ts";
+import { CALLER_HEADER, decodeCaller } from "../daemon/wire.ts";
+import type { McpHost, McpHttpHandler } from "./mcp.ts";
+
+/** `--json` as a flag: a tool's answer is the operation's document, never its terminal form. */
+const JSON_FLAG = { key: "output.json", text: "true", spelling: "--json" };
 
 /**
  * The daemon as a surface: runs the daemon for the context's configuration, answering `/v1` with
- * the operations table (lib/daemon/ itself knows nothing of operations). Resolves to an exit
- * status.
+ * the operations table and `/mcp` with the MCP surface (lib/daemon/ itself knows nothing of
+ * operations). Resolves to an exit status.
  */
 export function runDaemon(ctx: Context, autostarted: boolean): Promise<number> {
-  return runServer(ctx, autostarted, (context) => buildRouter(OPERATIONS, context));
+  return runServer(ctx, autostarted, (context) => {
+    const v1 = buildRouter(OPERATIONS, context);
+    let mcp: Promise<McpHttpHandler> | undefined;
+    return (req) => {
+      const path = new URL(req.url).pathname;
+      if (path !== "/mcp") return v1(req);
+      // The MCP surface and the SDK's server are loaded by the first /mcp request, not at start.
+      mcp ??= mcpHandler(context(req));
+      return mcp.then((h) => h.fetch(req));
+    };
+  });
+}
+
+/** The `/mcp` handler: each tool's operation runs here, in the daemon, under its MCP session. */
+async function mcpHandler(base: Context): Promise<McpHttpHandler> {
+  const { mcpHttpHandler } = await load<typeof import("./mcp.ts")>("./mcp.ts", import.meta.url);
+  const settings = await base.settings();
+  const contextFor = (session: string, signal?: AbortSignal) =>
+    new Context(
+      { ...base.io, out: () => {}, err: () => {}, isTerminal: false },
+      [...base.flags, JSON_FLAG],
+      base.daemon,
+      // Only the session: the first /mcp request's caller is no other client's.
+      { session },
+      undefined,
+      signal,
+    );
+  const end = OPERATIONS.find((op) => op.id === "sessions.end")!;
+  const host: McpHost = {
+    run: (op, input, call) => op.run(input, contextFor(call.session, call.signal)),
+    async end(session) {
+      await end.run({ session }, contextFor(session)).catch(() => {});
+    },
+    log: (level, event, message, attrs) => base.daemon?.log?.write(level, event, message, attrs),
+  };
+  return mcpHttpHandler(OPERATIONS, host, {
+    maxBodyBytes: settings.get("daemon.maxRequestBytes"),
+    // The socket is the user's own (0600, a token on every request): no browser reaches it.
+    checkOrigin: false,
+    // A 2026-07-28 request belongs to no connection: the caller may name its session.
+    modernSession: (req) => {
+      try {
+        return decodeCaller(req.headers.get(CALLER_HEADER)).session;
+      } catch {
+        return undefined;
+      }
+    },
+  });
 }

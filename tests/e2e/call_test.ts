@@ -119,7 +119,7 @@ Deno.test("call: the same over /v1 with curl, including POST /v1/call/<ns>/<tool
   });
   const health = await box.json<{ socket: string; fingerprint: string }>(["health"]);
   // Every /v1 request carries the daemon's token, from its 0600 file beside the record.
-  const token = box.daemonToken(health.fingerprint);
+  const token = box.daemonToken(health);
   const curl = async (path: string, body: unknown) => {
     const out = await new Deno.Command("curl", {
       args: [

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { faultyServer } from "../fixtures/servers.ts";
-import { alive, Sandbox, until } from "../_helpers.ts";
+import { alive, daemonKey, Sandbox, until } from "../_helpers.ts";
 import { wireRequest } from "../../lib/daemon/wire.ts";
 
 interface Health {
@@ -27,7 +27,7 @@ Deno.test("daemon facts: live state naming a reused pid is not believed by ls or
     box.env.XDG_STATE_HOME,
     "mcpx",
     "daemons",
-    `${health.fingerprint.slice(0, 16)}.live.json`,
+    `${daemonKey(health)}.live.json`,
   );
   const written = JSON.parse(Deno.readTextFileSync(live));
   assert.equal(written.pid, health.pid);
@@ -74,7 +74,7 @@ Deno.test("daemon facts: malformed percent-encoding and a garbled caller header 
   await using box = await Sandbox.create();
   await box.write("work/.mcpx.json", { mcpServers: { fixture: faultyServer() } });
   const health = await box.json<Health>(["health"]);
-  const token = box.daemonToken(health.fingerprint);
+  const token = box.daemonToken(health);
   const ask = async (path: string, headers: Record<string, string> = {}) => {
     const res = await wireRequest(health.socket, "POST", path, {
       body: { text: "x" },

@@ -26,16 +26,21 @@ Deno.test("daemon: two configurations get two daemons, listed by `mcpx daemons`"
   assert.ok(listed.daemons.every((d) => d.state === "running"));
 });
 
-Deno.test("daemon: an edited configuration gets a new daemon and the old one leaves", async () => {
+Deno.test("daemon: an edited configuration is taken up by the daemon already running", async () => {
   await using box = await Sandbox.create();
   const path = await box.write("work/.mcpx.json", ONE_SERVER);
-  const env = { MCPX_DAEMON_IDLE_EXIT: "1s" };
-  const first = await box.json<Health>(["health"], { env });
+  const first = await box.json<Health>(["health"]);
   await Deno.writeTextFile(path, JSON.stringify({ mcpServers: { echo: { command: "false" } } }));
-  const second = await box.json<Health>(["health"], { env });
-  assert.notEqual(second.pid, first.pid);
-  assert.notEqual(second.fingerprint, first.fingerprint);
-  assert.ok(await until(() => !alive(first.pid), 5000), "the stale auto-started daemon exits");
+  const second = await box.json<Health>(["health"]);
+  assert.equal(second.pid, first.pid, "the same daemon");
+  assert.notEqual(second.fingerprint, first.fingerprint, "now serving the edited file");
+  assert.deepEqual(box.processes(), [first.pid], "and no second daemon");
+  // An edit that cannot be loaded is said so, and the daemon keeps serving the one before.
+  await Deno.writeTextFile(path, `{ "mcpServers": { "echo": 3 } }`);
+  const bad = await box.mcpx(["health"]);
+  assert.equal(bad.code, 3, bad.stderr);
+  assert.match(bad.stderr, /Server "echo"/);
+  assert.ok(alive(first.pid));
 });
 
 Deno.test("daemon: ten concurrent first commands start exactly one daemon", async () => {

@@ -107,7 +107,7 @@ Deno.test("names: every surface shows the same names, and every tool is reached 
 
   // `/v1`: the routes `schema --format openapi` printed, the real names, and /v1/tools/call.
   const health = await box.json<{ socket: string; fingerprint: string }>(["health"]);
-  const token = box.daemonToken(health.fingerprint);
+  const token = box.daemonToken(health);
   const client = Deno.createHttpClient({ proxy: { transport: "unix", path: health.socket } });
   try {
     const v1 = async (path: string, body?: unknown) => {

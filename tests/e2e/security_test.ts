@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ONE_SERVER, Sandbox, until } from "../_helpers.ts";
+import { daemonKey, ONE_SERVER, Sandbox, until } from "../_helpers.ts";
 import { faultyServer } from "../fixtures/servers.ts";
 import { TOKEN_HEADER } from "../../lib/daemon/guard.ts";
 import { wireRequest } from "../../lib/daemon/wire.ts";
@@ -169,7 +169,7 @@ Deno.test("security: the daemon answers 401 to a request without its token", asy
     "state",
     "mcpx",
     "daemons",
-    `${health.fingerprint.slice(0, 16)}.token`,
+    `${daemonKey(health)}.token`,
   );
   const info = Deno.statSync(tokenFile);
   assert.equal(info.mode! & 0o777, 0o600);
@@ -205,7 +205,7 @@ Deno.test("security: state directories are made 0700, loose ones of ours tighten
   const health = await box.json<Health>(["health"]);
   await box.json(["stop"]);
   // A log left readable by an older mcpx is tightened when the next daemon opens it.
-  const log = join(state, "logs", `daemon-${health.fingerprint.slice(0, 16)}.jsonl`);
+  const log = join(state, "logs", `daemon-${daemonKey(health)}.jsonl`);
   await Deno.chmod(log, 0o644);
   await box.json(["health"]);
   for (const d of [state, join(state, "daemons"), join(state, "logs")]) {
@@ -301,9 +301,7 @@ Deno.test("security: a 100 MB request body is answered 413, a 50 MB header refus
   await using box = await Sandbox.create();
   await box.write("work/.mcpx.json", ONE_SERVER);
   const health = await box.json<Health>(["health"]);
-  const token = Deno.readTextFileSync(
-    join(box.root, "state", "mcpx", "daemons", `${health.fingerprint.slice(0, 16)}.token`),
-  ).trim();
+  const token = box.daemonToken(health);
   const before = memory(health.pid, "VmRSS");
   for (const framing of ["length", "chunked"] as const) {
     const answer = await postHuge(health.socket, token, 100 << 20, framing);

@@ -1,0 +1,40 @@
+import { defineOperation } from "./define.ts";
+import { load } from "../_load.ts";
+import { McpxError } from "../errors.ts";
+
+/** `mcpx serve`: mcpx itself as an MCP server, over stdio or loopback Streamable HTTP. */
+export const mcpServe = defineOperation<
+  { http?: string },
+  { served: string; exitCode?: number }
+>({
+  id: "mcp.serve",
+  summary: "Serve mcpx as an MCP server (code mode) over stdio, or Streamable HTTP with --http",
+  description:
+    "Every tool the operations table marks for MCP is served as mcpx_<command> (mcpx_ls, mcpx_search, mcpx_types, mcpx_call, mcpx_exec, ...) with readOnly and destructive annotations; mcpx_call hands on the called tool's own result, isError included. Both protocol eras: initialize (2025-11-25 and earlier) and 2026-07-28 server/discover with _meta on every request. Each MCP connection is its own mcpx session, ended when the client goes away. The daemon serves the same at /mcp on its socket.",
+  params: [{
+    name: "http",
+    type: "string",
+    doc:
+      "Serve Streamable HTTP at http://<host:port>/mcp instead of stdio (a loopback host; port 0 picks one)",
+  }],
+  cli: { command: ["serve"] },
+  http: { none: "It is the MCP surface itself; the daemon serves the same at /mcp" },
+  mcp: { expose: false },
+  where: "local",
+  output: (z) => z.object({ served: z.string(), exitCode: z.number().optional() }),
+  async run(input, ctx) {
+    // Loopback only: a listener beyond this machine needs the daemon's token (issue 16, item 4).
+    if (input.http !== undefined && !/^(127\.0\.0\.1|localhost|\[::1\]):\d+$/.test(input.http)) {
+      throw new McpxError(
+        "USAGE",
+        `--http takes a loopback host:port, e.g. 127.0.0.1:0, not "${input.http}"`,
+      );
+    }
+    const { serveFromCli } = await load<typeof import("../surfaces/mcp_cli.ts")>(
+      "../surfaces/mcp_cli.ts",
+      import.meta.url,
+    );
+    return await serveFromCli(ctx, input.http);
+  },
+  render: () => "",
+});

@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import type { McpConnection } from "../mcp/types.ts";
+import { serverDefs } from "../config/servers.ts";
+import { Registry } from "./registry.ts";
+
+/** In-process connections that record which were closed. */
+function fakes() {
+  let made = 0;
+  const closed: number[] = [];
+  const connect = () => {
+    const id = ++made;
+    let end!: (v: { code: null; signal: null; reason: string }) => void;
+    const conn: McpConnection = {
+      pid: 1000 + id,
+      ended: new Promise((r) => (end = r)),
+      stderrTail: () => [],
+      listTools: () => Promise.resolve([]),
+      callTool: () => Promise.resolve({ content: [] }),
+      onToolsChanged() {},
+      close() {
+        closed.push(1000 + id);
+        end({ code: null, signal: null, reason: "closed" });
+        return Promise.resolve();
+      },
+    };
+    return Promise.resolve(conn);
+  };
+  return { connect, closed };
+}
+
+const defs = (servers: Record<string, unknown>) =>
+  serverDefs({ path: "c", mcpServers: servers, pool: {}, data: {} });
+
+function registry(servers: Record<string, unknown>, f: ReturnType<typeof fakes>): Registry {
+  return new Registry(defs(servers), {
+    connect: f.connect,
+    spec: (def) => ({
+      name: def.name,
+      transport: "stdio",
+      args: [],
+      env: {},
+      headers: {},
+      protocol: "legacy",
+    }),
+    discover: () => undefined,
+    log() {},
+    trace: false,
+    reapIntervalMs: 60_000,
+    alive: () => true,
+  });
+}
+
+/** The pid serving `name`'s global key, starting it if needed. */
+async function pidOf(r: Registry, name: string): Promise<number> {
+  const lease = await r.entry(name).pool.acquire({ key: "global", ephemeral: false }, 1000);
+  lease.release();
+  return lease.instance.pid!;
+}
+
+Deno.test("Registry.reconfigure() keeps the processes of servers whose identity is unchanged", async () => {
+  const f = fakes();
+  const r = registry({ a: { command: "x" }, b: { command: "y" } }, f);
+  const a = await pidOf(r, "a");
+  const b = await pidOf(r, "b");
+  const out = await r.reconfigure(
+    defs({
+      a: { command: "x", mcpx: { description: "now described" } },
+      b: { command: "y", args: ["--other"] },
+      c: { command: "z" },
+    }),
+    undefined,
+  );
+  assert.deepEqual(out, { kept: ["a"], stopped: ["b"] });
+  assert.deepEqual(f.closed, [b], "only the changed server's process was stopped");
+  assert.equal(await pidOf(r, "a"), a, "the same process serves a");
+  assert.notEqual(await pidOf(r, "b"), b, "b starts its new definition");
+  assert.equal(r.entry("a").def.description, "now described", "the new entry is served");
+  await pidOf(r, "c");
+  await r.close();
+});
+
+Deno.test("Registry.reconfigure() keeps a renamed server's process, stops a disabled or removed one", async () => {
+  const f = fakes();
+  const r = registry({ a: { command: "x" }, b: { command: "y" }, c: { command: "z" } }, f);
+  const a = await pidOf(r, "a");
+  const b = await pidOf(r, "b");
+  const c = await pidOf(r, "c");
+  const out = await r.reconfigure(
+    defs({ renamed: { command: "x" }, b: { command: "y", disabled: true } }),
+    undefined,
+  );
+  assert.deepEqual(out.stopped.sort(), ["b", "c"]);
+  assert.deepEqual(f.closed.sort(), [b, c].sort());
+  assert.equal(await pidOf(r, "renamed"), a);
+  assert.throws(() => r.entry("c"), /No server "c"/);
+  assert.throws(() => r.entry("b"), /disabled/);
+  await r.close();
+});

@@ -1,0 +1,277 @@
+/**
+ * What outlives what: a daemon killed with SIGKILL, a `mcpx run` killed with SIGKILL, a call a
+ * script never awaited, and an edited configuration (docs/daemon.md, "Crash recovery" and
+ * "Configuration edits").
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { faultyServer } from "../fixtures/servers.ts";
+import { alive, daemonLog, Sandbox, until } from "../_helpers.ts";
+
+interface Health {
+  pid: number;
+  fingerprint: string;
+  recovered?: string;
+}
+
+async function callText(box: Sandbox, args: string[], env?: Record<string, string>) {
+  const r = await box.mcpx(["call", ...args], { env });
+  assert.equal(r.code, 0, `mcpx call ${args.join(" ")}: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+Deno.test("lifecycle: the next daemon stops the servers a SIGKILLed daemon left, and says so", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      stubborn: faultyServer(["--ignore-eof", "--spawn-child"], { allowRun: true }),
+    },
+  });
+  const server = Number(await callText(box, ["stubborn.pid"]));
+  const child = Number(await callText(box, ["stubborn.child"]));
+  const daemon = (await box.json<Health>(["health"])).pid;
+  assert.ok(alive(server) && alive(child));
+  const children = JSON.parse(
+    await Deno.readTextFile(
+      join(box.root, "state", "mcpx", "daemons", (await childrenFile(box))!),
+    ),
+  );
+  assert.deepEqual(children.children.map((c: { pid: number }) => c.pid), [server]);
+  assert.equal(children.children[0].pgid, server, "the server leads its own process group");
+
+  Deno.kill(daemon, "SIGKILL");
+  assert.ok(await until(() => !alive(daemon)));
+  // The server ignores its closed stdin: without a successor it would run for ever.
+  assert.ok(alive(server) && alive(child), "the orphans outlive the daemon");
+
+  const next = await box.mcpx(["call", "stubborn.pid"]);
+  assert.equal(next.code, 0, next.stderr);
+  assert.notEqual(Number(next.stdout.trim()), server, "a new server serves the call");
+  assert.match(
+    next.stderr,
+    new RegExp(`mcpx: Stopped 1 server process\\(es\\) left by daemon ${daemon}, which died`),
+  );
+  assert.ok(await until(() => !alive(server) && !alive(child)), "the old server and its child");
+  const log = await daemonLog(box);
+  const said = log.find((r) => r.event === "daemon.orphans_stopped");
+  assert.ok(said, "a log record says what was stopped");
+  assert.equal(said.predecessor, daemon);
+});
+
+/** The name of the sandbox's one children file. */
+async function childrenFile(box: Sandbox): Promise<string | undefined> {
+  for await (const e of Deno.readDir(join(box.root, "state", "mcpx", "daemons"))) {
+    if (e.name.endsWith(".children.json")) return e.name;
+  }
+  return undefined;
+}
+
+/** A sandbox whose `sess` server keeps one process per session, as scripts use it. */
+async function sessionBox(flags: string[] = []): Promise<Sandbox> {
+  const box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      sess: { ...faultyServer(flags), mcpx: { sharing: "exclusive", scope: "session" } },
+    },
+  });
+  return box;
+}
+
+Deno.test("lifecycle: a call a script never awaited leaves no server process behind", async () => {
+  await using box = await sessionBox();
+  const daemon = (await box.json<Health>(["health"])).pid;
+  for (let i = 0; i < 10; i++) {
+    // The script ends while its call is on its way: before it is sent, in flight, or served.
+    const wait = [0, 1, 3, 10, 30][i % 5];
+    const r = await box.mcpx([
+      "exec",
+      `sess.pid(); await new Promise((r) => setTimeout(r, ${wait}))`,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const left = box.processes();
+    assert.deepEqual(left, [daemon], `run ${i + 1}: only the daemon is left`);
+  }
+});
+
+/**
+ * Starts `mcpx run <script>` in the sandbox and reads its stdout until a line `ready …`: the
+ * words after `ready` are returned with the process.
+ */
+async function startRun(
+  box: Sandbox,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: Deno.ChildProcess; words: string[]; rest: Promise<void> }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--config", `${REPO}/deno.json`, box.entry, "run", ...args],
+    cwd: join(box.root, "work"),
+    env: { ...box.env, ...env },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  for (;;) {
+    const { value, done } = await lines.read();
+    if (done) throw new Error(`the run ended before it was ready; it printed: ${seen}`);
+    seen += value;
+    const m = seen.match(/^ready ([^\n]*)\n/m);
+    if (m) {
+      const rest = (async () => {
+        while (!(await lines.read()).done) { /* drain */ }
+      })();
+      return { child, words: m[1].split(" "), rest };
+    }
+  }
+}
+
+const REPO = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+
+/** A script that starts a child, calls the session's server, then hangs in a call. */
+const HANGING_SCRIPT = `
+const child = new Deno.Command("sleep", { args: ["600"], stdin: "null" }).spawn();
+const server = await sess.pid();
+console.log(\`ready \${Deno.pid} \${child.pid} \${server}\`);
+await sess.hang();
+`;
+
+interface Status {
+  servers: { namespace: string; instances: { key: string; pid: number; leases: number }[] }[];
+}
+
+for (const runtime of ["deno", "worker"]) {
+  Deno.test(`lifecycle: SIGKILL of \`mcpx run\` (${runtime}) ends its session and what the script started`, async () => {
+    await using box = await sessionBox();
+    await box.write("work/hang.ts", HANGING_SCRIPT);
+    const daemon = (await box.json<Health>(["health"])).pid;
+    const run = await startRun(box, ["--runtime", runtime, "hang.ts"]);
+    const [runtimePid, child, server] = run.words.map(Number);
+    assert.ok(alive(child) && alive(server));
+    if (runtime === "deno") assert.notEqual(runtimePid, run.child.pid, "a runtime of its own");
+
+    run.child.kill("SIGKILL");
+    await run.child.status;
+    // The daemon notices the run is gone: the session's server is stopped (which fails the call
+    // in flight), and under a runtime of its own, its whole process group with it.
+    assert.ok(await until(() => !alive(server)), "the session's server was stopped");
+    if (runtime === "deno") {
+      assert.ok(await until(() => !alive(runtimePid) && !alive(child)), "the script's group");
+    } else {
+      // Under a Worker the script's children share the caller's process group: nobody can tell
+      // them apart from the caller's own, so they are stopped here (docs/daemon.md).
+      Deno.kill(child, "SIGKILL");
+    }
+    await run.rest; // the pipe closes once nothing of the script holds it
+    const status = await box.json<Status>(["status"]);
+    assert.deepEqual(status.servers.flatMap((s) => s.instances), [], "no process, no lease left");
+    const log = await daemonLog(box);
+    assert.ok(log.some((r) => r.event === "session.owner_exited"), "the log says why");
+    assert.ok(await until(() => box.processes().join() === String(daemon)));
+  });
+}
+
+for (const runtime of ["deno", "worker"]) {
+  Deno.test(`lifecycle: SIGKILL of a run (${runtime}) in a session of the user's frees its lease at once`, async () => {
+    await using box = await Sandbox.create();
+    await box.write("work/.mcpx.json", {
+      mcpServers: {
+        sess: {
+          ...faultyServer(),
+          // A lease the dead run kept would be held this long.
+          mcpx: { sharing: "exclusive", scope: "session", callTimeout: "10m" },
+        },
+      },
+    });
+    await box.write("work/hang.ts", HANGING_SCRIPT);
+    const env = { MCPX_SESSION_ID: "mine" };
+    const leases = async () =>
+      (await box.json<Status>(["status"])).servers.flatMap((s) => s.instances)
+        .find((i) => i.key === "session:mine")?.leases;
+    const run = await startRun(box, ["--runtime", runtime, "hang.ts"], env);
+    const [runtimePid, child, server] = run.words.map(Number);
+    assert.ok(await until(async () => await leases() === 1), "the hanging call holds the lease");
+    run.child.kill("SIGKILL");
+    await run.child.status;
+    if (runtime === "worker") Deno.kill(child, "SIGKILL"); // see above
+    await run.rest;
+    assert.ok(await until(async () => await leases() === 0), "the lease is free long before 10m");
+    assert.ok(await until(() => !alive(runtimePid) && !alive(child)), "the script is gone");
+    const next = await box.mcpx(["call", "sess.pid"], { env });
+    assert.equal(next.code, 0, next.stderr);
+    assert.equal(Number(next.stdout.trim()), server, "the session keeps its process");
+    await box.mcpx(["end-session", "mine"]);
+  });
+}
+
+Deno.test("lifecycle: an edit of the configuration restarts only the servers it changed", async () => {
+  await using box = await Sandbox.create();
+  const sess = (flags: string[]) => ({
+    ...faultyServer(flags),
+    mcpx: { sharing: "exclusive", scope: "session" },
+  });
+  const path = await box.write("work/.mcpx.json", { mcpServers: { keep: sess([]) } });
+  const env = { MCPX_SESSION_ID: "edit" };
+  const pid = () => callText(box, ["keep.pid"], env);
+  const first = await pid();
+  const daemon = (await box.json<Health>(["health"])).pid;
+
+  // Whitespace, and another server (of another identity: one of the same would share the pool,
+  // lib/pool/registry.ts): the session keeps its process.
+  await Deno.writeTextFile(
+    path,
+    "\n\n" +
+      JSON.stringify({ mcpServers: { keep: sess([]), other: sess(["--output-tools"]) } }, null, 8) +
+      "\n",
+  );
+  assert.equal(await pid(), first, "the same process after an edit that did not change it");
+  assert.equal(await callText(box, ["other.echo", "text=hi"], env), "hi", "the new server serves");
+  assert.equal((await box.json<Health>(["health"])).pid, daemon, "the same daemon");
+
+  // Its args change: a fresh process, and the old one is gone.
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify({
+      mcpServers: { keep: sess(["--slow-start", "1"]), other: sess(["--output-tools"]) },
+    }),
+  );
+  const second = await pid();
+  assert.notEqual(second, first, "a changed server restarts");
+  assert.ok(await until(() => !alive(Number(first))), "its old process was stopped");
+  const log = await daemonLog(box);
+  const reloads = log.filter((r) => r.event === "config.reloaded");
+  assert.deepEqual(reloads.map((r) => r.restarted), [[], ["keep"]]);
+  await box.mcpx(["end-session", "edit"]);
+});
+
+Deno.test("lifecycle: a running daemon takes up an edit only once it is trusted", async () => {
+  await using box = await Sandbox.create(undefined, { trustAll: false });
+  const entry = { ...faultyServer(), mcpx: { sharing: "exclusive", scope: "session" } };
+  const path = await box.write("work/.mcpx.json", { mcpServers: { keep: entry } });
+  assert.equal((await box.mcpx(["trust"])).code, 0);
+  const env = { MCPX_SESSION_ID: "trusting" };
+  const first = await callText(box, ["keep.pid"], env);
+  const health = await box.json<Health>(["health"]);
+
+  // An edit no one trusted: the daemon keeps serving the version before, and starts nothing new.
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify({ mcpServers: { keep: entry, more: { command: "sleep", args: ["600"] } } }),
+  );
+  for (const args of [["status"], ["call", "keep.pid"]]) {
+    const r = await box.mcpx(args, { env });
+    assert.equal(r.code, 9, `mcpx ${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, /changed since it was trusted/);
+  }
+  const log = await daemonLog(box);
+  assert.ok(!log.some((r) => r.event === "config.reloaded"), "nothing was taken up");
+
+  // Trusted, it is taken up, and the unchanged server keeps its process.
+  assert.equal((await box.mcpx(["trust"])).code, 0);
+  assert.equal(await callText(box, ["keep.pid"], env), first);
+  const now = await box.json<Health>(["health"]);
+  assert.equal(now.pid, health.pid);
+  assert.notEqual(now.fingerprint, health.fingerprint);
+  await box.mcpx(["end-session", "trusting"], { env });
+});

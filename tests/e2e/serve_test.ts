@@ -1,0 +1,310 @@
+/**
+ * `mcpx serve` and the daemon's `/mcp` with the official SDK's client, against real processes: a
+ * real daemon on its unix socket, a fixture server behind it. Lists, calls (a tool error passes
+ * through), two clients are two mcpx sessions, and bad input leaves the daemon up.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { faultyServer } from "../fixtures/servers.ts";
+import { daemonLog, Sandbox, until } from "../_helpers.ts";
+import { frameProblems, type Revision } from "../_mcp_schema.ts";
+
+type Wire = {
+  start(): Promise<void>;
+  send(message: unknown, options?: unknown): Promise<void>;
+  close(): Promise<void>;
+  onmessage?: (message: unknown, extra?: unknown) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+};
+
+/**
+ * A client transport that keeps every frame the server sent, with the method of the request each
+ * answers, so that a test can check them against the schema of the revision negotiated.
+ */
+class Recording {
+  readonly frames: { frame: unknown; method?: string }[] = [];
+  readonly #methods = new Map<unknown, string>();
+  constructor(readonly inner: Wire) {}
+  get transport(): Wire {
+    const self = this;
+    const t: Wire = {
+      start: () => self.inner.start(),
+      close: () => self.inner.close(),
+      send(message, options) {
+        const m = message as { id?: unknown; method?: string };
+        if (m.id !== undefined && m.method) self.#methods.set(m.id, m.method);
+        return self.inner.send(message, options);
+      },
+    };
+    this.inner.onmessage = (message, extra) => {
+      const m = message as { id?: unknown; method?: string };
+      this.frames.push({ frame: message, method: m.method ? undefined : this.#methods.get(m.id) });
+      t.onmessage?.(message, extra);
+    };
+    this.inner.onclose = () => t.onclose?.();
+    this.inner.onerror = (e) => t.onerror?.(e);
+    return t;
+  }
+
+  /** The problems of every frame against `rev`'s schema, strictly. */
+  problems(rev: Revision): string[] {
+    return this.frames.flatMap(({ frame, method }) =>
+      frameProblems(rev, frame, method).map((p) => `${method ?? "?"}: ${p}`)
+    );
+  }
+}
+
+const REPO = new URL("../..", import.meta.url).pathname;
+
+async function project(box: Sandbox) {
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      fixture: faultyServer(),
+      sess: { ...faultyServer(), mcpx: { sharing: "exclusive", scope: "session" } },
+    },
+  });
+}
+
+type CallResult = { content: { type: string; text?: string }[]; isError?: boolean };
+
+/** Calls `ns.tool` through mcpx_call. */
+async function call(c: Client, server: string, tool: string, args: Record<string, unknown> = {}) {
+  return await c.callTool({
+    name: "mcpx_call",
+    arguments: { server, tool, arguments: args },
+  }) as CallResult;
+}
+
+Deno.test("mcpx serve over stdio: the SDK's client lists the tools and calls through them", async () => {
+  await using box = await Sandbox.create();
+  await project(box);
+  for (const mode of ["legacy", "auto"] as const) {
+    const transport = new StdioClientTransport({
+      command: Deno.execPath(),
+      args: ["run", "-A", "--config", `${REPO}deno.json`, box.entry, "serve"],
+      cwd: join(box.root, "work"),
+      env: box.env,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "e2e", version: "1" }, { versionNegotiation: { mode } });
+    const recording = new Recording(transport as unknown as Wire);
+    await client.connect(recording.transport as never);
+    try {
+      const { tools } = await client.listTools();
+      const names = tools.map((t) => t.name);
+      for (const name of ["mcpx_ls", "mcpx_search", "mcpx_types", "mcpx_call", "mcpx_status"]) {
+        assert.ok(names.includes(name), `${mode}: ${name} in ${names.join(" ")}`);
+      }
+      const ls = tools.find((t) => t.name === "mcpx_ls")!;
+      assert.equal(ls.annotations?.readOnlyHint, true);
+      const stop = tools.find((t) => t.name === "mcpx_stop")!;
+      assert.equal(stop.annotations?.destructiveHint, true);
+
+      const echo = await call(client, "fixture", "echo", { text: `hi ${mode}` });
+      assert.deepEqual(echo.content, [{ type: "text", text: `hi ${mode}` }]);
+      const fail = await call(client, "fixture", "fail");
+      assert.equal(fail.isError, true, "the tool's error is passed through");
+      assert.equal(fail.content[0].text, "it failed on purpose");
+      const missing = await call(client, "nosuch", "echo");
+      assert.equal(missing.isError, true);
+      assert.match(missing.content[0].text!, /^SERVER_NOT_FOUND: /);
+      const exec = await client.callTool({
+        name: "mcpx_exec",
+        arguments: {
+          code: "const r = await fixture.echo({ text: 'via exec' }); console.log(`${r}`)",
+        },
+      }) as { structuredContent: { exitCode: number; stdout: string }; isError?: boolean };
+      assert.equal(exec.isError, undefined, JSON.stringify(exec));
+      assert.equal(exec.structuredContent.exitCode, 0);
+      assert.equal(exec.structuredContent.stdout.trim(), "via exec");
+      const ns = await client.callTool({ name: "mcpx_ls", arguments: {} }) as {
+        structuredContent: { namespaces: { namespace: string }[] };
+      };
+      assert.deepEqual(ns.structuredContent.namespaces.map((n) => n.namespace).sort(), [
+        "fixture",
+        "sess",
+      ]);
+      const rev = client.getNegotiatedProtocolVersion() as Revision;
+      assert.equal(rev, mode === "legacy" ? "2025-11-25" : "2026-07-28");
+      assert.ok(recording.frames.length >= 7, `${recording.frames.length} frames`);
+      assert.deepEqual(recording.problems(rev), [], `every ${rev} frame mcpx sent is valid`);
+    } finally {
+      await client.close();
+    }
+  }
+});
+
+Deno.test("mcpx serve over stdio: each connection is its own mcpx session", async () => {
+  await using box = await Sandbox.create();
+  await project(box);
+  const connect = async () => {
+    const client = new Client({ name: "e2e", version: "1" });
+    await client.connect(
+      new StdioClientTransport({
+        command: Deno.execPath(),
+        args: ["run", "-A", "--config", `${REPO}deno.json`, box.entry, "serve"],
+        cwd: join(box.root, "work"),
+        env: box.env,
+        stderr: "pipe",
+      }),
+    );
+    return client;
+  };
+  const [a, b] = [await connect(), await connect()];
+  try {
+    const pids = await Promise.all([a, b].map(async (c) => {
+      const r = await call(c, "sess", "pid");
+      return r.content[0].text;
+    }));
+    assert.notEqual(pids[0], pids[1], "an exclusive session server is not shared between hosts");
+    assert.equal(
+      (await call(a, "sess", "pid")).content[0].text,
+      pids[0],
+      "and stays with its host",
+    );
+    await a.close();
+    const live = async () => {
+      const status = await box.json<{ servers: { namespace: string; instances: unknown[] }[] }>(
+        ["status"],
+        { cwd: "work" },
+      );
+      return status.servers.find((s) => s.namespace === "sess")!.instances.length;
+    };
+    assert.ok(await until(async () => await live() === 1), "a closed connection's session ends");
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+/** A fetch that reaches the daemon's socket with its token. */
+function socketFetch(socket: string, token: string) {
+  const http = Deno.createHttpClient({ proxy: { transport: "unix", path: socket } });
+  const fetcher = (input: string | URL | Request, init?: RequestInit) => {
+    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : {}));
+    headers.set("x-mcpx-token", token);
+    return fetch(input, { ...init, headers, client: http } as RequestInit);
+  };
+  return { fetcher, http };
+}
+
+Deno.test("the daemon's /mcp: the SDK's client over the socket, in both eras; bad input leaves it up", async () => {
+  await using box = await Sandbox.create();
+  await project(box);
+  const health = await box.json<{ socket: string; fingerprint: string }>(["start"], {
+    cwd: "work",
+  });
+  const token = box.daemonToken(health);
+  const { fetcher, http } = socketFetch(health.socket, token);
+  try {
+    for (const mode of ["legacy", "auto"] as const) {
+      const transport = new StreamableHTTPClientTransport(new URL("http://mcpx/mcp"), {
+        fetch: fetcher,
+      });
+      const client = new Client({ name: "e2e", version: "1" }, { versionNegotiation: { mode } });
+      await client.connect(transport);
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((t) => t.name === "mcpx_call"), mode);
+      const echo = await call(client, "fixture", "echo", { text: mode });
+      assert.deepEqual(echo.content, [{ type: "text", text: mode }]);
+      assert.equal((await call(client, "fixture", "fail")).isError, true);
+      const exec = await client.callTool({
+        name: "mcpx_exec",
+        arguments: { code: "return (await fixture.echo({ text: 'in the daemon' }))" },
+      }) as { structuredContent: { exitCode: number; result?: unknown } };
+      assert.equal(exec.structuredContent.exitCode, 0, JSON.stringify(exec));
+      assert.equal(exec.structuredContent.result, "in the daemon");
+      if (mode === "legacy") await transport.terminateSession();
+      await client.close();
+    }
+
+    const post = (body: BodyInit, headers: Record<string, string> = {}) =>
+      fetcher("http://mcpx/mcp", {
+        method: "POST",
+        body,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...headers,
+        },
+      });
+    const big = await post(new Uint8Array(50 * 1024 * 1024).fill(0x20));
+    assert.equal(big.status, 413);
+    await big.body?.cancel();
+    const broken = await post("{nope");
+    assert.equal(broken.status, 400);
+    assert.equal((await broken.json()).error.code, -32700);
+    const batch = await post(JSON.stringify(
+      Array.from({ length: 10_000 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "ping" })),
+    ));
+    assert.equal(batch.status, 400);
+    assert.equal((await batch.json()).error.code, -32600);
+    const wrongToken = await fetch("http://mcpx/mcp", {
+      method: "POST",
+      body: "{}",
+      headers: { "x-mcpx-token": "not-the-token", "content-type": "application/json" },
+      client: http,
+    } as RequestInit);
+    assert.equal(wrongToken.status, 401);
+    await wrongToken.body?.cancel();
+
+    const status = await box.json<{ pid: number }>(["status"], { cwd: "work" });
+    assert.ok(status.pid > 0, "the daemon is still up");
+  } finally {
+    http.close();
+  }
+});
+
+Deno.test("the daemon's /mcp: a client's cancellation reaches the server and frees the lease", async () => {
+  await using box = await Sandbox.create();
+  const cancelLog = join(box.root, "cancel.log");
+  await Deno.writeTextFile(cancelLog, "");
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      stuck: {
+        ...faultyServer([], { allowCancelLog: cancelLog }),
+        env: { FIXTURE_CANCEL_LOG: cancelLog },
+        mcpx: { sharing: "exclusive", callTimeout: "60s" },
+      },
+    },
+  });
+  const health = await box.json<{ socket: string; fingerprint: string }>(["start"], {
+    cwd: "work",
+  });
+  const { fetcher, http } = socketFetch(health.socket, box.daemonToken(health));
+  const transport = new StreamableHTTPClientTransport(new URL("http://mcpx/mcp"), {
+    fetch: fetcher,
+  });
+  const client = new Client({ name: "e2e", version: "1" });
+  try {
+    await client.connect(transport);
+    await call(client, "stuck", "echo", { text: "warm" });
+    const leases = async () =>
+      (await box.json<{ servers: { instances: { leases: number }[] }[] }>(["status"], {
+        cwd: "work",
+      })).servers[0].instances[0].leases;
+    const abort = new AbortController();
+    const hanging = client.callTool({
+      name: "mcpx_call",
+      arguments: { server: "stuck", tool: "hang" },
+    }, { signal: abort.signal }).catch((e) => e);
+    assert.ok(await until(async () => (await leases()) === 1), "the hanging call is in flight");
+    abort.abort();
+    assert.ok((await hanging) instanceof Error, "the client's call ends as cancelled");
+    assert.ok(
+      await until(async () => (await Deno.readTextFile(cancelLog)).includes("cancelled"), 5000),
+      "notifications/cancelled reached the server",
+    );
+    assert.ok(await until(async () => (await leases()) === 0, 5000), "the lease was given back");
+    const records = await daemonLog(box);
+    assert.ok(records.some((r) => r.event === "mcp.cancelled"), "and the daemon recorded it");
+    await transport.terminateSession();
+  } finally {
+    await client.close();
+    http.close();
+  }
+});

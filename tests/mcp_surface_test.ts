@@ -1,0 +1,488 @@
+/**
+ * The MCP surface (lib/surfaces/mcp.ts) in process: its Streamable HTTP handler in both eras, and
+ * the stdio framing, with every frame it sends validated strictly against the official JSON Schema
+ * of the revision in use (tests/_mcp_schema.ts).
+ */
+import assert from "node:assert/strict";
+import { McpxError } from "../lib/errors.ts";
+import type { Operation } from "../lib/operations/define.ts";
+import { OPERATIONS } from "../lib/operations/mod.ts";
+import {
+  buildMcpTools,
+  decodeCursor,
+  encodeCursor,
+  LineTransport,
+  type McpHost,
+  mcpHttpHandler,
+  mcpToolName,
+  readFrame,
+} from "../lib/surfaces/mcp.ts";
+import { frameProblems, type Revision } from "./_mcp_schema.ts";
+
+const MODERN = "2026-07-28";
+const LEGACY = "2025-11-25";
+
+/** A host that answers `mcpx_call` as a server would and records who asked. */
+function fakeHost() {
+  const calls: { op: string; session: string; input: Record<string, unknown> }[] = [];
+  const ended: string[] = [];
+  const host: McpHost = {
+    run(op: Operation, input, call) {
+      calls.push({ op: op.id, session: call.session, input });
+      if (op.id === "tools.call") {
+        if (input.tool === "fail") {
+          const envelope = { content: [{ type: "text", text: "it failed" }], isError: true };
+          return Promise.reject(new McpxError("TOOL_ERROR", "x.fail failed", { data: envelope }));
+        }
+        if (input.tool === "missing") {
+          return Promise.reject(new McpxError("TOOL_NOT_FOUND", `No tool "missing"`));
+        }
+        return Promise.resolve({ raw: { content: [{ type: "text", text: String(input.tool) }] } });
+      }
+      return op.run(input, undefined as never);
+    },
+    end(session) {
+      ended.push(session);
+      return Promise.resolve();
+    },
+  };
+  return { host, calls, ended };
+}
+
+function handler(host: McpHost, maxBodyBytes = 1 << 20) {
+  return mcpHttpHandler(OPERATIONS, host, { maxBodyBytes, checkOrigin: true });
+}
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  frames: Record<string, unknown>[];
+}
+
+/** The JSON-RPC frames of an answer, plain JSON or an SSE stream. */
+async function answerOf(res: Response): Promise<Answer> {
+  const text = await res.text();
+  const type = res.headers.get("content-type") ?? "";
+  const frames = text.trim() === ""
+    ? []
+    : type.includes("text/event-stream")
+    ? text.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).filter(
+      Boolean,
+    ).map((l) => JSON.parse(l))
+    : [JSON.parse(text)].flat();
+  return { status: res.status, headers: res.headers, frames };
+}
+
+/** Posts one body; every frame in the answer is checked against `rev`'s schema. */
+async function post(
+  h: ReturnType<typeof handler>,
+  body: unknown,
+  options: { rev: Revision; headers?: Record<string, string>; method?: string },
+): Promise<Answer> {
+  const res = await h.fetch(
+    new Request("http://127.0.0.1/mcp", {
+      method: "POST",
+      body: typeof body === "string" ? body : JSON.stringify(body),
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        host: "127.0.0.1",
+        ...options.headers,
+      },
+    }),
+  );
+  const answer = await answerOf(res);
+  for (const frame of answer.frames) {
+    assert.deepEqual(
+      frameProblems(options.rev, frame, options.method),
+      [],
+      `${options.rev} frame for ${options.method}: ${JSON.stringify(frame).slice(0, 300)}`,
+    );
+  }
+  return answer;
+}
+
+/** A legacy session: initialize, then initialized; returns a poster for its requests. */
+async function legacySession(h: ReturnType<typeof handler>) {
+  const init = await post(h, {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  }, { rev: LEGACY, method: "initialize" });
+  assert.equal(init.status, 200);
+  const sid = init.headers.get("mcp-session-id");
+  assert.ok(sid, "a legacy client gets a session");
+  const headers = { "mcp-session-id": sid, "mcp-protocol-version": LEGACY };
+  const note = await post(h, { jsonrpc: "2.0", method: "notifications/initialized" }, {
+    rev: LEGACY,
+    headers,
+  });
+  assert.equal(note.status, 202);
+  let id = 10;
+  const send = (method: string, params?: unknown) =>
+    post(h, { jsonrpc: "2.0", id: id++, method, ...(params ? { params } : {}) }, {
+      rev: LEGACY,
+      headers,
+      method,
+    });
+  return { sid, init, send, headers };
+}
+
+const meta = (version = MODERN) => ({
+  "io.modelcontextprotocol/protocolVersion": version,
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
+});
+
+/** One modern request: _meta in the params, the version and method in headers. */
+function modern(
+  h: ReturnType<typeof handler>,
+  method: string,
+  params: Record<string, unknown> = {},
+  options: { version?: string; meta?: boolean; name?: string } = {},
+) {
+  const version = options.version ?? MODERN;
+  return post(h, {
+    jsonrpc: "2.0",
+    id: 1,
+    method,
+    params: options.meta === false ? params : { ...params, _meta: meta(version) },
+  }, {
+    rev: MODERN,
+    method,
+    headers: {
+      "mcp-protocol-version": version,
+      "mcp-method": method,
+      ...(options.name ? { "mcp-name": options.name } : {}),
+    },
+  });
+}
+
+Deno.test("buildMcpTools() serves every operation marked for MCP, named from its command", () => {
+  const tools = buildMcpTools(OPERATIONS);
+  const marked = OPERATIONS.filter((op) => op.mcp.expose);
+  assert.deepEqual(tools.map((t) => t.op), marked);
+  assert.equal(new Set(tools.map((t) => t.name)).size, tools.length, "names are unique");
+  for (const t of tools) {
+    assert.match(t.name, /^mcpx_[a-z0-9_]+$/);
+    assert.equal(t.name, mcpToolName(t.op));
+    assert.equal(t.annotations.readOnlyHint, t.op.mcp.readOnly === true, t.name);
+    assert.equal(t.annotations.destructiveHint, t.op.mcp.destructive === true, t.name);
+    for (const p of t.op.params.filter((q) => !t.op.mcp.hidden?.includes(q.name))) {
+      assert.ok(p.name in (t.inputSchema.properties as object), `${t.name} offers ${p.name}`);
+    }
+  }
+  for (const name of ["mcpx_ls", "mcpx_search", "mcpx_types", "mcpx_catalog", "mcpx_call"]) {
+    assert.ok(tools.some((t) => t.name === name), `${name} is served`);
+  }
+});
+
+Deno.test("decodeCursor() reads only the cursors encodeCursor() makes", () => {
+  assert.equal(decodeCursor(encodeCursor(50), 100), 50);
+  assert.equal(decodeCursor(undefined, 3), 0);
+  for (const bad of ["!!!", "abc", "%%%%", btoa("offset:-1"), btoa("offset:999"), btoa("hello")]) {
+    assert.throws(
+      () => decodeCursor(bad, 100),
+      (e: unknown) => (e as { code: number }).code === -32602,
+      bad,
+    );
+  }
+});
+
+Deno.test("readFrame() answers what is not one JSON-RPC message", () => {
+  const answer = (text: string) => {
+    const r = readFrame(text);
+    assert.ok("answer" in r, text);
+    return r.answer as unknown as { id: unknown; error: { code: number; message: string } };
+  };
+  assert.equal(answer("{nope").error.code, -32700);
+  assert.equal(answer("[]").error.code, -32600);
+  const batch = JSON.stringify(
+    Array.from({ length: 10_000 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "ping" })),
+  );
+  assert.match(answer(batch).error.message, /batch \(10000 entries\)/);
+  assert.equal(answer('{"jsonrpc":"1.0","id":3,"method":"ping"}').id, 3);
+  assert.equal(answer('{"jsonrpc":"2.0","id":{},"method":"ping"}').id, undefined);
+  assert.equal(answer("42").error.code, -32600);
+  const modernInit = answer(JSON.stringify({
+    jsonrpc: "2.0",
+    id: 7,
+    method: "initialize",
+    params: { protocolVersion: MODERN, capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  }));
+  assert.equal(modernInit.error.code, -32022);
+  assert.equal(modernInit.id, 7);
+  for (
+    const frame of [
+      '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+      '{"jsonrpc":"2.0","id":"a","result":{}}',
+    ]
+  ) assert.ok("message" in readFrame(frame), frame);
+});
+
+Deno.test("LineTransport answers bad frames and a reused id, and hands on the rest", async () => {
+  const lines = [
+    "{broken",
+    '{"jsonrpc":"2.0","id":1,"method":"slow"}',
+    '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    "x".repeat(300),
+    '{"jsonrpc":"2.0","id":2,"method":"ping"}',
+  ];
+  const input = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(new TextEncoder().encode(lines.join("\n") + "\n"));
+      c.close();
+    },
+  });
+  const written: string[] = [];
+  const output = new WritableStream<Uint8Array>({
+    write: (chunk) => void written.push(new TextDecoder().decode(chunk)),
+  });
+  const t = new LineTransport(input, output, 200);
+  const got: unknown[] = [];
+  const closed = Promise.withResolvers<void>();
+  t.onmessage = (m) => void got.push(m);
+  t.onclose = () => closed.resolve();
+  await t.start();
+  await closed.promise;
+  assert.deepEqual(got.map((m) => (m as { method: string }).method), ["slow", "ping"]);
+  const answers = written.join("").trim().split("\n").map((l) => JSON.parse(l));
+  assert.deepEqual(answers.map((a) => [a.id, a.error.code]), [
+    [undefined, -32700],
+    [1, -32600],
+    [undefined, -32600],
+  ]);
+  assert.match(answers[1].error.message, /already in use/);
+  for (const a of answers) assert.deepEqual(frameProblems(LEGACY, a), []);
+});
+
+Deno.test("/mcp, 2025-11-25: a session per client lists, calls and pages, every frame strictly valid", async () => {
+  const { host, calls, ended } = fakeHost();
+  const h = handler(host);
+  try {
+    const a = await legacySession(h);
+    const init = a.init.frames[0].result as Record<string, unknown>;
+    assert.equal(init.protocolVersion, LEGACY);
+    const list = await a.send("tools/list");
+    const tools = (list.frames[0].result as { tools: { name: string }[] }).tools;
+    assert.deepEqual(tools.map((t) => t.name), [
+      ...buildMcpTools(OPERATIONS).map((t) => t.name),
+      "mcpx_batch",
+    ]);
+
+    const ok = await a.send("tools/call", {
+      name: "mcpx_call",
+      arguments: { server: "x", tool: "echo", arguments: { text: "hi" } },
+    });
+    assert.deepEqual(ok.frames[0].result, { content: [{ type: "text", text: "echo" }] });
+    assert.equal(calls.at(-1)!.input.raw, true, "mcpx_call asks for the envelope");
+
+    const failed = await a.send("tools/call", {
+      name: "mcpx_call",
+      arguments: { server: "x", tool: "fail" },
+    });
+    assert.deepEqual(failed.frames[0].result, {
+      content: [{ type: "text", text: "it failed" }],
+      isError: true,
+    }, "the tool's own error result, not flattened");
+    const missing = await a.send("tools/call", {
+      name: "mcpx_call",
+      arguments: { server: "x", tool: "missing" },
+    });
+    const r = missing.frames[0].result as { isError: boolean; content: { text: string }[] };
+    assert.equal(r.isError, true);
+    assert.match(r.content[0].text, /^TOOL_NOT_FOUND: /);
+
+    const badArg = await a.send("tools/call", { name: "mcpx_call", arguments: { nope: 1 } });
+    assert.match(
+      (badArg.frames[0].result as { content: { text: string }[] }).content[0].text,
+      /USAGE: mcpx_call has no argument "nope"/,
+    );
+    const version = await a.send("tools/call", { name: "mcpx_version", arguments: {} });
+    const v = version.frames[0].result as { structuredContent: { version: string } };
+    assert.equal(typeof v.structuredContent.version, "string");
+
+    const several = await a.send("tools/call", {
+      name: "mcpx_batch",
+      arguments: {
+        calls: [
+          { tool: "mcpx_call", arguments: { server: "x", tool: "one" } },
+          { tool: "mcpx_call", arguments: { server: "x", tool: "fail" } },
+          { tool: "mcpx_nope" },
+        ],
+      },
+    });
+    const { results } = (several.frames[0].result as {
+      structuredContent: { results: { isError?: boolean; content: { text: string }[] }[] };
+    }).structuredContent;
+    assert.deepEqual(results.map((r) => [r.isError === true, r.content[0].text.slice(0, 9)]), [
+      [false, "one"],
+      [true, "it failed"],
+      [true, "USAGE: mc"],
+    ]);
+    const tooMany = await a.send("tools/call", {
+      name: "mcpx_batch",
+      arguments: { calls: Array.from({ length: 101 }, () => ({ tool: "mcpx_version" })) },
+    });
+    assert.equal((tooMany.frames[0].result as { isError: boolean }).isError, true);
+
+    const unknownTool = await a.send("tools/call", { name: "nope", arguments: {} });
+    assert.equal((unknownTool.frames[0].error as { code: number }).code, -32602);
+    assert.equal(((await a.send("ping")).frames[0].result as object).constructor, Object);
+    assert.deepEqual((await a.send("logging/setLevel", { level: "debug" })).frames[0].result, {});
+    const badCursor = await a.send("tools/list", { cursor: "not base64!" });
+    assert.equal((badCursor.frames[0].error as { code: number }).code, -32602);
+    const unknown = await a.send("no/such/method");
+    assert.equal((unknown.frames[0].error as { code: number }).code, -32601);
+    const empty = await a.send("prompts/list");
+    assert.deepEqual(empty.frames[0].result, { prompts: [] });
+
+    const batch = await post(
+      h,
+      Array.from({ length: 10_000 }, (_, i) => ({ jsonrpc: "2.0", id: 100 + i, method: "ping" })),
+      { rev: LEGACY, headers: a.headers },
+    );
+    assert.ok(batch.status >= 400 || batch.frames.every((f) => "error" in f), "batch refused");
+    assert.ok((await a.send("ping")).frames[0].result, "the session survives the batch");
+
+    const b = await legacySession(h);
+    assert.notEqual(a.sid, b.sid);
+    await b.send("tools/call", { name: "mcpx_call", arguments: { server: "x", tool: "echo" } });
+    const sessions = new Set(calls.filter((c) => c.op === "tools.call").map((c) => c.session));
+    assert.equal(sessions.size, 2, "two clients, two mcpx sessions");
+    assert.equal(h.sessions, 2);
+
+    const del = await h.fetch(
+      new Request("http://127.0.0.1/mcp", {
+        method: "DELETE",
+        headers: { "mcp-session-id": a.sid, "mcp-protocol-version": LEGACY, host: "127.0.0.1" },
+      }),
+    );
+    assert.equal(del.status, 200);
+    await del.body?.cancel();
+    assert.equal(ended.length, 1, "the closed session's servers are released");
+    const gone = await a.send("ping");
+    assert.equal(gone.status, 404);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("/mcp refuses initialize asking for a modern revision, with the versions that work", async () => {
+  const h = handler(fakeHost().host);
+  try {
+    const res = await post(h, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: MODERN,
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    }, { rev: LEGACY });
+    const error = res.frames[0].error as { code: number; data: { supported: string[] } };
+    assert.equal(error.code, -32022);
+    assert.ok(error.data.supported.includes(LEGACY));
+    assert.ok(!error.data.supported.includes(MODERN));
+    assert.equal(h.sessions, 0);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("/mcp, 2026-07-28: discover, list and call with _meta; -32022 and -32602 as specified", async () => {
+  const { host } = fakeHost();
+  const h = handler(host);
+  try {
+    const discover = await modern(h, "server/discover");
+    const d = discover.frames[0].result as { supportedVersions: string[] };
+    assert.deepEqual(d.supportedVersions, [MODERN]);
+    const list = await modern(h, "tools/list");
+    assert.ok((list.frames[0].result as { tools: unknown[] }).tools.length > 0);
+    const call = await modern(h, "tools/call", {
+      name: "mcpx_call",
+      arguments: { server: "x", tool: "fail" },
+    }, { name: "mcpx_call" });
+    assert.equal((call.frames[0].result as { isError: boolean }).isError, true);
+
+    const unsupported = await modern(h, "tools/list", {}, { version: "2099-01-01" });
+    assert.equal(unsupported.status, 400);
+    const e = unsupported.frames[0].error as { code: number; data: { supported: string[] } };
+    assert.equal(e.code, -32022);
+    assert.deepEqual(e.data.supported, [MODERN]);
+
+    const noMeta = await modern(h, "tools/list", {}, { meta: false });
+    assert.equal(noMeta.status, 400);
+    assert.equal((noMeta.frames[0].error as { code: number }).code, -32602);
+    const badCursor = await modern(h, "tools/list", { cursor: "%%%" });
+    assert.equal((badCursor.frames[0].error as { code: number }).code, -32602);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("/mcp answers malformed bodies, a body over the bound and foreign origins", async () => {
+  const h = handler(fakeHost().host, 1024);
+  try {
+    const broken = await post(h, "{not json", { rev: LEGACY });
+    assert.equal(broken.status, 400);
+    assert.equal((broken.frames[0].error as { code: number }).code, -32700);
+    const big = await post(h, JSON.stringify({ pad: "x".repeat(4096) }), { rev: LEGACY });
+    assert.equal(big.status, 413);
+    const foreign = await h.fetch(
+      new Request("http://127.0.0.1/mcp", {
+        method: "POST",
+        body: "{}",
+        headers: {
+          "content-type": "application/json",
+          host: "127.0.0.1",
+          origin: "http://evil.example",
+        },
+      }),
+    );
+    assert.equal(foreign.status, 403);
+    await foreign.body?.cancel();
+    const rebound = await h.fetch(
+      new Request("http://127.0.0.1/mcp", {
+        method: "POST",
+        body: "{}",
+        headers: { "content-type": "application/json", host: "evil.example" },
+      }),
+    );
+    assert.equal(rebound.status, 403);
+    await rebound.body?.cancel();
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("tools/list pages with an opaque cursor until the list ends", async () => {
+  const version = OPERATIONS.find((op) => op.id === "mcpx.version")!;
+  const many = Array.from({ length: 120 }, (_, i) => ({
+    ...version,
+    id: `many.v${i}`,
+    cli: { command: [`v${i}`] },
+  })) as Operation[];
+  const h = mcpHttpHandler(many, fakeHost().host, { maxBodyBytes: 1 << 20, checkOrigin: true });
+  try {
+    const a = await legacySession(h);
+    const names: string[] = [];
+    const pages: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await a.send("tools/list", cursor ? { cursor } : undefined);
+      const result = page.frames[0].result as { tools: { name: string }[]; nextCursor?: string };
+      pages.push(result.tools.length);
+      names.push(...result.tools.map((t) => t.name));
+      cursor = result.nextCursor;
+    } while (cursor);
+    assert.deepEqual(pages, [50, 50, 21]);
+    assert.equal(new Set(names).size, 121);
+    assert.equal(names.at(-1), "mcpx_batch");
+  } finally {
+    await h.close();
+  }
+});
