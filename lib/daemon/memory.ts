@@ -14,9 +14,13 @@ export interface MemoryRecord {
   heapTotal: number;
   heapUsed: number;
   external: number;
-  /** Linux: resident KiB of the C heap (`[heap]`, glibc's main arena) and of other anonymous maps. */
+  /**
+   * Linux: resident KiB of the C heap (`[heap]`, glibc's main arena), of other anonymous maps
+   * (V8's heap among them) and of mapped files (the deno binary's pages as they are touched).
+   */
   cHeapKiB?: number;
   anonKiB?: number;
+  fileKiB?: number;
   /** The pools' tables and the registry's own, by name: entries held now. */
   tables: Record<string, number>;
   /** Where the heap snapshot went, when one was asked for. */
@@ -54,8 +58,8 @@ export async function measureMemory(
   return record;
 }
 
-/** From /proc/self/smaps (Linux): the resident C heap and other anonymous memory, in KiB. */
-function residentMaps(): { cHeapKiB?: number; anonKiB?: number } {
+/** From /proc/self/smaps (Linux): the resident C heap, other anonymous memory and files, in KiB. */
+function residentMaps(): { cHeapKiB?: number; anonKiB?: number; fileKiB?: number } {
   let text: string;
   try {
     text = Deno.readTextFileSync("/proc/self/smaps");
@@ -64,6 +68,7 @@ function residentMaps(): { cHeapKiB?: number; anonKiB?: number } {
   }
   let cHeapKiB = 0;
   let anonKiB = 0;
+  let fileKiB = 0;
   let name = "";
   for (const line of text.split("\n")) {
     const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
@@ -75,6 +80,7 @@ function residentMaps(): { cHeapKiB?: number; anonKiB?: number } {
     if (!rss) continue;
     if (name === "[heap]") cHeapKiB += Number(rss[1]);
     else if (name === "") anonKiB += Number(rss[1]);
+    else if (name.startsWith("/")) fileKiB += Number(rss[1]);
   }
-  return { cHeapKiB, anonKiB };
+  return { cHeapKiB, anonKiB, fileKiB };
 }

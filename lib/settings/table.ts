@@ -176,7 +176,7 @@ export const SETTINGS = {
     default: "0",
     doc: "Every this many requests, the daemon logs its memory (`daemon.memory`); 0 never",
     detail:
-      "Each record holds Deno.memoryUsage(), the V8 heap statistics and the sizes of the pools' own tables. A daemon run with DENO_V8_FLAGS=--expose-gc collects garbage fully first, so what the record shows is what is still held.",
+      "Each record holds Deno.memoryUsage(), the resident C heap, anonymous and file-backed memory (Linux, from /proc/self/smaps) and the sizes of the pools' own tables. A daemon run with DENO_V8_FLAGS=--expose-gc collects garbage fully first, so what the record shows is what is still held (bench/daemon_growth.ts).",
   },
   "plumbing.heapSnapshots": {
     type: "path",
