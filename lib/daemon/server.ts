@@ -442,7 +442,7 @@ export async function runDaemon(
 
 /** One `daemon.memory` record (`plumbing.memoryLog`); lib/daemon/memory.ts is loaded for it. */
 async function logMemory(
-  log: JsonlLog,
+  log: DaemonLog,
   requests: number,
   registry: Registry,
   snapshots: string,

@@ -246,11 +246,14 @@ Deno.test("pool: scripts that come and go, taking each other's process, leave th
   });
   // Every request's answer is followed by a `daemon.memory` record with the pools' tables.
   const env = { MCPX_PLUMBING_MEMORY_LOG: "1" };
-  // Two scripts at once over one process: their calls keep stopping the other's process.
+  // Two scripts at once over one process (each starts calling once both run): their calls keep
+  // stopping the other's process.
+  const started = (n: number) => join(box.root, `started-${n}`);
   const scripts = await Promise.all([0, 1].map((n) =>
     box.mcpx([
       "exec",
-      `for (let i = 0; i < 4; i++) await f.echo({ text: "${n}" + i }); return "ok"`,
+      `Deno.writeTextFileSync(${JSON.stringify(started(n))}, ""); ${waitFor(started(1 - n))};
+       for (let i = 0; i < 4; i++) await f.echo({ text: "${n}" + i }); return "ok"`,
     ], { env })
   ));
   for (const r of scripts) assert.equal(r.code, 0, r.stderr);
