@@ -22,7 +22,8 @@ import { type ServerDef, serverDefs } from "../config/servers.ts";
 import { passthroughNames, serverEnvironment } from "../config/server_env.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
-import { cacheDir } from "../paths.ts";
+import { cacheDir, stateDir } from "../paths.ts";
+import { oauthDir } from "../mcp/oauth.ts";
 import {
   CacheWriter,
   readCache,
@@ -599,6 +600,19 @@ async function makeRegistry(
       // that came with the call (the key carries them); nothing else of either reaches the server.
       const source = def.envFrom === "caller" ? { ...key?.env } : { ...ctx.io.env };
       const auth = resolveAuth(def.name, def.entry, { env: source });
+      const remote = def.transport !== "stdio" && auth.url !== undefined;
+      const ownAuthorization = Object.keys(auth.headers).some((h) =>
+        h.toLowerCase() === "authorization"
+      );
+      const oauth = remote && !ownAuthorization
+        ? {
+          namespace: def.namespace,
+          url: auth.url as string,
+          dir: oauthDir(stateDir(settings, ctx.io.env)),
+          // No client config: a refresh uses the client stored with the tokens at login.
+          ci: settings.get("auth.ci") || ["true", "1"].includes(ctx.io.env.CI ?? ""),
+        }
+        : undefined;
       return {
         name: def.name,
         transport: def.transport,
@@ -608,6 +622,7 @@ async function makeRegistry(
         cwd: resolve(configDir, def.entry.cwd ?? "."),
         url: auth.url,
         headers: auth.headers,
+        ...(oauth ? { oauth } : {}),
         protocol: def.protocol,
       };
     },

@@ -448,6 +448,9 @@ export class Pool {
             } was stopped before it was ready (${inst.stopReason})`,
           );
         }
+        // A missing credential (no OAuth sign-in yet, an unset variable) or a refused token file
+        // started nothing: the next call, after `mcpx auth login` or the fix, tries again at once.
+        if (error.code === "CREDENTIALS_MISSING" || error.code === "UNSAFE_PATH") throw error;
         const delayMs = Math.min(
           COOLDOWN_MAX_MS,
           this.#cooldown ? this.#cooldown.delayMs * 2 : COOLDOWN_START_MS,
