@@ -36,6 +36,13 @@ import {
   writeChildren,
 } from "./children.ts";
 import { removeLive, writeLive } from "./live.ts";
+import {
+  hostPort,
+  listenerToken,
+  parseHostPort,
+  refuseOnListener,
+  type TcpAddress,
+} from "./listen.ts";
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
 export interface DaemonRecord {
@@ -47,6 +54,8 @@ export interface DaemonRecord {
   startedAt: string;
   autostarted: boolean;
   version: string;
+  /** The TCP address it also serves on (`daemon.listen`), as host:port with the port bound. */
+  listen?: string;
 }
 
 /** A running daemon's state: what operations see of it ({@linkcode DaemonHandle}) and more. */
@@ -59,6 +68,7 @@ interface RunningDaemon extends DaemonHandle {
   readonly log: JsonlLog;
   /** What this daemon stopped at its start that a predecessor which died had left running. */
   recovered?: string;
+  listen?: string;
 }
 
 /**
@@ -75,6 +85,7 @@ export type Serve = (context: (req: Request) => Context) => (req: Request) => Pr
 export async function runDaemon(
   ctx: Context,
   autostarted: boolean,
+  listenFlag: string | undefined,
   serve: Serve,
 ): Promise<number> {
   let fp = await ctx.fingerprint();
@@ -90,13 +101,15 @@ export async function runDaemon(
       writeFileAtomic(paths.startError, JSON.stringify(report) + "\n");
     } catch { /* nowhere to say why */ }
   };
-  let settings, config: McpxConfig;
+  let settings, config: McpxConfig, listen: TcpAddress | undefined;
   try {
     secureStateDir(dirname(paths.dir));
     secureStateDir(paths.dir);
     secureStateDir(dirname(paths.log));
     stateDirOk = true;
     settings = await ctx.settings();
+    const text = listenFlag ?? ctx.boot.get("daemon.listen");
+    listen = text ? parseHostPort(text, "--listen") : undefined;
     config = await loadConfig(fp.path, fp.text);
   } catch (e) {
     reportStart(e);
@@ -125,6 +138,7 @@ export async function runDaemon(
     throw e;
   }
   let server: Deno.HttpServer<Deno.UnixAddr> | undefined;
+  let tcp: Deno.HttpServer<Deno.NetAddr> | undefined;
   let stopReason = "";
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
@@ -160,6 +174,7 @@ export async function runDaemon(
       startedAt: new Date(state.startedAt).toISOString(),
       autostarted,
       version: VERSION,
+      ...(state.listen ? { listen: state.listen } : {}),
     };
     writeFileAtomic(paths.record, JSON.stringify(record, null, 2) + "\n");
   };
@@ -293,19 +308,21 @@ export async function runDaemon(
       // Before the socket exists, so that whoever can connect can already read it.
       const token = writeToken(paths.token);
       const maxBytes = settings.get("daemon.maxRequestBytes");
-      try {
-        server = Deno.serve({
-          path: paths.socket,
-          onListen() {},
-          onError(error) {
-            log.write("error", "http.error", String(error));
-            return new Response("internal error", { status: 500 });
-          },
-        }, async (req) => {
+      const onError = (error: unknown) => {
+        log.write("error", "http.error", String(error));
+        return new Response("internal error", { status: 500 });
+      };
+      // The same answers on every listener, after its own check of who is asking.
+      // A refusal on TCP says nothing of the daemon (no fingerprint): the asker may be anyone.
+      const handle =
+        (refusal: (req: Request) => Response | undefined, bare = false) =>
+        async (req: Request): Promise<Response> => {
+          const refused = refusal(req);
+          if (refused && bare) return refused;
           state.lastActivity = Date.now();
           state.inflight++;
           try {
-            const ready = refuseWithoutToken(req, token) ?? await readBounded(req, maxBytes);
+            const ready = refused ?? await readBounded(req, maxBytes);
             // A command that read another version of the file: take up the file as it is now
             // first, or say why it cannot be.
             const wanted = req.headers.get(FINGERPRINT_HEADER);
@@ -326,7 +343,12 @@ export async function runDaemon(
             state.inflight--;
             state.lastActivity = Date.now();
           }
-        });
+        };
+      try {
+        server = Deno.serve(
+          { path: paths.socket, onListen() {}, onError },
+          handle((req) => refuseWithoutToken(req, token)),
+        );
       } catch (e) {
         throw new McpxError(
           "DAEMON_START_FAILED",
@@ -337,6 +359,33 @@ export async function runDaemon(
         );
       }
       await Deno.chmod(paths.socket, 0o600);
+      if (listen) {
+        // Beyond the socket's 0600: anyone who can reach the port must hold the listener token,
+        // loopback or not (other users of this machine reach a loopback port too).
+        const bearer = listenerToken(settings.get("daemon.token"), paths.listenToken);
+        const at = { ...listen };
+        try {
+          tcp = Deno.serve(
+            { hostname: at.hostname, port: at.port, onListen() {}, onError },
+            handle((req) => refuseOnListener(req, at, bearer), true),
+          );
+          at.port = tcp.addr.port;
+        } catch (e) {
+          throw new McpxError(
+            "DAEMON_START_FAILED",
+            `Cannot listen on ${hostPort(at)}: ${messageOf(e)}`,
+            { hint: "Give --listen (daemon.listen) a free port of an address of this machine" },
+          );
+        }
+        state.listen = hostPort(at);
+        if (!autostarted) {
+          ctx.io.err(
+            `mcpx daemon: /v1 and /mcp at http://${state.listen} (bearer token: ${
+              settings.get("daemon.token") ? "daemon.token" : paths.listenToken
+            })\n`,
+          );
+        }
+      }
       writeRecord();
     });
   } catch (e) {
@@ -344,6 +393,7 @@ export async function runDaemon(
     log.close();
     reportStart(e);
     await server?.shutdown();
+    await tcp?.shutdown();
     await registry.close();
     throw e;
   }
@@ -351,6 +401,7 @@ export async function runDaemon(
   writeLive(paths.live, registry.liveState());
   log.write("info", "daemon.started", "Daemon listening", {
     socket: paths.socket,
+    ...(state.listen ? { listen: state.listen } : {}),
     config: fp.path,
     autostarted,
     fallbackSocket: paths.socketFallback,
@@ -385,7 +436,7 @@ export async function runDaemon(
   await registry.flushCache();
   // Servers go while the listener drains: a call in flight then fails at once (its server was
   // stopped) instead of holding the shutdown until its callTimeout.
-  await Promise.all([server!.shutdown(), registry.close()]);
+  await Promise.all([server!.shutdown(), tcp?.shutdown(), registry.close()]);
   await registry.flushCache();
   // Only remove files that are still ours: a successor may already have replaced them.
   try {

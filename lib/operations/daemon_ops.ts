@@ -15,24 +15,31 @@ function running(ctx: Context): DaemonHandle {
 }
 
 /** `mcpx daemon`: run the daemon for this configuration in the foreground. */
-export const daemonRun = defineOperation<Record<string, never>, { exitCode: number }>({
+export const daemonRun = defineOperation<{ listen?: string }, { exitCode: number }>({
   id: "daemon.run",
   summary: "Run the daemon for this configuration in the foreground",
   description:
-    "A daemon started this way never exits on idle. Commands start one on demand (detached), so running it by hand is only needed under a supervisor.",
-  params: [],
+    "A daemon started this way never exits on idle. Commands start one on demand (detached), so running it by hand is only needed under a supervisor. With --listen it also serves /v1 and /mcp over TCP, every request there carrying the listener token as a bearer token (docs/daemon.md).",
+  params: [{
+    name: "listen",
+    type: "string",
+    doc:
+      "Also serve /v1 and /mcp on this TCP host:port (daemon.listen); a bearer token is required on it",
+  }],
   cli: { command: ["daemon"] },
   http: { none: "it is the daemon that serves /v1" },
   mcp: { expose: false },
   where: "local",
   needsTrust: true,
   output: (z) => z.object({ exitCode: z.number() }),
-  async run(_input, ctx) {
+  async run(input, ctx) {
     const { runDaemon } = await load<typeof import("../surfaces/daemon.ts")>(
       "../surfaces/daemon.ts",
       import.meta.url,
     );
-    return { exitCode: await runDaemon(ctx, ctx.io.env.MCPX_DAEMON_CHILD === "auto") };
+    return {
+      exitCode: await runDaemon(ctx, ctx.io.env.MCPX_DAEMON_CHILD === "auto", input.listen),
+    };
   },
   render: () => "",
 });
@@ -76,6 +83,7 @@ export const health = defineOperation<Record<string, never>, Health>({
       fingerprint: z.string(),
       config: z.string(),
       socket: z.string(),
+      listen: z.string().optional(),
       startedAt: z.string(),
       uptimeMs: z.number(),
       autostarted: z.boolean(),
@@ -90,6 +98,7 @@ export const health = defineOperation<Record<string, never>, Health>({
       fingerprint: d.fingerprint,
       config: d.configPath,
       socket: d.socket,
+      ...(d.listen ? { listen: d.listen } : {}),
       startedAt: new Date(d.startedAt).toISOString(),
       uptimeMs: Date.now() - d.startedAt,
       autostarted: d.autostarted,
