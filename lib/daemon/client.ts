@@ -52,6 +52,19 @@ async function remoteOf(ctx: Context): Promise<Remote | undefined> {
   return { endpoint, shown: showEndpoint(endpoint), headers };
 }
 
+/**
+ * What a script's runtime needs to reach the daemon `daemon.endpoint` names (lib/runtime/
+ * client.ts): the endpoint and its bearer token, or a unix endpoint's socket; empty for the local
+ * daemon.
+ */
+export async function remoteScriptEnv(ctx: Context): Promise<Record<string, string>> {
+  const remote = await remoteOf(ctx);
+  if (!remote) return {};
+  if (remote.endpoint.kind === "unix") return { MCPX_SOCKET: remote.endpoint.path };
+  const bearer = remote.headers.authorization?.replace(/^Bearer /, "");
+  return { MCPX_DAEMON_ENDPOINT: remote.shown, ...(bearer ? { MCPX_DAEMON_TOKEN: bearer } : {}) };
+}
+
 function unreachable(remote: Remote, why: string): McpxError {
   return new McpxError(
     "DAEMON_UNAVAILABLE",
