@@ -127,7 +127,7 @@ export const SETTINGS = {
     type: "string",
     default: "",
     doc:
-      "The bearer token of a TCP listener: what `mcpx daemon --listen` requires and what daemon.endpoint sends",
+      "The bearer token of the daemon's TCP listener (daemon.listen), and what daemon.endpoint sends",
     detail:
       "Empty: the daemon generates one into <state>/daemons/<fingerprint>.listen-token (mode 0600) and a command on the same machine reads it from there. Read from the environment (MCPX_DAEMON_TOKEN) or a flag only, never from a configuration file.",
     early: true,

@@ -109,6 +109,12 @@ Deno.test("listen: a loopback TCP listener asks for its token and checks Host an
   assert.equal(same.status, 200, same.text);
   assert.match(same.text, /Echo: x/);
 
+  // `mcpx openapi` prints what the daemon serves, over TCP as on the socket.
+  const served = await raw(port, "127.0.0.1", "GET", "/v1/openapi.json", bearer);
+  assert.equal(served.status, 200);
+  assert.deepEqual(JSON.parse(served.text), await box.json(["openapi"]));
+  assert.ok(JSON.parse(served.text).paths["/v1/call/{server}/{tool}"]);
+
   // The token is kept across a restart, so a remote caller's copy stays good.
   assert.equal((await box.mcpx(["stop"])).code, 0);
   const again = await startListening(box, `127.0.0.1:${port}`);
