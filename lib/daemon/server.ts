@@ -38,6 +38,7 @@ import {
 import { removeLive, writeLive } from "./live.ts";
 import {
   hostPort,
+  isLoopback,
   listenerToken,
   parseHostPort,
   refuseOnListener,
@@ -174,7 +175,9 @@ export async function runDaemon(
       startedAt: new Date(state.startedAt).toISOString(),
       autostarted,
       version: VERSION,
-      ...(state.listen ? { listen: state.listen } : {}),
+      ...(state.listen && listen
+        ? { listen: state.listen, loopback: isLoopback(listen.hostname) }
+        : {}),
     };
     writeFileAtomic(paths.record, JSON.stringify(record, null, 2) + "\n");
   };
