@@ -44,6 +44,7 @@ Deno.test("openapi: every path it describes is a route of /v1, and every route i
   assert.deepEqual(Object.keys(doc.paths).sort(), [...new Set(declared)].sort());
   // Upstream tools are templated, never enumerated.
   assert.ok(doc.paths["/v1/call/{server}/{tool}"]?.post);
+  assert.ok(doc.paths["/v1/tools/{server}.{tool}"]?.post);
   assert.ok(doc.paths["/v1/openapi.json"]?.get);
   // A path nobody declared is not routed: the check above can fail.
   const none = await route(new Request("http://mcpx/v1/nothing-here"));

@@ -175,9 +175,7 @@ export async function runDaemon(
       startedAt: new Date(state.startedAt).toISOString(),
       autostarted,
       version: VERSION,
-      ...(state.listen && listen
-        ? { listen: state.listen, loopback: isLoopback(listen.hostname) }
-        : {}),
+      ...(state.listen ? { listen: state.listen } : {}),
     };
     writeFileAtomic(paths.record, JSON.stringify(record, null, 2) + "\n");
   };
@@ -347,21 +345,7 @@ export async function runDaemon(
             state.lastActivity = Date.now();
           }
         };
-      try {
-        server = Deno.serve(
-          { path: paths.socket, onListen() {}, onError },
-          handle((req) => refuseWithoutToken(req, token)),
-        );
-      } catch (e) {
-        throw new McpxError(
-          "DAEMON_START_FAILED",
-          `Cannot listen on "${paths.socket}": ${messageOf(e)}`,
-          {
-            hint: "Set daemon.socket (MCPX_DAEMON_SOCKET) to a path in a writable directory",
-          },
-        );
-      }
-      await Deno.chmod(paths.socket, 0o600);
+      // The TCP listener first: once the socket answers, a command may already ask for it.
       if (listen) {
         // Beyond the socket's 0600: anyone who can reach the port must hold the listener token,
         // loopback or not (other users of this machine reach a loopback port too).
@@ -389,6 +373,21 @@ export async function runDaemon(
           );
         }
       }
+      try {
+        server = Deno.serve(
+          { path: paths.socket, onListen() {}, onError },
+          handle((req) => refuseWithoutToken(req, token)),
+        );
+      } catch (e) {
+        throw new McpxError(
+          "DAEMON_START_FAILED",
+          `Cannot listen on "${paths.socket}": ${messageOf(e)}`,
+          {
+            hint: "Set daemon.socket (MCPX_DAEMON_SOCKET) to a path in a writable directory",
+          },
+        );
+      }
+      await Deno.chmod(paths.socket, 0o600);
       writeRecord();
     });
   } catch (e) {
@@ -404,7 +403,9 @@ export async function runDaemon(
   writeLive(paths.live, registry.liveState());
   log.write("info", "daemon.started", "Daemon listening", {
     socket: paths.socket,
-    ...(state.listen ? { listen: state.listen } : {}),
+    ...(state.listen && listen
+      ? { listen: state.listen, loopback: isLoopback(listen.hostname) }
+      : {}),
     config: fp.path,
     autostarted,
     fallbackSocket: paths.socketFallback,

@@ -109,6 +109,20 @@ Deno.test("listen: a loopback TCP listener asks for its token and checks Host an
   assert.equal(same.status, 200, same.text);
   assert.match(same.text, /Echo: x/);
 
+  // One plain POST per tool, named as `mcpx call` names it; a tool's own dots stay the tool's.
+  const plain = await raw(
+    port,
+    "127.0.0.1",
+    "POST",
+    "/v1/tools/everything.echo",
+    bearer,
+    '{"message":"plain"}',
+  );
+  assert.equal(plain.status, 200, plain.text);
+  assert.match(plain.text, /Echo: plain/);
+  const dotted = await raw(port, "127.0.0.1", "POST", "/v1/tools/everything.no.such", bearer, "{}");
+  assert.equal(JSON.parse(dotted.text).code, "TOOL_NOT_FOUND", dotted.text);
+
   // `mcpx openapi` prints what the daemon serves, over TCP as on the socket.
   const served = await raw(port, "127.0.0.1", "GET", "/v1/openapi.json", bearer);
   assert.equal(served.status, 200);
