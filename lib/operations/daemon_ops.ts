@@ -277,6 +277,20 @@ export const daemonStop = defineOperation<{ all?: boolean }, StopOutput>({
       "../daemon/stop.ts",
       import.meta.url,
     );
+    // A daemon elsewhere (daemon.endpoint) is asked to stop; --all stays this machine's.
+    if (!ctx.daemon && ctx.boot.get("daemon.endpoint") && !input.all) {
+      const { callDaemon } = await load<typeof import("../daemon/client.ts")>(
+        "../daemon/client.ts",
+        import.meta.url,
+      );
+      const answer = await callDaemon(ctx, {
+        method: "POST",
+        path: "/v1/stop",
+        body: {},
+        start: false,
+      });
+      return answer!.value as StopOutput;
+    }
     if (!ctx.daemon) return await stopDaemons(ctx, { all: input.all ?? false });
     // Inside the daemon: stop the others first (with --all), then this one, after answering.
     const others = input.all

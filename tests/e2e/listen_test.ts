@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { daemonKey, freePort, npmServer, Sandbox } from "../_helpers.ts";
+import { alive, daemonKey, freePort, npmServer, Sandbox, until } from "../_helpers.ts";
 
 interface Health {
   pid: number;
@@ -192,6 +192,11 @@ Deno.test("listen: MCPX_DAEMON_ENDPOINT sends commands and scripts to a daemon e
   assert.equal((await box.json<{ daemons: unknown[] }>(["daemons"])).daemons.length, 1);
   const bad = await box.mcpx(["health"], { env: { MCPX_DAEMON_ENDPOINT: "https://x:1" } });
   assert.equal(bad.code, 2, bad.stderr);
+  // `mcpx stop` stops the daemon it points at.
+  const stop = await box.mcpx(["stop"], { cwd: "elsewhere", env });
+  assert.equal(stop.code, 0, stop.stderr);
+  assert.match(stop.stdout, new RegExp(`stopped daemon ${health.pid}`));
+  assert.ok(await until(() => !alive(health.pid)), "the daemon went");
 });
 
 Deno.test("listen: a listener on an address beyond loopback requires the bearer token, for /v1 and /mcp", async () => {
