@@ -117,6 +117,8 @@ interface StatusOutput {
   running: boolean;
   config: string;
   socket: string;
+  /** The TCP address it also serves on (`daemon.listen`). */
+  listen?: string;
   pid?: number;
   uptimeMs?: number;
   autostarted?: boolean;
@@ -155,6 +157,7 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
       running: z.boolean(),
       config: z.string(),
       socket: z.string(),
+      listen: z.string().optional(),
       pid: z.number().optional(),
       uptimeMs: z.number().optional(),
       autostarted: z.boolean().optional(),
@@ -185,6 +188,7 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
       running: true,
       config: d.configPath,
       socket: d.socket,
+      ...(d.listen ? { listen: d.listen } : {}),
       pid: d.pid,
       uptimeMs: Date.now() - d.startedAt,
       autostarted: d.autostarted,

@@ -17,6 +17,7 @@ interface Health {
 }
 
 interface Status {
+  listen?: string;
   servers: { namespace: string; live: number }[];
 }
 
@@ -103,6 +104,7 @@ Deno.test("listen: a loopback TCP listener asks for its token and checks Host an
   const page = await call({ ...bearer, Origin: "http://attacker.example" });
   assert.equal(page.status, 403);
   const status = await box.json<Status>(["status"]);
+  assert.equal(status.listen, `127.0.0.1:${port}`);
   assert.equal(status.servers.find((s) => s.namespace === "everything")?.live, 0);
   // The same origin is a page the daemon itself would serve: let through.
   const same = await call({ ...bearer, Origin: `http://${host}` });
