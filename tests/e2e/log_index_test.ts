@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { faultyServer } from "../fixtures/servers.ts";
 import { Sandbox } from "../_helpers.ts";
+import { wireRequest } from "../../lib/daemon/wire.ts";
 
 type Rec = Record<string, unknown>;
 
@@ -164,4 +165,35 @@ Deno.test("log index: -f shows a record another process writes", async () => {
     await reader.cancel().catch(() => {});
     await child.status;
   }
+});
+
+Deno.test("log index: the same answers over /v1", async () => {
+  await using b = await box();
+  const run = await b.mcpx(["run", "./busy.ts", "v"]);
+  assert.equal(run.code, 0, run.stderr);
+  const health = await b.json<{ socket: string }>(["health"]);
+  const token = b.daemonToken(health);
+  const ask = async (method: "GET" | "POST", path: string, body?: unknown) => {
+    const res = await wireRequest(health.socket, method, path, {
+      ...(body === undefined ? {} : { body }),
+      headers: { "x-mcpx-token": token },
+    });
+    return { status: res.status, body: JSON.parse(res.text) };
+  };
+  const calls = await ask("GET", "/v1/stats/calls");
+  assert.equal(calls.status, 200, JSON.stringify(calls.body));
+  const cli = await b.json<{ rows: Rec[] }>(["stats", "calls"]);
+  assert.deepEqual(calls.body.rows, cli.rows);
+  const one = await ask("GET", "/v1/log?event=call.end&limit=1");
+  assert.equal(one.status, 200, JSON.stringify(one.body));
+  assert.equal(one.body.records.length, 1);
+  assert.equal(one.body.records[0].event, "call.end");
+  const n = await ask("POST", "/v1/log/sql", {
+    sql: "SELECT count(*) AS n FROM records WHERE event = 'call.end'",
+  });
+  assert.equal(n.status, 200, JSON.stringify(n.body));
+  assert.equal(n.body.rows[0].n, 5);
+  const refused = await ask("POST", "/v1/log/sql", { sql: "DELETE FROM records" });
+  assert.equal(refused.status, 400);
+  assert.match(JSON.stringify(refused.body), /only a read is run, and it deletes rows/);
 });
