@@ -8,7 +8,7 @@ import { join } from "../_path.ts";
 /** The index's file name, in the logs folder. */
 export const INDEX_FILE = "index.db";
 
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 /** The tables, as `mcpx log sql --schema` prints them. */
 export const SCHEMA = `
@@ -30,9 +30,10 @@ CREATE TABLE IF NOT EXISTS records (
   server TEXT, tool TEXT, session TEXT, instance TEXT, duration REAL, ok INTEGER,
   raw TEXT NOT NULL        -- the line itself; json_extract(raw, '$.msg') and any attribute
 );
-CREATE INDEX IF NOT EXISTS records_ts ON records (tsms);
+CREATE INDEX IF NOT EXISTS records_ts ON records (tsms, lrank);
 CREATE INDEX IF NOT EXISTS records_id ON records (id);
-CREATE INDEX IF NOT EXISTS records_calls ON records (server, tool, duration, tsms)
+CREATE INDEX IF NOT EXISTS records_warn ON records (lrank) WHERE lrank >= 3;
+CREATE INDEX IF NOT EXISTS records_calls ON records (server, tool, duration, tsms, ok)
   WHERE event = 'call.end';
 `.trim();
 

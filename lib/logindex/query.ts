@@ -42,6 +42,7 @@ export interface LogFilter {
   afterSeq?: number;
 }
 
+const LEVEL_NAMES = ["trace", "debug", "info", "warn", "error", "fatal"];
 const RANK: Record<string, number> = { trace: 0, debug: 1, info: 2, warn: 3, error: 4, fatal: 5 };
 
 /** One matching record, with its place in the index. */
@@ -314,7 +315,7 @@ export function stats(
         db.prepare(
           `SELECT server, tool, count(*) AS calls, sum(ok = 0) AS failed, count(duration) AS timed,
              round(avg(duration), 1) AS meanMs, max(duration) AS maxMs
-           FROM records WHERE event = 'call.end' ${sinceSql}
+           FROM records INDEXED BY records_calls WHERE event = 'call.end' ${sinceSql}
            GROUP BY server, tool ORDER BY calls DESC`,
         ).all(),
       );
@@ -380,7 +381,9 @@ export function stats(
                   ORDER BY e.tsms DESC, e.seq DESC LIMIT 1) AS why,
                (SELECT count(*) FROM records c WHERE c.event = 'call.end' AND c.instance = i.id) AS calls,
                max(i.parent) AS daemon
-             FROM records i WHERE i.id LIKE 'ins-%' ${sinceSql.replace("tsms", "i.tsms")}
+             FROM records i WHERE i.id >= 'ins-' AND i.id < 'ins.' ${
+              sinceSql.replace("tsms", "i.tsms")
+            }
              GROUP BY i.id ORDER BY started DESC LIMIT ?`,
           ).all(limit),
         ),
@@ -392,7 +395,7 @@ export function stats(
           db.prepare(
             `SELECT coalesce(json_extract(raw, '$.template'), json_extract(raw, '$.msg')) AS template, max(level) AS level, count(*) AS count,
                min(ts) AS first, max(ts) AS last, max(id) AS exampleId
-             FROM records WHERE lrank >= 3 ${sinceSql}
+             FROM records INDEXED BY records_warn WHERE lrank >= 3 ${sinceSql}
              GROUP BY 1 ORDER BY count DESC LIMIT ?`,
           ).all(limit),
         ),
@@ -409,7 +412,9 @@ export function stats(
                count(*) AS records,
                (SELECT count(*) FROM records c WHERE c.event = 'call.end' AND c.parent = r.id) AS calls,
                (SELECT sum(c.ok = 0) FROM records c WHERE c.event = 'call.end' AND c.parent = r.id) AS failedCalls
-             FROM records r WHERE r.id LIKE 'run-%' ${sinceSql.replace("tsms", "r.tsms")}
+             FROM records r WHERE r.id >= 'run-' AND r.id < 'run.' ${
+              sinceSql.replace("tsms", "r.tsms")
+            }
              GROUP BY r.id ORDER BY started DESC LIMIT ?`,
           ).all(limit),
         ),
@@ -417,10 +422,15 @@ export function stats(
     case "volume": {
       const rows = plain(
         db.prepare(
-          `SELECT substr(ts, 1, 13) || ':00' AS hour, level, count(*) AS records
-           FROM records WHERE 1 ${sinceSql} GROUP BY hour, level ORDER BY hour, lrank`,
+          `SELECT tsms / 3600000 AS h, lrank, count(*) AS records
+           FROM records INDEXED BY records_ts WHERE tsms IS NOT NULL ${sinceSql}
+           GROUP BY h, lrank ORDER BY h, lrank`,
         ).all(),
-      );
+      ).map((r) => ({
+        hour: new Date((r.h as number) * 3600000).toISOString().slice(0, 16),
+        level: LEVEL_NAMES[r.lrank as number] ?? null,
+        records: r.records,
+      }));
       const files = db.prepare(
         "SELECT count(*) AS files, coalesce(sum(offset), 0) AS jsonlBytes, coalesce(sum(bad), 0) AS badLines FROM files",
       ).get() as Row;
