@@ -132,7 +132,7 @@ export const logShow = defineOperation<LogInput, LogOutput>({
       const start = q.findRecords(index, { ...filter, limit: input.limit ?? 10 });
       let seq = q.lastSeq(index);
       const { ingest } = await loadIndex();
-      const json = ctx.flags.some((f) => (f as { name?: string }).name === "json");
+      const json = ctx.boot.get("output.json") === true;
       const emit = async (records: Row[]) => {
         if (!records.length) return;
         ctx.io.out(
