@@ -20,6 +20,7 @@ const trust = () => load<typeof import("./trust_op.ts")>("./trust_op.ts", import
 const auth = () => load<typeof import("./auth_ops.ts")>("./auth_ops.ts", import.meta.url);
 const openapi = () => load<typeof import("./openapi_op.ts")>("./openapi_op.ts", import.meta.url);
 const misc = () => load<typeof import("./misc_ops.ts")>("./misc_ops.ts", import.meta.url);
+const logs = () => load<typeof import("./log_ops.ts")>("./log_ops.ts", import.meta.url);
 
 /** The loader of the operation `name` of the module `module()` loads. */
 function from<M>(module: () => Promise<M>, name: keyof M): Load {
@@ -52,6 +53,8 @@ export const COMMANDS: Record<string, Load> = {
   daemon: from(daemon, "daemonRun"),
   serve: from(serve, "mcpServe"),
   health: from(daemon, "health"),
+  log: from(logs, "logShow"),
+  stats: from(logs, "statsShow"),
   config: from(config, "configShow"),
   trust: from(trust, "configTrust"),
   auth: from(auth, "auth"),

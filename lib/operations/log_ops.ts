@@ -40,6 +40,9 @@ interface LogInput {
   follow?: boolean;
   chain?: string;
   format?: (typeof FORMATS)[number];
+  sql?: string;
+  schema?: boolean;
+  path?: boolean;
 }
 
 interface ChainNode {
@@ -49,8 +52,24 @@ interface ChainNode {
 }
 
 interface LogOutput {
-  records: Row[];
+  records?: Row[];
   chain?: ChainNode[];
+  rows?: Row[];
+  schema?: string;
+  path?: string;
+}
+
+/** The words after `mcpx log`: none, or `sql` and at most one query. */
+function logWords(words: readonly string[]): Record<string, unknown> {
+  if (words.length === 0) return {};
+  if (words[0] === "sql" && words.length <= 2) return { sql: words[1] ?? "" };
+  throw new McpxError(
+    "USAGE",
+    `Unexpected argument "${words[words.length > 2 ? 2 : 0]}" for "mcpx log"`,
+    {
+      hint: "mcpx log [options], or mcpx log sql '<select>' [--schema | --path]",
+    },
+  );
 }
 
 const POLL_MS = 150;
@@ -94,17 +113,34 @@ export const logShow = defineOperation<LogInput, LogOutput>({
     },
     { name: "chain", type: "string", doc: "An id (cal-…, run-…) and what led to it, as a tree" },
     { name: "format", type: "enum", values: FORMATS, doc: "text, logfmt or json lines" },
+    {
+      name: "sql",
+      type: "string",
+      doc: "`mcpx log sql '<select>'`: one read over the index (refused unless it only reads)",
+    },
+    { name: "schema", type: "boolean", doc: "With sql: print the index's tables" },
+    { name: "path", type: "boolean", doc: "With sql: print the index's file" },
   ],
-  cli: { command: ["log"] },
+  cli: {
+    command: ["log"],
+    usage: "[sql ['<select>']] [options]",
+    positionals: logWords,
+    fills: ["sql"],
+    example: ["sql", "SELECT count(*) FROM records"],
+  },
   http: { method: "GET", path: "/v1/log" },
   mcp: { expose: true, readOnly: true, hidden: ["follow"] },
   where: "local",
   output: (z) =>
     z.object({
-      records: z.array(z.record(z.string(), z.unknown())),
+      records: z.array(z.record(z.string(), z.unknown())).optional(),
       chain: z.array(z.unknown()).optional(),
+      rows: z.array(z.record(z.string(), z.unknown())).optional(),
+      schema: z.string().optional(),
+      path: z.string().optional(),
     }),
   async run(input, ctx) {
+    if (input.sql !== undefined || input.schema || input.path) return await runSql(input, ctx);
     const index = await fresh(ctx);
     try {
       const q = await loadQuery();
@@ -156,6 +192,9 @@ export const logShow = defineOperation<LogInput, LogOutput>({
     }
   },
   async render(out, ctx, input) {
+    if (out.schema !== undefined) return out.schema + "\n";
+    if (out.path !== undefined) return out.path + "\n";
+    if (out.rows) return table(out.rows);
     if (out.chain) {
       const { renderRecord } = await loadLog();
       const lines: string[] = [];
@@ -169,57 +208,25 @@ export const logShow = defineOperation<LogInput, LogOutput>({
       for (const root of out.chain) walk(root, "");
       return lines.join("\n") + "\n";
     }
-    return await render(out.records, ctx, input.format);
+    return await render(out.records ?? [], ctx, input.format);
   },
 });
 
-interface SqlInput {
-  sql?: string;
-  schema?: boolean;
-  path?: boolean;
+/** `mcpx log sql '<select>'`: one read over the index, opened read-only; `--schema`, `--path`. */
+async function runSql(input: LogInput, ctx: Context): Promise<LogOutput> {
+  const { SCHEMA } = await loadIndex();
+  if (input.schema) return { schema: SCHEMA };
+  const index = await fresh(ctx);
+  index.close();
+  if (input.path) return { path: index.path };
+  if (!input.sql) {
+    throw new McpxError("USAGE", "Give a query, --schema or --path", {
+      hint: `mcpx log sql 'SELECT event, count(*) FROM records GROUP BY event'`,
+    });
+  }
+  const { readSql } = await loadQuery();
+  return { rows: readSql(index.path, input.sql) };
 }
-
-/** `mcpx log sql '<select>'`: one read over the index. */
-export const logSql = defineOperation<SqlInput, { rows?: Row[]; schema?: string; path?: string }>({
-  id: "log.sql",
-  summary: "Run one SELECT over the log index (--schema: its tables; --path: its file)",
-  description:
-    "The index is opened read-only and anything that is not one read (DELETE, ATTACH, PRAGMA, VACUUM, load_extension, a second statement) is refused with the reason.",
-  params: [
-    { name: "sql", type: "string", positional: true, doc: "One SELECT (or WITH … SELECT)" },
-    { name: "schema", type: "boolean", doc: "Print the index's tables instead" },
-    { name: "path", type: "boolean", doc: "Print the index's file instead" },
-  ],
-  cli: { command: ["log", "sql"] },
-  http: { method: "POST", path: "/v1/log/sql" },
-  mcp: { expose: true, readOnly: true },
-  where: "local",
-  output: (z) =>
-    z.object({
-      rows: z.array(z.record(z.string(), z.unknown())).optional(),
-      schema: z.string().optional(),
-      path: z.string().optional(),
-    }),
-  async run(input, ctx) {
-    const { SCHEMA } = await loadIndex();
-    if (input.schema) return { schema: SCHEMA };
-    const index = await fresh(ctx);
-    index.close();
-    if (input.path) return { path: index.path };
-    if (!input.sql) {
-      throw new McpxError("USAGE", "Give a query, --schema or --path", {
-        hint: `mcpx log sql 'SELECT event, count(*) FROM records GROUP BY event'`,
-      });
-    }
-    const { readSql } = await loadQuery();
-    return { rows: readSql(index.path, input.sql) };
-  },
-  render(out) {
-    if (out.schema !== undefined) return out.schema + "\n";
-    if (out.path !== undefined) return out.path + "\n";
-    return table(out.rows ?? []);
-  },
-});
 
 /** Rows as aligned columns, a header first. */
 function table(rows: Row[]): string {

@@ -22,7 +22,7 @@ import {
 import { serversRefresh, serversRestart, sessionsEnd, toolsCall } from "./tool_ops.ts";
 import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
 import { mcpServe } from "./serve_op.ts";
-import { logShow, logSql, statsShow } from "./log_ops.ts";
+import { logShow, statsShow } from "./log_ops.ts";
 import { openapiShow } from "./openapi_op.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
@@ -48,7 +48,6 @@ export const OPERATIONS: readonly Operation[] = [
   mcpServe,
   health,
   logShow,
-  logSql,
   statsShow,
   configShow,
   configTrust,

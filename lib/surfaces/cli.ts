@@ -80,13 +80,7 @@ export function parseArgs(
     const arg = args[i];
     if (rest || !arg.startsWith("-") || arg === "-") {
       if (!op && !rest) {
-        // A command of two words (`log sql`) is the first word's when the second does not follow.
-        const next = args[i + 1];
-        op = ops.find((o) =>
-          o.cli.command.length === 2 && o.cli.command[0] === arg && o.cli.command[1] === next
-        );
-        if (op) i++;
-        else op = ops.find((o) => o.cli.command.length === 1 && o.cli.command[0] === arg);
+        op = ops.find((o) => o.cli.command[0] === arg);
         if (!op) {
           throw usageError(
             `Unknown command "${arg}"${didYouMean(arg, ops.map((o) => o.cli.command[0]))}`,
