@@ -28,6 +28,7 @@ import type {
   McpConnection,
   ServerSpec,
   ToolInfo,
+  UpstreamNotification,
 } from "./types.ts";
 
 /** Options of {@linkcode connectServer}. */
@@ -113,6 +114,7 @@ class Connection implements McpConnection {
   readonly #transport: Transport;
   readonly #client: Client;
   readonly #listeners = new Set<() => void>();
+  readonly #notified = new Set<(n: UpstreamNotification) => void>();
   #end?: ConnectionEnd;
   #resolveEnded!: (end: ConnectionEnd) => void;
   #closing?: Promise<void>;
@@ -140,6 +142,73 @@ class Connection implements McpConnection {
     // Transport errors are not fatal (a stray stdout line, a failed DELETE); what is fatal
     // surfaces as a closed connection or a rejected request, which are reported there.
     this.#client.onerror = () => {};
+    // Whatever else the server says (log messages, prompt and resource list changes) goes to
+    // whoever listens: a gateway relays it to its own clients.
+    this.#client.fallbackNotificationHandler = (n) => {
+      this.#notify({ method: n.method, params: n.params as Record<string, unknown> | undefined });
+      return Promise.resolve();
+    };
+  }
+
+  #notify(n: UpstreamNotification): void {
+    for (const listener of this.#notified) {
+      try {
+        listener(n);
+      } catch {
+        // One listener's failure is its own.
+      }
+    }
+  }
+
+  onNotification(listener: (n: UpstreamNotification) => void): () => void {
+    this.#notified.add(listener);
+    return () => this.#notified.delete(listener);
+  }
+
+  capabilities(): Record<string, unknown> | undefined {
+    return this.#client.getServerCapabilities() as Record<string, unknown> | undefined;
+  }
+
+  async request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: {
+      timeoutMs: number;
+      signal?: AbortSignal;
+      onprogress?: (progress: Record<string, unknown>) => void;
+    },
+  ): Promise<Record<string, unknown>> {
+    this.#assertOpen(`answer "${method}"`);
+    const server = this.#spec.name;
+    try {
+      const result = await this.#client.request(
+        { method: method as "ping", ...(params ? { params } : {}) },
+        {
+          timeout: options.timeoutMs,
+          signal: options.signal,
+          ...(options.onprogress
+            ? {
+              onprogress: (p: unknown) => options.onprogress!(p as Record<string, unknown>),
+              resetTimeoutOnProgress: true,
+            }
+            : {}),
+        },
+      );
+      return result as Record<string, unknown>;
+    } catch (error) {
+      throw await this.#failure(error, {
+        timeout: () =>
+          new McpxError(
+            "TOOL_TIMEOUT",
+            options.signal?.aborted
+              ? `"${method}" to server "${server}" was cancelled`
+              : `Server "${server}" did not answer "${method}" within ${options.timeoutMs} ms`,
+            { cause: error },
+          ),
+        during: `while answering "${method}"`,
+        rejected: (message) => `Server "${server}" refused "${method}": ${message}`,
+      });
+    }
   }
 
   get pid(): number | undefined {
@@ -380,6 +449,7 @@ class Connection implements McpConnection {
   }
 
   #toolsChanged(): void {
+    this.#notify({ method: "notifications/tools/list_changed" });
     for (const listener of this.#listeners) {
       try {
         listener();

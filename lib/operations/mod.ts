@@ -21,6 +21,7 @@ import {
 import { serversRefresh, serversRestart, sessionsEnd, toolsCall } from "./tool_ops.ts";
 import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
 import { mcpServe } from "./serve_op.ts";
+import { promptsGet, resourcesRead } from "./feature_ops.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
 export const OPERATIONS: readonly Operation[] = [
@@ -31,6 +32,8 @@ export const OPERATIONS: readonly Operation[] = [
   toolsSchema,
   clientWrite,
   toolsCall,
+  promptsGet,
+  resourcesRead,
   scriptsRun,
   scriptsExec,
   scriptsList,
