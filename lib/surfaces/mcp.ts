@@ -633,12 +633,25 @@ export async function serveStdio(
   maxLineBytes: number,
 ): Promise<void> {
   const tools = buildMcpTools(operations);
+  await serveStdioWith((session) => newServer(tools, host, session), host, maxLineBytes);
+}
+
+/** Serves what `make` makes over stdin and stdout until stdin closes: one mcpx session. */
+export async function serveStdioWith(
+  make: (session: string) => Server,
+  host: Pick<McpHost, "end" | "log">,
+  maxLineBytes: number,
+): Promise<void> {
   const session = newSessionKey();
   const closed = Promise.withResolvers<void>();
   const transport = new LineTransport(Deno.stdin.readable, Deno.stdout.writable, maxLineBytes);
   const handle = sdkServeStdio(() => {
-    const server = newServer(tools, host, session);
-    server.onclose = () => closed.resolve();
+    const server = make(session);
+    const before = server.onclose;
+    server.onclose = () => {
+      before?.();
+      closed.resolve();
+    };
     return server;
   }, { transport, onerror: (e) => host.log?.("warn", "mcp.error", messageOf(e), { session }) });
   await closed.promise;
@@ -698,15 +711,23 @@ export function mcpHttpHandler(
   options: McpHttpOptions,
 ): McpHttpHandler {
   const tools = buildMcpTools(operations);
+  return httpHandlerWith((session) => newServer(tools, host, session), host, options);
+}
+
+/**
+ * Streamable HTTP for any server a factory makes per mcpx session (code mode, or gateway mode's
+ * `/mcp/<ns>`): legacy sessions each their own, modern requests one by one.
+ */
+export function httpHandlerWith(
+  make: (session: string) => Server,
+  host: Pick<McpHost, "end" | "log">,
+  options: McpHttpOptions,
+): McpHttpHandler {
   const legacy = new Map<string, { transport: WebStandardStreamableHTTPServerTransport }>();
   const modernDefault = newSessionKey();
   const modern = createMcpHandler(
     ({ requestInfo }) =>
-      newServer(
-        tools,
-        host,
-        (requestInfo && options.modernSession?.(requestInfo)) ?? modernDefault,
-      ),
+      make((requestInfo && options.modernSession?.(requestInfo)) ?? modernDefault),
     {
       legacy: "reject",
       maxRequestBodySize: options.maxBodyBytes,
@@ -728,7 +749,7 @@ export function mcpHttpHandler(
         },
         onsessionclosed: (id) => void closeLegacy(id, session),
       });
-    const server = newServer(tools, host, session);
+    const server = make(session);
     await server.connect(transport);
     const res = await transport.handleRequest(req);
     // A failed initialize leaves no session behind.
