@@ -167,23 +167,29 @@ export function gatewayServer(
     },
   ) => {
     const token = ctx.mcpReq._meta?.progressToken;
+    // Progress relayed before the result it precedes: the answer waits for its notifications.
+    const sent: Promise<void>[] = [];
     try {
-      return await withConn(ns, (conn, ms) =>
+      const result = await withConn(ns, (conn, ms) =>
         conn.request!(method, params, {
           timeoutMs: ms,
           signal: ctx.mcpReq.signal,
           ...(token !== undefined
             ? {
               onprogress: (p) =>
-                void ctx.mcpReq.notify(
-                  {
-                    method: "notifications/progress",
-                    params: { ...p, progressToken: token },
-                  } as never,
-                ).catch(() => {}),
+                sent.push(
+                  ctx.mcpReq.notify(
+                    {
+                      method: "notifications/progress",
+                      params: { ...p, progressToken: token },
+                    } as never,
+                  ).catch(() => {}),
+                ),
             }
             : {}),
         }));
+      await Promise.all(sent);
+      return result;
     } catch (error) {
       if (ctx.mcpReq.signal.aborted) {
         host.log?.("info", "mcp.cancelled", "A client cancelled a relayed request", {
