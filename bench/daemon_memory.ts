@@ -14,8 +14,8 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { wireRequest } from "../lib/daemon/wire.ts";
 import { TOKEN_HEADER } from "../lib/daemon/guard.ts";
+import { wireRequest } from "../lib/daemon/wire.ts";
 import {
   formatTable,
   interruptible,
@@ -96,12 +96,13 @@ async function measure(
   for (const ns of Object.keys(mcpServers)) {
     const res = await wireRequest(health.socket, "POST", `/v1/call/${ns}/echo`, {
       body: { text: "x" },
-      timeoutMs: 30_000,
       headers,
+      timeoutMs: 30_000,
     });
     if (res.status !== 200) throw new Error(`${ns}.echo: HTTP ${res.status}: ${res.text}`);
   }
   const status = await wireRequest(health.socket, "GET", "/v1/status", { headers });
+  if (status.status !== 200) throw new Error(`status: HTTP ${status.status}: ${status.text}`);
   const live = (JSON.parse(status.text).servers as { live: number }[])
     .reduce((n, s) => n + s.live, 0);
   if (live !== servers) throw new Error(`the daemon holds ${live} processes, not ${servers}`);

@@ -2,60 +2,56 @@
 // Erasable TypeScript, no runtime APIs.
 
 import type { Location, ScriptFailure } from "./protocol.ts";
+import { errorFrames, type Frame, isRuntimeFrame, renderFrames, toPath } from "./frames.ts";
 
 /** What the classifier needs to know to tell the script's frames from the launcher's. */
 export interface FailureContext {
   script: string;
   launcherDir: string;
   client?: string;
+  /** The generated launcher program: its frames are the wrapping's, named only when nothing else is. */
+  program?: string;
 }
 
-interface Frame {
-  line: string;
-  file: string;
-  lineNo: number;
-  col: number;
+export { toPath };
+
+function isInternal(frame: Frame, ctx: FailureContext): boolean {
+  if (isRuntimeFrame(frame)) return true;
+  const dir = ctx.launcherDir.endsWith("/") ? ctx.launcherDir : ctx.launcherDir + "/";
+  return frame.file!.startsWith(dir) || frame.file === ctx.program;
 }
 
-const FRAME = /^\s*at (?:.*? \()?(.+?):(\d+):(\d+)\)?\s*$/;
-
-/** A `file:` URL or a path, as a path. */
-export function toPath(file: string): string {
-  if (!file.startsWith("file://")) return file;
-  try {
-    return decodeURIComponent(new URL(file).pathname);
-  } catch {
-    return file;
-  }
+/**
+ * The innermost frame the user wrote: not the launcher's, the runtime's or the generated
+ * client's; the generated program's (a --prefix, say) when nothing else is there.
+ */
+export function userFrame(frames: readonly Frame[], ctx: FailureContext): Frame | undefined {
+  const own = frames.filter((f) => !isInternal(f, ctx));
+  return own.find((f) => f.file !== ctx.client) ?? own[0] ??
+    frames.find((f) => ctx.program !== undefined && f.file === ctx.program);
 }
 
-function isInternal(file: string, ctx: FailureContext): boolean {
-  return /^(node|ext|bun|internal|native)[:/]|^\[|^<anonymous>$|^native$/.test(file) ||
-    file.startsWith(ctx.launcherDir.endsWith("/") ? ctx.launcherDir : ctx.launcherDir + "/");
+/** {@linkcode userFrame} as a location. */
+export function userLocation(
+  frames: readonly Frame[],
+  ctx: FailureContext,
+): Location | undefined {
+  const pick = userFrame(frames, ctx);
+  return pick?.file && pick.line !== undefined
+    ? { file: pick.file, line: pick.line, ...(pick.col !== undefined ? { col: pick.col } : {}) }
+    : undefined;
 }
 
-function frames(stack: string): Frame[] {
-  const out: Frame[] = [];
-  for (const line of stack.split("\n")) {
-    const m = FRAME.exec(line);
-    if (m) out.push({ line, file: toPath(m[1]), lineNo: Number(m[2]), col: Number(m[3]) });
-  }
-  return out;
-}
-
-/** The innermost frame the user wrote: not the launcher's, the runtime's or the generated client's. */
-export function userLocation(stack: string, ctx: FailureContext): Location | undefined {
-  const all = frames(stack).filter((f) => !isInternal(f.file, ctx));
-  const pick = all.find((f) => f.file !== ctx.client) ?? all[0];
-  return pick ? { file: pick.file, line: pick.lineNo, col: pick.col } : undefined;
-}
-
-/** The stack with the launcher's and the runtime's own frames taken out. */
-export function cleanStack(stack: string, ctx: FailureContext): string {
-  return stack.split("\n").filter((line) => {
-    const m = FRAME.exec(line);
-    return !m || !isInternal(toPath(m[1]), ctx);
-  }).join("\n");
+/**
+ * The stack with the launcher's and the runtime's own frames taken out, rendered from the
+ * frames; the script's frame comes first. Falls back to the string for an error without frames.
+ */
+export function cleanStack(error: unknown, stack: string, ctx: FailureContext): string {
+  const frames = errorFrames(error);
+  if (frames.length === 0) return stack;
+  const own = frames.filter((f) => !isInternal(f, ctx));
+  const first = stack.split("\n    at ")[0];
+  return own.length ? `${first}\n${renderFrames(own)}` : first;
 }
 
 function splitName(name: string, message: string): { name: string; message: string } {
@@ -101,7 +97,7 @@ export function describeFailure(
     const missing = rawName === "ResolveMessage" || e.code === "ERR_MODULE_NOT_FOUND" ||
       /^Module not found\b/.test(message);
     if (syntax || missing) {
-      const location = syntaxLocation(e, rawMessage) ?? userLocation(stack, ctx);
+      const location = syntaxLocation(e, rawMessage) ?? userLocation(errorFrames(error), ctx);
       return {
         kind: syntax ? "syntax" : "load",
         name: syntax ? "SyntaxError" : name,
@@ -111,13 +107,16 @@ export function describeFailure(
     }
   }
   if (rawName === "BuildMessage") name = "SyntaxError";
-  const location = userLocation(stack, ctx);
+  const frames = errorFrames(error);
+  const location = userLocation(frames, ctx);
+  const own = frames.filter((f) => !isInternal(f, ctx));
   return {
     kind: "uncaught",
     name,
     message,
     ...(location ? { location } : {}),
-    ...(stack ? { stack: cleanStack(stack, ctx) } : {}),
+    ...(stack ? { stack: cleanStack(error, stack, ctx) } : {}),
+    ...(own.length ? { frames: own.map(({ text: _text, ...f }) => f) } : {}),
   };
 }
 

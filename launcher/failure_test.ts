@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describeFailure, userLocation } from "./failure.ts";
+import { errorFrames, framesOfRendered, installStackTraces } from "./frames.ts";
 
 const ctx = { script: "/w/s.ts", launcherDir: "/repo/launcher", client: "/w/mcpx-client.ts" };
 
@@ -34,21 +35,49 @@ Deno.test("describeFailure() reads a syntax error's place as Deno, Node and Bun 
   });
 });
 
-Deno.test("describeFailure() points at the innermost user frame and drops launcher frames", () => {
-  const e = new RangeError("too big");
-  e.stack = [
-    "RangeError: too big",
-    "    at call (file:///w/mcpx-client.ts:40:11)",
-    "    at check (file:///w/helper.ts:4:9)",
-    "    at main (file:///w/s.ts:9:3)",
-    "    at launch (file:///repo/launcher/runtime.ts:200:20)",
-    "    at ext:core/01_core.js:1:1",
-  ].join("\n");
-  const f = describeFailure(e, ctx);
-  assert.equal(f.kind, "uncaught");
-  assert.deepEqual(f.location, { file: "/w/helper.ts", line: 4, col: 9 });
-  assert.doesNotMatch(f.stack!, /launcher|ext:core/);
-  assert.match(f.stack!, /mcpx-client\.ts/);
-  assert.equal(describeFailure("text", ctx).message, 'threw "text"');
-  assert.equal(userLocation("Error\n    at x (node:internal/a.js:1:1)", ctx), undefined);
+function inner(): never {
+  throw new RangeError("too big");
+}
+
+Deno.test("describeFailure() points at the innermost user frame, from frames, launcher frames out", () => {
+  const restore = installStackTraces({ urls: true });
+  try {
+    const here = new URL(import.meta.url).pathname;
+    const local = { script: here, launcherDir: "/nowhere/launcher" };
+    let caught: unknown;
+    try {
+      inner();
+    } catch (e) {
+      caught = e;
+    }
+    const frames = errorFrames(caught);
+    assert.equal(frames[0].fn, "inner");
+    assert.equal(frames[0].file, here);
+    const f = describeFailure(caught, local);
+    assert.equal(f.kind, "uncaught");
+    assert.equal(f.location?.file, here);
+    assert.equal(f.location?.line, frames[0].line);
+    assert.equal(f.frames?.[0].fn, "inner");
+    // Both forms survive: the string names the same frame the data does.
+    assert.match((caught as Error).stack!, /^RangeError: too big\n {4}at inner \(file:\/\//);
+    assert.equal(describeFailure("text", ctx).message, 'threw "text"');
+    const runtime = [{ file: "node:internal/a.js", line: 1, col: 1, text: "x" }];
+    assert.equal(userLocation(runtime, ctx), undefined);
+  } finally {
+    restore();
+  }
+});
+
+Deno.test("framesOfRendered() gives the frames behind a stack text just rendered, nothing else", () => {
+  const restore = installStackTraces({ urls: true });
+  try {
+    const holder: { stack?: string } = {};
+    Error.captureStackTrace(holder);
+    const text = holder.stack!;
+    const frames = framesOfRendered(text);
+    assert.equal(frames[0].file, new URL(import.meta.url).pathname);
+    assert.deepEqual(framesOfRendered(text + " "), []);
+  } finally {
+    restore();
+  }
 });

@@ -8,7 +8,17 @@ import { errorData, type Inspect, jsonSafe } from "./values.ts";
 export const LEVELS: readonly Level[] = ["debug", "info", "warn", "error"];
 const RANK: Record<string, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 /** Record fields that are not attributes; an attribute with one of these names gets a `_`. */
-const RESERVED = new Set(["ts", "level", "msg", "template", "args", "source", "console"]);
+const RESERVED = new Set([
+  "ts",
+  "level",
+  "msg",
+  "template",
+  "args",
+  "source",
+  "console",
+  "fileOnly",
+  "frames",
+]);
 const PLACEHOLDER = /\{\{|\}\}|\{([A-Za-z_$][\w$.-]*)\}/g;
 
 /** A logging function: `log(msg)` is `log.info(msg)`. */

@@ -39,6 +39,13 @@ export interface LaunchConfig {
   env?: Record<string, string>;
   /** Folder of the launcher's own files: their frames are left out of locations and stacks. */
   launcherDir: string;
+  /**
+   * Absolute path of the generated launcher program (the template, filled), which calls the
+   * launcher's steps; absent, the built-in steps run in order.
+   */
+  program?: string;
+  /** The script's name as the user gave it (`script.name` in --prefix and the rest). */
+  name?: string;
 }
 
 /** Where a failure happened, when it could be found. */
@@ -56,6 +63,15 @@ export interface ScriptFailure {
   location?: Location;
   /** The stack without launcher or runtime-internal frames. */
   stack?: string;
+  /** The same frames as data, the script's innermost first. */
+  frames?: {
+    fn?: string;
+    file?: string;
+    line?: number;
+    col?: number;
+    async?: boolean;
+    native?: boolean;
+  }[];
   /** For `export`: the module's callable exports. */
   exports?: string[];
   /** What would fix it, when the launcher can tell (an unknown namespace or tool). */

@@ -1,20 +1,29 @@
-// The launcher proper: installs the globals, imports the script, calls its entry point and
-// reports the outcome, identically under a Deno Worker, Deno, Bun and Node. The host (worker.ts or
-// main.ts) supplies the few things that differ. Erasable TypeScript only.
+// The launcher's steps: install the globals, capture the console, import the script, call its entry
+// point and report the outcome, identically under a Deno Worker, Deno, Bun and Node. The generated
+// program (the template of lib/scripts/template.ts, filled) calls them in its own order; the host
+// (worker.ts or main.ts) supplies the few things that differ. Erasable TypeScript only.
 
 import { createLogger, type Logger } from "./log.ts";
-import { describeFailure, type FailureContext, userLocation } from "./failure.ts";
+import { describeFailure, type FailureContext, userFrame } from "./failure.ts";
+import { captureConsole, type ConsoleFactory } from "./console.ts";
+import {
+  captureFrames,
+  errorFrames,
+  fileUrl,
+  type FrameOptions,
+  installStackTraces,
+  isRuntimeFrame,
+} from "./frames.ts";
 import {
   type ControlRecord,
   EXIT_FAILED,
   EXIT_USAGE,
   type LaunchConfig,
   type Level,
-  type LogRecord,
   RECORD_MARK,
   type ScriptFailure,
 } from "./protocol.ts";
-import { formatArgs, type Inspect, jsonProblem, jsonSafe, unbox } from "./values.ts";
+import { type Inspect, jsonProblem, unbox } from "./values.ts";
 
 /** What differs between runtimes. */
 export interface Host {
@@ -31,19 +40,17 @@ export interface Host {
   onUncaught(handler: (error: unknown) => void): void;
   /** The status the script set without exiting (`Deno.exitCode`, `process.exitCode`). */
   exitCode(): number;
-  /**
-   * Whether console.log and the other stdout members must be rerouted through `out` (a Worker
-   * shares the process's stdout, which the CLI must see to cap and collect).
-   */
-  routeConsole: boolean;
+  /** The runtime's own Console, printing through a function (console capture). */
+  makeConsole: ConsoleFactory;
+  /** A Worker shares the process's streams: its console must print through `out` and `err`. */
+  sharesStdio?: boolean;
+  /** How stack frames are shown and mapped back to their sources. */
+  frames: Omit<FrameOptions, "hide">;
 }
 
 const RANK: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
-/** A `file:` URL for an absolute path, each segment escaped. */
-export function fileUrl(path: string): string {
-  return "file://" + path.split("/").map(encodeURIComponent).join("/");
-}
+export { fileUrl };
 
 function install(target: Record<string, unknown>, name: string, value: unknown): void {
   Object.defineProperty(target, name, {
@@ -59,71 +66,6 @@ function named<T extends (...args: never[]) => unknown>(name: string, fn: T): T 
   return fn;
 }
 
-/**
- * Redirects the console faithfully: error, warn, info, debug, trace and failed asserts become
- * records at their level; console.log stays the script's stdout. In a Worker the members that
- * print to stdout are reimplemented over `host.out`, with the runtime's own inspect.
- */
-function captureConsole(host: Host, record: (r: LogRecord) => void, min: number): void {
-  const c = console as unknown as Record<string, unknown>;
-  const toRecord = (level: Level, prefix = "") => (...args: unknown[]) => {
-    if (RANK[level] < min) return;
-    record({
-      ts: new Date().toISOString(),
-      level,
-      msg: prefix + formatArgs(args, host.inspect),
-      ...(args.length > 0 ? { args: args.map((a) => jsonSafe(a)) } : {}),
-      console: true,
-    });
-  };
-  for (const level of ["error", "warn", "info", "debug"] as const) {
-    c[level] = named(level, toRecord(level));
-  }
-  const trace = toRecord("debug", "Trace: ");
-  c.trace = named("trace", (...args: unknown[]) => {
-    const stack = (new Error().stack ?? "").split("\n").slice(2).join("\n");
-    trace(...args, ...(stack ? ["\n" + stack] : []));
-  });
-  const failed = toRecord("error", "Assertion failed");
-  c.assert = named("assert", (condition?: unknown, ...args: unknown[]) => {
-    if (!condition) failed(...(args.length ? [":", ...args] : []));
-  });
-  if (!host.routeConsole) return;
-  let indent = "";
-  const print = (text: string) =>
-    host.out((indent ? text.split("\n").map((l) => indent + l).join("\n") : text) + "\n");
-  const log = (...args: unknown[]) => print(formatArgs(args, host.inspect));
-  c.log = named("log", log);
-  c.dir = named("dir", (value: unknown) => print(host.inspect(value)));
-  c.dirxml = named("dirxml", log);
-  c.table = named("table", (data: unknown) => print(host.inspect(data)));
-  c.group = named("group", (...args: unknown[]) => {
-    if (args.length) log(...args);
-    indent += "  ";
-  });
-  c.groupCollapsed = named("groupCollapsed", c.group as (...a: unknown[]) => void);
-  c.groupEnd = named("groupEnd", () => void (indent = indent.slice(2)));
-  const counts = new Map<string, number>();
-  c.count = named("count", (label = "default") => {
-    const n = (counts.get(label) ?? 0) + 1;
-    counts.set(label, n);
-    print(`${label}: ${n}`);
-  });
-  c.countReset = named("countReset", (label = "default") => void counts.delete(label));
-  const timers = new Map<string, number>();
-  const elapsed = (label: string) =>
-    `${label}: ${(performance.now() - timers.get(label)!).toFixed(3)}ms`;
-  c.time = named("time", (label = "default") => void timers.set(label, performance.now()));
-  c.timeLog = named("timeLog", (label = "default", ...args: unknown[]) => {
-    if (timers.has(label)) log(elapsed(label), ...args);
-  });
-  c.timeEnd = named("timeEnd", (label = "default") => {
-    if (!timers.has(label)) return;
-    print(elapsed(label));
-    timers.delete(label);
-  });
-}
-
 function renderResult(value: unknown): string {
   const v = unbox(value);
   if (typeof v === "string") return v.endsWith("\n") ? v : v + "\n";
@@ -134,14 +76,70 @@ function exportsOf(mod: Record<string, unknown>): string[] {
   return Object.keys(mod).filter((k) => typeof mod[k] === "function").sort();
 }
 
-/** Runs one script under `host`, then calls `host.exit` with its status. */
-export async function launch(host: Host, cfg: LaunchConfig): Promise<void> {
+/** What a run's generated program sees of the script (`script` in --prefix and the rest). */
+export interface ScriptInfo {
+  path: string;
+  name: string;
+  args: string[];
+  export?: string;
+}
+
+/** How the entry ended: `result` in --suffix and --on-error. */
+export interface RunResult {
+  ok: boolean;
+  value?: unknown;
+  error?: unknown;
+  ms: number;
+}
+
+/**
+ * The steps a generated launcher program calls, in template order (@globals, @console, @import,
+ * @entry, @onSuccess, @onError, @suffix). Installed as `globalThis[Symbol.for("mcpx.launcher")]`.
+ */
+export interface Launcher {
+  script: ScriptInfo;
+  globals(): Promise<void>;
+  captureConsole(): void;
+  importScript(load?: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>>;
+  entry(mod: Record<string, unknown>): Promise<unknown>;
+  succeed(value: unknown): void;
+  /** `outside`: thrown by the program itself, outside its try (not parsing, or @globals left out). */
+  fail(error: unknown, outside?: boolean): void;
+  end(result?: RunResult): void;
+}
+
+/** Where the generated program finds its {@linkcode Launcher}. */
+export const LAUNCHER_KEY: unique symbol = Symbol.for("mcpx.launcher") as never;
+
+/** A failure already classified (an import that failed, a missing export), carried as a throw. */
+class Classified extends Error {
+  readonly failure: ScriptFailure;
+  readonly code: number;
+  constructor(failure: ScriptFailure, code: number) {
+    super(failure.message);
+    this.name = failure.name;
+    this.failure = failure;
+    this.code = code;
+  }
+}
+
+/** Makes the steps of one run under `host`. */
+export function createLauncher(host: Host, cfg: LaunchConfig): Launcher {
   const fctx: FailureContext = {
     script: cfg.script,
     launcherDir: cfg.launcherDir,
     ...(cfg.client ? { client: cfg.client } : {}),
+    ...(cfg.program ? { program: cfg.program } : {}),
   };
+  const dir = cfg.launcherDir.endsWith("/") ? cfg.launcherDir : cfg.launcherDir + "/";
+  installStackTraces({
+    ...host.frames,
+    hide: (f) =>
+      isRuntimeFrame(f) || f.file!.startsWith(dir) ||
+      (cfg.program !== undefined && f.file === cfg.program),
+  });
   let finished = false;
+  let failed = false;
   const write = (line: unknown) => host.err(RECORD_MARK + JSON.stringify(line) + "\n");
   const control = (c: ControlRecord) => write(c);
   const finish = (code: number) => {
@@ -149,11 +147,13 @@ export async function launch(host: Host, cfg: LaunchConfig): Promise<void> {
     finished = true;
     host.exit(code);
   };
-  const fail = (failure: ScriptFailure, code = EXIT_FAILED) => {
-    if (finished) return;
+  const report = (failure: ScriptFailure, code = EXIT_FAILED) => {
+    if (finished || failed) return;
+    failed = true;
+    exitWith = code;
     control({ mcpx: "error", failure });
-    finish(code);
   };
+  let exitWith = EXIT_FAILED;
 
   if (cfg.env) host.setEnv(cfg.env);
   host.setArgs(cfg.args, cfg.script);
@@ -192,93 +192,196 @@ export async function launch(host: Host, cfg: LaunchConfig): Promise<void> {
     }
     return failure;
   };
-  host.onUncaught((error) => fail(explain(describeFailure(error, fctx))));
+  host.onUncaught((error) => {
+    report(explain(describeFailure(error, fctx)));
+    finish(exitWith);
+  });
 
   const g = globalThis as unknown as Record<string, unknown>;
-  const callSite = () => {
-    const at = userLocation(new Error().stack ?? "", fctx);
-    return at ? `${at.file}:${at.line}${at.col ? `:${at.col}` : ""}` : undefined;
+  const min = RANK[cfg.logLevel] ?? 1;
+  const what = cfg.export !== undefined ? `export "${cfg.export}"` : "the default export";
+
+  let consoleDone = false;
+  // Without capture (--no-capture-console, or a --launcher leaving @console out) a Worker's
+  // console still has to print through the CLI, which holds its output to the bound.
+  const routeOnly = () => {
+    if (consoleDone || !host.sharesStdio) return;
+    consoleDone = true;
+    captureConsole({
+      make: host.makeConsole,
+      out: host.out,
+      err: host.err,
+      record: write,
+      min,
+      inspect: host.inspect,
+    });
   };
-  const log: Logger = createLogger({
-    write,
-    level: cfg.logLevel,
-    inspect: host.inspect,
-    callSite,
-  });
-  const emit = named("emit", (value: unknown) => {
-    const problem = jsonProblem(value, "the value");
-    if (problem) throw new TypeError(`emit() takes JSON values: ${problem}`);
-    if (cfg.json) control({ mcpx: "emit", value: unbox(value) });
-    else host.out(JSON.stringify(unbox(value)) + "\n");
-  });
-  install(g, "log", log);
-  install(g, "emit", emit);
-  install(g, "args", [...cfg.args]);
-  captureConsole(host, write, RANK[cfg.logLevel] ?? 1);
 
-  if (cfg.client) {
-    let client: Record<string, unknown>;
-    try {
-      client = await import(fileUrl(cfg.client));
-    } catch (error) {
-      return fail(describeFailure(error, fctx, true));
-    }
-    namespaces = (client.default ?? {}) as Record<string, unknown>;
-    const globals = (client.__mcpxGlobals ?? {}) as Record<string, unknown>;
-    // A namespace never hides a runtime global (a server named "process" stays tools.process).
-    for (const [name, value] of Object.entries(globals)) if (!(name in g)) install(g, name, value);
-  }
-
-  let mod: Record<string, unknown>;
-  try {
-    mod = await import(fileUrl(cfg.script));
-  } catch (error) {
-    return fail(explain(describeFailure(error, fctx, true)));
-  }
-  if (finished) return;
-
-  let result: unknown;
-  let what = "the default export";
-  try {
-    if (cfg.export !== undefined) {
-      what = `export "${cfg.export}"`;
-      const fn = mod[cfg.export];
-      if (typeof fn !== "function") {
-        const exports = exportsOf(mod);
-        return fail({
-          kind: "export",
-          name: "UsageError",
-          message: `${
-            fn === undefined ? "There is no" : "Not a function:"
-          } export "${cfg.export}"; ${
-            exports.length
-              ? `the functions it exports: ${exports.join(", ")}`
-              : "it exports no functions"
-          }`,
-          exports,
-        }, EXIT_USAGE);
-      }
-      result = await fn(...cfg.args);
-    } else if (typeof mod.default === "function") {
-      result = await mod.default([...cfg.args]);
-    }
-  } catch (error) {
-    return fail(explain(describeFailure(error, fctx)));
-  }
-  if (finished) return;
-  if (result !== undefined) {
-    const problem = jsonProblem(result, "the result");
-    if (problem) {
-      return fail({
-        kind: "result",
-        name: "TypeError",
-        message: `${what[0].toUpperCase()}${
-          what.slice(1)
-        } returned a value that is not JSON: ${problem}`,
+  const launcher: Launcher = {
+    script: {
+      path: cfg.script,
+      name: cfg.name ?? cfg.script.split("/").pop()!.replace(/\.[mc]?[jt]s$/, ""),
+      args: [...cfg.args],
+      ...(cfg.export !== undefined ? { export: cfg.export } : {}),
+    },
+    async globals() {
+      const callSite = () => {
+        const at = userFrame(captureFrames(0, 30), fctx);
+        return at?.file ? `${at.file}:${at.line}${at.col ? `:${at.col}` : ""}` : undefined;
+      };
+      const log: Logger = createLogger({
+        write,
+        level: cfg.logLevel,
+        inspect: host.inspect,
+        callSite,
       });
-    }
-    if (cfg.json) control({ mcpx: "result", value: unbox(result) });
-    else host.out(renderResult(result));
+      const emit = named("emit", (value: unknown) => {
+        const problem = jsonProblem(value, "the value");
+        if (problem) throw new TypeError(`emit() takes JSON values: ${problem}`);
+        if (cfg.json) control({ mcpx: "emit", value: unbox(value) });
+        else host.out(JSON.stringify(unbox(value)) + "\n");
+      });
+      install(g, "log", log);
+      install(g, "emit", emit);
+      install(g, "args", [...cfg.args]);
+      install(
+        g,
+        "captureFrames",
+        // This wrapper's own frame is the launcher's, left out with the rest of them.
+        named(
+          "captureFrames",
+          (skip = 0, limit = 50) => captureFrames(Number(skip), Number(limit)),
+        ),
+      );
+      install(g, "errorFrames", named("errorFrames", (error: unknown) => errorFrames(error)));
+      if (cfg.client) {
+        let client: Record<string, unknown>;
+        try {
+          client = await import(fileUrl(cfg.client));
+        } catch (error) {
+          throw new Classified(describeFailure(error, fctx, true), EXIT_FAILED);
+        }
+        namespaces = (client.default ?? {}) as Record<string, unknown>;
+        const globals = (client.__mcpxGlobals ?? {}) as Record<string, unknown>;
+        // A namespace never hides a runtime global (a server named "process" stays tools.process).
+        for (const [name, value] of Object.entries(globals)) {
+          if (!(name in g)) install(g, name, value);
+        }
+      }
+    },
+    captureConsole() {
+      captureConsole({
+        make: host.makeConsole,
+        out: host.out,
+        record: write,
+        min,
+        inspect: host.inspect,
+      });
+      consoleDone = true;
+    },
+    async importScript(load) {
+      routeOnly();
+      try {
+        return load ? await load() : await import(fileUrl(cfg.script));
+      } catch (error) {
+        throw new Classified(explain(describeFailure(error, fctx, true)), EXIT_FAILED);
+      }
+    },
+    async entry(mod) {
+      if (cfg.export !== undefined) {
+        const fn = mod[cfg.export];
+        if (typeof fn !== "function") {
+          const exports = exportsOf(mod);
+          throw new Classified(
+            {
+              kind: "export",
+              name: "UsageError",
+              message: `${
+                fn === undefined ? "There is no" : "Not a function:"
+              } export "${cfg.export}"; ${
+                exports.length
+                  ? `the functions it exports: ${exports.join(", ")}`
+                  : "it exports no functions"
+              }`,
+              exports,
+            },
+            EXIT_USAGE,
+          );
+        }
+        return await fn(...cfg.args);
+      }
+      if (typeof mod.default === "function") return await mod.default([...cfg.args]);
+      return undefined;
+    },
+    succeed(value) {
+      if (finished || value === undefined) return;
+      const problem = jsonProblem(value, "the result");
+      if (problem) {
+        throw new Classified(
+          {
+            kind: "result",
+            name: "TypeError",
+            message: `${what[0].toUpperCase()}${
+              what.slice(1)
+            } returned a value that is not JSON: ${problem}`,
+          },
+          EXIT_FAILED,
+        );
+      }
+      if (cfg.json) control({ mcpx: "result", value: unbox(value) });
+      else host.out(renderResult(value));
+    },
+    fail(error, outside) {
+      if (error instanceof Classified) return report(error.failure, error.code);
+      const failure = explain(describeFailure(error, fctx, outside));
+      if (outside && failure.name === "ReferenceError" && /\b__mcpx\w*\b/.test(failure.message)) {
+        failure.hint = "a --launcher uses the launcher's steps after @globals, which defines them";
+      }
+      report(failure);
+    },
+    end() {
+      finish(failed ? exitWith : host.exitCode());
+    },
+  };
+  return launcher;
+}
+
+/**
+ * The built-in sequence, for a run with no generated program: what the default template
+ * expands to.
+ */
+async function defaultProgram(l: Launcher): Promise<void> {
+  const started = performance.now();
+  const result: RunResult = { ok: false, ms: 0 };
+  try {
+    await l.globals();
+    l.captureConsole();
+    const mod = await l.importScript();
+    result.value = await l.entry(mod);
+    l.succeed(result.value);
+    result.ok = true;
+  } catch (error) {
+    result.error = error;
+    l.fail(error);
+  } finally {
+    result.ms = performance.now() - started;
+    l.end(result);
   }
-  finish(host.exitCode());
+}
+
+/** Runs one script under `host`: its generated program when there is one, else the built-in steps. */
+export async function launch(host: Host, cfg: LaunchConfig): Promise<void> {
+  const l = createLauncher(host, cfg);
+  (globalThis as Record<symbol, unknown>)[LAUNCHER_KEY] = l;
+  if (!cfg.program) return await defaultProgram(l);
+  try {
+    await import(fileUrl(cfg.program));
+    // A --launcher without @suffix never ends the run itself: its entry has finished by now.
+    l.end();
+  } catch (error) {
+    // The program did not load (a --launcher that does not parse), or stopped outside its try (a
+    // --launcher without @globals, a --before that threw).
+    l.fail(error, true);
+    l.end();
+  }
 }

@@ -5,6 +5,7 @@
 
 import { type Host, launch } from "./runtime.ts";
 import type { DaemonReady, LaunchConfig, WorkerMessage } from "./protocol.ts";
+import { denoConsole } from "./deno_console.ts";
 
 interface WorkerScope {
   postMessage(message: WorkerMessage, transfer?: Transferable[]): void;
@@ -87,7 +88,9 @@ const host: Host = {
     });
   },
   exitCode: () => Number(Deno.exitCode) || 0,
-  routeConsole: true,
+  makeConsole: denoConsole,
+  sharesStdio: true,
+  frames: { urls: true },
 };
 
 // The generated client's first call awaits this: undefined once the daemon is ready, else why not.

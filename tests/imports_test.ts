@@ -141,25 +141,18 @@ Deno.test("nothing under launcher/ imports from lib/: it is what another runtime
   assert.deepEqual(offenders, []);
 });
 
-/** The modules the daemon's entry loads before its first line runs: static, non-type imports. */
-function runtimeGraph(entry: string): Set<string> {
-  const seen = new Set<string>();
-  const visit = (file: string) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    if (!file.startsWith("/")) return;
-    const text = Deno.readTextFileSync(file);
-    const typeOnly = /^(?:import|export)\s+type\s/;
-    const lines = text.split("\n");
-    for (const spec of staticImports(text)) {
-      const line = lines.find((l) => l.includes(`"${spec}"`)) ?? "";
-      const start = text.lastIndexOf("\n", text.indexOf(`"${spec}"`));
-      const statement = text.slice(start + 1, text.indexOf(`"${spec}"`));
-      if (typeOnly.test(line) || typeOnly.test(statement.trimStart())) continue;
-      visit(spec.startsWith(".") ? resolve(dirname(file), spec) : spec);
-    }
-  };
-  visit(entry);
+/** What importing `path` loads, `import type` left out: repository files and bare specifiers. */
+function runtimeGraph(path: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(path)) return seen;
+  seen.add(path);
+  const text = Deno.readTextFileSync(path);
+  // Every declaration's text up to its specifier, so that `import type` ones can be told apart.
+  const declarations = text.match(/^(?:import|export)\s[^;]*?"[^"]+"/gm) ?? [];
+  const loaded = declarations.filter((d) => !/^(?:import|export)\s+type\s/.test(d));
+  for (const spec of loaded.flatMap((d) => staticImports(d))) {
+    if (spec.startsWith(".")) runtimeGraph(resolve(dirname(path), spec), seen);
+    else seen.add(spec);
+  }
   return seen;
 }
 
@@ -168,4 +161,14 @@ Deno.test("the daemon starts without the MCP surface: /mcp loads it on its first
   assert.ok(graph.has(join(LIB, "surfaces", "http.ts")), "the walk follows the daemon's imports");
   assert.ok(!graph.has(join(LIB, "surfaces", "mcp.ts")), "lib/surfaces/mcp.ts is loaded lazily");
   assert.ok(!graph.has("@modelcontextprotocol/server"), "so is the SDK's server");
+});
+
+Deno.test("connecting to a stdio server loads nothing of the MCP SDK; the SDK path does", () => {
+  const mcp = join(LIB, "mcp");
+  for (const entry of ["connect.ts", "stdio_connection.ts"]) {
+    const sdk = [...runtimeGraph(join(mcp, entry))].filter((m) => m.startsWith("@modelcontext"));
+    assert.deepEqual(sdk, [], `lib/mcp/${entry}`);
+  }
+  assert.ok(runtimeGraph(join(mcp, "stdio_connection.ts")).has(join(mcp, "stdio_transport.ts")));
+  assert.ok(runtimeGraph(join(mcp, "sdk_connection.ts")).has("@modelcontextprotocol/client"));
 });

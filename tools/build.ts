@@ -18,6 +18,8 @@
  *   Worker's launcher, the daemon's `main.ts` and AGENTS.md stay the repository's own files,
  *   wherever the bundle is copied.
  * - `BUILD` in lib/version.ts becomes this build's stamp of the sources.
+ * launcher/worker.ts is bundled on its own into `worker.js`, which the built CLI's Worker loads
+ * (one module rather than nine).
  * Then every `import("./chunk.js")` of the output is written with a URL built at run time, so that
  * `deno run` does not walk every chunk before the first line (see lib/_load.ts).
  */
@@ -129,6 +131,24 @@ async function build(): Promise<void> {
       stderr: "inherit",
     }).output();
     if (!bundle.success) throw new Error("`deno bundle` failed");
+    // The Worker's launcher as one module beside the CLI (lib/scripts/select.ts finds it).
+    const worker = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "bundle",
+        "--quiet",
+        "--config",
+        join(tmp, "deno.json"),
+        "--platform",
+        "deno",
+        "-o",
+        join(next, "worker.js"),
+        join(tmp, "launcher", "worker.ts"),
+      ],
+      cwd: tmp,
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output();
+    if (!worker.success) throw new Error("`deno bundle` of launcher/worker.ts failed");
     for (const e of Deno.readDirSync(next)) {
       if (!e.name.endsWith(".js")) continue;
       const path = join(next, e.name);
@@ -138,6 +158,9 @@ async function build(): Promise<void> {
         text.replace(
           /\bimport\("(\.\/[^"]+\.js)"\)/g,
           (_, spec: string) => `import(new URL(${JSON.stringify(spec)}, import.meta.url).href)`,
+        ).replaceAll(
+          '"__MCPX_BUNDLED_WORKER__"',
+          'new URL("./worker.js", import.meta.url).href',
         ),
       );
     }

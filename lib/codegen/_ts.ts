@@ -368,3 +368,99 @@ function returns(result: TypeNode | undefined, indent: string, col: number): str
   } else body = broken(result, inner, width(open), 1);
   return `Promise<\n${open}${body}>\n${indent}>;`;
 }
+
+// The brief layout (`mcpx types <ns>`): written for reading in few bytes rather than as `deno fmt`
+// leaves it. A type stays on one line whatever its length unless a member carries a doc; then
+// each documented member takes a line of its own with its doc as a `//` comment after it, and the
+// members between documented ones share lines of up to LINE_WIDTH columns.
+
+/** A doc as the text of one `//` comment: its lines joined by a space. */
+export function lineComment(text: string): string {
+  return text.split(/\r\n|\r|\n/).map((l) => l.trim()).filter((l) => l !== "").join(" ");
+}
+
+/** `node` in the brief layout, on a line indented `indent`. */
+export function briefType(node: TypeNode, indent: string): string {
+  const f = flat(node);
+  if (f !== undefined) return f;
+  const inner = indent + "  ";
+  switch (node.kind) {
+    case "name":
+      return node.text;
+    case "object": {
+      const lines: string[] = [];
+      let run: string[] = [];
+      const flush = () => {
+        if (run.length > 0) lines.push(inner + run.join(" "));
+        run = [];
+      };
+      for (const m of node.members) {
+        const head = `${propertyKey(m.name)}${m.optional ? "?" : ""}: `;
+        const t = flat(m.type);
+        const doc = m.doc === undefined ? "" : lineComment(m.doc);
+        if (t !== undefined && doc === "") {
+          const next = `${head}${t};`;
+          if (run.length > 0 && width(inner + [...run, next].join(" ")) > LINE_WIDTH) flush();
+          run.push(next);
+        } else {
+          flush();
+          if (t !== undefined) lines.push(`${inner}${head}${t}; // ${doc}`);
+          else {
+            if (doc !== "") lines.push(`${inner}// ${doc}`);
+            lines.push(`${inner}${head}${briefType(m.type, inner)};`);
+          }
+        }
+      }
+      if (node.index) {
+        const t = flat(node.index);
+        if (t !== undefined) run.push(`[key: string]: ${t};`);
+        else {
+          flush();
+          lines.push(`${inner}[key: string]: ${briefType(node.index, inner)};`);
+        }
+      }
+      flush();
+      return `{\n${lines.join("\n")}\n${indent}}`;
+    }
+    case "array":
+      return `${briefGrouped(node.element, indent)}[]`;
+    case "tuple": {
+      const parts = node.elements.map((e) =>
+        `${inner}${briefGrouped(e.type, inner)}${e.optional ? "?" : ""},`
+      );
+      if (node.rest) parts.push(`${inner}...${briefGrouped(node.rest, inner)}[],`);
+      return `[\n${parts.join("\n")}\n${indent}]`;
+    }
+    case "union":
+    case "intersection": {
+      const op = node.kind === "union" ? "| " : "& ";
+      const parts = node.members.map((m) => `${inner}${op}${briefGrouped(m, inner)}`);
+      return `(\n${parts.join("\n")}\n${indent})`;
+    }
+  }
+}
+
+// Unions and intersections inside an array, a tuple or another operand take parentheses (the
+// broken form has its own).
+function briefGrouped(node: TypeNode, indent: string): string {
+  const f = flat(node);
+  return f !== undefined ? grouped(node, f) : briefType(node, indent);
+}
+
+/**
+ * `function name(args: A): Promise<ToolResult<R>>;` in the brief layout; `args` undefined: the
+ * function takes no parameter.
+ */
+export function briefFunction(
+  name: string,
+  args: { type: TypeNode; optional: boolean } | undefined,
+  result: TypeNode | undefined,
+): string {
+  const param = args === undefined
+    ? ""
+    : `args${args.optional ? "?" : ""}: ${briefType(args.type, "")}`;
+  const returns = result === undefined
+    ? "Promise<ToolResult>"
+    : `Promise<ToolResult<${briefType(result, "")}>>`;
+  return `function ${name}(${param}): ${returns};`;
+}

@@ -4,7 +4,14 @@
 import type { ToolInfo } from "../mcp/types.ts";
 import { functionNames, isIdentifier, isReservedWord, toIdentifier } from "../names.ts";
 import { abridge, CUT_MARK } from "./abridge.ts";
-import { functionDeclaration, jsDoc, type TypeNode } from "./_ts.ts";
+import {
+  briefFunction,
+  briefType,
+  functionDeclaration,
+  jsDoc,
+  lineComment,
+  type TypeNode,
+} from "./_ts.ts";
 import {
   aliasDeclaration,
   type JsonSchema,
@@ -75,11 +82,10 @@ export function namespaceDeclarations(
   checkNamespace(ns);
   const { brief } = options;
   const shorten = brief ? briefShorten(brief === true ? undefined : brief) : undefined;
-  const indent = shorten ? "" : "  ";
   const shared = sharedParameterDocs(tools);
-  const plan = planNamespace(tools, { omitDocs: shared, shorten, indent });
+  const plan = planNamespace(tools, { omitDocs: shared, shorten });
   const members = [
-    ...plan.scope.allAliases().map((a) => aliasDeclaration(a, indent)),
+    ...plan.scope.allAliases().map((a) => shorten ? briefAlias(a) : aliasDeclaration(a, "  ")),
     ...plan.tools.sort((a, b) => compare(a.name, b.name)).map((t) => t.declaration),
   ];
   const notes = [...shared].sort(([a], [b]) => compare(a, b)).map(([name, doc]) =>
@@ -182,7 +188,7 @@ function briefShorten(
   return shorten;
 }
 
-/** A tool planned for printing inside a namespace (indented two spaces, unless told otherwise). */
+/** A tool planned for printing inside a namespace. */
 export interface PlannedTool {
   tool: ToolInfo;
   /** The function name scripts call. */
@@ -193,15 +199,18 @@ export interface PlannedTool {
   aliases: TypeAlias[];
 }
 
-/** Every tool of a namespace planned together, so shared aliases get one name. */
+/**
+ * Every tool of a namespace planned together, so shared aliases get one name. With
+ * `options.shorten`, descriptions are shortened and declarations are in the brief layout, at
+ * column 0 (`briefFunction`); without, laid out as `deno fmt` leaves them, indented two spaces.
+ */
 export function planNamespace(
   tools: ToolInfo[],
-  options: { omitDocs?: ReadonlyMap<string, string>; shorten?: Shorten; indent?: string } = {},
+  options: { omitDocs?: ReadonlyMap<string, string>; shorten?: Shorten } = {},
 ): { scope: TypeScope; tools: PlannedTool[] } {
   const sorted = [...tools].sort((a, b) => compare(a.name, b.name));
   const names = functionNames(sorted);
   const scope = new TypeScope({ shorten: options.shorten?.param });
-  const indent = options.indent ?? "  ";
   for (const t of sorted) {
     scope.add(t.inputSchema);
     if (t.outputSchema) scope.add(t.outputSchema);
@@ -217,8 +226,11 @@ export function planNamespace(
       // Shortened, `args?: Record<string, never>` says no more than `()`.
       const none = options.shorten && args.type.kind === "object" && !args.type.index &&
         args.type.members.length === 0;
-      const declaration = (doc ? jsDoc(doc, indent) + "\n" : "") +
-        functionDeclaration(name, none ? undefined : args, result, indent);
+      const declaration = options.shorten
+        ? (doc ? `// ${lineComment(doc)}\n` : "") +
+          briefFunction(name, none ? undefined : args, result)
+        : (doc ? jsDoc(doc, "  ") + "\n" : "") +
+          functionDeclaration(name, args, result, "  ");
       return { tool, name, declaration, aliases: scope.aliasesFor(roots) };
     }),
   };
@@ -241,6 +253,12 @@ function withoutDocs(
     return m.doc === (shorten ? shorten.param(own) : own.trim()) ? { ...m, doc: undefined } : m;
   });
   return { ...args, type: { ...args.type, members } };
+}
+
+/** A type alias in the brief layout, its doc as a `//` comment above it. */
+function briefAlias(alias: TypeAlias): string {
+  const doc = alias.description ? `// ${lineComment(alias.description)}\n` : "";
+  return `${doc}type ${alias.name} = ${briefType(alias.type, "")};`;
 }
 
 function toolDoc(

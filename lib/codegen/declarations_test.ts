@@ -172,10 +172,10 @@ Deno.test("namespaceDeclarations() brief: descriptions cut to their first paragr
     "// Docs ending in … are cut short; `mcpx types web.<tool>` has them whole.\n" +
       "/** a browser */\ndeclare namespace web {\n" +
       "function list(args?: { [key: string]: unknown }): Promise<ToolResult>;\n" +
-      "/** Takes a text snapshot of the page. … */\n" +
+      "// Takes a text snapshot of the page. …\n" +
       "function take_snapshot(args?: {\n" +
-      "  /** Where to save the snapshot instead of attaching it to the response. … */ filePath?: string;\n" +
-      "  /** Everything in the a11y tree. Default: true. */ verbose?: boolean;\n" +
+      "  filePath?: string; // Where to save the snapshot instead of attaching it to the response. …\n" +
+      "  verbose?: boolean; // Everything in the a11y tree. Default: true.\n" +
       "}): Promise<ToolResult>;\n}\n",
   );
   // `mcpx types <ns>.<tool>` (and `mcpx schema`) keep every word.
@@ -197,7 +197,7 @@ Deno.test("namespaceDeclarations() brief: no note when nothing is cut, and a too
   }], { brief: true });
   assert.equal(
     out,
-    "declare namespace x {\n/** Pings. */\nfunction ping(): Promise<ToolResult>;\n}\n",
+    "declare namespace x {\n// Pings.\nfunction ping(): Promise<ToolResult>;\n}\n",
   );
 });
 
@@ -220,7 +220,44 @@ Deno.test("namespaceDeclarations() brief: a default a cut sentence stated is not
   }], { brief: true });
   assert.match(
     out,
-    /\/\*\* How long to wait, in milliseconds, for the page to settle before giving up on it and failing\. … Default: 500\. Minimum: 0\. \*\//,
+    /ms\?: number; \/\/ How long to wait, in milliseconds, for the page to settle before giving up on it and failing\. … Default: 500\. Minimum: 0\.\n/,
+  );
+});
+
+Deno.test("namespaceDeclarations() brief: one line per documented member, the others sharing lines, long types unbroken", () => {
+  const values = Array.from({ length: 30 }, (_, i) => `value${i}`);
+  const out = namespaceDeclarations("x", undefined, [{
+    name: "class",
+    description: "Does a thing.",
+    inputSchema: {
+      type: "object",
+      required: ["a", "b"],
+      properties: {
+        a: { type: "string" },
+        b: { type: "number" },
+        c: { type: "boolean", description: "Old.", deprecated: true },
+        d: { type: "array", items: { enum: values } },
+        e: {
+          type: "object",
+          description: "Nested.",
+          properties: { f: { type: "string", description: "Inner." }, g: { type: "number" } },
+        },
+        h: { anyOf: [{ type: "string" }, { type: "number" }] },
+      },
+    },
+  }], { brief: true });
+  assert.equal(
+    out,
+    "declare namespace x {\n" +
+      '// Does a thing. Calls the tool "class".\n' +
+      "function class_(args: {\n" +
+      "  a: string; b: number;\n" +
+      "  c?: boolean; // Old. @deprecated\n" +
+      `  d?: (${values.map((v) => `"${v}"`).join(" | ")})[];\n` +
+      "  // Nested.\n" +
+      "  e?: {\n    f?: string; // Inner.\n    g?: number;\n  };\n" +
+      "  h?: string | number;\n" +
+      "}): Promise<ToolResult>;\n}\n",
   );
 });
 

@@ -20,7 +20,7 @@ export const SCRIPTED = {
     "run",
     "--quiet",
     "--no-config",
-    "--allow-env=SCRIPTED_SILENT",
+    "--allow-env=SCRIPTED_SILENT,SCRIPTED_VERSION",
     new URL("./testdata/scripted_server.ts", import.meta.url).pathname,
   ],
 };

@@ -86,7 +86,14 @@ Deno.test("connectServer() follows nextCursor pages and sends notifications/canc
   const connection = await connectServer(spec({ name: "scripted", ...SCRIPTED }), START);
   try {
     const tools = await connection.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name), ["echo", "change", "hang", "crash"]);
+    assert.deepEqual(tools.map((tool) => tool.name), [
+      "echo",
+      "change",
+      "hang",
+      "crash",
+      "shaped",
+      "ask",
+    ]);
     const controller = new AbortController();
     const call = connection.callTool("hang", {}, { timeoutMs: 60_000, signal: controller.signal });
     setTimeout(() => controller.abort(), 100);

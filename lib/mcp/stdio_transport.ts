@@ -1,5 +1,4 @@
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
-import { parseJSONRPCMessage } from "@modelcontextprotocol/client";
 import { McpxError, messageOf } from "../errors.ts";
 import { LineRing } from "./line_ring.ts";
 import { waitAtMost } from "./_wait.ts";
@@ -430,7 +429,7 @@ export class StdioTransport implements Transport {
     if (text === "") return;
     let message: JSONRPCMessage;
     try {
-      message = parseJSONRPCMessage(JSON.parse(text));
+      message = asMessage(JSON.parse(text));
     } catch {
       // Servers that log to stdout are common; one bad line must not end the connection.
       const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text;
@@ -451,6 +450,27 @@ export class StdioTransport implements Transport {
     this.#closeFired = true;
     this.onclose?.();
   }
+}
+
+/**
+ * `value` as a JSON-RPC 2.0 message: a request or notification (a `method`), or an answer (an
+ * `id` with a `result` or an `error`). Anything else is a `SyntaxError`, as a line that is not
+ * JSON is; what each message holds is for its reader to check.
+ */
+export function asMessage(value: unknown): JSONRPCMessage {
+  const m = value as Record<string, unknown> | null;
+  const shaped = typeof m === "object" && m !== null && !Array.isArray(m) && m.jsonrpc === "2.0";
+  const id = shaped ? m.id : undefined;
+  const hasId = typeof id === "string" || typeof id === "number";
+  if (
+    shaped &&
+    ((typeof m.method === "string" && (m.id === undefined || hasId)) ||
+      (hasId && ("result" in m) !== ("error" in m)) ||
+      (id === null && "error" in m))
+  ) {
+    return m as JSONRPCMessage;
+  }
+  throw new SyntaxError("not a JSON-RPC 2.0 message");
 }
 
 /** Sends `signal` to every process in the group `pgid`; a group already gone is not an error. */

@@ -17,6 +17,7 @@ interface RunInput {
   export?: string;
   env?: string | string[];
   envFile?: string;
+  noLauncher?: boolean;
 }
 
 interface ExecInput {
@@ -25,6 +26,7 @@ interface ExecInput {
   export?: string;
   env?: string | string[];
   envFile?: string;
+  noLauncher?: boolean;
 }
 
 function usage(command: string, message: string): McpxError {
@@ -53,6 +55,12 @@ const RUN_PARAMS = [
     name: "envFile",
     type: "string",
     doc: "Read variables for the run from a dotenv file (KEY=VALUE lines); --env wins over it",
+  },
+  {
+    name: "noLauncher",
+    type: "boolean",
+    doc:
+      "Hand the script to its runtime as it is: no globals, no console capture, no wrapping of its errors",
   },
 ] as const;
 
@@ -96,7 +104,7 @@ export const scriptsRun = defineOperation<RunInput, RunOutcome>({
   id: "scripts.run",
   summary: "Run a script by name or path: its stdout is the result, stderr its diagnostics",
   description:
-    "A name is searched as .mcpx/scripts/<name>.ts upward from the working directory, then in $XDG_CONFIG_HOME/mcpx/scripts and ~/.config/mcpx/scripts (see paths.scripts); anything with a / or a script extension is a path. The arguments reach the script as Deno.args, process.argv.slice(2) and the global args; a default export is called with them as an array and what it returns is printed (a string as it is, anything else as JSON). log, emit, tools and every namespace are globals. Put -- before arguments that start with a dash. Exit status: the script's own, 1 when it throws, 2 for a missing --export, 124 on timeout. With --json, one document holds the result, emitted values, stdout, logs and stderr.",
+    "A name is searched as .mcpx/scripts/<name>.ts upward from the working directory, then in $XDG_CONFIG_HOME/mcpx/scripts and ~/.config/mcpx/scripts (see paths.scripts); anything with a / or a script extension is a path. The arguments reach the script as Deno.args, process.argv.slice(2) and the global args; a default export is called with them as an array and what it returns is printed (a string as it is, anything else as JSON). log, emit, tools and every namespace are globals. Put -- before arguments that start with a dash. Exit status: the script's own, 1 when it throws, 2 for a missing --export, 124 on timeout. With --json, one document holds the result, emitted values, stdout, logs and stderr. Settings that shape a run: --prefix, --suffix, --before and --on-error (code around it, seeing script and result), --launcher (a template of your own), --no-capture-console, --typecheck (deno check instead of running); docs/launcher.md.",
   params: [
     {
       name: "script",
@@ -136,6 +144,7 @@ export const scriptsRun = defineOperation<RunInput, RunOutcome>({
       export: input.export,
       env: pairs(input.env),
       envFile: input.envFile,
+      noLauncher: input.noLauncher,
     });
   },
   render: () => "",
@@ -201,6 +210,7 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
       env: pairs(input.env),
       envFile: input.envFile,
       stdinUsed: fromStdin,
+      noLauncher: input.noLauncher,
     });
   },
   render: () => "",

@@ -128,6 +128,14 @@ ${names.map((n) => `  const ${n}: typeof client.${n};`).join("\n")}
   const log: ((msg: string, ...args: unknown[]) => void) & Record<"debug" | "info" | "warn" | "error", (msg: string, ...args: unknown[]) => void> & { with(attrs: Record<string, unknown>): typeof log };
   /** Streams one value as a JSON line on stdout (collected under --json). */
   const emit: (value: unknown) => void;
+  /** The run's arguments (also Deno.args and process.argv.slice(2)). */
+  const args: string[];
+  /** One stack frame as data: function, file, line, column, async and native flags. */
+  type McpxFrame = { fn?: string; file?: string; line?: number; col?: number; async?: boolean; native?: boolean; text: string };
+  /** The caller's frames, \`skip\` more of the innermost left out, at most \`limit\`. */
+  const captureFrames: (skip?: number, limit?: number) => McpxFrame[];
+  /** An error's frames as data (its \`.stack\` string stays as it was). */
+  const errorFrames: (error: unknown) => McpxFrame[];
 }
 export {};
 `;

@@ -149,12 +149,14 @@ export async function runInProcess(
     env: Record<string, string>;
     cwd: string;
     stdin: "inherit" | "null";
+    /** The script itself, with no launcher (`--no-launcher`): nothing is handed to it. */
+    bare?: boolean;
   },
 ): Promise<Ended> {
   const child = new Deno.Command(command.command, {
     args: [...command.args, ...cfg.args],
     cwd: options.cwd,
-    env: { ...options.env, [LAUNCH_VARIABLE]: JSON.stringify(cfg) },
+    env: options.bare ? options.env : { ...options.env, [LAUNCH_VARIABLE]: JSON.stringify(cfg) },
     clearEnv: true,
     stdin: options.stdin,
     stdout: "piped",

@@ -168,6 +168,8 @@ export class RunOutput {
       this.hasResult = true;
     } else {
       const record = value as LogRecord;
+      // Console output that reached stdout already: kept for the stored log, not shown again.
+      if (record.fileOnly) return;
       if (typeof record.source === "string") record.source = this.#o.source(record.source);
       if (this.#o.json) {
         this.logs.push(record);

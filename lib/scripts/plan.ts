@@ -7,6 +7,15 @@ import { cacheDir, stateDir } from "../paths.ts";
 import { VERSION } from "../version.ts";
 import type { Context } from "../context.ts";
 import { readDirectives } from "./directives.ts";
+import {
+  addDeclared,
+  builtinFills,
+  DEFAULT_TEMPLATE,
+  expandTemplate,
+  type FillOptions,
+  layeredSource,
+  readSource,
+} from "./template.ts";
 import { parseEnvFile, parseEnvPair } from "./env_vars.ts";
 import { type ResolvedScript, resolveScript, type SearchOptions } from "./resolve.ts";
 import { requireScriptTrusted } from "./trust.ts";
@@ -31,6 +40,8 @@ export interface RunRequest {
   envFile?: string;
   /** Whether the program came from stdin, which the script then cannot read. */
   stdinUsed?: boolean;
+  /** Run the script with no launcher at all (`--no-launcher`). */
+  noLauncher?: boolean;
 }
 
 /** What a run will do, settled before it starts. */
@@ -47,6 +58,36 @@ export interface RunPlan {
   command?: RuntimeCommand;
   /** The cache folder (the launcher's copy, emitted files, exec programs, clients). */
   cache: string;
+  /** The generated launcher program for a script at a path; absent under --no-launcher. */
+  program?: (script: string) => string;
+  /** Check the program's types instead of running it (`--typecheck`). */
+  typecheck: boolean;
+}
+
+/**
+ * The names a module's text exports, or undefined when that cannot be told from the text (an
+ * `export *`). Comments are not parsed: a commented-out export counts, which only ever lets a run
+ * go ahead to be refused by the launcher itself.
+ */
+export function exportNames(text: string): string[] | undefined {
+  if (/^\s*export\s*\*/m.test(text)) return undefined;
+  const names = new Set<string>();
+  for (
+    const m of text.matchAll(/^\s*export\s+(?:declare\s+)?(?:async\s+)?function\s*\*?\s*([\w$]+)/gm)
+  ) {
+    names.add(m[1]);
+  }
+  for (const m of text.matchAll(/^\s*export\s+(?:const|let|var|class)\s+([\w$]+)/gm)) {
+    names.add(m[1]);
+  }
+  for (const m of text.matchAll(/^\s*export\s+(?:type\s+)?\{([^}]*)\}/gm)) {
+    for (const part of m[1].split(",")) {
+      const name = part.trim().split(/\s+as\s+/).pop()?.trim();
+      if (name) names.add(name);
+    }
+  }
+  if (/^\s*export\s+default\b/m.test(text)) names.add("default");
+  return [...names].sort();
 }
 
 const AsyncFunction = (async function () {}).constructor as FunctionConstructor;
@@ -218,6 +259,94 @@ export async function planRun(ctx: Context, request: RunRequest): Promise<RunPla
         }),
     );
   }
+
+  // --export: a name the script's text does not export is refused now, with what it does export.
+  if (script && request.export !== undefined && request.export !== "default") {
+    const names = exportNames(text);
+    if (names && !names.includes(request.export)) {
+      problems.push(
+        new McpxError(
+          "USAGE",
+          `There is no export "${request.export}" in "${request.script}"; ${
+            names.length ? `it exports ${names.join(", ")}` : "it exports nothing"
+          }`,
+        ),
+      );
+    }
+  }
+
+  // The log folder (<state>/logs, docs/logging.md): created when missing, refused when something
+  // else is in its place.
+  const logDir = join(stateDir(ctx.boot, io.env), "logs");
+  try {
+    if (!Deno.statSync(logDir).isDirectory) {
+      problems.push(
+        new McpxError("USAGE", `The log directory "${logDir}" is a file, not a folder`, {
+          hint: "Move the file away; mcpx keeps its JSONL logs there",
+        }),
+      );
+    }
+  } catch {
+    await capture(problems, () => {
+      try {
+        Deno.mkdirSync(logDir, { recursive: true, mode: 0o700 });
+      } catch (e) {
+        throw new McpxError(
+          "USAGE",
+          `Cannot create the log directory "${logDir}": ${messageOf(e)}`,
+        );
+      }
+    });
+  }
+
+  // The launcher: every hook read and the template filled now, so that a bad one stops the run
+  // before anything starts.
+  let program: RunPlan["program"];
+  if (!request.noLauncher) {
+    const probe = settings.get("plumbing.sourceProbePaths");
+    const read = (key: "script.launcher", flag: string) => {
+      const value = settings.get(key);
+      if (!value) return undefined;
+      return capture(problems, () => readSource(value, flag, io.cwd, probe).text);
+    };
+    // The hooks layer: a `-` line (a file's null) splices in what the layers below say.
+    const hook = async (
+      key: "script.before" | "script.prefix" | "script.onError" | "script.suffix",
+      flag: string,
+    ) => {
+      const d = settings.describe(key);
+      const layers = [d.text, ...d.overrode.map((o) => o.text)];
+      const text = await capture(problems, () => layeredSource(layers, flag, io.cwd, probe));
+      return text ? text : undefined;
+    };
+    const hooks: Omit<FillOptions, "script"> = {
+      capture: settings.get("script.captureConsole"),
+      before: await hook("script.before", "--before"),
+      prefix: await hook("script.prefix", "--prefix"),
+      onError: await hook("script.onError", "--on-error"),
+      suffix: await hook("script.suffix", "--suffix"),
+    };
+    const launcherValue = settings.get("script.launcher");
+    const template = launcherValue ? await read("script.launcher", "--launcher") : DEFAULT_TEMPLATE;
+    const list = (key: "paths.placeholders" | "plumbing.launcherPlaceholderRepeat") =>
+      settings.get(key).split(",").map((x) => x.trim()).filter(Boolean);
+    const make = (scriptPath: string) => {
+      const fills = builtinFills({ ...hooks, script: scriptPath });
+      addDeclared(fills, list("paths.placeholders"), io.cwd);
+      return expandTemplate(template ?? DEFAULT_TEMPLATE, fills, {
+        repeat: list("plumbing.launcherPlaceholderRepeat"),
+        origin: launcherValue
+          ? `--launcher "${launcherValue.split("\n")[0]}"`
+          : "the built-in launcher",
+      });
+    };
+    if (template !== undefined) {
+      await capture(problems, () => make(script?.path ?? "/exec.ts"));
+      program = make;
+    }
+  }
+  const typecheck = settings.get("script.typecheck");
+
   if (problems.length > 0) throw problemsError(problems);
-  return { script, text, env, runtime, timeoutMs, command, cache };
+  return { script, text, env, runtime, timeoutMs, command, cache, program, typecheck };
 }

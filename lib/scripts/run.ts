@@ -10,7 +10,98 @@ import { RunOutput } from "./output.ts";
 import { execModule, planRun, rebaseImports, type RunRequest } from "./plan.ts";
 import { askDaemon, endSession, type Provision, provisionClient } from "./provision.ts";
 import { failureOf, places, report, type RunOutcome } from "./report.ts";
-import { ownLauncherDir, WORKER_URL } from "./select.ts";
+import {
+  launcherDir,
+  ownLauncherDir,
+  type RuntimeCommand,
+  runtimeCommand,
+  WORKER_URL,
+} from "./select.ts";
+import { VERSION } from "../version.ts";
+import { hash64 } from "../_hash.ts";
+import { writeFileAtomic } from "../_atomic.ts";
+import { McpxError } from "../errors.ts";
+
+/** The command that runs `script` itself under `command`'s runtime, with no launcher. */
+function bareCommand(command: RuntimeCommand, script: string): RuntimeCommand {
+  if (command.emit) return { ...command, args: ["--enable-source-maps", script] };
+  return { ...command, args: [...command.args.slice(0, -1), script] };
+}
+
+/** A declaration of the launcher's globals, for a typecheck of a script that has no client. */
+const LAUNCHER_GLOBALS = `declare global {
+  const log: ((msg: unknown, ...rest: unknown[]) => void) & Record<"debug" | "info" | "warn" | "error", (msg: unknown, ...rest: unknown[]) => void> & { with(attrs: Record<string, unknown>): typeof log };
+  const emit: (value: unknown) => void;
+  const args: string[];
+  const captureFrames: (skip?: number, limit?: number) => { fn?: string; file?: string; line?: number; col?: number; text: string }[];
+  const errorFrames: (error: unknown) => { fn?: string; file?: string; line?: number; col?: number; text: string }[];
+}
+export {};
+`;
+
+/**
+ * `--typecheck`: checks the generated program and everything it imports with `deno check`,
+ * running nothing. Under node and bun it says it cannot rather than pretending.
+ * @throws {McpxError} USAGE under a runtime that strips types instead of checking them.
+ */
+async function typecheck(
+  ctx: Context,
+  o: { runtime: string; program?: string; script: string; scratch: string; emitted: string[] },
+): Promise<{ exitCode: number }> {
+  if (o.runtime === "node" || o.runtime === "bun") {
+    throw new McpxError(
+      "USAGE",
+      `--typecheck cannot check a script run under ${o.runtime}: ${o.runtime} strips types rather than checking them`,
+      { hint: "Type-check it with --runtime deno (or worker), which checks with deno check" },
+    );
+  }
+  const tag = crypto.randomUUID().slice(0, 8);
+  let target = o.script;
+  if (o.program !== undefined) {
+    const besideGlobals = join(dirname(o.script), "mcpx-globals.d.ts");
+    let reference = besideGlobals;
+    try {
+      Deno.statSync(besideGlobals);
+    } catch {
+      reference = join(o.scratch, `launcher-globals-${tag}.d.ts`);
+      Deno.writeTextFileSync(reference, LAUNCHER_GLOBALS);
+      o.emitted.push(reference);
+    }
+    target = join(o.scratch, `typecheck-${tag}.ts`);
+    const url = new URL(`file://${reference}`).href;
+    Deno.writeTextFileSync(target, `${o.program}\nimport type {} from ${JSON.stringify(url)};\n`);
+    o.emitted.push(target);
+  }
+  const config = nearestConfig(o.script);
+  const result = await new Deno.Command(Deno.execPath(), {
+    args: ["check", "--quiet", ...(config ? ["--config", config] : ["--no-config"]), target],
+    cwd: ctx.io.cwd,
+    env: { NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(result.stderr) + new TextDecoder().decode(result.stdout);
+  const shown = text.replaceAll(target, "<launcher>").replace(/\n*Stack backtrace:[\s\S]*$/, "\n");
+  if (result.success) {
+    ctx.io.err(
+      `mcpx: typecheck passed: ${o.script}${o.program !== undefined ? " and its launcher" : ""}\n`,
+    );
+    return { exitCode: 0 };
+  }
+  ctx.io.err(shown.endsWith("\n") ? shown : shown + "\n");
+  return { exitCode: 1 };
+}
+
+function nearestConfig(script: string): string | undefined {
+  for (let dir = dirname(script);; dir = dirname(dir)) {
+    for (const name of ["deno.json", "deno.jsonc"]) {
+      try {
+        if (Deno.statSync(join(dir, name)).isFile) return join(dir, name);
+      } catch { /* keep looking */ }
+    }
+    if (dir === "/" || dir === dirname(dir)) return undefined;
+  }
+}
 
 /**
  * Runs one script (`run`) or program (`exec`) and reports it: streamed to the terminal with the
@@ -23,10 +114,20 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
   const { io } = ctx;
   const settings = await ctx.settings();
   const plan = await planRun(ctx, request);
-  const { script, command, runtime } = plan;
+  const { script, runtime } = plan;
+  let command = plan.command;
+  if (request.noLauncher && !command) {
+    // No launcher, so no Worker either: the script is handed to deno as it is.
+    command = await runtimeCommand("deno", {
+      env: io.env,
+      entry: join(await launcherDir(plan.cache, VERSION), "main.ts"),
+      script: script?.path ?? io.cwd,
+      emitDir: join(plan.cache, "emitted"),
+    });
+  }
 
   // Start the Worker now: it loads the launcher while the client is checked.
-  const worker = runtime === "worker"
+  const worker = runtime === "worker" && !request.noLauncher && !plan.typecheck
     ? new Worker(WORKER_URL, { type: "module", name: "mcpx-script" })
     : undefined;
   let execFile: string | undefined;
@@ -48,11 +149,36 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       Deno.writeTextFileSync(execFile, rebaseImports(program.text, io.cwd));
     }
     const scriptPath = script?.path ?? execFile!;
+    if (plan.typecheck) {
+      return await typecheck(ctx, {
+        runtime: command?.runtime ?? "worker",
+        program: request.noLauncher ? undefined : plan.program?.(scriptPath),
+        script: scriptPath,
+        scratch,
+        emitted,
+      });
+    }
 
     // The daemon is asked for once the script is on its way.
     const provision: Provision | undefined = primary
       ? await provisionClient(ctx, { script, text: plan.text, scratch, worker: !!worker })
       : undefined;
+    // With no client, a named script still has the launcher's globals: say so to an editor, unless
+    // a client's fuller declaration is already there.
+    if (!provision && script?.named) {
+      const declared = join(dirname(script.path), "mcpx-globals.d.ts");
+      try {
+        Deno.statSync(declared);
+      } catch {
+        try {
+          writeFileAtomic(
+            declared,
+            `// Generated by mcpx. Tells an editor which globals a script run by mcpx has.\n${LAUNCHER_GLOBALS}`,
+            { mode: 0o644 },
+          );
+        } catch { /* a folder we may not write: the run does not need it */ }
+      }
+    }
 
     const scriptEnv: Record<string, string> = {
       ...plan.env,
@@ -89,6 +215,31 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
     };
     // An old Node: hand it JavaScript.
     if (command?.emit) await emitForNode(command.emit, cfg, scratch, emitted);
+    if (script) {
+      cfg.name = script.named
+        ? script.name
+        : script.path.split("/").pop()!.replace(/\.[mc]?[jt]s$/, "");
+    }
+    // The launcher template, filled for this run.
+    if (plan.program && !request.noLauncher) {
+      // Named by its content and kept: the same run again reuses the file and the runtime's
+      // compiled copy of it, rather than adding one to the runtime's cache every run.
+      const text = plan.program(cfg.script);
+      const path = join(
+        scratch,
+        `launch-${hash64(new TextEncoder().encode(text))}.${command?.emit ? "mjs" : "ts"}`,
+      );
+      try {
+        Deno.statSync(path);
+      } catch {
+        writeFileAtomic(path, text);
+      }
+      // An exec program is a new file every run, and so is its launcher: removed with it.
+      if (execFile) emitted.push(path);
+      cfg.program = path;
+    }
+    // No launcher: the runtime is handed the script itself.
+    const bare = request.noLauncher ? bareCommand(command!, cfg.script) : undefined;
 
     const where = places(
       io.cwd,
@@ -107,7 +258,8 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
     if (!worker) await daemon();
     const ended = worker
       ? await runInWorker(worker, cfg, out, { timeoutMs: plan.timeoutMs, daemon })
-      : await runInProcess(command!, cfg, out, {
+      : await runInProcess(bare ?? command!, cfg, out, {
+        bare: bare !== undefined,
         timeoutMs: plan.timeoutMs,
         env: { ...io.env, ...scriptEnv },
         cwd: io.cwd,

@@ -202,8 +202,18 @@ export function resolveSettings(input: {
 }): Settings {
   const warnings: string[] = [...(input.warnings ?? [])];
   const values = new Map<string, ResolvedSetting>();
+  // Every malformed value is found before any is reported, so that a command with two bad flags
+  // is told about both at once.
+  const invalid: McpxError[] = [];
   const set = (key: string, text: string, source: SettingSource) => {
-    const value = parseSettingValue(key, text, source);
+    let value: string | number | boolean;
+    try {
+      value = parseSettingValue(key, text, source);
+    } catch (e) {
+      if (!(e instanceof McpxError)) throw e;
+      invalid.push(e);
+      return;
+    }
     const prior = values.get(key) ?? defaultSetting(key);
     values.set(key, {
       key,
@@ -217,6 +227,13 @@ export function resolveSettings(input: {
   };
   for (const layer of input.files ?? []) {
     for (const [key, raw] of fileEntries(layer, warnings)) {
+      if (SPECS[key].splice && Array.isArray(raw)) {
+        // A list of sources, null standing for the layers below: one line `-` in the text.
+        if (raw.every((x) => x === null || typeof x === "string")) {
+          set(key, raw.map((x) => x ?? "-").join("\n"), { kind: "file", where: layer.path });
+          continue;
+        }
+      }
       if (raw !== null && typeof raw === "object") {
         throw new McpxError(
           "SETTING_INVALID",
@@ -261,6 +278,13 @@ export function resolveSettings(input: {
     }
     spellings.set(flag.key, flag.spelling);
     set(flag.key, flag.text, { kind: "flag", where: flag.spelling });
+  }
+  if (invalid.length === 1) throw invalid[0];
+  if (invalid.length > 1) {
+    throw new McpxError(
+      invalid[0].code,
+      `${invalid.length} invalid settings:\n${invalid.map((e) => `  - ${e.message}`).join("\n")}`,
+    );
   }
   return new Settings(values, warnings);
 }

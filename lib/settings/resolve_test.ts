@@ -147,3 +147,16 @@ Deno.test("resolveSettings() reads pool.queueTimeout from the pool block, and no
   });
   assert.equal(env.get("pool.queueTimeout"), 1000, "the variable wins over the file");
 });
+
+Deno.test("resolveSettings() reports every malformed value at once", () => {
+  assert.throws(
+    () =>
+      resolveSettings({
+        env: { MCPX_SCRIPT_TIMEOUT: "soon" },
+        flags: [{ key: "script.runtime", text: "nope", spelling: "--runtime" }],
+      }),
+    (e: Error) =>
+      /^2 invalid settings:\n {2}- Invalid value "soon" for script\.timeout .*\n {2}- Invalid value "nope" for script\.runtime/
+        .test(e.message),
+  );
+});

@@ -18,6 +18,11 @@ export interface SettingSpec {
   readonly flag?: string;
   /** Settings needed before configuration files are found are read from variables and flags only. */
   readonly early?: boolean;
+  /**
+   * Layers rather than replaces: a file may give a list of sources, `null` standing for the value
+   * of the layers below; in a variable or a flag, a line holding only `-` stands for it.
+   */
+  readonly splice?: boolean;
 }
 
 /** Every setting mcpx has. Keys are dotted paths in a configuration file. */
@@ -196,6 +201,80 @@ export const SETTINGS = {
     detail:
       "The run then exits 124. 0 means no limit. A script may set its own (`// mcpx: timeout=30s`); --timeout wins over that.",
     flag: "--timeout",
+  },
+  "script.captureConsole": {
+    type: "boolean",
+    default: "true",
+    doc: "Turn a script's console calls into log records (console.log still prints to stdout)",
+    detail:
+      "info, debug, warn, error, assert and trace become records at their level; log, dir, table, count, time and group print to stdout exactly as the runtime would and are also recorded, marked file-only. Raw writes (Deno.stdout.write) are never captured. --no-capture-console leaves the console as the runtime made it.",
+    flag: "--capture-console",
+  },
+  "script.launcher": {
+    type: "string",
+    default: "",
+    doc:
+      "A launcher template to run the script in instead of the built-in one (source, a file or a folder)",
+    detail:
+      "The template's holes are @header @globals @console @before @prefix @import @entry @onSuccess @onError @suffix (docs/launcher.md). --no-launcher runs the script with no launcher at all.",
+    flag: "--launcher",
+  },
+  "script.before": {
+    type: "string",
+    default: "",
+    doc:
+      "Code run before the script is imported, outside the try (source, a file or a folder); sees `script`",
+    splice: true,
+    flag: "--before",
+  },
+  "script.prefix": {
+    type: "string",
+    default: "",
+    doc:
+      "Code run inside the try, before the script is imported (source, a file or a folder); sees `script`",
+    splice: true,
+    flag: "--prefix",
+  },
+  "script.onError": {
+    type: "string",
+    default: "",
+    doc:
+      "Code run when the script throws, before the failure is reported; sees `script` and `result`",
+    splice: true,
+    flag: "--on-error",
+  },
+  "script.suffix": {
+    type: "string",
+    default: "",
+    doc:
+      "Code run in a finally once the script has ended; sees `script` and `result` (ok, value, error, ms)",
+    splice: true,
+    flag: "--suffix",
+  },
+  "script.typecheck": {
+    type: "boolean",
+    default: "false",
+    doc: "Type-check the generated program and the script it imports instead of running them",
+    detail:
+      "Answers whether every import resolves before any server is started. Under node and bun it reports that it cannot, since those strip types rather than check them.",
+    flag: "--typecheck",
+  },
+  "paths.placeholders": {
+    type: "string",
+    default: "",
+    doc: "Files or folders declaring launcher placeholders of your own, comma-separated",
+    detail:
+      "A file declares @name on its first line (// @mcpx:placeholder timed(body, label)), by an exported MCPX_PLACEHOLDER constant, or by its file name. Empty by default, so that no script's file name becomes meaningful by accident.",
+  },
+  "plumbing.launcherPlaceholderRepeat": {
+    type: "string",
+    default: "",
+    doc: "Launcher placeholders allowed to resolve more than once, comma-separated",
+  },
+  "plumbing.sourceProbePaths": {
+    type: "boolean",
+    default: "true",
+    doc: "Read a string-shaped input (--prefix, --launcher…) naming a file or folder as that file",
   },
   "plumbing.allowTsJsOverlap": {
     type: "boolean",

@@ -169,7 +169,8 @@ Deno.test("scripts.run: results, emit, --export, logs, globals and the imported 
   assert.equal(add.stdout, "5\n", add.stderr);
   const unknown = await box.mcpx(["run", "--export", "nope", "portable"]);
   assert.equal(unknown.code, 2);
-  assert.match(unknown.stderr, /There is no export "nope"; the functions it exports: add, default/);
+  // Found in the script's text before anything starts (the launcher itself refuses one it missed).
+  assert.match(unknown.stderr, /There is no export "nope" in "portable"; it exports add, default/);
 
   // exec: an expression's value is printed; statements may return; stdin with -.
   const exec = await box.mcpx(["exec", 'fixture.echo({ text: "from exec" })']);

@@ -9,316 +9,209 @@
  * - `uid`: The uid of an element on the page from the page content snapshot
  */
 declare namespace chrome_devtools {
-/** Clicks on the provided element */
+// Clicks on the provided element
 function click(args: {
-  /** Set to true for double clicks. Default is false. */ dblClick?: boolean;
-  includeSnapshot?: boolean;
-  pageId: number;
-  uid: string;
+  dblClick?: boolean; // Set to true for double clicks. Default is false.
+  includeSnapshot?: boolean; pageId: number; uid: string;
 }): Promise<ToolResult>;
-/** Closes the page by its index. The last open page cannot be closed. */
+// Closes the page by its index. The last open page cannot be closed.
 function close_page(args: {
-  /** The ID of the page to close. Call list_pages to list pages. */ pageId: number;
+  pageId: number; // The ID of the page to close. Call list_pages to list pages.
 }): Promise<ToolResult>;
-/** Drag an element onto another element */
+// Drag an element onto another element
 function drag(args: {
-  /** The uid of the element to drag */ from_uid: string;
-  includeSnapshot?: boolean;
-  pageId: number;
-  /** The uid of the element to drop into */ to_uid: string;
+  from_uid: string; // The uid of the element to drag
+  includeSnapshot?: boolean; pageId: number;
+  to_uid: string; // The uid of the element to drop into
 }): Promise<ToolResult>;
-/** Emulates various features on the target page. Each call replaces all emulation settings (except extraHttpHeaders), so pass all desired settings in a single call. */
+// Emulates various features on the target page. Each call replaces all emulation settings (except extraHttpHeaders), so pass all desired settings in a single call.
 function emulate(args: {
-  /** Emulate the dark or the light mode. Omit or set to "auto" to reset to the default. */
-  colorScheme?: "dark" | "light" | "auto";
-  /** Represents the CPU slowdown factor. Omit or set the rate to 1 to disable throttling. Range: 1 to 20. */
-  cpuThrottlingRate?: number;
-  /** Extra HTTP headers as a JSON string object, e.g. {"X-Custom": "value", "Authorization": "Bearer token"}. … */
-  extraHttpHeaders?: string;
-  /** Emulate the `forced-colors` CSS media feature. Omit or set to "auto" to reset to the default. */
-  forcedColors?: "active" | "none" | "auto";
-  /** Geolocation (`<latitude>,<longitude>`) to emulate. Latitude between -90 and 90. … */
-  geolocation?: string;
-  /** Throttle network. Omit to disable throttling. */
-  networkConditions?: "Offline" | "Slow 3G" | "Fast 3G" | "Slow 4G" | "Fast 4G";
+  colorScheme?: "dark" | "light" | "auto"; // Emulate the dark or the light mode. Omit or set to "auto" to reset to the default.
+  cpuThrottlingRate?: number; // Represents the CPU slowdown factor. Omit or set the rate to 1 to disable throttling. Range: 1 to 20.
+  extraHttpHeaders?: string; // Extra HTTP headers as a JSON string object, e.g. {"X-Custom": "value", "Authorization": "Bearer token"}. …
+  forcedColors?: "active" | "none" | "auto"; // Emulate the `forced-colors` CSS media feature. Omit or set to "auto" to reset to the default.
+  geolocation?: string; // Geolocation (`<latitude>,<longitude>`) to emulate. Latitude between -90 and 90. …
+  networkConditions?: "Offline" | "Slow 3G" | "Fast 3G" | "Slow 4G" | "Fast 4G"; // Throttle network. Omit to disable throttling.
   pageId: number;
-  /** Emulate the `prefers-contrast` CSS media feature. Omit or set to "auto" to reset to the default. */
-  prefersContrast?: "more" | "less" | "custom" | "no-preference" | "auto";
-  /** Emulate the `prefers-reduced-motion` CSS media feature. … */
-  prefersReducedMotion?: "reduce" | "no-preference" | "auto";
-  /** User agent to emulate. Omit or set to empty string to clear the user agent override. */
-  userAgent?: string;
-  /** Emulate device viewports '<width>x<height>x<devicePixelRatio>[,mobile][,touch][,landscape]'. … */
-  viewport?: string;
+  prefersContrast?: "more" | "less" | "custom" | "no-preference" | "auto"; // Emulate the `prefers-contrast` CSS media feature. Omit or set to "auto" to reset to the default.
+  prefersReducedMotion?: "reduce" | "no-preference" | "auto"; // Emulate the `prefers-reduced-motion` CSS media feature. …
+  userAgent?: string; // User agent to emulate. Omit or set to empty string to clear the user agent override.
+  viewport?: string; // Emulate device viewports '<width>x<height>x<devicePixelRatio>[,mobile][,touch][,landscape]'. …
 }): Promise<ToolResult>;
-/** Evaluate JavaScript inside the target page. The source can be provided inline or loaded from a local file. Returns the response as JSON, so returned values have to be JSON-serializable. */
+// Evaluate JavaScript inside the target page. The source can be provided inline or loaded from a local file. Returns the response as JSON, so returned values have to be JSON-serializable.
 function evaluate_script(args: {
-  /** An optional list of arguments (element uids from the page content snapshot) to pass to the function. */
-  args?: string[];
-  /** Handle dialogs while execution. "accept", "dismiss", or string for response of window.prompt. … */
-  dialogAction?: string;
-  /** The absolute or relative path to a file to save the script output to. … */ filePath?: string;
-  /** How to interpret the source. "function" treats it as a function declaration and supports args. … */
-  format?: "function" | "script";
-  /** JavaScript source to execute in the target page. Provide either this or sourcePath, but not both. … */
-  function?: string;
+  args?: string[]; // An optional list of arguments (element uids from the page content snapshot) to pass to the function.
+  dialogAction?: string; // Handle dialogs while execution. "accept", "dismiss", or string for response of window.prompt. …
+  filePath?: string; // The absolute or relative path to a file to save the script output to. …
+  format?: "function" | "script"; // How to interpret the source. "function" treats it as a function declaration and supports args. …
+  function?: string; // JavaScript source to execute in the target page. Provide either this or sourcePath, but not both. …
   pageId: number;
-  /** The absolute or relative path to a JavaScript file on the MCP server's local filesystem. … */
-  sourcePath?: string;
-  /** Whether to wait for the DOM to settle. Pass false if the script only reads data. Defaults to true. */
-  waitForStableDom?: boolean;
+  sourcePath?: string; // The absolute or relative path to a JavaScript file on the MCP server's local filesystem. …
+  waitForStableDom?: boolean; // Whether to wait for the DOM to settle. Pass false if the script only reads data. Defaults to true.
 }): Promise<ToolResult>;
-/** Type text into an input, text area or select an option from a <select> element. */
+// Type text into an input, text area or select an option from a <select> element.
 function fill(args: {
-  includeSnapshot?: boolean;
-  pageId: number;
-  uid: string;
-  /** The value to fill in. "true" or "false" for checkboxes and toggles, "true" for radio buttons. */
-  value: string;
+  includeSnapshot?: boolean; pageId: number; uid: string;
+  value: string; // The value to fill in. "true" or "false" for checkboxes and toggles, "true" for radio buttons.
 }): Promise<ToolResult>;
-/** Fill out multiple form elements (inputs, selects, checkboxes, radios) at once. ALWAYS prefer this tool over multiple individual 'fill' or 'click' calls when interacting with forms. … */
+// Fill out multiple form elements (inputs, selects, checkboxes, radios) at once. ALWAYS prefer this tool over multiple individual 'fill' or 'click' calls when interacting with forms. …
 function fill_form(args: {
-  /** Elements from snapshot to fill out. */
+  // Elements from snapshot to fill out.
   elements: {
-    /** The uid of the element to fill out */ uid: string;
-    /** Value for the element. "true" or "false" for checkboxes and toggles, "true" for radio buttons. */
-    value: string;
+    uid: string; // The uid of the element to fill out
+    value: string; // Value for the element. "true" or "false" for checkboxes and toggles, "true" for radio buttons.
   }[];
-  includeSnapshot?: boolean;
-  pageId: number;
+  includeSnapshot?: boolean; pageId: number;
 }): Promise<ToolResult>;
-/** Gets a console message by its ID. You can get all messages by calling list_console_messages. */
+// Gets a console message by its ID. You can get all messages by calling list_console_messages.
 function get_console_message(args: {
-  /** The msgid of a console message on the page from the listed console messages */ msgid: number;
+  msgid: number; // The msgid of a console message on the page from the listed console messages
   pageId: number;
 }): Promise<ToolResult>;
-/** Retrieve matched CSS rules, inline styles (element.style), inherited styles, custom properties, and cascade wrappers (@layer, @media, @container, @scope) for an element identified by its UID. … */
+// Retrieve matched CSS rules, inline styles (element.style), inherited styles, custom properties, and cascade wrappers (@layer, @media, @container, @scope) for an element identified by its UID. …
 function get_css_styles(args: {
   pageId: number;
-  /** Page number to return (0-based). Defaults to 0 (the first page). Minimum: 0. */
-  pageIdx?: number;
-  /** Maximum number of CSS rules to return per page. Defaults to 10. Greater than 0. */
-  pageSize?: number;
-  /** The uid of the element on the page from the page content snapshot to inspect CSS styles for */
-  uid: string;
+  pageIdx?: number; // Page number to return (0-based). Defaults to 0 (the first page). Minimum: 0.
+  pageSize?: number; // Maximum number of CSS rules to return per page. Defaults to 10. Greater than 0.
+  uid: string; // The uid of the element on the page from the page content snapshot to inspect CSS styles for
 }): Promise<ToolResult>;
-/** Gets a network request by an optional reqid, if omitted returns the currently selected request in the DevTools Network panel. … */
+// Gets a network request by an optional reqid, if omitted returns the currently selected request in the DevTools Network panel. …
 function get_network_request(args: {
   pageId: number;
-  /** The reqid of the network request. … */ reqid?: number;
-  /** The absolute or relative path to a .network-request file to save the request body to. … */
-  requestFilePath?: string;
-  /** The absolute or relative path to a .network-response file to save the response body to. … */
-  responseFilePath?: string;
+  reqid?: number; // The reqid of the network request. …
+  requestFilePath?: string; // The absolute or relative path to a .network-request file to save the request body to. …
+  responseFilePath?: string; // The absolute or relative path to a .network-response file to save the response body to. …
 }): Promise<ToolResult>;
-/** If a browser dialog was opened, use this command to handle it */
+// If a browser dialog was opened, use this command to handle it
 function handle_dialog(args: {
-  /** Whether to dismiss or accept the dialog */ action: "accept" | "dismiss";
+  action: "accept" | "dismiss"; // Whether to dismiss or accept the dialog
   pageId: number;
-  /** Optional prompt text to enter into the dialog. */ promptText?: string;
+  promptText?: string; // Optional prompt text to enter into the dialog.
 }): Promise<ToolResult>;
-/** Hover over the provided element */
-function hover(args: {
-  includeSnapshot?: boolean;
-  pageId: number;
-  uid: string;
-}): Promise<ToolResult>;
-/** Get Lighthouse scores, failing audits, and the DOM nodes they flag for accessibility, SEO, best practices, and agentic browsing. Full reports are saved to disk. This excludes performance. … */
+// Hover over the provided element
+function hover(args: { includeSnapshot?: boolean; pageId: number; uid: string }): Promise<ToolResult>;
+// Get Lighthouse scores, failing audits, and the DOM nodes they flag for accessibility, SEO, best practices, and agentic browsing. Full reports are saved to disk. This excludes performance. …
 function lighthouse_audit(args: {
-  /** Device to emulate. Default: "desktop". */ device?: "desktop" | "mobile";
-  /** "navigation" reloads & audits. "snapshot" analyzes current state. Default: "navigation". */
-  mode?: "navigation" | "snapshot";
-  /** Directory for reports. If omitted, uses temporary files. */ outputDirPath?: string;
+  device?: "desktop" | "mobile"; // Device to emulate. Default: "desktop".
+  mode?: "navigation" | "snapshot"; // "navigation" reloads & audits. "snapshot" analyzes current state. Default: "navigation".
+  outputDirPath?: string; // Directory for reports. If omitted, uses temporary files.
   pageId: number;
 }): Promise<ToolResult>;
-/** List all console messages for the target page since the last navigation. */
+// List all console messages for the target page since the last navigation.
 function list_console_messages(args: {
-  /** Set to true to return the preserved messages over the last 3 navigations. */
-  includePreservedMessages?: boolean;
-  /** Set to true to include the stack trace for each message when available. Increases the response size. */
-  includeStackTraces?: boolean;
+  includePreservedMessages?: boolean; // Set to true to return the preserved messages over the last 3 navigations.
+  includeStackTraces?: boolean; // Set to true to include the stack trace for each message when available. Increases the response size.
   pageId: number;
-  /** Page number to return (0-based). When omitted, returns the first page. Minimum: 0. */
-  pageIdx?: number;
-  /** Maximum number of messages to return. When omitted, returns all messages. Greater than 0. */
-  pageSize?: number;
-  /** Filter messages to only return messages of the specified service worker. */
-  serviceWorkerId?: string;
-  /** Filter messages to only return messages of the specified resource types. … */
-  types?: (
-    | "log"
-    | "debug"
-    | "info"
-    | "error"
-    | "warn"
-    | "dir"
-    | "dirxml"
-    | "table"
-    | "trace"
-    | "clear"
-    | "startGroup"
-    | "startGroupCollapsed"
-    | "endGroup"
-    | "assert"
-    | "profile"
-    | "profileEnd"
-    | "count"
-    | "timeEnd"
-    | "verbose"
-    | "issue"
-  )[];
+  pageIdx?: number; // Page number to return (0-based). When omitted, returns the first page. Minimum: 0.
+  pageSize?: number; // Maximum number of messages to return. When omitted, returns all messages. Greater than 0.
+  serviceWorkerId?: string; // Filter messages to only return messages of the specified service worker.
+  types?: ("log" | "debug" | "info" | "error" | "warn" | "dir" | "dirxml" | "table" | "trace" | "clear" | "startGroup" | "startGroupCollapsed" | "endGroup" | "assert" | "profile" | "profileEnd" | "count" | "timeEnd" | "verbose" | "issue")[]; // Filter messages to only return messages of the specified resource types. …
 }): Promise<ToolResult>;
-/** Lists the most recent requests for the target page since the last navigation. */
+// Lists the most recent requests for the target page since the last navigation.
 function list_network_requests(args: {
-  /** Set to true to return the preserved requests over the last 3 navigations. */
-  includePreservedRequests?: boolean;
+  includePreservedRequests?: boolean; // Set to true to return the preserved requests over the last 3 navigations.
   pageId: number;
-  /** Page number to return (0-based). When omitted, returns the first page. Minimum: 0. */
-  pageIdx?: number;
-  /** Maximum number of requests to return. When omitted, returns all requests. Greater than 0. */
-  pageSize?: number;
-  /** Filter requests to only return requests of the specified resource types. … */
-  resourceTypes?: (
-    | "document"
-    | "stylesheet"
-    | "image"
-    | "media"
-    | "font"
-    | "script"
-    | "texttrack"
-    | "xhr"
-    | "fetch"
-    | "prefetch"
-    | "eventsource"
-    | "websocket"
-    | "manifest"
-    | "signedexchange"
-    | "ping"
-    | "cspviolationreport"
-    | "preflight"
-    | "fedcm"
-    | "other"
-  )[];
+  pageIdx?: number; // Page number to return (0-based). When omitted, returns the first page. Minimum: 0.
+  pageSize?: number; // Maximum number of requests to return. When omitted, returns all requests. Greater than 0.
+  resourceTypes?: ("document" | "stylesheet" | "image" | "media" | "font" | "script" | "texttrack" | "xhr" | "fetch" | "prefetch" | "eventsource" | "websocket" | "manifest" | "signedexchange" | "ping" | "cspviolationreport" | "preflight" | "fedcm" | "other")[]; // Filter requests to only return requests of the specified resource types. …
 }): Promise<ToolResult>;
-/** Get a list of pages open in the browser. */
+// Get a list of pages open in the browser.
 function list_pages(): Promise<ToolResult>;
-/** Go to a URL, or back, forward, or reload. Use project URL if not specified otherwise. */
+// Go to a URL, or back, forward, or reload. Use project URL if not specified otherwise.
 function navigate_page(args: {
-  /** Whether to auto accept or beforeunload dialogs triggered by this navigation. Default is accept. */
-  handleBeforeUnload?: "accept" | "dismiss";
-  /** Whether to ignore cache on reload. */ ignoreCache?: boolean;
-  /** A JavaScript script to be executed on each new document before any other scripts for the next navigation. */
-  initScript?: string;
-  pageId: number;
-  timeout?: number;
-  /** Navigate the page by URL, back or forward in history, or reload. */
-  type?: "url" | "back" | "forward" | "reload";
-  /** Target URL (only type=url) */ url?: string;
+  handleBeforeUnload?: "accept" | "dismiss"; // Whether to auto accept or beforeunload dialogs triggered by this navigation. Default is accept.
+  ignoreCache?: boolean; // Whether to ignore cache on reload.
+  initScript?: string; // A JavaScript script to be executed on each new document before any other scripts for the next navigation.
+  pageId: number; timeout?: number;
+  type?: "url" | "back" | "forward" | "reload"; // Navigate the page by URL, back or forward in history, or reload.
+  url?: string; // Target URL (only type=url)
 }): Promise<ToolResult>;
-/** Open a new tab and load a URL. Use project URL if not specified otherwise. */
+// Open a new tab and load a URL. Use project URL if not specified otherwise.
 function new_page(args: {
-  /** Whether to open the page in the background without bringing it to the front. … */
-  background?: boolean;
-  /** If specified, the page is created in an isolated browser context with the given name. … */
-  isolatedContext?: string;
+  background?: boolean; // Whether to open the page in the background without bringing it to the front. …
+  isolatedContext?: string; // If specified, the page is created in an isolated browser context with the given name. …
   timeout?: number;
-  /** URL to load in a new page. */ url: string;
+  url: string; // URL to load in a new page.
 }): Promise<ToolResult>;
-/** Provides more detailed information on a specific Performance Insight of an insight set that was highlighted in the results of a trace recording. */
+// Provides more detailed information on a specific Performance Insight of an insight set that was highlighted in the results of a trace recording.
 function performance_analyze_insight(args: {
-  /** The name of the Insight you want more information on. … */ insightName: string;
-  /** The id for the specific insight set. Only use the ids given in the "Available insight sets" list. */
-  insightSetId: string;
+  insightName: string; // The name of the Insight you want more information on. …
+  insightSetId: string; // The id for the specific insight set. Only use the ids given in the "Available insight sets" list.
   pageId: number;
 }): Promise<ToolResult>;
-/** Start a performance trace on the target webpage. Use to find frontend performance issues, Core Web Vitals (LCP, INP, CLS), and improve page load speed. */
+// Start a performance trace on the target webpage. Use to find frontend performance issues, Core Web Vitals (LCP, INP, CLS), and improve page load speed.
 function performance_start_trace(args: {
-  /** Determines if the trace recording should be automatically stopped. Default: true. */
-  autoStop?: boolean;
-  /** The absolute file path, or a file path relative to the current working directory, to save the raw trace data. … */
-  filePath?: string;
-  /** Whether to bypass the HTTP cache when reloading the page, to measure a cold page load. … */
-  ignoreCache?: boolean;
+  autoStop?: boolean; // Determines if the trace recording should be automatically stopped. Default: true.
+  filePath?: string; // The absolute file path, or a file path relative to the current working directory, to save the raw trace data. …
+  ignoreCache?: boolean; // Whether to bypass the HTTP cache when reloading the page, to measure a cold page load. …
   pageId: number;
-  /** Determines if, once tracing has started, the target page should be automatically reloaded. … Default: true. */
-  reload?: boolean;
+  reload?: boolean; // Determines if, once tracing has started, the target page should be automatically reloaded. … Default: true.
 }): Promise<ToolResult>;
-/** Stop the active performance trace recording on the target webpage. */
+// Stop the active performance trace recording on the target webpage.
 function performance_stop_trace(args: {
-  /** The absolute file path, or a file path relative to the current working directory, to save the raw trace data. … */
-  filePath?: string;
+  filePath?: string; // The absolute file path, or a file path relative to the current working directory, to save the raw trace data. …
   pageId: number;
 }): Promise<ToolResult>;
-/** Press a key or key combination. Use this when other input methods like fill() cannot be used (e.g., keyboard shortcuts, navigation keys, or special key combinations). */
+// Press a key or key combination. Use this when other input methods like fill() cannot be used (e.g., keyboard shortcuts, navigation keys, or special key combinations).
 function press_key(args: {
   includeSnapshot?: boolean;
-  /** A key or a combination (e.g., "Enter", "Control+A", "Control++", "Control+Shift+R"). … */
-  key: string;
+  key: string; // A key or a combination (e.g., "Enter", "Control+A", "Control++", "Control+Shift+R"). …
   pageId: number;
 }): Promise<ToolResult>;
-/** Resizes the page's window so that the page has specified dimension */
+// Resizes the page's window so that the page has specified dimension
 function resize_page(args: {
-  /** Page height. Greater than 0. */ height: number;
+  height: number; // Page height. Greater than 0.
   pageId: number;
-  /** Page width. Greater than 0. */ width: number;
+  width: number; // Page width. Greater than 0.
 }): Promise<ToolResult>;
-/** Starts recording a screencast (video) of the target page. */
+// Starts recording a screencast (video) of the target page.
 function screencast_start(args: {
-  /** Output file path (.mp4). Uses mkdtemp to generate a unique path if not provided. */
-  filePath?: string;
+  filePath?: string; // Output file path (.mp4). Uses mkdtemp to generate a unique path if not provided.
   pageId: number;
 }): Promise<ToolResult>;
-/** Stops the active screencast recording on the target page. */
+// Stops the active screencast recording on the target page.
 function screencast_stop(args: { pageId: number }): Promise<ToolResult>;
-/** Select a page as a context for future tool calls. */
+// Select a page as a context for future tool calls.
 function select_page(args: {
-  /** Whether to focus the page and bring it to the top. */ bringToFront?: boolean;
-  /** The ID of the page to select. Call list_pages to get available pages. */ pageId: number;
+  bringToFront?: boolean; // Whether to focus the page and bring it to the top.
+  pageId: number; // The ID of the page to select. Call list_pages to get available pages.
 }): Promise<ToolResult>;
-/** Capture a heap snapshot of the target page. Use to analyze the memory distribution of JavaScript objects and debug memory leaks. */
+// Capture a heap snapshot of the target page. Use to analyze the memory distribution of JavaScript objects and debug memory leaks.
 function take_heapsnapshot(args: {
-  /** A path to a .heapsnapshot file to save the heapsnapshot to. */ filePath: string;
+  filePath: string; // A path to a .heapsnapshot file to save the heapsnapshot to.
   pageId: number;
 }): Promise<ToolResult>;
-/** Take a screenshot of the page or element. */
+// Take a screenshot of the page or element.
 function take_screenshot(args: {
-  /** The absolute path, or a path relative to the current working directory, to save the screenshot to instead of attaching it to the response. */
-  filePath?: string;
-  /** Type of format to save the screenshot as. Default is "png" */
-  format?: "png" | "jpeg" | "webp";
-  /** If set to true takes a screenshot of the full page instead of the currently visible viewport. … */
-  fullPage?: boolean;
+  filePath?: string; // The absolute path, or a path relative to the current working directory, to save the screenshot to instead of attaching it to the response.
+  format?: "png" | "jpeg" | "webp"; // Type of format to save the screenshot as. Default is "png"
+  fullPage?: boolean; // If set to true takes a screenshot of the full page instead of the currently visible viewport. …
   pageId: number;
-  /** Compression quality for JPEG and WebP formats (0-100). … Range: 0 to 100. */ quality?: number;
-  /** The uid of an element on the page from the page content snapshot. … */ uid?: string;
+  quality?: number; // Compression quality for JPEG and WebP formats (0-100). … Range: 0 to 100.
+  uid?: string; // The uid of an element on the page from the page content snapshot. …
 }): Promise<ToolResult>;
-/** Take a text snapshot of the target page based on the a11y tree. The snapshot lists page elements along with a unique identifier (uid). Always use the latest snapshot. … */
+// Take a text snapshot of the target page based on the a11y tree. The snapshot lists page elements along with a unique identifier (uid). Always use the latest snapshot. …
 function take_snapshot(args: {
-  /** The absolute path, or a path relative to the current working directory, to save the snapshot to instead of attaching it to the response. */
-  filePath?: string;
+  filePath?: string; // The absolute path, or a path relative to the current working directory, to save the snapshot to instead of attaching it to the response.
   pageId: number;
-  /** Whether to include all possible information available in the full a11y tree. Default is false. */
-  verbose?: boolean;
+  verbose?: boolean; // Whether to include all possible information available in the full a11y tree. Default is false.
 }): Promise<ToolResult>;
-/** Type text using keyboard into a previously focused input */
+// Type text using keyboard into a previously focused input
 function type_text(args: {
   pageId: number;
-  /** Optional key to press after typing. E.g., "Enter", "Tab", "Escape" */ submitKey?: string;
-  /** The text to type */ text: string;
+  submitKey?: string; // Optional key to press after typing. E.g., "Enter", "Tab", "Escape"
+  text: string; // The text to type
 }): Promise<ToolResult>;
-/** Upload a file through a provided element. */
+// Upload a file through a provided element.
 function upload_file(args: {
-  /** One or more files paths to upload. … At least 1 item. */ filePaths: string[];
-  includeSnapshot?: boolean;
-  pageId: number;
-  /** The uid of the file input element or an element that will open file chooser on the page from the page content snapshot */
-  uid: string;
+  filePaths: string[]; // One or more files paths to upload. … At least 1 item.
+  includeSnapshot?: boolean; pageId: number;
+  uid: string; // The uid of the file input element or an element that will open file chooser on the page from the page content snapshot
 }): Promise<ToolResult>;
-/** Wait for the specified text to appear on the selected page. */
+// Wait for the specified text to appear on the selected page.
 function wait_for(args: {
   pageId: number;
-  /** Non-empty list of texts. Resolves when any value appears on the page. At least 1 item. */
-  text: string[];
+  text: string[]; // Non-empty list of texts. Resolves when any value appears on the page. At least 1 item.
   timeout?: number;
 }): Promise<ToolResult>;
 }

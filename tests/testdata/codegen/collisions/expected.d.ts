@@ -1,19 +1,11 @@
 /** tool names that map to one identifier */
 declare namespace collisions {
-/** Already an identifier: keeps the name */
+// Already an identifier: keeps the name
 function fancy_name(): Promise<ToolResult>;
-/** Already spelled like a suffixed name */
+// Already spelled like a suffixed name
 function fancy_name_2(): Promise<ToolResult>;
-/**
- * Hyphenated
- *
- * Calls the tool "fancy-name".
- */
+// Hyphenated Calls the tool "fancy-name".
 function fancy_name_3(): Promise<ToolResult>;
-/**
- * Dotted
- *
- * Calls the tool "fancy.name".
- */
+// Dotted Calls the tool "fancy.name".
 function fancy_name_4(): Promise<ToolResult>;
 }

@@ -4,23 +4,18 @@
  * *\/ inside, several lines, notes
  */
 declare namespace docs {
-/** Closes a comment *\/ early if not escaped. Second line. … */
+// Closes a comment */ early if not escaped. Second line. …
 function commented(args?: {
-  /** Exactly 4 characters. */ code?: string;
-  /** How many. Default: 10. Range: 1 to 50. */ count?: number;
-  /** Like '**\/*.ts'. Pattern: `^[a-z*\/]+$`. */ glob?: string;
-  /** Greater than 0. */ legacy?: number;
-  /** Says its default already: default is fast */ mode?: "fast" | "slow";
-  /** 1 to 64 characters. Format: hostname. */ name?: string;
-  none?: string[];
-  off?: boolean;
-  /**
-   * Use name instead
-   * @deprecated
-   */
-  old?: string;
-  /** Greater than 0. Less than 1. Multiple of 0.25. */ ratio?: number;
+  code?: string; // Exactly 4 characters.
+  count?: number; // How many. Default: 10. Range: 1 to 50.
+  glob?: string; // Like '**/*.ts'. Pattern: `^[a-z*/]+$`.
+  legacy?: number; // Greater than 0.
+  mode?: "fast" | "slow"; // Says its default already: default is fast
+  name?: string; // 1 to 64 characters. Format: hostname.
+  none?: string[]; off?: boolean;
+  old?: string; // Use name instead @deprecated
+  ratio?: number; // Greater than 0. Less than 1. Multiple of 0.25.
   safeInt?: number;
-  /** Default: "2020-01-01T00:00:00Z". Format: date-time. */ when?: string;
+  when?: string; // Default: "2020-01-01T00:00:00Z". Format: date-time.
 }): Promise<ToolResult>;
 }

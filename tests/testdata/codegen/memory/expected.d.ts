@@ -1,112 +1,101 @@
 /** a knowledge graph kept between sessions */
 declare namespace memory {
-/** Add new observations to existing entities in the knowledge graph */
+// Add new observations to existing entities in the knowledge graph
 function add_observations(args: {
   observations: {
-    /** An array of observation contents to add */ contents: string[];
-    /** The name of the entity to add the observations to */ entityName: string;
+    contents: string[]; // An array of observation contents to add
+    entityName: string; // The name of the entity to add the observations to
   }[];
 }): Promise<ToolResult<{ results: { addedObservations: string[]; entityName: string }[] }>>;
-/** Create multiple new entities in the knowledge graph */
+// Create multiple new entities in the knowledge graph
 function create_entities(args: {
   entities: {
-    /** The type of the entity */ entityType: string;
-    /** The name of the entity */ name: string;
-    /** An array of observation contents associated with the entity */ observations: string[];
+    entityType: string; // The type of the entity
+    name: string; // The name of the entity
+    observations: string[]; // An array of observation contents associated with the entity
   }[];
-}): Promise<
-  ToolResult<{
-    entities: {
-      /** The type of the entity */ entityType: string;
-      /** The name of the entity */ name: string;
-      /** An array of observation contents associated with the entity */ observations: string[];
-    }[];
-  }>
->;
-/** Create multiple new relations between entities in the knowledge graph. Relations should be in active voice */
+}): Promise<ToolResult<{
+  entities: {
+    entityType: string; // The type of the entity
+    name: string; // The name of the entity
+    observations: string[]; // An array of observation contents associated with the entity
+  }[];
+}>>;
+// Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
 function create_relations(args: {
   relations: {
-    /** The name of the entity where the relation starts */ from: string;
-    /** The type of the relation */ relationType: string;
-    /** The name of the entity where the relation ends */ to: string;
+    from: string; // The name of the entity where the relation starts
+    relationType: string; // The type of the relation
+    to: string; // The name of the entity where the relation ends
   }[];
-}): Promise<
-  ToolResult<{
-    relations: {
-      /** The name of the entity where the relation starts */ from: string;
-      /** The type of the relation */ relationType: string;
-      /** The name of the entity where the relation ends */ to: string;
-    }[];
-  }>
->;
-/** Delete multiple entities and their associated relations from the knowledge graph */
+}): Promise<ToolResult<{
+  relations: {
+    from: string; // The name of the entity where the relation starts
+    relationType: string; // The type of the relation
+    to: string; // The name of the entity where the relation ends
+  }[];
+}>>;
+// Delete multiple entities and their associated relations from the knowledge graph
 function delete_entities(args: {
-  /** An array of entity names to delete */ entityNames: string[];
+  entityNames: string[]; // An array of entity names to delete
 }): Promise<ToolResult<{ message: string; success: boolean }>>;
-/** Delete specific observations from entities in the knowledge graph */
+// Delete specific observations from entities in the knowledge graph
 function delete_observations(args: {
   deletions: {
-    /** The name of the entity containing the observations */ entityName: string;
-    /** An array of observations to delete */ observations: string[];
+    entityName: string; // The name of the entity containing the observations
+    observations: string[]; // An array of observations to delete
   }[];
 }): Promise<ToolResult<{ message: string; success: boolean }>>;
-/** Delete multiple relations from the knowledge graph */
+// Delete multiple relations from the knowledge graph
 function delete_relations(args: {
-  /** An array of relations to delete */
+  // An array of relations to delete
   relations: {
-    /** The name of the entity where the relation starts */ from: string;
-    /** The type of the relation */ relationType: string;
-    /** The name of the entity where the relation ends */ to: string;
+    from: string; // The name of the entity where the relation starts
+    relationType: string; // The type of the relation
+    to: string; // The name of the entity where the relation ends
   }[];
 }): Promise<ToolResult<{ message: string; success: boolean }>>;
-/** Open specific nodes in the knowledge graph by their names */
+// Open specific nodes in the knowledge graph by their names
 function open_nodes(args: {
-  /** An array of entity names to retrieve */ names: string[];
-}): Promise<
-  ToolResult<{
-    entities: {
-      /** The type of the entity */ entityType: string;
-      /** The name of the entity */ name: string;
-      /** An array of observation contents associated with the entity */ observations: string[];
-    }[];
-    relations: {
-      /** The name of the entity where the relation starts */ from: string;
-      /** The type of the relation */ relationType: string;
-      /** The name of the entity where the relation ends */ to: string;
-    }[];
-  }>
->;
-/** Read the entire knowledge graph */
-function read_graph(): Promise<
-  ToolResult<{
-    entities: {
-      /** The type of the entity */ entityType: string;
-      /** The name of the entity */ name: string;
-      /** An array of observation contents associated with the entity */ observations: string[];
-    }[];
-    relations: {
-      /** The name of the entity where the relation starts */ from: string;
-      /** The type of the relation */ relationType: string;
-      /** The name of the entity where the relation ends */ to: string;
-    }[];
-  }>
->;
-/** Search for nodes in the knowledge graph based on a query */
+  names: string[]; // An array of entity names to retrieve
+}): Promise<ToolResult<{
+  entities: {
+    entityType: string; // The type of the entity
+    name: string; // The name of the entity
+    observations: string[]; // An array of observation contents associated with the entity
+  }[];
+  relations: {
+    from: string; // The name of the entity where the relation starts
+    relationType: string; // The type of the relation
+    to: string; // The name of the entity where the relation ends
+  }[];
+}>>;
+// Read the entire knowledge graph
+function read_graph(): Promise<ToolResult<{
+  entities: {
+    entityType: string; // The type of the entity
+    name: string; // The name of the entity
+    observations: string[]; // An array of observation contents associated with the entity
+  }[];
+  relations: {
+    from: string; // The name of the entity where the relation starts
+    relationType: string; // The type of the relation
+    to: string; // The name of the entity where the relation ends
+  }[];
+}>>;
+// Search for nodes in the knowledge graph based on a query
 function search_nodes(args: {
-  /** The search query to match against entity names, types, and observation content */
-  query: string;
-}): Promise<
-  ToolResult<{
-    entities: {
-      /** The type of the entity */ entityType: string;
-      /** The name of the entity */ name: string;
-      /** An array of observation contents associated with the entity */ observations: string[];
-    }[];
-    relations: {
-      /** The name of the entity where the relation starts */ from: string;
-      /** The type of the relation */ relationType: string;
-      /** The name of the entity where the relation ends */ to: string;
-    }[];
-  }>
->;
+  query: string; // The search query to match against entity names, types, and observation content
+}): Promise<ToolResult<{
+  entities: {
+    entityType: string; // The type of the entity
+    name: string; // The name of the entity
+    observations: string[]; // An array of observation contents associated with the entity
+  }[];
+  relations: {
+    from: string; // The name of the entity where the relation starts
+    relationType: string; // The type of the relation
+    to: string; // The name of the entity where the relation ends
+  }[];
+}>>;
 }

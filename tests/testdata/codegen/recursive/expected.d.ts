@@ -7,15 +7,12 @@ type Left = unknown;
 type Node = { children?: Node[]; name: string };
 type Right = unknown;
 type Self = unknown;
-/** Two defs referring to each other through properties */
+// Two defs referring to each other through properties
 function mutual(args?: { start?: A }): Promise<ToolResult>;
-/** A reference to the whole document is inlined once, then unknown */
-function root_ref(args?: {
-  next?: { next?: unknown; value?: string };
-  value?: string;
-}): Promise<ToolResult>;
-/** A tree: recursion through a property stays named */
+// A reference to the whole document is inlined once, then unknown
+function root_ref(args?: { next?: { next?: unknown; value?: string }; value?: string }): Promise<ToolResult>;
+// A tree: recursion through a property stays named
 function tree(args: { root: Node }): Promise<ToolResult>;
-/** Cycles TypeScript cannot say bottom out in unknown */
+// Cycles TypeScript cannot say bottom out in unknown
 function unguarded(args?: { json?: Json; left?: Left; self?: Self }): Promise<ToolResult>;
 }

@@ -1,0 +1,447 @@
+import {
+  Client,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  SSEClientTransport,
+  SseError,
+} from "@modelcontextprotocol/client";
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
+import { McpxError, messageOf } from "../errors.ts";
+import { VERSION } from "../version.ts";
+import { waitAtMost } from "./_wait.ts";
+import {
+  abandoned,
+  type Attempt,
+  calling,
+  callTimeout,
+  ConnectionLife,
+  LISTING,
+  listTimeout,
+  logOversized,
+  requesting,
+  rpcError,
+  START_REASONS,
+  startFailed,
+  toToolInfo,
+} from "./_connection.ts";
+import { type ConnectOptions, negotiationFor } from "./connect.ts";
+import {
+  CancellableHttpTransport,
+  EndpointUnreachable,
+  reportingFetch,
+  safeUrl,
+} from "./http_transport.ts";
+import { describeExit, oversizedData, StdioTransport } from "./stdio_transport.ts";
+import type {
+  CallToolEnvelope,
+  ConnectionEnd,
+  McpConnection,
+  ServerSpec,
+  ToolInfo,
+  UpstreamNotification,
+} from "./types.ts";
+
+/** How long `close()` waits for an HTTP server to acknowledge the session's DELETE. */
+const TERMINATE_SESSION_MS = 2000;
+
+/**
+ * Starts (stdio) or reaches (http, sse) one server through the SDK's `Client` and completes the
+ * MCP handshake; see `connectServer` in connect.ts, which picks this or mcpx's own stdio client.
+ */
+export async function connectSdk(
+  spec: ServerSpec,
+  options: ConnectOptions,
+): Promise<McpConnection> {
+  const connection = new Connection(spec, options);
+  await connection.open();
+  return connection;
+}
+
+/** One live client; see {@linkcode McpConnection} for the contract. */
+class Connection implements McpConnection {
+  protocolVersion?: string;
+
+  readonly #spec: ServerSpec;
+  readonly #options: ConnectOptions;
+  readonly #transport: Transport;
+  readonly #client: Client;
+  readonly #life: ConnectionLife;
+  #closing?: Promise<void>;
+  #closeRequested = false;
+  /**
+   * Each listed tool's input schema as it was on the wire. The SDK's parse rebuilds `properties`
+   * by assignment, and a property named `__proto__` is lost there; these keep it.
+   */
+  readonly #schemas = new Map<string, Record<string, unknown>>();
+
+  constructor(spec: ServerSpec, options: ConnectOptions) {
+    this.#spec = spec;
+    this.#options = options;
+    this.#life = new ConnectionLife(spec.name, () => this.stderrTail());
+    this.#transport = this.#createTransport();
+    this.#client = new Client(options.clientInfo ?? { name: "mcpx", version: VERSION }, {
+      // No roots, sampling or elicitation: mcpx cannot answer those requests yet, and a server
+      // that believes it can ask would wait on silence.
+      capabilities: {},
+      versionNegotiation: negotiationFor(spec.protocol, options.startTimeoutMs),
+      listChanged: {
+        tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.#life.toolsChanged() },
+      },
+    });
+    // Transport errors are not fatal (a stray stdout line, a failed DELETE); what is fatal
+    // surfaces as a closed connection or a rejected request, which are reported there.
+    this.#client.onerror = () => {};
+    // Whatever else the server says (log messages, prompt and resource list changes) goes to
+    // whoever listens: a gateway relays it to its own clients.
+    this.#client.fallbackNotificationHandler = (n) => {
+      this.#life.notify({
+        method: n.method,
+        params: n.params as Record<string, unknown> | undefined,
+      });
+      return Promise.resolve();
+    };
+  }
+
+  get pid(): number | undefined {
+    return this.#transport instanceof StdioTransport ? this.#transport.pid : undefined;
+  }
+
+  stderrTail(): string[] {
+    return this.#transport instanceof StdioTransport ? this.#transport.stderrTail() : [];
+  }
+
+  async open(): Promise<void> {
+    const transport = this.#transport;
+    if (transport instanceof StdioTransport) {
+      transport.exited.then((exit) =>
+        this.#life.finish({
+          code: exit.code,
+          signal: exit.signal,
+          reason: exit.closed ? "closed by mcpx" : `the process ${describeExit(exit)}`,
+        })
+      );
+    } else {
+      this.#client.onclose = () =>
+        this.#life.finish({
+          code: null,
+          signal: null,
+          reason: this.#closeRequested ? "closed by mcpx" : "the connection closed",
+        });
+    }
+    // Protocol.connect() chains a handler set beforehand. Over HTTP answers retire their abort
+    // signals; on every transport the input schemas are kept as the server sent them.
+    transport.onmessage = (message: JSONRPCMessage) => {
+      if ("method" in message) return;
+      if (transport instanceof CancellableHttpTransport && message.id !== undefined) {
+        transport.settle(message.id);
+      }
+      this.#keepSchemas(message);
+    };
+
+    const ms = this.#options.startTimeoutMs;
+    const signal = this.#options.signal;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    const outcome = await Promise.race([
+      this.#client.connect(transport, { timeout: ms }).then(
+        () => ({ ok: true as const }),
+        (error: unknown) => ({ ok: false as const, error }),
+      ),
+      new Promise<{ ok: false; timedOut: true }>((resolve) => {
+        timer = setTimeout(() => resolve({ ok: false, timedOut: true }), ms);
+      }),
+      new Promise<{ ok: false; aborted: true }>((resolve) => {
+        onAbort = () => resolve({ ok: false, aborted: true });
+        if (signal?.aborted) onAbort();
+        else signal?.addEventListener("abort", onAbort, { once: true });
+      }),
+    ]);
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort!);
+    if ("aborted" in outcome) {
+      await this.close();
+      throw abandoned(this.#spec.name, signal!);
+    }
+    if (outcome.ok) {
+      this.protocolVersion = this.#client.getNegotiatedProtocolVersion();
+      return;
+    }
+    const error = "error" in outcome ? outcome.error : undefined;
+    if (error instanceof McpxError) {
+      await this.close();
+      throw error;
+    }
+    // The child may be exiting right now; its status and last stderr lines explain more than
+    // "connection closed" does.
+    if (transport instanceof StdioTransport && !transport.exit) {
+      await waitAtMost(transport.exited, 200);
+    }
+    const reason = this.#startFailure(error, ms);
+    await this.close();
+    throw startFailed(this.#spec.name, reason, this.stderrTail(), error);
+  }
+
+  async listTools(): Promise<ToolInfo[]> {
+    this.#life.assertOpen("list its tools");
+    const ms = this.#options.startTimeoutMs;
+    try {
+      // The SDK walks `nextCursor` itself when no cursor is given (up to 64 pages), and keeps
+      // the result for its output-schema checks; "refresh" makes every call ask the server.
+      const { tools } = await this.#client.listTools(undefined, {
+        timeout: ms,
+        cacheMode: "refresh",
+      });
+      return tools.map((tool) => {
+        const info = toToolInfo(tool);
+        const wire = this.#schemas.get(tool.name);
+        if (wire) info.inputSchema = wire;
+        return info;
+      });
+    } catch (error) {
+      throw await this.#failure(error, {
+        timeout: () => listTimeout(this.#spec.name, ms, error),
+        ...LISTING,
+      });
+    }
+  }
+
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<CallToolEnvelope> {
+    this.#life.assertOpen(`call "${name}"`);
+    const server = this.#spec.name;
+    try {
+      // The SDK's own timeout and signal: either one sends notifications/cancelled for the
+      // request (and, over HTTP, aborts the POST that carries it; see CancellableHttpTransport).
+      const result = await this.#client.callTool({ name, arguments: args }, {
+        timeout: options.timeoutMs,
+        signal: options.signal,
+      });
+      return result as CallToolEnvelope;
+    } catch (error) {
+      throw await this.#failure(error, {
+        timeout: () =>
+          callTimeout(server, name, options.timeoutMs, options.signal?.aborted === true, error),
+        ...calling(name),
+      });
+    }
+  }
+
+  #keepSchemas(message: JSONRPCMessage): void {
+    const tools = (message as { result?: { tools?: unknown } }).result?.tools;
+    if (!Array.isArray(tools)) return;
+    for (const tool of tools) {
+      const schema = tool?.inputSchema;
+      if (typeof tool?.name === "string" && schema && typeof schema === "object") {
+        this.#schemas.set(tool.name, schema);
+      }
+    }
+  }
+
+  get ended(): Promise<ConnectionEnd> {
+    return this.#life.ended;
+  }
+
+  onToolsChanged(listener: () => void): void {
+    this.#life.onToolsChanged(listener);
+  }
+
+  onNotification(listener: (n: UpstreamNotification) => void): () => void {
+    return this.#life.onNotification(listener);
+  }
+
+  capabilities(): Record<string, unknown> | undefined {
+    return this.#client.getServerCapabilities() as Record<string, unknown> | undefined;
+  }
+
+  async request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: {
+      timeoutMs: number;
+      signal?: AbortSignal;
+      onprogress?: (progress: Record<string, unknown>) => void;
+    },
+  ): Promise<Record<string, unknown>> {
+    this.#life.assertOpen(`answer "${method}"`);
+    const server = this.#spec.name;
+    try {
+      const result = await this.#client.request(
+        { method: method as "ping", ...(params ? { params } : {}) },
+        {
+          timeout: options.timeoutMs,
+          signal: options.signal,
+          ...(options.onprogress
+            ? {
+              onprogress: (p: unknown) => options.onprogress!(p as Record<string, unknown>),
+              resetTimeoutOnProgress: true,
+            }
+            : {}),
+        },
+      );
+      return result as Record<string, unknown>;
+    } catch (error) {
+      throw await this.#failure(error, {
+        timeout: () =>
+          new McpxError(
+            "TOOL_TIMEOUT",
+            options.signal?.aborted
+              ? `"${method}" to server "${server}" was cancelled`
+              : `Server "${server}" did not answer "${method}" within ${options.timeoutMs} ms`,
+            { cause: error },
+          ),
+        ...requesting(method),
+      });
+    }
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#closeRequested = true;
+    const transport = this.#transport;
+    if (transport instanceof CancellableHttpTransport && transport.sessionId !== undefined) {
+      // End the session server-side (DELETE with Mcp-Session-Id) before the transport goes:
+      // without it the SDK's client may keep the process alive. A server that refuses DELETE
+      // (405, or any error) or never answers does not hold up closing.
+      await waitAtMost(transport.terminateSession(), TERMINATE_SESSION_MS);
+    }
+    await this.#client.close().catch(() => {});
+    if (transport instanceof StdioTransport) {
+      // Client.close() closes the transport, but make sure the group is gone even if it didn't.
+      await transport.close();
+      await this.ended;
+    } else {
+      this.#life.finish({ code: null, signal: null, reason: "closed by mcpx" });
+    }
+  }
+
+  #createTransport(): Transport {
+    const spec = this.#spec;
+    if (spec.transport === "stdio") {
+      if (!spec.command) {
+        throw new McpxError("CONFIG_INVALID", `Server "${spec.name}" has no "command" to start`);
+      }
+      return new StdioTransport({
+        name: spec.name,
+        command: spec.command,
+        args: spec.args,
+        env: spec.env,
+        cwd: spec.cwd,
+        maxMessageBytes: this.#options.maxMessageBytes,
+        onOversized: logOversized(spec.name, this.#options.log),
+      });
+    }
+    let url: URL;
+    try {
+      url = new URL(spec.url ?? "");
+    } catch {
+      throw new McpxError("CONFIG_INVALID", `Server "${spec.name}" has no valid "url"`);
+    }
+    const options = {
+      requestInit: { headers: spec.headers },
+      fetch: reportingFetch(safeUrl(url)),
+    };
+    return spec.transport === "sse"
+      ? new SSEClientTransport(url, options)
+      : new CancellableHttpTransport(url, options);
+  }
+
+  /** Classifies a failed request; done here, where the SDK's error classes are known. */
+  async #failure(
+    error: unknown,
+    how: Attempt & { timeout: () => McpxError },
+  ): Promise<unknown> {
+    if (error instanceof McpxError) return error;
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+      return how.timeout();
+    }
+    if (error instanceof EndpointUnreachable) {
+      // Nothing answers at the endpoint any more: end this connection so that the pool starts
+      // a fresh one instead of reusing a dead one.
+      this.#life.finish({ code: null, signal: null, reason: `${error.where} is unreachable` });
+      void this.close();
+      return this.#life.exited(how.during, error);
+    }
+    if (
+      error instanceof SdkHttpError && error.status === 404 &&
+      this.#transport instanceof CancellableHttpTransport &&
+      this.#transport.sessionId !== undefined
+    ) {
+      // 404 on a session is the server saying the session is gone (it restarted, or expired
+      // it); the connection is over, and the next one must initialize again.
+      this.#life.finish({
+        code: null,
+        signal: null,
+        reason: "the server ended the session (HTTP 404)",
+      });
+      void this.close();
+      return this.#life.exited(how.during, error);
+    }
+    if (
+      this.#life.end ||
+      (error instanceof SdkError &&
+        (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected))
+    ) {
+      // `ended` settles a moment after the transport reports the close; wait for it so the
+      // message can say how the process ended.
+      if (!this.#life.end) await waitAtMost(this.ended, 500);
+      return this.#life.exited(how.during, error);
+    }
+    if (error instanceof SdkHttpError) {
+      return new McpxError(
+        "TOOL_ERROR",
+        `Server "${this.#spec.name}" answered HTTP ${error.status} ${how.during}`,
+        { cause: error, data: { status: error.status } },
+      );
+    }
+    if (error instanceof ProtocolError) {
+      return rpcError(this.#spec.name, how, error, oversizedData(error.data), error);
+    }
+    if (error instanceof SdkError) {
+      return new McpxError(
+        "TOOL_ERROR",
+        `Server "${this.#spec.name}" answered ${how.during}, but: ${error.message}`,
+        { cause: error },
+      );
+    }
+    return error;
+  }
+
+  #startFailure(error: unknown, ms: number): string {
+    const transport = this.#transport;
+    if (transport instanceof StdioTransport && transport.exit && !transport.exit.closed) {
+      return START_REASONS.exited(transport.exit);
+    }
+    if (
+      error === undefined ||
+      (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
+    ) {
+      return START_REASONS.silent(ms);
+    }
+    if (error instanceof EndpointUnreachable) return `cannot reach ${error.where}`;
+    const where = safeUrl(this.#spec.url ?? "");
+    if (error instanceof SdkHttpError) {
+      const refused = error.status === 401 || error.status === 403
+        ? " (the credentials were refused or are missing)"
+        : "";
+      return `${where} answered HTTP ${error.status}${refused}`;
+    }
+    if (error instanceof SseError) {
+      // The event stream never opened; the eventsource library's text repeats the URL.
+      return error.code
+        ? `${where} answered HTTP ${error.code} when opening the event stream`
+        : `cannot open the event stream at ${where}`;
+    }
+    const message = messageOf(error);
+    // SDK messages can quote the URL; never let a query-string credential through.
+    return this.#spec.url ? message.replaceAll(this.#spec.url, where) : message;
+  }
+}
