@@ -76,7 +76,7 @@ export function gatewayServer(
       capabilities: {
         tools: { listChanged: true },
         prompts: { listChanged: true },
-        resources: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
         logging: {},
         completions: {},
       },
@@ -95,6 +95,9 @@ export function gatewayServer(
 
   // Each connection this session used relays what its server says, once, until the end.
   const relayed = new Map<McpConnection, () => void>();
+  // A log message while a request of this session is in flight on the connection goes on that
+  // request's stream (where a client waiting on it hears it); any other, to the session.
+  const inflight = new Map<McpConnection, Set<(n: never) => Promise<void>>>();
   let ended = false;
   const watch = (conn: McpConnection) => {
     if (ended || relayed.has(conn) || !conn.onNotification) return;
@@ -102,7 +105,10 @@ export function gatewayServer(
       conn,
       conn.onNotification((n: UpstreamNotification) => {
         if (n.method === "notifications/progress" || n.method === "notifications/cancelled") return;
-        void server.notification(n as never).catch(() => {});
+        const onStream = n.method === "notifications/message"
+          ? inflight.get(conn)?.values().next().value
+          : undefined;
+        void (onStream ? onStream(n as never) : server.notification(n as never)).catch(() => {});
       }),
     );
   };
@@ -170,24 +176,34 @@ export function gatewayServer(
     // Progress relayed before the result it precedes: the answer waits for its notifications.
     const sent: Promise<void>[] = [];
     try {
-      const result = await withConn(ns, (conn, ms) =>
-        conn.request!(method, params, {
-          timeoutMs: ms,
-          signal: ctx.mcpReq.signal,
-          ...(token !== undefined
-            ? {
-              onprogress: (p) =>
-                sent.push(
-                  ctx.mcpReq.notify(
-                    {
-                      method: "notifications/progress",
-                      params: { ...p, progressToken: token },
-                    } as never,
-                  ).catch(() => {}),
-                ),
-            }
-            : {}),
-        }));
+      const result = await withConn(ns, async (conn, ms) => {
+        let streams = inflight.get(conn);
+        if (!streams) inflight.set(conn, streams = new Set());
+        const mine = ctx.mcpReq.notify;
+        streams.add(mine);
+        try {
+          return await conn.request!(method, params, {
+            timeoutMs: ms,
+            signal: ctx.mcpReq.signal,
+            ...(token !== undefined
+              ? {
+                onprogress: (p) =>
+                  sent.push(
+                    ctx.mcpReq.notify(
+                      {
+                        method: "notifications/progress",
+                        params: { ...p, progressToken: token },
+                      } as never,
+                    ).catch(() => {}),
+                  ),
+              }
+              : {}),
+          });
+        } finally {
+          streams.delete(mine);
+          if (streams.size === 0) inflight.delete(conn);
+        }
+      });
       await Promise.all(sent);
       return result;
     } catch (error) {
@@ -253,6 +269,12 @@ export function gatewayServer(
     }
     throw last;
   });
+  for (const method of ["resources/subscribe", "resources/unsubscribe"] as const) {
+    server.setRequestHandler(method, async (r, ctx) => {
+      const candidates = await owner(r.params.uri);
+      return await relay(candidates[0], method, withoutMeta(r.params), ctx as never) as never;
+    });
+  }
   server.setRequestHandler("completion/complete", async (r, ctx) => {
     const ref = r.params.ref as { type: string; name?: string; uri?: string };
     let ns = namespaces[0];
