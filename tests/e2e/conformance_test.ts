@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import {
   compare,
-  LEGS,
   legBaseline,
+  LEGS,
   parseSummary,
   readBaseline,
   REVISIONS,
