@@ -132,6 +132,7 @@ export const RUNTIME_NAMES: readonly string[] = [
   "post",
   "withRaw",
   "call",
+  "requestFeature",
   "words",
   "search",
   "logAt",

@@ -1,6 +1,6 @@
 /**
  * Prompts, resources and gateway mode against the real server-everything: `mcpx prompts` and
- * `mcpx resources` on the command line, and the SDK's client through `mcpx serve --expose`
+ * `mcpx resources` on the command line and in a script (`<ns>.$prompts()` and the rest), and the SDK's client through `mcpx serve --expose`
  * (stdio, bridged to the daemon's `/mcp/<ns>`): lists, a call, a prompt, a resource, progress
  * relayed on the client's token, a cancellation reaching mcpx's lease of the server.
  */
@@ -57,6 +57,24 @@ Deno.test("mcpx prompts and mcpx resources: list, get, read; binary described, n
     ["resources", "everything/demo://resource/dynamic/blob/1", "--raw"],
   );
   assert.equal(typeof raw.contents[0].blob, "string");
+
+  const script = await box.mcpx([
+    "exec",
+    [
+      "const ps = await everything.$prompts();",
+      "const p = await everything.$prompt('args-prompt', { city: 'Lima' });",
+      "const { resources, templates } = await everything.$resources();",
+      "const [c] = await everything.$read(resources[0].uri);",
+      "const [b] = await everything.$read('demo://resource/dynamic/blob/1');",
+      "console.log(JSON.stringify({ n: ps.length, p: p.messages[0].content.text,",
+      "  r: resources.length > 0, t: templates.length > 0, text: typeof c.text, binary: b.binary }));",
+    ].join("\n"),
+  ]);
+  assert.equal(script.code, 0, script.stderr);
+  const seen = JSON.parse(script.stdout.trim().split("\n").at(-1)!);
+  assert.equal(seen.n, listed.prompts.length, "a script sees the same prompts");
+  assert.match(seen.p, /Lima/);
+  assert.deepEqual([seen.r, seen.t, seen.text, seen.binary], [true, true, "string", true]);
 
   const bad = await box.mcpx(["prompts", "nodot"]);
   assert.equal(bad.code, 2);
