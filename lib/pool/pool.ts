@@ -47,6 +47,8 @@ export class Instance {
   restarted?: string;
   ready!: Promise<McpConnection>;
   lastStderr: string[] = [];
+  /** Why {@linkcode Pool.stop} stopped it. */
+  stopReason?: string;
 
   constructor(id: string, key: ScopeKey) {
     this.id = id;
@@ -420,11 +422,23 @@ export class Pool {
           "SERVER_START_FAILED",
           `Cannot start server "${this.def.name}": ${messageOf(e)}`,
         );
+        // Stopped while it started (its session ended, a restart): mcpx's doing, not a failure.
+        const stopped = inst.stopReason !== undefined;
         inst.state = "exited";
         inst.conn?.close().catch(() => {});
         this.#remove(inst);
         // Abandoned because the daemon is stopping: not the server's failure, nothing to record.
         if (this.#closing !== undefined) throw this.#stoppingError();
+        // Nor is one mcpx stopped: no cooldown refuses the next caller, no listing failure is
+        // recorded, and the caller that waited for it is told why.
+        if (stopped) {
+          throw new McpxError(
+            "SERVER_EXITED",
+            `The process of "${this.def.namespace}" for ${
+              holderName(inst.key)
+            } was stopped before it was ready (${inst.stopReason})`,
+          );
+        }
         const delayMs = Math.min(
           COOLDOWN_MAX_MS,
           this.#cooldown ? this.#cooldown.delayMs * 2 : COOLDOWN_START_MS,
@@ -473,6 +487,7 @@ export class Pool {
   async stop(inst: Instance, reason: string): Promise<void> {
     if (inst.state === "stopping" || inst.state === "exited") return;
     inst.state = "stopping";
+    inst.stopReason = reason;
     this.#remove(inst);
     this.#deps.log("info", "instance.stopping", `Stopping server instance: ${reason}`, {
       server: this.def.name,

@@ -6,7 +6,7 @@ import { Pool } from "./pool.ts";
 import { scopeKey, scopeOf } from "./scope.ts";
 
 /** In-process connections: each has its own id, and records whether it was closed. */
-function fakes(options: { fail?: () => boolean } = {}) {
+function fakes(options: { fail?: () => boolean; hangList?: () => boolean } = {}) {
   let made = 0;
   const closed: number[] = [];
   /** Ends a connection as if its process died. */
@@ -17,12 +17,22 @@ function fakes(options: { fail?: () => boolean } = {}) {
     }
     const id = ++made;
     let end!: (v: { code: null; signal: null; reason: string }) => void;
+    const ended = new Promise<{ code: null; signal: null; reason: string }>((r) => (end = r));
     const conn: McpConnection & { id: number } = {
       id,
       pid: 1000 + id,
-      ended: new Promise((r) => (end = r)),
+      ended,
       stderrTail: () => [],
-      listTools: () => Promise.resolve([]),
+      // A hanging list fails only when the connection ends, as a real one does.
+      listTools: () =>
+        options.hangList?.()
+          ? ended.then((e) => {
+            throw new McpxError(
+              "SERVER_EXITED",
+              `Server "s" ended while listing its tools: ${e.reason}`,
+            );
+          })
+          : Promise.resolve([]),
       callTool: () => Promise.resolve({ content: [] }),
       onToolsChanged() {},
       close() {
@@ -37,7 +47,11 @@ function fakes(options: { fail?: () => boolean } = {}) {
   return { connect, closed, made: () => made, kill: (id: number) => kills.get(id)!() };
 }
 
-function pool(mcpx: Record<string, unknown>, f: ReturnType<typeof fakes>): Pool {
+function pool(
+  mcpx: Record<string, unknown>,
+  f: ReturnType<typeof fakes>,
+  failed: McpxError[] = [],
+): Pool {
   const [def] = serverDefs({
     path: "c",
     mcpServers: { s: { command: "x", mcpx } },
@@ -55,6 +69,7 @@ function pool(mcpx: Record<string, unknown>, f: ReturnType<typeof fakes>): Pool 
       protocol: "legacy",
     }),
     log() {},
+    failed: (_pool, error) => failed.push(error),
   });
 }
 
@@ -146,6 +161,30 @@ Deno.test("Pool: a failed start cools down, doubling, until a start succeeds", a
   failing = false;
   const lease = await p.acquire(key("global"), 1000);
   assert.equal(p.status().state, "ready");
+  lease.release();
+  await p.stopAll("test");
+});
+
+Deno.test("Pool: a process stopped while it starts is no failed start: no cooldown follows", async () => {
+  let hang = true;
+  const f = fakes({ hangList: () => hang });
+  const failed: McpxError[] = [];
+  const p = pool({ scope: "session" }, f, failed);
+  const cutOff = p.acquire(key("session:a"), 1000);
+  await tick();
+  assert.equal(p.instances()[0]?.state, "starting");
+  await p.stopAll("session a ended", (k) => k === "session:a");
+  await assert.rejects(
+    cutOff,
+    (e: McpxError) =>
+      e.code === "SERVER_EXITED" &&
+      /^The process of "s" for session "a" was stopped before it was ready \(session a ended\)$/
+        .test(e.message),
+  );
+  assert.deepEqual(failed, [], "no listing failure is recorded");
+  assert.equal(p.status().state, "ready");
+  hang = false;
+  const lease = await p.acquire(key("session:b"), 1000);
   lease.release();
   await p.stopAll("test");
 });

@@ -77,21 +77,93 @@ async function sessionBox(flags: string[] = []): Promise<Sandbox> {
   return box;
 }
 
-Deno.test("lifecycle: a call a script never awaited leaves no server process behind", async () => {
-  await using box = await sessionBox();
-  const daemon = (await box.json<Health>(["health"])).pid;
-  for (let i = 0; i < 10; i++) {
-    // The script ends while its call is on its way: before it is sent, in flight, or served.
-    const wait = [0, 1, 3, 10, 30][i % 5];
-    const r = await box.mcpx([
+for (const runtime of ["worker", "deno"]) {
+  Deno.test(`lifecycle: a call a script never awaited leaves no server process behind (${runtime})`, async () => {
+    await using box = await sessionBox();
+    const daemon = (await box.json<Health>(["health"])).pid;
+    const flags = runtime === "worker" ? [] : ["--runtime", runtime];
+    for (let i = 0; i < 10; i++) {
+      // The script ends while its call is on its way: before it is sent, in flight, or served.
+      const wait = [0, 1, 3, 10, 30][i % 5];
+      const r = await box.mcpx([
+        "exec",
+        ...flags,
+        `sess.pid(); await new Promise((r) => setTimeout(r, ${wait}))`,
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      const left = box.processes();
+      assert.deepEqual(left, [daemon], `run ${i + 1}: only the daemon is left`);
+    }
+  });
+}
+
+for (const runtime of ["worker", "deno"]) {
+  Deno.test(`lifecycle: a run that ends while its call's server is starting fails nothing after it (${runtime})`, async () => {
+    await using box = await Sandbox.create();
+    // While the file `hang` exists, a process of `sess` asked tools/list removes it and never
+    // answers: it is still starting when the run that asked for it ends.
+    const hang = join(box.root, "hang");
+    await box.write("work/.mcpx.json", {
+      mcpServers: {
+        sess: {
+          ...faultyServer(["--hang-list-if", hang], { allowWrite: hang }),
+          mcpx: { sharing: "exclusive", scope: "session" },
+        },
+      },
+    });
+    const daemon = (await box.json<Health>(["health"])).pid;
+    const refreshed = await box.mcpx(["refresh"]);
+    assert.equal(refreshed.code, 0, refreshed.stderr);
+    await Deno.writeTextFile(hang, "");
+    const flags = runtime === "worker" ? [] : ["--runtime", runtime];
+    const cutOff = await box.mcpx([
       "exec",
-      `sess.pid(); await new Promise((r) => setTimeout(r, ${wait}))`,
+      ...flags,
+      `sess.pid();
+      for (;;) {
+        try {
+          Deno.statSync(${JSON.stringify(hang)});
+          await new Promise((r) => setTimeout(r, 10));
+        } catch {
+          break;
+        }
+      }`,
     ]);
-    assert.equal(r.code, 0, r.stderr);
-    const left = box.processes();
-    assert.deepEqual(left, [daemon], `run ${i + 1}: only the daemon is left`);
-  }
-});
+    assert.equal(cutOff.code, 0, cutOff.stderr);
+    assert.equal(cutOff.stderr, "");
+    assert.deepEqual(box.processes(), [daemon], "the server stopped mid-start is gone");
+    // Stopping it was mcpx's doing, not the server's failure: nothing records one, and the next
+    // run's call (the one after it, not awaited either) is not refused by a start failure's cooldown.
+    const log = await daemonLog(box);
+    assert.deepEqual(log.filter((r) => r.event === "instance.start_failed"), []);
+    assert.ok(
+      log.some((r) => r.event === "instance.stopping" && String(r.key).startsWith("session:")),
+      "the run's end stopped its process",
+    );
+    const ls = await box.json<{ namespaces: { namespace: string; error?: string }[] }>(["ls"]);
+    assert.equal(ls.namespaces.find((s) => s.namespace === "sess")?.error, undefined);
+    const next = await box.mcpx([
+      "exec",
+      ...flags,
+      "console.log(String(await sess.pid()))",
+    ]);
+    assert.equal(next.code, 0, next.stderr);
+    assert.match(next.stdout, /^\d+\n$/);
+    // A call never awaited that fails on its own while the script runs still fails the run (the
+    // promise finally() makes is as unhandled as the call's; the script goes on until it failed).
+    const failing = await box.mcpx([
+      "exec",
+      ...flags,
+      `let failed = false;
+      sess.fail().finally(() => (failed = true));
+      while (!failed) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 50));`,
+    ]);
+    assert.equal(failing.code, 1, failing.stderr);
+    assert.match(failing.stderr, /ToolError: sess\.fail failed: it failed on purpose/);
+    assert.deepEqual(box.processes(), [daemon]);
+  });
+}
 
 /**
  * Starts `mcpx run <script>` in the sandbox and reads its stdout until a line `ready …`: the
