@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { daemonLog, npmServer, Sandbox, until } from "../_helpers.ts";
 
@@ -150,5 +150,55 @@ Deno.test("mcpx serve --expose everything: the SDK's client reaches the server v
     );
   } finally {
     await client.close();
+  }
+});
+
+Deno.test("the daemon's /mcp/<ns>: one endpoint per namespace, the server's own names", async () => {
+  await using box = await Sandbox.create();
+  await project(box);
+  const health = await box.json<{ socket: string }>(["start"]);
+  const token = box.daemonToken(health);
+  const http = Deno.createHttpClient({ proxy: { transport: "unix", path: health.socket } });
+  const fetcher = (input: string | URL | Request, init?: RequestInit) => {
+    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : {}));
+    headers.set("x-mcpx-token", token);
+    return fetch(input, { ...init, headers, client: http } as RequestInit);
+  };
+  try {
+    const client = new Client({ name: "e2e", version: "1" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("http://mcpx/mcp/everything"), {
+        fetch: fetcher,
+      }) as never,
+    );
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      assert.ok(names.includes("echo") && names.includes("get-sum"), names.join(" "));
+      const sum = await client.callTool({ name: "get-sum", arguments: { a: 2, b: 3 } });
+      assert.match(JSON.stringify(sum.content), /5/);
+    } finally {
+      await client.close();
+    }
+    const missing = await fetcher("http://mcpx/mcp/nosuch", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "t", version: "1" },
+        },
+      }),
+    });
+    assert.equal(missing.status, 404);
+    assert.match((await missing.json()).error, /nosuch/);
+  } finally {
+    http.close();
   }
 });
