@@ -133,6 +133,11 @@ Deno.test("gateway mode: one namespace keeps the server's names; several are pre
 Deno.test("gateway mode relays errors, progress, log messages, list changes and cancellation", async () => {
   const gw = setUp(["a"]);
   const client = await gw.connect();
+  // Another host on the same (shared) process: the first one's log messages are not its.
+  const other = await gw.connect();
+  const otherLogs: unknown[] = [];
+  other.setNotificationHandler("notifications/message", (n) => void otherLogs.push(n.params));
+  await other.listTools();
   const logs: unknown[] = [];
   let changes = 0;
   client.setNotificationHandler("notifications/message", (n) => void logs.push(n.params.data));
@@ -150,6 +155,8 @@ Deno.test("gateway mode relays errors, progress, log messages, list changes and 
     );
     assert.equal(progress.length, 1, "progress on the client's own token");
     assert.deepEqual(logs, ["log a"], "the log message of the call");
+    await other.listTools(); // a round trip: anything relayed to it has arrived by now
+    assert.deepEqual(otherLogs, [], "not relayed to another session");
 
     gw.servers.get("a")!.changed();
     assert.ok(await until(() => changes === 1), "a list change reaches the session");
@@ -167,6 +174,7 @@ Deno.test("gateway mode relays errors, progress, log messages, list changes and 
     );
   } finally {
     await client.close();
+    await other.close();
   }
   const second = await gw.connect();
   try {
@@ -174,6 +182,6 @@ Deno.test("gateway mode relays errors, progress, log messages, list changes and 
   } finally {
     await second.close();
   }
-  assert.equal(new Set(gw.sessions).size, 2, "each client its own mcpx session");
+  assert.equal(new Set(gw.sessions).size, 3, "each client its own mcpx session");
   await gw.handler.close();
 });

@@ -13,6 +13,9 @@ import type { McpConnection, UpstreamNotification } from "../mcp/types.ts";
 import { VERSION } from "../version.ts";
 import { decodeCursor, encodeCursor, PAGE_SIZE } from "./mcp.ts";
 
+/** Requests in flight on each connection, across every gateway session that leases it. */
+const busy = new WeakMap<McpConnection, number>();
+
 /** The separator of a namespaced name when several servers are exposed. */
 export const SEPARATOR = "__";
 
@@ -105,10 +108,13 @@ export function gatewayServer(
       conn,
       conn.onNotification((n: UpstreamNotification) => {
         if (n.method === "notifications/progress" || n.method === "notifications/cancelled") return;
-        const onStream = n.method === "notifications/message"
-          ? inflight.get(conn)?.values().next().value
-          : undefined;
-        void (onStream ? onStream(n as never) : server.notification(n as never)).catch(() => {});
+        if (n.method === "notifications/message") {
+          const onStream = inflight.get(conn)?.values().next().value;
+          if (onStream) return void onStream(n as never).catch(() => {});
+          // Another session's request is in flight on a shared process: the message is its.
+          if ((busy.get(conn) ?? 0) > 0) return;
+        }
+        void server.notification(n as never).catch(() => {});
       }),
     );
   };
@@ -181,6 +187,7 @@ export function gatewayServer(
         if (!streams) inflight.set(conn, streams = new Set());
         const mine = ctx.mcpReq.notify;
         streams.add(mine);
+        busy.set(conn, (busy.get(conn) ?? 0) + 1);
         try {
           return await conn.request!(method, params, {
             timeoutMs: ms,
@@ -200,6 +207,7 @@ export function gatewayServer(
               : {}),
           });
         } finally {
+          busy.set(conn, busy.get(conn)! - 1);
           streams.delete(mine);
           if (streams.size === 0) inflight.delete(conn);
         }
