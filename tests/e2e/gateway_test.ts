@@ -81,28 +81,47 @@ Deno.test("mcpx prompts and mcpx resources: list, get, read; binary described, n
   assert.match(bad.stderr, /is not <namespace.prompt>/);
 });
 
+function exposeTransport(box: Sandbox) {
+  return new StdioClientTransport({
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "-A",
+      "--config",
+      `${REPO}deno.json`,
+      box.entry,
+      "serve",
+      "--expose",
+      "everything",
+    ],
+    cwd: join(box.root, "work"),
+    env: box.env,
+    stderr: "pipe",
+  });
+}
+
+Deno.test("mcpx serve --expose over stdio in the 2026-07-28 era too", async () => {
+  await using box = await Sandbox.create();
+  await project(box);
+  const client = new Client({ name: "e2e", version: "1" }, {
+    versionNegotiation: { mode: "auto" },
+  });
+  await client.connect(exposeTransport(box));
+  try {
+    assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+    assert.ok((await client.listTools()).tools.some((t) => t.name === "echo"));
+    const echo = await client.callTool({ name: "echo", arguments: { message: "modern" } });
+    assert.deepEqual(echo.content, [{ type: "text", text: "Echo: modern" }]);
+  } finally {
+    await client.close();
+  }
+});
+
 Deno.test("mcpx serve --expose everything: the SDK's client reaches the server verbatim", async () => {
   await using box = await Sandbox.create();
   await project(box);
   const client = new Client({ name: "e2e", version: "1" });
-  await client.connect(
-    new StdioClientTransport({
-      command: Deno.execPath(),
-      args: [
-        "run",
-        "-A",
-        "--config",
-        `${REPO}deno.json`,
-        box.entry,
-        "serve",
-        "--expose",
-        "everything",
-      ],
-      cwd: join(box.root, "work"),
-      env: box.env,
-      stderr: "pipe",
-    }),
-  );
+  await client.connect(exposeTransport(box));
   try {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
