@@ -13,7 +13,7 @@ import {
   localhostAllowedOrigins,
   originValidationResponse,
 } from "@modelcontextprotocol/server";
-import { messageOf } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 
 /** `--json` as a flag: a tool's answer is the operation's document, never its terminal form. */
 const JSON_FLAG = { key: "output.json", text: "true", spelling: "--json" };
@@ -66,6 +66,19 @@ async function daemonEndpoint(ctx: Context, namespaces: readonly string[]) {
     for (const [k, v] of Object.entries(tokenHeaders(paths.token))) headers.set(k, v);
     return fetch(input, { ...init, headers, client } as RequestInit);
   };
+  // A namespace the daemon does not serve is a one-line error now, not a broken session later.
+  const probe = await fetcher(url, { method: "DELETE" });
+  const body = await probe.text();
+  if (probe.status === 404) {
+    client.close();
+    let message = body;
+    try {
+      message = JSON.parse(body).error ?? body;
+    } catch { /* the text as it came */ }
+    throw new McpxError("SERVER_NOT_FOUND", `Cannot expose "${namespaces.join(",")}": ${message}`, {
+      hint: "Run `mcpx status` for the configured namespaces",
+    });
+  }
   return { url, fetcher, close: () => client.close() };
 }
 

@@ -217,6 +217,10 @@ Deno.test("the daemon's /mcp/<ns>: one endpoint per namespace, the server's own 
     });
     assert.equal(missing.status, 404);
     assert.match((await missing.json()).error, /nosuch/);
+    const refused = await box.mcpx(["serve", "--expose", "nosuch"]);
+    assert.equal(refused.code, 5, refused.stderr);
+    assert.match(refused.stderr, /Cannot expose "nosuch": No server "nosuch"/);
+    assert.equal(refused.stderr.trim().split("\n").length <= 2, true, "one line (and its hint)");
   } finally {
     http.close();
   }
