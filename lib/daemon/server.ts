@@ -322,6 +322,9 @@ export async function runDaemon(
       // Before the socket exists, so that whoever can connect can already read it.
       const token = writeToken(paths.token);
       const maxBytes = settings.get("daemon.maxRequestBytes");
+      const memoryEvery = settings.get("plumbing.memoryLog");
+      const snapshots = settings.get("plumbing.heapSnapshots");
+      let requests = 0;
       try {
         server = Deno.serve({
           path: paths.socket,
@@ -354,6 +357,11 @@ export async function runDaemon(
           } finally {
             state.inflight--;
             state.lastActivity = Date.now();
+            if (memoryEvery > 0 && ++requests % memoryEvery === 0) {
+              const n = requests;
+              // After the answer has gone: what the request held is garbage by then.
+              setTimeout(() => void logMemory(log, n, registry, snapshots), 0);
+            }
           }
         });
       } catch (e) {
@@ -430,6 +438,25 @@ export async function runDaemon(
   log.write("info", "daemon.stop", "Daemon stopped", { reason: stopReason });
   log.close();
   return 0;
+}
+
+/** One `daemon.memory` record (`plumbing.memoryLog`); lib/daemon/memory.ts is loaded for it. */
+async function logMemory(
+  log: DaemonLog,
+  requests: number,
+  registry: Registry,
+  snapshots: string,
+): Promise<void> {
+  try {
+    const { measureMemory } = await load<typeof import("./memory.ts")>(
+      "./memory.ts",
+      import.meta.url,
+    );
+    const record = await measureMemory(requests, registry.tables(), snapshots);
+    log.write("info", "daemon.memory", `Memory after ${requests} requests`, { ...record });
+  } catch (e) {
+    log.write("warn", "daemon.memory_failed", `Cannot measure memory: ${messageOf(e)}`);
+  }
 }
 
 /** An error as the `/v1` problem document it is answered with. */

@@ -547,6 +547,14 @@ export class Pool {
     for (const key of [...this.#lost.keys()]) if (match(key)) this.#lost.delete(key);
   }
 
+  /**
+   * How many entries each of the pool's tables holds: what must come back down after sessions
+   * come and go (`plumbing.memoryLog`, and the tests that check nothing is left behind).
+   */
+  tables(): { instances: number; queue: number; lost: number } {
+    return { instances: this.#instances.size, queue: this.#queue.length, lost: this.#lost.size };
+  }
+
   status(): PoolStatus {
     const c = this.#cooldown;
     const now = Date.now();

@@ -207,6 +207,18 @@ export const SETTINGS = {
     default: "30s",
     doc: "How often the daemon stops server instances that have been idle past their idleTimeout",
   },
+  "plumbing.memoryLog": {
+    type: "integer",
+    default: "0",
+    doc: "Every this many requests, the daemon logs its memory (`daemon.memory`); 0 never",
+    detail:
+      "Each record holds Deno.memoryUsage(), the resident C heap, anonymous and file-backed memory (Linux, from /proc/self/smaps) and the sizes of the pools' own tables. A daemon run with DENO_V8_FLAGS=--expose-gc collects garbage fully first, so what the record shows is what is still held (bench/daemon_growth.ts).",
+  },
+  "plumbing.heapSnapshots": {
+    type: "path",
+    default: "",
+    doc: "Folder where the daemon writes a V8 heap snapshot with each `daemon.memory` record",
+  },
   "plumbing.sunPathMax": {
     type: "integer",
     default: "107",
