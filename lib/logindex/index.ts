@@ -37,6 +37,8 @@ CREATE INDEX IF NOT EXISTS records_calls ON records (server, tool, duration, tsm
   WHERE event = 'call.end';
 `.trim();
 
+const INDEXES = ["records_ts", "records_id", "records_warn", "records_calls"];
+
 const LEVEL_RANK: Record<string, number> = {
   trace: 0,
   debug: 1,
@@ -203,7 +205,13 @@ function str(v: unknown): string | null {
  * another inode, is read again from the start, its old rows replaced. A last line without its
  * newline is left for the next ingest; a line that is not a JSON object is counted and skipped.
  */
-export function ingest(index: LogIndex): IngestReport {
+export function ingest(
+  index: LogIndex,
+  options: {
+    /** New bytes past which, when they outweigh what is held, indexes are rebuilt at the end. */
+    bulkBytes?: number;
+  } = {},
+): IngestReport {
   const { db } = index;
   const report: IngestReport = { files: 0, read: 0, records: 0, bad: 0 };
   const known = () => {
@@ -239,6 +247,18 @@ export function ingest(index: LogIndex): IngestReport {
       `UPDATE files SET size = ?, mtime = ?, ino = ?, offset = ?, bad = ? WHERE fid = ?`,
     );
     const forget = db.prepare("DELETE FROM records WHERE fid = ?");
+    // A big first read (an index deleted, a large log met for the first time): the secondary
+    // indexes are built once at the end, sorted, rather than row by row.
+    let pending = 0;
+    for (const s of seen) {
+      const row = rows.get(s.path);
+      if (moved(s, row)) pending += s.size - (row && s.size >= row.offset ? row.offset : 0);
+    }
+    const held = (db.prepare("SELECT count(*) AS n FROM records").get() as { n: number }).n;
+    const rebuild = pending > (options.bulkBytes ?? 32 << 20) && pending / 256 > held;
+    if (rebuild) {
+      for (const name of INDEXES) db.exec(`DROP INDEX IF EXISTS ${name}`);
+    }
     for (const s of seen) {
       const row = rows.get(s.path);
       if (!moved(s, row)) continue;
@@ -339,6 +359,7 @@ export function ingest(index: LogIndex): IngestReport {
         file.close();
       }
     }
+    if (rebuild) db.exec(SCHEMA);
     db.exec("COMMIT");
   } catch (e) {
     try {

@@ -69,6 +69,32 @@ Deno.test("logindex: ingest after deleting the index equals ingest from scratch"
   }
 });
 
+Deno.test("logindex: a bulk first read (indexes built at the end) equals a row-by-row one", () => {
+  const dir = Deno.makeTempDirSync();
+  try {
+    Deno.writeTextFileSync(
+      join(dir, "runs.jsonl"),
+      Array.from({ length: 300 }, (_, i) => line(i, { id: `run-${i % 7}` })).join(""),
+    );
+    const rowByRow = withIndex(dir, (x) => (ingest(x, { bulkBytes: Infinity }), dump(x)));
+    Deno.removeSync(join(dir, INDEX_FILE));
+    const bulk = withIndex(dir, (x) => {
+      ingest(x, { bulkBytes: 0 });
+      const names = x.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").all()
+        .map((r) => r.name).filter((n) => String(n).startsWith("records_")).sort();
+      assert.deepEqual(names, ["records_calls", "records_id", "records_ts", "records_warn"]);
+      assert.equal(
+        findRecords(x, { limit: 1000 }).filter((f) => f.record.id === "run-3").length,
+        43,
+      );
+      return dump(x);
+    });
+    assert.deepEqual(bulk, rowByRow);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
 Deno.test("logindex: a truncated or replaced file is read again without duplicates", () => {
   const dir = Deno.makeTempDirSync();
   try {
