@@ -378,7 +378,7 @@ async function main(): Promise<void> {
         ["p99 call ms", p99?.toFixed(1) ?? "-", ""],
         ["longest queue", String(l.longestQueue), "/v1/status, polled every 100 ms"],
         ["oldest wait ms", l.oldestWaitMs.toFixed(0), "/v1/status"],
-        ["server processes started", String(started), "log: server.start"],
+        ["server processes started", String(started), "log: server.start, the cycles included"],
         ["evictions", String(evicted), "log: server.evicted"],
         ["sessions found recycled", String(l.recycled), "stored value gone"],
         ["of them told", String(l.told), "answer said restarted: true; aim all"],
