@@ -22,6 +22,8 @@ import {
 import { serversRefresh, serversRestart, sessionsEnd, toolsCall } from "./tool_ops.ts";
 import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
 import { mcpServe } from "./serve_op.ts";
+import { openapiShow } from "./openapi_op.ts";
+import { promptsGet, resourcesRead } from "./feature_ops.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
 export const OPERATIONS: readonly Operation[] = [
@@ -32,6 +34,8 @@ export const OPERATIONS: readonly Operation[] = [
   toolsSchema,
   clientWrite,
   toolsCall,
+  promptsGet,
+  resourcesRead,
   scriptsRun,
   scriptsExec,
   scriptsList,
@@ -48,6 +52,7 @@ export const OPERATIONS: readonly Operation[] = [
   configShow,
   configTrust,
   auth,
+  openapiShow,
   completion,
   candidates,
   agentsMd,
