@@ -20,6 +20,7 @@ import {
   LISTING,
   listTimeout,
   logOversized,
+  requesting,
   rpcError,
   START_REASONS,
   startFailed,
@@ -32,6 +33,7 @@ import {
   reportingFetch,
   safeUrl,
 } from "./http_transport.ts";
+import { oauthFetch } from "./oauth.ts";
 import { describeExit, oversizedData, StdioTransport } from "./stdio_transport.ts";
 import type {
   CallToolEnvelope,
@@ -39,6 +41,7 @@ import type {
   McpConnection,
   ServerSpec,
   ToolInfo,
+  UpstreamNotification,
 } from "./types.ts";
 
 /** How long `close()` waits for an HTTP server to acknowledge the session's DELETE. */
@@ -91,6 +94,15 @@ class Connection implements McpConnection {
     // Transport errors are not fatal (a stray stdout line, a failed DELETE); what is fatal
     // surfaces as a closed connection or a rejected request, which are reported there.
     this.#client.onerror = () => {};
+    // Whatever else the server says (log messages, prompt and resource list changes) goes to
+    // whoever listens: a gateway relays it to its own clients.
+    this.#client.fallbackNotificationHandler = (n) => {
+      this.#life.notify({
+        method: n.method,
+        params: n.params as Record<string, unknown> | undefined,
+      });
+      return Promise.resolve();
+    };
   }
 
   get pid(): number | undefined {
@@ -239,6 +251,55 @@ class Connection implements McpConnection {
     this.#life.onToolsChanged(listener);
   }
 
+  onNotification(listener: (n: UpstreamNotification) => void): () => void {
+    return this.#life.onNotification(listener);
+  }
+
+  capabilities(): Record<string, unknown> | undefined {
+    return this.#client.getServerCapabilities() as Record<string, unknown> | undefined;
+  }
+
+  async request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: {
+      timeoutMs: number;
+      signal?: AbortSignal;
+      onprogress?: (progress: Record<string, unknown>) => void;
+    },
+  ): Promise<Record<string, unknown>> {
+    this.#life.assertOpen(`answer "${method}"`);
+    const server = this.#spec.name;
+    try {
+      const result = await this.#client.request(
+        { method: method as "ping", ...(params ? { params } : {}) },
+        {
+          timeout: options.timeoutMs,
+          signal: options.signal,
+          ...(options.onprogress
+            ? {
+              onprogress: (p: unknown) => options.onprogress!(p as Record<string, unknown>),
+              resetTimeoutOnProgress: true,
+            }
+            : {}),
+        },
+      );
+      return result as Record<string, unknown>;
+    } catch (error) {
+      throw await this.#failure(error, {
+        timeout: () =>
+          new McpxError(
+            "TOOL_TIMEOUT",
+            options.signal?.aborted
+              ? `"${method}" to server "${server}" was cancelled`
+              : `Server "${server}" did not answer "${method}" within ${options.timeoutMs} ms`,
+            { cause: error },
+          ),
+        ...requesting(method),
+      });
+    }
+  }
+
   close(): Promise<void> {
     this.#closing ??= this.#shutdown();
     return this.#closing;
@@ -287,7 +348,9 @@ class Connection implements McpConnection {
     }
     const options = {
       requestInit: { headers: spec.headers },
-      fetch: reportingFetch(safeUrl(url)),
+      fetch: spec.oauth
+        ? oauthFetch(spec.oauth, reportingFetch(safeUrl(url)))
+        : reportingFetch(safeUrl(url)),
     };
     return spec.transport === "sse"
       ? new SSEClientTransport(url, options)

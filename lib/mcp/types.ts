@@ -1,3 +1,5 @@
+import type { OAuthUse } from "./oauth.ts";
+
 /** How a client speaks to one server, resolved from its configuration entry. */
 export interface ServerSpec {
   /** The key under `mcpServers`. */
@@ -11,6 +13,11 @@ export interface ServerSpec {
   /** http/sse: the endpoint and the headers to send (credentials already expanded). */
   url?: string;
   headers: Record<string, string>;
+  /**
+   * http/sse: where stored OAuth tokens for this endpoint are looked up and refreshed
+   * (lib/mcp/oauth.ts); absent when the entry sets its own `Authorization` header.
+   */
+  oauth?: OAuthUse;
   /** Protocol era: legacy first by default; the other three are explicit choices. */
   protocol: "legacy" | "prefer-modern" | "force-legacy" | "force-modern";
 }
@@ -46,6 +53,12 @@ export interface ConnectionEnd {
   reason: string;
 }
 
+/** A notification a server sent, as it came. */
+export interface UpstreamNotification {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
 /** A live, initialised client connection to one server process or endpoint. */
 export interface McpConnection {
   /** The child's pid (stdio only). */
@@ -67,6 +80,25 @@ export interface McpConnection {
     args: Record<string, unknown>,
     options: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<CallToolEnvelope>;
+  /**
+   * Sends any other request (prompts, resources, completion; a gateway's relayed call) and
+   * resolves to its result as the server sent it. A JSON-RPC error from the server rejects with
+   * McpxError TOOL_ERROR whose data carries `rpcCode` and `rpcData`; progress the server reports
+   * for it reaches `onprogress`. Absent on test doubles.
+   */
+  request?(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: {
+      timeoutMs: number;
+      signal?: AbortSignal;
+      onprogress?: (progress: Record<string, unknown>) => void;
+    },
+  ): Promise<Record<string, unknown>>;
+  /** What the server declared at the handshake (tools, prompts, resources, logging, completions). */
+  capabilities?(): Record<string, unknown> | undefined;
+  /** Every notification the server sends (log messages, list changes); returns the unsubscriber. */
+  onNotification?(listener: (notification: UpstreamNotification) => void): () => void;
   /** Called when the server sends `notifications/tools/list_changed`. */
   onToolsChanged(listener: () => void): void;
   /** Closes: HTTP sessions are ended with DELETE; stdio children are killed by process group. */
