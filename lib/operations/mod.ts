@@ -21,6 +21,7 @@ import {
 import { serversRefresh, serversRestart, sessionsEnd, toolsCall } from "./tool_ops.ts";
 import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
 import { mcpServe } from "./serve_op.ts";
+import { elicitAnswer, elicitDecline, elicitList, elicitShow } from "./elicit_ops.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
 export const OPERATIONS: readonly Operation[] = [
@@ -38,6 +39,10 @@ export const OPERATIONS: readonly Operation[] = [
   serversRestart,
   serversRefresh,
   sessionsEnd,
+  elicitList,
+  elicitShow,
+  elicitAnswer,
+  elicitDecline,
   daemonStart,
   daemonStop,
   daemonsList,
