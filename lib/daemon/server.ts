@@ -531,6 +531,7 @@ async function makeRegistry(
         maxMessageBytes,
         log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
         capabilities: { elicitation: { form: true, url: true }, sampling: true },
+        inputRounds: settings.get("elicit.inputRounds"),
         onServerRequest: (method, params, rctx) =>
           questions.ask(self.conn ?? self, spec.name, method, params, rctx.signal),
       });

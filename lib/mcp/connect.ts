@@ -38,6 +38,8 @@ export interface ConnectOptions {
   onServerRequest?: (method: string, params: unknown, ctx: { signal: AbortSignal }) => Promise<
     unknown
   >;
+  /** 2026-07-28: how many input_required rounds one request answers (`elicit.inputRounds`). */
+  inputRounds?: number;
   /** What the client declares in the handshake; declared only where `onServerRequest` answers it. */
   capabilities?: {
     roots?: boolean;

@@ -164,7 +164,9 @@ class StdioConnection implements McpConnection {
     try {
       const result = await this.#request("initialize", {
         protocolVersion: LATEST_REVISION,
-        capabilities: declaredCapabilities(this.#options.capabilities),
+        capabilities: this.#options.onServerRequest
+          ? declaredCapabilities(this.#options.capabilities)
+          : {},
         clientInfo: this.#options.clientInfo ?? { name: "mcpx", version: VERSION },
       }, { timeoutMs: ms, signal, cancel: false }) as { protocolVersion?: unknown } | undefined;
       const version = result?.protocolVersion;

@@ -160,3 +160,27 @@ Deno.test("questions: sampling is answered with text; role and model filled; dec
   assert.equal(all.questions.length, 2);
   assert.equal((await box.mcpx(["status"])).code, 0);
 });
+
+Deno.test("questions: a 2026-07-28 server's input_required is answered through the same tickets", async () => {
+  await using box = await Sandbox.create();
+  await cacheModern();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      modern: { ...askingServer(), mcpx: { callTimeout: "60s", protocol: "force-modern" } },
+    },
+    elicit: { wait: "300ms", inputRounds: 3 },
+  });
+  const asked = ticketOf(await box.mcpx(["--json", "call", "modern.pick_repo"]));
+  const q = await box.json<Question>(["elicit", "show", asked.data!.ticket]);
+  assert.equal(q.kind, "elicit");
+  // The server checks its signed requestState: echoed exactly, the retry is accepted.
+  const answer = await box.mcpx(["elicit", "answer", asked.data!.ticket, "repo=me/modern"]);
+  assert.equal(answer.code, 0, answer.stderr + answer.stdout);
+  assert.equal(answer.stdout, 'picked {"repo":"me/modern","branch":"main"}\n');
+  // A server that never stops asking is cut off after elicit.inputRounds rounds.
+  const loop = await box.mcpx(["call", "modern.loop"]);
+  assert.notEqual(loop.code, 0);
+  assert.match(loop.stderr, /after 3 rounds/);
+  assert.equal(loop.stderr.trim().split("\n").length, 1, loop.stderr);
+  assert.equal((await box.mcpx(["status"])).code, 0);
+});
