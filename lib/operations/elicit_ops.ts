@@ -39,8 +39,10 @@ export interface AnswerOutput {
   result?: unknown;
   /** The call's failure, once it failed. */
   error?: { code: string; message: string };
+  /** The call's result envelope, as the server sent it. */
+  raw?: unknown;
   /** The next question the same call raised. */
-  next?: { ticket: string; command: string; message: string };
+  next?: { ticket: string; command: string; message: string; question: Question };
   exitCode?: number;
 }
 
@@ -50,7 +52,13 @@ const answerSchema = (z: Zod) =>
     state: z.string(),
     result: z.unknown().optional(),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
-    next: z.object({ ticket: z.string(), command: z.string(), message: z.string() }).optional(),
+    raw: z.unknown().optional(),
+    next: z.object({
+      ticket: z.string(),
+      command: z.string(),
+      message: z.string(),
+      question: questionSchema(z),
+    }).optional(),
     exitCode: z.number().optional(),
   });
 
@@ -75,16 +83,17 @@ async function followUp(
     return {
       ...base,
       error: watch.outcome.error,
+      ...(watch.outcome.raw !== undefined ? { raw: watch.outcome.raw } : {}),
       exitCode: isErrorCode(code) ? ERRORS[code].exit : 1,
     };
   }
-  if (watch.outcome) return { ...base, result: watch.outcome.result };
+  if (watch.outcome) return { ...base, result: watch.outcome.result, raw: watch.outcome.raw };
   const nextId = watch.tickets.at(-1)!;
   if (nextId === q.id) return base;
   const next = b.show(nextId);
   return {
     ...base,
-    next: { ticket: next.id, command: next.command, message: next.message },
+    next: { ticket: next.id, command: next.command, message: next.message, question: next },
     exitCode: 75,
   };
 }
@@ -111,7 +120,7 @@ export function parseAnswerWords(words: readonly string[]): Record<string, unkno
       hint: "`mcpx elicit list` shows the pending questions",
     });
   }
-  if (rest.length === 1 && /^\s*[{["]/.test(rest[0])) {
+  if (rest.length === 1 && /^\s*\{/.test(rest[0])) {
     try {
       return { id, answer: JSON.parse(rest[0]) };
     } catch {

@@ -81,6 +81,8 @@ export interface CallRequest {
    * (lib/pool/words.ts), over `arguments`.
    */
   words?: readonly string[];
+  /** How long a question waits for an inline answer before INPUT_REQUIRED (elicit.wait). */
+  elicitWaitMs?: number;
 }
 
 /** One tool call's answer. */
@@ -483,7 +485,7 @@ export class Registry {
         : req.arguments;
       validateArguments(def.namespace, tool.name, tool.inputSchema, args);
       lease.instance.calls++;
-      const envelope = await this.#invoke(lease, def, tool.name, args, signal);
+      const envelope = await this.#invoke(lease, def, tool.name, args, signal, req.elicitWaitMs);
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       this.#trace(def, tool.name, lease.instance, durationMs, envelope.isError === true);
       if (envelope.isError) {
@@ -527,6 +529,7 @@ export class Registry {
     tool: string,
     args: Record<string, unknown>,
     signal?: AbortSignal,
+    waitMs = this.#deps.elicitWaitMs ?? 2000,
   ): Promise<CallToolEnvelope> {
     const broker = this.#deps.questions;
     const options = { timeoutMs: def.pool.callTimeoutMs };
@@ -565,7 +568,7 @@ export class Registry {
       const waited = await Promise.race([
         calling.then(() => true, () => true),
         new Promise<false>((resolve) => {
-          const t = setTimeout(() => resolve(false), this.#deps.elicitWaitMs ?? 2000);
+          const t = setTimeout(() => resolve(false), waitMs);
           ended.finally(() => clearTimeout(t));
         }),
       ]);

@@ -32,7 +32,7 @@ export interface Question {
   state: QuestionState;
   answer?: unknown;
   /** The call's result or error, once the call that raised it has finished. */
-  outcome?: { result?: unknown; error?: { code: string; message: string } };
+  outcome?: { result?: unknown; raw?: unknown; error?: { code: string; message: string } };
   /** The command that answers it. */
   command: string;
 }
@@ -156,7 +156,8 @@ export class Broker {
   /** Records how a watched call ended, on the call's questions' rows. */
   finish(watch: CallWatch, outcome: NonNullable<Question["outcome"]>): void {
     watch.outcome = outcome;
-    const text = JSON.stringify(outcome);
+    // The row keeps the unwrapped result or the error; the envelope goes to the answerer only.
+    const text = JSON.stringify({ ...outcome, raw: undefined });
     const stmt = this.#db.prepare("UPDATE questions SET outcome = ? WHERE id = ?");
     for (const id of watch.tickets) stmt.run(text, id);
     watch.notify();

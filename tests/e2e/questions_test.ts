@@ -184,3 +184,47 @@ Deno.test("questions: a 2026-07-28 server's input_required is answered through t
   assert.equal(loop.stderr.trim().split("\n").length, 1, loop.stderr);
   assert.equal((await box.mcpx(["status"])).code, 0);
 });
+
+Deno.test("questions: a script answers inline through onElicit and onSample", async () => {
+  await using box = await Sandbox.create();
+  await asking(box, { wait: "30s" });
+  await box.write(
+    "work/.mcpx/scripts/inline.ts",
+    `export default async () => {
+  const seen: string[] = [];
+  onElicit((q) => {
+    seen.push(q.kind + ":" + q.route + ":" + q.message);
+    return q.message.startsWith("Question") ? { n: "y" } : { repo: "inline/repo" };
+  });
+  onSample((q) => { seen.push(q.kind); return "a summary"; });
+  const picked = String(await ask.pick_repo({}));
+  const summary = String(await ask.summarise({ text: "long" }));
+  // A server asking in a loop is cut off: the questions past elicit.maxPending are cancelled.
+  const nag = String(await ask.nag({ times: 100 }));
+  onElicit(() => "decline");
+  const declined = String(await ask.pick_repo({}));
+  onElicit(undefined);
+  let ticket = "";
+  try { await ask.pick_repo({}); } catch (e) { ticket = (e as { code: string }).code; }
+  return { picked, summary, nag, declined, ticket, seen: seen.slice(0, 2) };
+};
+`,
+  );
+  assert.equal((await box.mcpx(["refresh"])).code, 0);
+  const run = await box.mcpx(["--json", "run", "inline"], {
+    env: { MCPX_ELICIT_MAX_PENDING: "5" },
+  });
+  assert.equal(run.code, 0, run.stderr + run.stdout);
+  const out = JSON.parse(run.stdout).result;
+  assert.deepEqual(out, {
+    picked: 'accept {"repo":"inline/repo","branch":"main"}',
+    summary: "assistant/mcpx-answer: a summary",
+    nag: "accepted 32, last cancel",
+    declined: "decline null",
+    ticket: "INPUT_REQUIRED",
+    seen: ["elicit:agent:Which repository?", "sample"],
+  });
+  const all = await box.json<{ questions: Question[] }>(["elicit", "list", "--all"]);
+  // The refused 33rd question of the loop was never stored.
+  assert.equal(all.questions.filter((q) => q.state === "answered").length, 34);
+});
