@@ -616,8 +616,9 @@ export class Registry {
     waitMs = this.#deps.elicitWaitMs ?? 2000,
   ): Promise<CallToolEnvelope> {
     const broker = this.#deps.questions;
-    const options = { timeoutMs: def.pool.callTimeoutMs };
-    if (!broker) return lease.conn.callTool(tool, args, { ...options, signal });
+    if (!broker) {
+      return lease.conn.callTool(tool, args, { timeoutMs: def.pool.callTimeoutMs, signal });
+    }
     // The caller's going away no longer cancels the call once it has been handed a ticket.
     const own = new AbortController();
     let handedOff = false;
@@ -626,7 +627,31 @@ export class Registry {
     };
     signal?.addEventListener("abort", forward, { once: true });
     const { watch, done } = broker.watch(lease.conn, def.namespace, tool);
-    const calling = lease.conn.callTool(tool, args, { ...options, signal: own.signal });
+    // callTimeout does not run out while one of the call's questions waits for an answer: the
+    // time a person takes is not the server's. Each time it would run out with a question
+    // pending it starts again.
+    const limit = def.pool.callTimeoutMs;
+    let timedOut = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      timer = setTimeout(() => {
+        if (broker.pendingOf(watch) > 0) return arm();
+        timedOut = true;
+        own.abort(new Error("callTimeout"));
+      }, limit);
+    };
+    arm();
+    const calling = lease.conn.callTool(tool, args, {
+      timeoutMs: 2 ** 31 - 1,
+      signal: own.signal,
+    }).catch((e) => {
+      if (!timedOut) throw e;
+      throw new McpxError(
+        "TOOL_TIMEOUT",
+        `Tool "${tool}" on server "${def.name}" did not answer within ${limit} ms`,
+        { cause: e },
+      );
+    }).finally(() => clearTimeout(timer));
     const ended = calling.then(
       (envelope) => {
         broker.finish(

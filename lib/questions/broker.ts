@@ -153,6 +153,11 @@ export class Broker {
     };
   }
 
+  /** How many of a call's questions are still waiting for an answer. */
+  pendingOf(watch: CallWatch): number {
+    return watch.tickets.filter((id) => this.#held.has(id)).length;
+  }
+
   /** Records how a watched call ended, on the call's questions' rows. */
   finish(watch: CallWatch, outcome: NonNullable<Question["outcome"]>): void {
     watch.outcome = outcome;

@@ -228,3 +228,18 @@ Deno.test("questions: a script answers inline through onElicit and onSample", as
   // The refused 33rd question of the loop was never stored.
   assert.equal(all.questions.filter((q) => q.state === "answered").length, 34);
 });
+
+Deno.test("questions: callTimeout does not run out while the call's question waits", async () => {
+  await using box = await Sandbox.create();
+  await cacheModern();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { ask: { ...askingServer(), mcpx: { callTimeout: "1s" } } },
+    elicit: { wait: "100ms" },
+  });
+  const asked = ticketOf(await box.mcpx(["--json", "call", "ask.pick_repo"]));
+  // Longer than callTimeout: the question held the call, not the server.
+  await new Promise((r) => setTimeout(r, 1500));
+  const answer = await box.mcpx(["elicit", "answer", asked.data!.ticket, "repo=late/one"]);
+  assert.equal(answer.code, 0, answer.stderr + answer.stdout);
+  assert.equal(answer.stdout, 'accept {"repo":"late/one","branch":"main"}\n');
+});
