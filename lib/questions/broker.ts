@@ -107,8 +107,12 @@ export class Broker {
   readonly #db: DatabaseSync;
   readonly #opts: BrokerOptions;
   readonly #held = new Map<string, Held>();
-  /** Per connection: the call in flight on it, whose questions these are. */
-  readonly #current = new WeakMap<object, CallWatch>();
+  /**
+   * Per connection: the calls in flight on it. A question is a call's when that call is the only
+   * one in flight (a 2025-era request names no call it belongs to); with several, it is stored
+   * and listed but no call is handed its ticket.
+   */
+  readonly #current = new WeakMap<object, Set<CallWatch>>();
 
   constructor(opts: BrokerOptions) {
     this.#opts = opts;
@@ -137,6 +141,12 @@ export class Broker {
     }
   }
 
+  /** The one call in flight on `conn`, whose question this is; undefined when not exactly one. */
+  #owner(conn: object): CallWatch | undefined {
+    const calls = this.#current.get(conn);
+    return calls?.size === 1 ? [...calls][0] : undefined;
+  }
+
   #now(): number {
     return this.#opts.now?.() ?? Date.now();
   }
@@ -144,13 +154,10 @@ export class Broker {
   /** Marks `conn`'s call in flight; its questions are this call's until `done`. */
   watch(conn: object, server: string, tool: string): { watch: CallWatch; done: () => void } {
     const watch = new CallWatch(server, tool);
-    this.#current.set(conn, watch);
-    return {
-      watch,
-      done: () => {
-        if (this.#current.get(conn) === watch) this.#current.delete(conn);
-      },
-    };
+    let calls = this.#current.get(conn);
+    if (!calls) this.#current.set(conn, calls = new Set());
+    calls.add(watch);
+    return { watch, done: () => calls.delete(watch) };
   }
 
   /** How many of a call's questions are still waiting for an answer. */
@@ -211,7 +218,7 @@ export class Broker {
         ? Promise.resolve({ action: "cancel" })
         : Promise.reject(new RequestRefused("Too many questions are pending"));
     }
-    const watching = this.#current.get(conn);
+    const watching = this.#owner(conn);
     if (watching && watching.tickets.length >= this.#opts.maxPending) {
       this.#say(
         "warn",
@@ -231,7 +238,7 @@ export class Broker {
       : "";
     const { route, reason } = routeOf(kind, mode, p);
     const id = `elc-${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
-    const watch = this.#current.get(conn);
+    const watch = watching;
     const now = this.#now();
     this.#db.prepare(
       `INSERT INTO questions (id, server, tool, kind, mode, message, request, route, reason,

@@ -86,3 +86,29 @@ Deno.test("Broker: expiry answers cancel when read; too large and too many are r
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("Broker: with two calls in flight on one connection, a question is neither's", async () => {
+  const now = { t: 1_000_000 };
+  const { b, dir } = await broker(now);
+  try {
+    const conn = {};
+    const one = b.watch(conn, "srv", "a");
+    const two = b.watch(conn, "srv", "b");
+    const reply = b.ask(conn, "srv", "elicitation/create", form, new AbortController().signal);
+    const [q] = b.list("pending");
+    assert.equal(q.tool, null);
+    assert.deepEqual([one.watch.tickets, two.watch.tickets], [[], []]);
+    two.done();
+    b.decline(q.id);
+    assert.deepEqual(await reply, { action: "decline" });
+    // With one call left, the next question is that call's.
+    const next = b.ask(conn, "srv", "elicitation/create", form, new AbortController().signal);
+    assert.equal(one.watch.tickets.length, 1);
+    b.decline(one.watch.tickets[0]);
+    await next;
+    one.done();
+  } finally {
+    b.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
