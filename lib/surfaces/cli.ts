@@ -287,11 +287,12 @@ async function operationsFor(args: readonly string[]): Promise<readonly Operatio
   }
   const version = args.includes("--version") || args.includes("-V");
   // `mcpx --version` alone needs its own operation only, not every module's (~1.5 ms).
-  if (word === undefined && version) return [await COMMANDS.version()];
+  if (word === undefined && version) return [await COMMANDS.version() as Operation];
   const load = word === undefined ? undefined : COMMANDS[word];
   if (!load) return await allOperations();
-  const ops = [await load()];
-  if (version) ops.push(await COMMANDS.version());
+  const loaded = await load();
+  const ops: Operation[] = Array.isArray(loaded) ? [...loaded] : [loaded as Operation];
+  if (version) ops.push(await COMMANDS.version() as Operation);
   return ops;
 }
 
