@@ -292,6 +292,7 @@ const MCPX_KEYS = [
   "tags",
   "toolTags",
   "envFrom",
+  "oauth",
 ];
 
 /** Keys of a server entry outside its `mcpx` block that mcpx reads. */
@@ -322,6 +323,7 @@ const BLOCK_ONLY = new Set([
   "profiles",
   "toolTags",
   "envFrom",
+  "oauth",
 ]);
 
 /**

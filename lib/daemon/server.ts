@@ -22,7 +22,8 @@ import { type ServerDef, serverDefs } from "../config/servers.ts";
 import { passthroughNames, serverEnvironment } from "../config/server_env.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
-import { cacheDir, questionsDb } from "../paths.ts";
+import { cacheDir, questionsDb, stateDir } from "../paths.ts";
+import { oauthDir } from "../mcp/oauth.ts";
 import {
   CacheWriter,
   readCache,
@@ -322,6 +323,9 @@ export async function runDaemon(
       // Before the socket exists, so that whoever can connect can already read it.
       const token = writeToken(paths.token);
       const maxBytes = settings.get("daemon.maxRequestBytes");
+      const memoryEvery = settings.get("plumbing.memoryLog");
+      const snapshots = settings.get("plumbing.heapSnapshots");
+      let requests = 0;
       try {
         server = Deno.serve({
           path: paths.socket,
@@ -354,6 +358,11 @@ export async function runDaemon(
           } finally {
             state.inflight--;
             state.lastActivity = Date.now();
+            if (memoryEvery > 0 && ++requests % memoryEvery === 0) {
+              const n = requests;
+              // After the answer has gone: what the request held is garbage by then.
+              setTimeout(() => void logMemory(log, n, registry, snapshots), 0);
+            }
           }
         });
       } catch (e) {
@@ -430,6 +439,25 @@ export async function runDaemon(
   log.write("info", "daemon.stop", "Daemon stopped", { reason: stopReason });
   log.close();
   return 0;
+}
+
+/** One `daemon.memory` record (`plumbing.memoryLog`); lib/daemon/memory.ts is loaded for it. */
+async function logMemory(
+  log: DaemonLog,
+  requests: number,
+  registry: Registry,
+  snapshots: string,
+): Promise<void> {
+  try {
+    const { measureMemory } = await load<typeof import("./memory.ts")>(
+      "./memory.ts",
+      import.meta.url,
+    );
+    const record = await measureMemory(requests, registry.tables(), snapshots);
+    log.write("info", "daemon.memory", `Memory after ${requests} requests`, { ...record });
+  } catch (e) {
+    log.write("warn", "daemon.memory_failed", `Cannot measure memory: ${messageOf(e)}`);
+  }
 }
 
 /** An error as the `/v1` problem document it is answered with. */
@@ -595,6 +623,19 @@ async function makeRegistry(
       // that came with the call (the key carries them); nothing else of either reaches the server.
       const source = def.envFrom === "caller" ? { ...key?.env } : { ...ctx.io.env };
       const auth = resolveAuth(def.name, def.entry, { env: source });
+      const remote = def.transport !== "stdio" && auth.url !== undefined;
+      const ownAuthorization = Object.keys(auth.headers).some((h) =>
+        h.toLowerCase() === "authorization"
+      );
+      const oauth = remote && !ownAuthorization
+        ? {
+          namespace: def.namespace,
+          url: auth.url as string,
+          dir: oauthDir(stateDir(settings, ctx.io.env)),
+          // No client config: a refresh uses the client stored with the tokens at login.
+          ci: settings.get("auth.ci") || ["true", "1"].includes(ctx.io.env.CI ?? ""),
+        }
+        : undefined;
       return {
         name: def.name,
         transport: def.transport,
@@ -604,6 +645,7 @@ async function makeRegistry(
         cwd: resolve(configDir, def.entry.cwd ?? "."),
         url: auth.url,
         headers: auth.headers,
+        ...(oauth ? { oauth } : {}),
         protocol: def.protocol,
       };
     },

@@ -32,6 +32,7 @@ import {
   reportingFetch,
   safeUrl,
 } from "./http_transport.ts";
+import { oauthFetch } from "./oauth.ts";
 import { describeExit, oversizedData, StdioTransport } from "./stdio_transport.ts";
 import type {
   CallToolEnvelope,
@@ -307,7 +308,9 @@ class Connection implements McpConnection {
     }
     const options = {
       requestInit: { headers: spec.headers },
-      fetch: reportingFetch(safeUrl(url)),
+      fetch: spec.oauth
+        ? oauthFetch(spec.oauth, reportingFetch(safeUrl(url)))
+        : reportingFetch(safeUrl(url)),
     };
     return spec.transport === "sse"
       ? new SSEClientTransport(url, options)

@@ -1,3 +1,5 @@
+import type { OAuthUse } from "./oauth.ts";
+
 /** How a client speaks to one server, resolved from its configuration entry. */
 export interface ServerSpec {
   /** The key under `mcpServers`. */
@@ -11,6 +13,11 @@ export interface ServerSpec {
   /** http/sse: the endpoint and the headers to send (credentials already expanded). */
   url?: string;
   headers: Record<string, string>;
+  /**
+   * http/sse: where stored OAuth tokens for this endpoint are looked up and refreshed
+   * (lib/mcp/oauth.ts); absent when the entry sets its own `Authorization` header.
+   */
+  oauth?: OAuthUse;
   /** Protocol era: legacy first by default; the other three are explicit choices. */
   protocol: "legacy" | "prefer-modern" | "force-legacy" | "force-modern";
 }

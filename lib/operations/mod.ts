@@ -1,6 +1,7 @@
 import type { Operation } from "./define.ts";
 import { configShow } from "./config_show.ts";
 import { configTrust } from "./trust_op.ts";
+import { auth } from "./auth_ops.ts";
 import {
   daemonRun,
   daemonsList,
@@ -51,6 +52,7 @@ export const OPERATIONS: readonly Operation[] = [
   health,
   configShow,
   configTrust,
+  auth,
   completion,
   candidates,
   agentsMd,

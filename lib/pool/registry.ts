@@ -755,6 +755,18 @@ export class Registry {
     };
   }
 
+  /** The sizes of every pool's tables ({@linkcode Pool.tables}), summed, and the registry's own. */
+  tables(): Record<string, number> {
+    const out: Record<string, number> = {
+      pools: this.#pools.size,
+      degradedSaid: this.#degradedSaid.size,
+    };
+    for (const p of this.#pools.values()) {
+      for (const [name, n] of Object.entries(p.tables())) out[name] = (out[name] ?? 0) + n;
+    }
+    return out;
+  }
+
   /** Stops a namespace's instances (or the one serving `session`), so the next call starts fresh. */
   async restart(name: string, session?: string): Promise<number> {
     const { pool } = this.entry(name);

@@ -185,6 +185,21 @@ export const SETTINGS = {
     detail:
       "A call waits when its process serves one call at a time (exclusive sharing) and is busy, or when the server already runs max processes and none of them can be stopped to make room (each is busy, or serves a named session). Waiters are served first come first served, and the wait fails with POOL_BUSY (exit 7) naming the sessions that hold the processes. It bounds the wait only, not the call (callTimeout, 60s by default, does that). In a file it sits in the top-level pool block; a server's mcpx block may set its own queueTimeout.",
   },
+  "auth.ci": {
+    type: "boolean",
+    default: "false",
+    doc:
+      "Use stored OAuth tokens only: never open a sign-in, and say which `mcpx auth login` is missing",
+    detail:
+      "Also on when the environment has CI=true or CI=1. Stored tokens are still refreshed; a server with none fails with one line naming `mcpx auth login <ns>`, to run where a person can sign in (keep the state directory's oauth folder).",
+  },
+  "auth.browser": {
+    type: "boolean",
+    default: "true",
+    doc: "Let `mcpx auth login` open a browser where there is a display",
+    detail:
+      "The sign-in URL is printed either way; on a machine with no display (no DISPLAY or WAYLAND_DISPLAY on Linux), or with this off, it is only printed, and the loopback listener on 127.0.0.1 waits for the browser's redirect wherever the URL is opened.",
+  },
   "logging.level": {
     type: "enum",
     values: ["trace", "debug", "info", "warn", "error", "fatal"],
@@ -232,6 +247,18 @@ export const SETTINGS = {
     type: "duration",
     default: "30s",
     doc: "How often the daemon stops server instances that have been idle past their idleTimeout",
+  },
+  "plumbing.memoryLog": {
+    type: "integer",
+    default: "0",
+    doc: "Every this many requests, the daemon logs its memory (`daemon.memory`); 0 never",
+    detail:
+      "Each record holds Deno.memoryUsage(), the resident C heap, anonymous and file-backed memory (Linux, from /proc/self/smaps) and the sizes of the pools' own tables. A daemon run with DENO_V8_FLAGS=--expose-gc collects garbage fully first, so what the record shows is what is still held (bench/daemon_growth.ts).",
+  },
+  "plumbing.heapSnapshots": {
+    type: "path",
+    default: "",
+    doc: "Folder where the daemon writes a V8 heap snapshot with each `daemon.memory` record",
   },
   "plumbing.sunPathMax": {
     type: "integer",
