@@ -120,6 +120,8 @@ export const RUNTIME_NAMES: readonly string[] = [
   "deno",
   "env",
   "socket",
+  "remote",
+  "where",
   "token",
   "callerEnv",
   "callerHeader",

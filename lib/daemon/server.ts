@@ -44,6 +44,14 @@ import {
   writeChildren,
 } from "./children.ts";
 import { removeLive, writeLive } from "./live.ts";
+import {
+  hostPort,
+  isLoopback,
+  listenerToken,
+  parseHostPort,
+  refuseOnListener,
+  type TcpAddress,
+} from "./listen.ts";
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
 export interface DaemonRecord {
@@ -55,6 +63,8 @@ export interface DaemonRecord {
   startedAt: string;
   autostarted: boolean;
   version: string;
+  /** The TCP address it also serves on (`daemon.listen`), as host:port with the port bound. */
+  listen?: string;
 }
 
 /** A running daemon's state: what operations see of it ({@linkcode DaemonHandle}) and more. */
@@ -67,6 +77,7 @@ interface RunningDaemon extends DaemonHandle {
   readonly log: DaemonLog;
   /** What this daemon stopped at its start that a predecessor which died had left running. */
   recovered?: string;
+  listen?: string;
 }
 
 /**
@@ -83,6 +94,7 @@ export type Serve = (context: (req: Request) => Context) => (req: Request) => Pr
 export async function runDaemon(
   ctx: Context,
   autostarted: boolean,
+  listenFlag: string | undefined,
   serve: Serve,
 ): Promise<number> {
   let fp = await ctx.fingerprint();
@@ -98,13 +110,15 @@ export async function runDaemon(
       writeFileAtomic(paths.startError, JSON.stringify(report) + "\n");
     } catch { /* nowhere to say why */ }
   };
-  let settings, config: McpxConfig;
+  let settings, config: McpxConfig, listen: TcpAddress | undefined;
   try {
     secureStateDir(dirname(paths.dir));
     secureStateDir(paths.dir);
     secureStateDir(dirname(paths.log));
     stateDirOk = true;
     settings = await ctx.settings();
+    const text = listenFlag ?? ctx.boot.get("daemon.listen");
+    listen = text ? parseHostPort(text, "--listen") : undefined;
     config = await loadConfig(fp.path, fp.text);
   } catch (e) {
     reportStart(e);
@@ -154,6 +168,7 @@ export async function runDaemon(
     throw e;
   }
   let server: Deno.HttpServer<Deno.UnixAddr> | undefined;
+  let tcp: Deno.HttpServer<Deno.NetAddr> | undefined;
   let stopReason = "";
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
@@ -190,6 +205,7 @@ export async function runDaemon(
       startedAt: new Date(state.startedAt).toISOString(),
       autostarted,
       version: VERSION,
+      ...(state.listen ? { listen: state.listen } : {}),
     };
     writeFileAtomic(paths.record, JSON.stringify(record, null, 2) + "\n");
   };
@@ -326,19 +342,21 @@ export async function runDaemon(
       const memoryEvery = settings.get("plumbing.memoryLog");
       const snapshots = settings.get("plumbing.heapSnapshots");
       let requests = 0;
-      try {
-        server = Deno.serve({
-          path: paths.socket,
-          onListen() {},
-          onError(error) {
-            log.write("error", "http.error", String(error));
-            return new Response("internal error", { status: 500 });
-          },
-        }, async (req) => {
+      const onError = (error: unknown) => {
+        log.write("error", "http.error", String(error));
+        return new Response("internal error", { status: 500 });
+      };
+      // The same answers on every listener, after its own check of who is asking.
+      // A refusal on TCP says nothing of the daemon (no fingerprint): the asker may be anyone.
+      const handle =
+        (refusal: (req: Request) => Response | undefined, bare = false) =>
+        async (req: Request): Promise<Response> => {
+          const refused = refusal(req);
+          if (refused && bare) return refused;
           state.lastActivity = Date.now();
           state.inflight++;
           try {
-            const ready = refuseWithoutToken(req, token) ?? await readBounded(req, maxBytes);
+            const ready = refused ?? await readBounded(req, maxBytes);
             // A command that read another version of the file: take up the file as it is now
             // first, or say why it cannot be.
             const wanted = req.headers.get(FINGERPRINT_HEADER);
@@ -364,7 +382,40 @@ export async function runDaemon(
               setTimeout(() => void logMemory(log, n, registry, snapshots), 0);
             }
           }
-        });
+        };
+      // The TCP listener first: once the socket answers, a command may already ask for it.
+      if (listen) {
+        // Beyond the socket's 0600: anyone who can reach the port must hold the listener token,
+        // loopback or not (other users of this machine reach a loopback port too).
+        const bearer = listenerToken(settings.get("daemon.token"), paths.listenToken);
+        const at = { ...listen };
+        try {
+          tcp = Deno.serve(
+            { hostname: at.hostname, port: at.port, onListen() {}, onError },
+            handle((req) => refuseOnListener(req, at, bearer), true),
+          );
+          at.port = tcp.addr.port;
+        } catch (e) {
+          throw new McpxError(
+            "DAEMON_START_FAILED",
+            `Cannot listen on ${hostPort(at)}: ${messageOf(e)}`,
+            { hint: "Give --listen (daemon.listen) a free port of an address of this machine" },
+          );
+        }
+        state.listen = hostPort(at);
+        if (!autostarted) {
+          ctx.io.err(
+            `mcpx daemon: /v1 and /mcp at http://${state.listen} (bearer token: ${
+              settings.get("daemon.token") ? "daemon.token" : paths.listenToken
+            })\n`,
+          );
+        }
+      }
+      try {
+        server = Deno.serve(
+          { path: paths.socket, onListen() {}, onError },
+          handle((req) => refuseWithoutToken(req, token)),
+        );
       } catch (e) {
         throw new McpxError(
           "DAEMON_START_FAILED",
@@ -382,6 +433,7 @@ export async function runDaemon(
     log.close();
     reportStart(e);
     await server?.shutdown();
+    await tcp?.shutdown();
     await registry.close();
     throw e;
   }
@@ -389,6 +441,9 @@ export async function runDaemon(
   writeLive(paths.live, registry.liveState());
   log.write("info", "daemon.listening", "Daemon listening", {
     socket: paths.socket,
+    ...(state.listen && listen
+      ? { listen: state.listen, loopback: isLoopback(listen.hostname) }
+      : {}),
     config: fp.path,
     autostarted,
     fallbackSocket: paths.socketFallback,
@@ -423,7 +478,7 @@ export async function runDaemon(
   await registry.flushCache();
   // Servers go while the listener drains: a call in flight then fails at once (its server was
   // stopped) instead of holding the shutdown until its callTimeout.
-  await Promise.all([server!.shutdown(), registry.close()]);
+  await Promise.all([server!.shutdown(), tcp?.shutdown(), registry.close()]);
   await registry.flushCache();
   // Only remove files that are still ours: a successor may already have replaced them.
   try {

@@ -19,6 +19,7 @@ const config = () => load<typeof import("./config_show.ts")>("./config_show.ts",
 const serve = () => load<typeof import("./serve_op.ts")>("./serve_op.ts", import.meta.url);
 const trust = () => load<typeof import("./trust_op.ts")>("./trust_op.ts", import.meta.url);
 const auth = () => load<typeof import("./auth_ops.ts")>("./auth_ops.ts", import.meta.url);
+const openapi = () => load<typeof import("./openapi_op.ts")>("./openapi_op.ts", import.meta.url);
 const misc = () => load<typeof import("./misc_ops.ts")>("./misc_ops.ts", import.meta.url);
 const elicit = () => load<typeof import("./elicit_ops.ts")>("./elicit_ops.ts", import.meta.url);
 
@@ -56,6 +57,7 @@ export const COMMANDS: Record<string, Load> = {
   config: from(config, "configShow"),
   trust: from(trust, "configTrust"),
   auth: from(auth, "auth"),
+  openapi: from(openapi, "openapiShow"),
   completion: from(misc, "completion"),
   candidates: from(misc, "candidates"),
   "agents-md": from(misc, "agentsMd"),

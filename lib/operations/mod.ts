@@ -23,6 +23,7 @@ import { serversRefresh, serversRestart, sessionsEnd, toolsCall } from "./tool_o
 import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
 import { mcpServe } from "./serve_op.ts";
 import { elicitAnswer, elicitDecline, elicitList, elicitShow } from "./elicit_ops.ts";
+import { openapiShow } from "./openapi_op.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
 export const OPERATIONS: readonly Operation[] = [
@@ -53,6 +54,7 @@ export const OPERATIONS: readonly Operation[] = [
   configShow,
   configTrust,
   auth,
+  openapiShow,
   completion,
   candidates,
   agentsMd,

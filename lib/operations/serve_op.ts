@@ -23,11 +23,15 @@ export const mcpServe = defineOperation<
   where: "local",
   output: (z) => z.object({ served: z.string(), exitCode: z.number().optional() }),
   async run(input, ctx) {
-    // Loopback only: a listener beyond this machine needs the daemon's token (issue 16, item 4).
+    // Loopback only: a listener beyond this machine is the daemon's, behind its bearer token.
     if (input.http !== undefined && !/^(127\.0\.0\.1|localhost|\[::1\]):\d+$/.test(input.http)) {
       throw new McpxError(
         "USAGE",
         `--http takes a loopback host:port, e.g. 127.0.0.1:0, not "${input.http}"`,
+        {
+          hint:
+            "To serve /mcp beyond this machine, run `mcpx daemon --listen <host:port>`: it asks for a bearer token",
+        },
       );
     }
     const { serveFromCli } = await load<typeof import("../surfaces/mcp_cli.ts")>(

@@ -58,6 +58,20 @@ const deno = g.Deno;
 const env = (key: string): string | undefined => deno ? deno.env.get(key) : g.process?.env?.[key];
 const socket = (): string => env("MCPX_SOCKET") ?? BAKED_SOCKET;
 
+// A daemon elsewhere (MCPX_DAEMON_ENDPOINT=http://host:port, as `mcpx run` hands it on): TCP, with
+// MCPX_DAEMON_TOKEN as a bearer token, instead of the socket.
+function remote(): { hostname: string; port: number; host: string } | undefined {
+  const text = env("MCPX_DAEMON_ENDPOINT");
+  const m = text ? /^http:\/\/(\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+):(\d+)\/?$/.exec(text) : null;
+  if (!m) return undefined;
+  return {
+    hostname: m[1].replace(/^\[(.*)\]$/, "$1"),
+    port: Number(m[2]),
+    host: `${m[1]}:${m[2]}`,
+  };
+}
+const where = (): string => env("MCPX_DAEMON_ENDPOINT") || socket();
+
 // The daemon's token, read at each call (a restarted daemon has a new one); mcpx has checked the
 // file is the user's own and private before handing it on. No file: no header, and the daemon
 // answers 401.
@@ -199,13 +213,21 @@ async function denoPost(
   caller: string,
   key: string | undefined,
 ): Promise<{ status: number; json: Json }> {
-  const conn = await deno.connect({ transport: "unix", path: socket() });
+  const tcp = remote();
+  const bearer = env("MCPX_DAEMON_TOKEN");
+  const conn = tcp
+    ? await deno.connect({ hostname: tcp.hostname, port: tcp.port })
+    : await deno.connect({ transport: "unix", path: socket() });
   try {
     const body = new TextEncoder().encode(text);
     const head = new TextEncoder().encode(
-      `POST ${path} HTTP/1.1\r\nhost: mcpx\r\nconnection: close\r\n` +
+      `POST ${path} HTTP/1.1\r\nhost: ${tcp ? tcp.host : "mcpx"}\r\nconnection: close\r\n` +
         `content-type: application/json\r\nx-mcpx-caller: ${caller}\r\n` +
-        (key === undefined ? "" : `x-mcpx-token: ${key}\r\n`) +
+        (tcp
+          ? (bearer ? `authorization: Bearer ${bearer}\r\n` : "")
+          : key === undefined
+          ? ""
+          : `x-mcpx-token: ${key}\r\n`) +
         `content-length: ${body.length}\r\n\r\n`,
     );
     const request = new Uint8Array(head.length + body.length);
@@ -233,10 +255,15 @@ async function nodePost(
     "x-mcpx-caller": caller,
     connection: "close",
   };
-  if (key !== undefined) headers["x-mcpx-token"] = key;
+  const tcp = remote();
+  const bearer = env("MCPX_DAEMON_TOKEN");
+  if (tcp && bearer) headers.authorization = `Bearer ${bearer}`;
+  else if (!tcp && key !== undefined) headers["x-mcpx-token"] = key;
   const http = await import("node:http");
   return await new Promise((resolve, reject) => {
-    const options = { socketPath: socket(), path, method: "POST", headers };
+    const options = tcp
+      ? { host: tcp.hostname, port: tcp.port, path, method: "POST", headers }
+      : { socketPath: socket(), path, method: "POST", headers };
     const req = http.request(options, (res) => {
       const chunks: string[] = [];
       res.setEncoding("utf8");
@@ -289,7 +316,7 @@ export async function call(
       server,
       tool,
       "DAEMON_UNAVAILABLE",
-      `Cannot reach the mcpx daemon on ${socket()}: ${(e as Error).message}`,
+      `Cannot reach the mcpx daemon on ${where()}: ${(e as Error).message}`,
     );
   }
   // deno-lint-ignore no-explicit-any

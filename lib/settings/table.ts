@@ -115,6 +115,33 @@ export const SETTINGS = {
       "Empty derives <state>/daemons/<fingerprint>.sock, falling back to a short hashed path under $TMPDIR when that is longer than a socket path may be.",
     early: true,
   },
+  "daemon.listen": {
+    type: "string",
+    default: "",
+    doc:
+      "A TCP host:port the daemon also serves /v1 and /mcp on, beside its unix socket (empty: none)",
+    detail:
+      "Every request on it must carry the listener token (`Authorization: Bearer <token>` or the x-mcpx-token header), loopback or not: daemon.token, else one generated into <state>/daemons/<fingerprint>.listen-token (mode 0600, kept across restarts). Host and Origin are checked against DNS rebinding: a Host must be an IP address, localhost or the listen host, and an Origin must be that same http origin. Port 0 picks one; `mcpx status` shows it.",
+    early: true,
+  },
+  "daemon.endpoint": {
+    type: "string",
+    default: "",
+    doc:
+      "The daemon to use instead of this configuration's own: http://host:port or unix:///path (empty: the local one)",
+    detail:
+      "Commands and scripts then send every /v1 request there, with daemon.token as a bearer token, and never start a local daemon: one that does not answer is a one-line error.",
+    early: true,
+  },
+  "daemon.token": {
+    type: "string",
+    default: "",
+    doc:
+      "The bearer token of the daemon's TCP listener (daemon.listen), and what daemon.endpoint sends",
+    detail:
+      "Empty: the daemon generates one into <state>/daemons/<fingerprint>.listen-token (mode 0600) and a command on the same machine reads it from there. Read from the environment (MCPX_DAEMON_TOKEN) or a flag only, never from a configuration file.",
+    early: true,
+  },
   "daemon.idleExit": {
     type: "duration",
     default: "4h",

@@ -14,8 +14,12 @@ const JSON_FLAG = { key: "output.json", text: "true", spelling: "--json" };
  * the operations table and `/mcp` with the MCP surface (lib/daemon/ itself knows nothing of
  * operations). Resolves to an exit status.
  */
-export function runDaemon(ctx: Context, autostarted: boolean): Promise<number> {
-  return runServer(ctx, autostarted, (context) => {
+export function runDaemon(
+  ctx: Context,
+  autostarted: boolean,
+  listen?: string,
+): Promise<number> {
+  return runServer(ctx, autostarted, listen, (context) => {
     const v1 = buildRouter(OPERATIONS, context);
     let mcp: Promise<McpHttpHandler> | undefined;
     return (req) => {
