@@ -134,6 +134,7 @@ export const RUNTIME_NAMES: readonly string[] = [
   "post",
   "withRaw",
   "call",
+  "requestFeature",
   "words",
   "search",
   "logAt",

@@ -20,6 +20,7 @@ import {
   LISTING,
   listTimeout,
   logOversized,
+  requesting,
   rpcError,
   START_REASONS,
   startFailed,
@@ -40,6 +41,7 @@ import type {
   McpConnection,
   ServerSpec,
   ToolInfo,
+  UpstreamNotification,
 } from "./types.ts";
 
 /** How long `close()` waits for an HTTP server to acknowledge the session's DELETE. */
@@ -112,6 +114,15 @@ class Connection implements McpConnection {
         );
       }
     }
+    // Whatever else the server says (log messages, prompt and resource list changes) goes to
+    // whoever listens: a gateway relays it to its own clients.
+    this.#client.fallbackNotificationHandler = (n) => {
+      this.#life.notify({
+        method: n.method,
+        params: n.params as Record<string, unknown> | undefined,
+      });
+      return Promise.resolve();
+    };
   }
 
   get pid(): number | undefined {
@@ -258,6 +269,55 @@ class Connection implements McpConnection {
 
   onToolsChanged(listener: () => void): void {
     this.#life.onToolsChanged(listener);
+  }
+
+  onNotification(listener: (n: UpstreamNotification) => void): () => void {
+    return this.#life.onNotification(listener);
+  }
+
+  capabilities(): Record<string, unknown> | undefined {
+    return this.#client.getServerCapabilities() as Record<string, unknown> | undefined;
+  }
+
+  async request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: {
+      timeoutMs: number;
+      signal?: AbortSignal;
+      onprogress?: (progress: Record<string, unknown>) => void;
+    },
+  ): Promise<Record<string, unknown>> {
+    this.#life.assertOpen(`answer "${method}"`);
+    const server = this.#spec.name;
+    try {
+      const result = await this.#client.request(
+        { method: method as "ping", ...(params ? { params } : {}) },
+        {
+          timeout: options.timeoutMs,
+          signal: options.signal,
+          ...(options.onprogress
+            ? {
+              onprogress: (p: unknown) => options.onprogress!(p as Record<string, unknown>),
+              resetTimeoutOnProgress: true,
+            }
+            : {}),
+        },
+      );
+      return result as Record<string, unknown>;
+    } catch (error) {
+      throw await this.#failure(error, {
+        timeout: () =>
+          new McpxError(
+            "TOOL_TIMEOUT",
+            options.signal?.aborted
+              ? `"${method}" to server "${server}" was cancelled`
+              : `Server "${server}" did not answer "${method}" within ${options.timeoutMs} ms`,
+            { cause: error },
+          ),
+        ...requesting(method),
+      });
+    }
   }
 
   close(): Promise<void> {

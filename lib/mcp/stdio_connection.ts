@@ -17,6 +17,7 @@ import {
   LISTING,
   listTimeout,
   logOversized,
+  requesting,
   rpcError,
   START_REASONS,
   startFailed,
@@ -31,6 +32,7 @@ import type {
   McpConnection,
   ServerSpec,
   ToolInfo,
+  UpstreamNotification,
 } from "./types.ts";
 
 /** The revision mcpx asks for, and those it accepts in answer: the SDK 2.4 client's lists. */
@@ -110,6 +112,10 @@ class StdioConnection implements McpConnection {
   readonly #outputs = new Map<string, { schema: unknown; validator?: Validator }>();
   #nextId = 0;
   #closing?: Promise<void>;
+  /** What the server declared in its initialize answer. */
+  #capabilities?: Record<string, unknown>;
+  /** Progress listeners of requests in flight, by the progress token sent (the request's id). */
+  readonly #progress = new Map<string | number, (p: Record<string, unknown>) => void>();
 
   constructor(spec: ServerSpec, options: ConnectOptions) {
     this.#spec = spec;
@@ -168,8 +174,13 @@ class StdioConnection implements McpConnection {
           ? declaredCapabilities(this.#options.capabilities)
           : {},
         clientInfo: this.#options.clientInfo ?? { name: "mcpx", version: VERSION },
-      }, { timeoutMs: ms, signal, cancel: false }) as { protocolVersion?: unknown } | undefined;
+      }, { timeoutMs: ms, signal, cancel: false }) as
+        | { protocolVersion?: unknown; capabilities?: Record<string, unknown> }
+        | undefined;
       const version = result?.protocolVersion;
+      if (result?.capabilities && typeof result.capabilities === "object") {
+        this.#capabilities = result.capabilities;
+      }
       if (typeof version !== "string" || !SUPPORTED_REVISIONS.includes(version)) {
         reason = `the server answered initialize with protocol version ${
           JSON.stringify(version)
@@ -268,6 +279,47 @@ class StdioConnection implements McpConnection {
     this.#life.onToolsChanged(listener);
   }
 
+  onNotification(listener: (n: UpstreamNotification) => void): () => void {
+    return this.#life.onNotification(listener);
+  }
+
+  capabilities(): Record<string, unknown> | undefined {
+    return this.#capabilities;
+  }
+
+  async request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: {
+      timeoutMs: number;
+      signal?: AbortSignal;
+      onprogress?: (progress: Record<string, unknown>) => void;
+    },
+  ): Promise<Record<string, unknown>> {
+    this.#life.assertOpen(`answer "${method}"`);
+    const server = this.#spec.name;
+    try {
+      return await this.#request(method, params ?? {}, {
+        timeoutMs: options.timeoutMs,
+        signal: options.signal,
+        cancel: true,
+        onprogress: options.onprogress,
+      }) as Record<string, unknown>;
+    } catch (error) {
+      throw await this.#failure(error, {
+        timeout: (cancelled) =>
+          new McpxError(
+            "TOOL_TIMEOUT",
+            cancelled
+              ? `"${method}" to server "${server}" was cancelled`
+              : `Server "${server}" did not answer "${method}" within ${options.timeoutMs} ms`,
+            { cause: error },
+          ),
+        ...requesting(method),
+      });
+    }
+  }
+
   close(): Promise<void> {
     this.#closing ??= this.#transport.close().then(() => this.ended).then(() => {});
     return this.#closing;
@@ -281,10 +333,26 @@ class StdioConnection implements McpConnection {
   #request(
     method: string,
     params: Record<string, unknown>,
-    options: { timeoutMs: number; signal?: AbortSignal; cancel: boolean },
+    options: {
+      timeoutMs: number;
+      signal?: AbortSignal;
+      cancel: boolean;
+      onprogress?: (p: Record<string, unknown>) => void;
+    },
   ): Promise<unknown> {
     if (options.signal?.aborted) return Promise.reject(new Stopped({ kind: "cancelled" }));
     const id = this.#nextId++;
+    if (options.onprogress) {
+      // The request's id is its progress token; progress also restarts its time.
+      const meta = (params._meta ?? {}) as Record<string, unknown>;
+      params = { ...params, _meta: { ...meta, progressToken: id } };
+      const listener = options.onprogress;
+      this.#progress.set(id, (p) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => stop({ kind: "timeout" }), options.timeoutMs);
+        listener(p);
+      });
+    }
     const { promise, resolve, reject } = Promise.withResolvers<unknown>();
     const stop = (s: Stop) => {
       if (!this.#pending.delete(id)) return;
@@ -298,9 +366,10 @@ class StdioConnection implements McpConnection {
       }
       reject(new Stopped(s));
     };
-    const timer = setTimeout(() => stop({ kind: "timeout" }), options.timeoutMs);
+    let timer = setTimeout(() => stop({ kind: "timeout" }), options.timeoutMs);
     const onAbort = () => stop({ kind: "cancelled" });
     const done = () => {
+      this.#progress.delete(id);
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
     };
@@ -360,7 +429,18 @@ class StdioConnection implements McpConnection {
     };
     if (typeof m.method === "string") {
       if (m.id === undefined) {
+        const params = (message as { params?: Record<string, unknown> }).params;
         if (m.method === "notifications/tools/list_changed") this.#life.toolsChanged();
+        else if (m.method === "notifications/progress") {
+          const token = params?.progressToken;
+          const listener = (typeof token === "number" || typeof token === "string")
+            ? this.#progress.get(token)
+            : undefined;
+          if (listener) {
+            const { progressToken: _token, ...progress } = params!;
+            listener(progress);
+          }
+        } else this.#life.notify({ method: m.method, ...(params ? { params } : {}) });
         return;
       }
       const handler = this.#options.onServerRequest;

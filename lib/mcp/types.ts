@@ -53,6 +53,12 @@ export interface ConnectionEnd {
   reason: string;
 }
 
+/** A notification a server sent, as it came. */
+export interface UpstreamNotification {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
 /** A live, initialised client connection to one server process or endpoint. */
 export interface McpConnection {
   /** The child's pid (stdio only). */
@@ -74,6 +80,25 @@ export interface McpConnection {
     args: Record<string, unknown>,
     options: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<CallToolEnvelope>;
+  /**
+   * Sends any other request (prompts, resources, completion; a gateway's relayed call) and
+   * resolves to its result as the server sent it. A JSON-RPC error from the server rejects with
+   * McpxError TOOL_ERROR whose data carries `rpcCode` and `rpcData`; progress the server reports
+   * for it reaches `onprogress`. Absent on test doubles.
+   */
+  request?(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: {
+      timeoutMs: number;
+      signal?: AbortSignal;
+      onprogress?: (progress: Record<string, unknown>) => void;
+    },
+  ): Promise<Record<string, unknown>>;
+  /** What the server declared at the handshake (tools, prompts, resources, logging, completions). */
+  capabilities?(): Record<string, unknown> | undefined;
+  /** Every notification the server sends (log messages, list changes); returns the unsubscriber. */
+  onNotification?(listener: (notification: UpstreamNotification) => void): () => void;
   /** Called when the server sends `notifications/tools/list_changed`. */
   onToolsChanged(listener: () => void): void;
   /** Closes: HTTP sessions are ended with DELETE; stdio children are killed by process group. */

@@ -20,6 +20,7 @@ const serve = () => load<typeof import("./serve_op.ts")>("./serve_op.ts", import
 const trust = () => load<typeof import("./trust_op.ts")>("./trust_op.ts", import.meta.url);
 const auth = () => load<typeof import("./auth_ops.ts")>("./auth_ops.ts", import.meta.url);
 const openapi = () => load<typeof import("./openapi_op.ts")>("./openapi_op.ts", import.meta.url);
+const features = () => load<typeof import("./feature_ops.ts")>("./feature_ops.ts", import.meta.url);
 const misc = () => load<typeof import("./misc_ops.ts")>("./misc_ops.ts", import.meta.url);
 const elicit = () => load<typeof import("./elicit_ops.ts")>("./elicit_ops.ts", import.meta.url);
 
@@ -53,6 +54,8 @@ export const COMMANDS: Record<string, Load> = {
   daemons: from(daemon, "daemonsList"),
   daemon: from(daemon, "daemonRun"),
   serve: from(serve, "mcpServe"),
+  prompts: from(features, "promptsGet"),
+  resources: from(features, "resourcesRead"),
   health: from(daemon, "health"),
   config: from(config, "configShow"),
   trust: from(trust, "configTrust"),

@@ -24,6 +24,7 @@ import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
 import { mcpServe } from "./serve_op.ts";
 import { elicitAnswer, elicitDecline, elicitList, elicitShow } from "./elicit_ops.ts";
 import { openapiShow } from "./openapi_op.ts";
+import { promptsGet, resourcesRead } from "./feature_ops.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
 export const OPERATIONS: readonly Operation[] = [
@@ -34,6 +35,8 @@ export const OPERATIONS: readonly Operation[] = [
   toolsSchema,
   clientWrite,
   toolsCall,
+  promptsGet,
+  resourcesRead,
   scriptsRun,
   scriptsExec,
   scriptsList,

@@ -4,7 +4,7 @@ import { McpxError } from "../errors.ts";
 
 /** `mcpx serve`: mcpx itself as an MCP server, over stdio or loopback Streamable HTTP. */
 export const mcpServe = defineOperation<
-  { http?: string },
+  { http?: string; expose?: string[] },
   { served: string; exitCode?: number }
 >({
   id: "mcp.serve",
@@ -16,6 +16,11 @@ export const mcpServe = defineOperation<
     type: "string",
     doc:
       "Serve Streamable HTTP at http://<host:port>/mcp instead of stdio (a loopback host; port 0 picks one)",
+  }, {
+    name: "expose",
+    type: "list",
+    doc:
+      "Gateway mode: re-expose these servers' tools, prompts and resources verbatim (their own names for one namespace, <ns>__<name> for several) instead of code mode",
   }],
   cli: { command: ["serve"] },
   http: { none: "It is the MCP surface itself; the daemon serves the same at /mcp" },
@@ -38,7 +43,8 @@ export const mcpServe = defineOperation<
       "../surfaces/mcp_cli.ts",
       import.meta.url,
     );
-    return await serveFromCli(ctx, input.http);
+    const expose = input.expose?.flatMap((n) => n.split(",")).filter(Boolean);
+    return await serveFromCli(ctx, input.http, expose?.length ? expose : undefined);
   },
   render: () => "",
 });

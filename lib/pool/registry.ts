@@ -501,14 +501,32 @@ export class Registry {
     }
   }
 
-  async #call(
-    req: CallRequest,
+  /**
+   * Runs `fn` on a leased connection of `server` under the caller's scope key (the same lease a
+   * tool call takes): prompts, resources, completion, and a gateway's relayed requests.
+   */
+  async withConnection<T>(
+    server: string,
+    caller: Caller,
+    fn: (conn: McpConnection, def: ServerDef, tools: ToolInfo[]) => Promise<T>,
+  ): Promise<T> {
+    const { def, pool } = this.entry(server, caller.selection);
+    const lease = await this.#lease(def, pool, caller, {});
+    try {
+      return await fn(lease.conn, def, lease.instance.tools);
+    } finally {
+      lease.release();
+    }
+  }
+
+  async #lease(
+    def: ServerDef,
+    pool: Pool,
+    caller: Caller,
     served: { instance?: Instance; server?: string },
-    signal?: AbortSignal,
-  ): Promise<CallOutput> {
-    const { def, pool } = this.entry(req.server, req.caller.selection);
+  ): Promise<Lease> {
     served.server = def.name;
-    const key = scopeKey(def, req.caller, this.#deps.discover);
+    const key = scopeKey(def, caller, this.#deps.discover);
     if (key.degraded && !this.#degradedSaid.has(def.name)) {
       this.#degradedSaid.add(def.name);
       this.#deps.log(
@@ -518,16 +536,13 @@ export class Registry {
         { server: def.name, scope: def.pool.scope },
       );
     }
-    this.#noteRun(req.caller);
-    const session = req.caller.session;
-    const owned = session !== undefined && req.caller.owner !== undefined;
-    if (owned) this.#own(session, req.caller);
-    const started = performance.now();
+    this.#noteRun(caller);
+    const session = caller.session;
+    const owned = session !== undefined && caller.owner !== undefined;
+    if (owned) this.#own(session, caller);
     const acquiring = pool.acquire(key, def.pool.queueTimeoutMs);
     let lease: Lease;
     if (owned) {
-      // An end of the session meanwhile (the run finished first) waits for this, and nothing of
-      // it is left running.
       const settled = acquiring.then(async (got) => {
         if (!this.#ended.has(session)) return got;
         got.release();
@@ -539,7 +554,7 @@ export class Registry {
       pending.add(settled);
       try {
         const got = await settled;
-        if (!got) this.#own(session, req.caller); // throws: the session has ended
+        if (!got) this.#own(session, caller); // throws: the session has ended
         lease = got!;
       } finally {
         pending.delete(settled);
@@ -561,6 +576,17 @@ export class Registry {
         },
       );
     }
+    return lease;
+  }
+
+  async #call(
+    req: CallRequest,
+    served: { instance?: Instance; server?: string },
+    signal?: AbortSignal,
+  ): Promise<CallOutput> {
+    const { def, pool } = this.entry(req.server, req.caller.selection);
+    const started = performance.now();
+    const lease = await this.#lease(def, pool, req.caller, served);
     let detached = false;
     try {
       const tool = findTool(def, lease.instance.tools, req.tool);

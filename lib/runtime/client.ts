@@ -415,6 +415,40 @@ export function onSample(handler: QuestionHandler | undefined): void {
   handlers.sample = handler;
 }
 
+/**
+ * Prompts and resources of one server through the mcpx daemon, under this run's session: what
+ * `<ns>.$prompts()`, `<ns>.$prompt()`, `<ns>.$resources()` and `<ns>.$read()` send.
+ */
+export async function requestFeature(
+  path: string,
+  body: Record<string, unknown>,
+): Promise<Record<string, Json>> {
+  const server = String(body.server ?? "");
+  let answer: { status: number; json: Json };
+  try {
+    answer = await post(path, body);
+  } catch (e) {
+    throw new ToolError(
+      server,
+      path,
+      "DAEMON_UNAVAILABLE",
+      `Cannot reach the mcpx daemon on ${socket()}: ${(e as Error).message}`,
+    );
+  }
+  // deno-lint-ignore no-explicit-any
+  const out = answer.json as any;
+  if (answer.status !== 200) {
+    throw new ToolError(
+      server,
+      path,
+      out?.code ?? "INTERNAL",
+      out?.detail ?? `HTTP ${answer.status}`,
+      out?.data,
+    );
+  }
+  return out;
+}
+
 /** What search() returns for one tool. */
 export interface SearchHit {
   namespace: string;
