@@ -120,7 +120,7 @@ export const RUNTIME_NAMES: readonly string[] = [
   "deno",
   "env",
   "socket",
-  "remote",
+  "tcpEndpoint",
   "where",
   "token",
   "callerEnv",
@@ -141,6 +141,12 @@ export const RUNTIME_NAMES: readonly string[] = [
   "log",
   "emit",
   "describe",
+  "Question",
+  "QuestionHandler",
+  "AnswerReply",
+  "handlers",
+  "onElicit",
+  "onSample",
 ];
 
 function asciiWord(c: number): boolean {

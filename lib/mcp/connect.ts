@@ -30,6 +30,38 @@ export interface ConnectOptions {
     msg: string,
     attrs: Record<string, unknown>,
   ) => void;
+  /**
+   * Answers a request the server sends the client (`elicitation/create`,
+   * `sampling/createMessage`): its result is the reply; a thrown error is a JSON-RPC error.
+   * Without it every such request but `ping` is refused.
+   */
+  onServerRequest?: (method: string, params: unknown, ctx: { signal: AbortSignal }) => Promise<
+    unknown
+  >;
+  /** 2026-07-28: how many input_required rounds one request answers (`elicit.inputRounds`). */
+  inputRounds?: number;
+  /** What the client declares in the handshake; declared only where `onServerRequest` answers it. */
+  capabilities?: {
+    roots?: boolean;
+    elicitation?: { form?: boolean; url?: boolean };
+    sampling?: boolean;
+  };
+}
+
+/** The handshake's `capabilities` object for {@linkcode ConnectOptions.capabilities}. */
+export function declaredCapabilities(
+  caps: ConnectOptions["capabilities"],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (caps?.roots) out.roots = { listChanged: true };
+  if (caps?.elicitation && (caps.elicitation.form || caps.elicitation.url)) {
+    out.elicitation = {
+      ...(caps.elicitation.form ? { form: {} } : {}),
+      ...(caps.elicitation.url ? { url: {} } : {}),
+    };
+  }
+  if (caps?.sampling) out.sampling = {};
+  return out;
 }
 
 /**

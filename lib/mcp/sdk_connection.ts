@@ -26,7 +26,7 @@ import {
   startFailed,
   toToolInfo,
 } from "./_connection.ts";
-import { type ConnectOptions, negotiationFor } from "./connect.ts";
+import { type ConnectOptions, declaredCapabilities, negotiationFor } from "./connect.ts";
 import {
   CancellableHttpTransport,
   EndpointUnreachable,
@@ -34,7 +34,7 @@ import {
   safeUrl,
 } from "./http_transport.ts";
 import { oauthFetch } from "./oauth.ts";
-import { describeExit, oversizedData, StdioTransport } from "./stdio_transport.ts";
+import { describeEnd, oversizedData, StdioTransport } from "./stdio_transport.ts";
 import type {
   CallToolEnvelope,
   ConnectionEnd,
@@ -83,9 +83,13 @@ class Connection implements McpConnection {
     this.#life = new ConnectionLife(spec.name, () => this.stderrTail());
     this.#transport = this.#createTransport();
     this.#client = new Client(options.clientInfo ?? { name: "mcpx", version: VERSION }, {
-      // No roots, sampling or elicitation: mcpx cannot answer those requests yet, and a server
-      // that believes it can ask would wait on silence.
-      capabilities: {},
+      // Declared only where a handler answers them: a server that believes it can ask would
+      // otherwise wait on silence.
+      capabilities: options.onServerRequest ? declaredCapabilities(options.capabilities) : {},
+      // 2026-07-28: an input_required result is answered through the same handlers as a
+      // 2025-era server request, and resent with inputResponses and the requestState exactly as
+      // received, at most elicit.inputRounds times.
+      inputRequired: { autoFulfill: true, maxRounds: options.inputRounds ?? 8 },
       versionNegotiation: negotiationFor(spec.protocol, options.startTimeoutMs),
       listChanged: {
         tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.#life.toolsChanged() },
@@ -94,6 +98,22 @@ class Connection implements McpConnection {
     // Transport errors are not fatal (a stray stdout line, a failed DELETE); what is fatal
     // surfaces as a closed connection or a rejected request, which are reported there.
     this.#client.onerror = () => {};
+    const handler = options.onServerRequest;
+    if (handler) {
+      const methods = [
+        ...(options.capabilities?.elicitation ? ["elicitation/create" as const] : []),
+        ...(options.capabilities?.sampling ? ["sampling/createMessage" as const] : []),
+      ];
+      for (const method of methods) {
+        this.#client.setRequestHandler(
+          method,
+          ((request: { params?: unknown }, ctx: { mcpReq?: { signal?: AbortSignal } }) =>
+            handler(method, request.params, {
+              signal: ctx?.mcpReq?.signal ?? new AbortController().signal,
+            })) as never,
+        );
+      }
+    }
     // Whatever else the server says (log messages, prompt and resource list changes) goes to
     // whoever listens: a gateway relays it to its own clients.
     this.#client.fallbackNotificationHandler = (n) => {
@@ -120,7 +140,7 @@ class Connection implements McpConnection {
         this.#life.finish({
           code: exit.code,
           signal: exit.signal,
-          reason: exit.closed ? "closed by mcpx" : `the process ${describeExit(exit)}`,
+          reason: describeEnd(exit),
         })
       );
     } else {
@@ -420,6 +440,9 @@ class Connection implements McpConnection {
 
   #startFailure(error: unknown, ms: number): string {
     const transport = this.#transport;
+    if (transport instanceof StdioTransport && transport.exit?.failure !== undefined) {
+      return transport.exit.failure;
+    }
     if (transport instanceof StdioTransport && transport.exit && !transport.exit.closed) {
       return START_REASONS.exited(transport.exit);
     }

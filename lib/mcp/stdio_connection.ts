@@ -24,8 +24,8 @@ import {
   toToolInfo,
 } from "./_connection.ts";
 import { waitAtMost } from "./_wait.ts";
-import type { ConnectOptions } from "./connect.ts";
-import { describeExit, oversizedData, StdioTransport } from "./stdio_transport.ts";
+import { type ConnectOptions, declaredCapabilities } from "./connect.ts";
+import { describeEnd, oversizedData, StdioTransport } from "./stdio_transport.ts";
 import type {
   CallToolEnvelope,
   ConnectionEnd,
@@ -51,6 +51,7 @@ const MAX_PAGES = 64;
 /** JSON-RPC error codes used here. */
 const METHOD_NOT_FOUND = -32601;
 const INVALID_REQUEST = -32600;
+const INTERNAL_ERROR = -32603;
 const INVALID_PARAMS = -32602;
 
 /**
@@ -150,7 +151,7 @@ class StdioConnection implements McpConnection {
       this.#finish({
         code: exit.code,
         signal: exit.signal,
-        reason: exit.closed ? "closed by mcpx" : `the process ${describeExit(exit)}`,
+        reason: describeEnd(exit),
       })
     );
     const signal = this.#options.signal;
@@ -169,7 +170,9 @@ class StdioConnection implements McpConnection {
     try {
       const result = await this.#request("initialize", {
         protocolVersion: LATEST_REVISION,
-        capabilities: {},
+        capabilities: this.#options.onServerRequest
+          ? declaredCapabilities(this.#options.capabilities)
+          : {},
         clientInfo: this.#options.clientInfo ?? { name: "mcpx", version: VERSION },
       }, { timeoutMs: ms, signal, cancel: false }) as
         | { protocolVersion?: unknown; capabilities?: Record<string, unknown> }
@@ -391,6 +394,32 @@ class StdioConnection implements McpConnection {
     });
   }
 
+  /** Answers one server request through the handler; the connection's end aborts it. */
+  #answerServer(
+    id: string | number,
+    method: string,
+    params: unknown,
+    handler: NonNullable<ConnectOptions["onServerRequest"]>,
+  ): void {
+    const abort = new AbortController();
+    this.#life.ended.then(() => abort.abort(new Error("the connection ended")));
+    handler(method, params, { signal: abort.signal }).then(
+      (result) => ({ jsonrpc: "2.0" as const, id, result: result ?? {} }),
+      (error) => ({
+        jsonrpc: "2.0" as const,
+        id,
+        error: {
+          code: typeof (error as { rpcCode?: unknown })?.rpcCode === "number"
+            ? (error as { rpcCode: number }).rpcCode
+            : INTERNAL_ERROR,
+          message: error instanceof Error ? error.message : String(error),
+        },
+      }),
+    ).then((answer) => {
+      if (!abort.signal.aborted) this.#transport.send(answer as JSONRPCMessage).catch(() => {});
+    });
+  }
+
   #receive(message: JSONRPCMessage): void {
     const m = message as {
       id?: string | number;
@@ -414,7 +443,12 @@ class StdioConnection implements McpConnection {
         } else this.#life.notify({ method: m.method, ...(params ? { params } : {}) });
         return;
       }
-      // mcpx declares no capabilities: it answers ping and refuses every other request.
+      const handler = this.#options.onServerRequest;
+      if (m.method !== "ping" && handler) {
+        this.#answerServer(m.id, m.method, (message as { params?: unknown }).params, handler);
+        return;
+      }
+      // Without a handler it answers ping and refuses every other request.
       const answer = m.method === "ping" ? { jsonrpc: "2.0" as const, id: m.id, result: {} } : {
         jsonrpc: "2.0" as const,
         id: m.id,
@@ -495,6 +529,7 @@ class StdioConnection implements McpConnection {
 
   #startFailure(error: unknown, ms: number): string {
     const transport = this.#transport;
+    if (transport.exit?.failure !== undefined) return transport.exit.failure;
     if (transport.exit && !transport.exit.closed) {
       return START_REASONS.exited(transport.exit);
     }
