@@ -26,6 +26,7 @@ import { logShow, statsShow } from "./log_ops.ts";
 import { elicitAnswer, elicitDecline, elicitList, elicitShow } from "./elicit_ops.ts";
 import { openapiShow } from "./openapi_op.ts";
 import { promptsGet, resourcesRead } from "./feature_ops.ts";
+import { doctor } from "./doctor_op.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
 export const OPERATIONS: readonly Operation[] = [
@@ -55,6 +56,7 @@ export const OPERATIONS: readonly Operation[] = [
   daemonRun,
   mcpServe,
   health,
+  doctor,
   logShow,
   statsShow,
   configShow,

@@ -1,0 +1,140 @@
+// `mcpx doctor` (docs/doctor.md): a healthy setup passes and exits 0; each broken one produces the
+// failed check with its one-line advice, and exit status 1.
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { Sandbox } from "../_helpers.ts";
+import { namesServer } from "../fixtures/servers.ts";
+
+interface Check {
+  area: string;
+  status: string;
+  message: string;
+  hint?: string;
+}
+
+async function doctor(
+  box: Sandbox,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ code: number; checks: Check[]; failed: Check[] }> {
+  const r = await box.mcpx(["--json", "doctor", ...args], { env });
+  const out = JSON.parse(r.stdout) as { checks: Check[]; failed: number };
+  const failed = out.checks.filter((c) => c.status === "fail");
+  assert.equal(out.failed, failed.length);
+  for (const c of failed) {
+    assert.ok(c.hint && !c.hint.includes("\n"), `a one-line hint: ${c.message}`);
+  }
+  return { code: r.code, checks: out.checks, failed };
+}
+
+Deno.test("doctor: a healthy configuration passes, its server started through the daemon", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { names: namesServer() } });
+  const r = await doctor(box);
+  assert.deepEqual(r.failed, []);
+  assert.equal(r.code, 0);
+  const started = r.checks.find((c) =>
+    c.area === "server" && /names: starts, \d+ tools/.test(c.message)
+  );
+  assert.ok(started, JSON.stringify(r.checks));
+  const text = await box.mcpx(["doctor"]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /all checks passed/);
+  await box.mcpx(["stop", "--all"]);
+});
+
+Deno.test("doctor: a missing command fails with advice, and no server is started", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      gone: { command: "mcpx-no-such-binary" },
+      off: { command: "nope", disabled: true },
+    },
+  });
+  const r = await doctor(box);
+  assert.equal(r.code, 1);
+  assert.equal(r.failed.length, 1, JSON.stringify(r.failed));
+  assert.match(r.failed[0].message, /gone: command "mcpx-no-such-binary" is not installed/);
+  assert.match(r.failed[0].hint!, /Install mcpx-no-such-binary/);
+  assert.ok(r.checks.some((c) => c.status === "skip" && c.message === "off: disabled"));
+  assert.deepEqual(box.processes(), [], "no daemon started");
+});
+
+Deno.test("doctor: a configuration that does not parse", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", '{ "mcpServers": { "a": { "command": "true" } ');
+  const r = await doctor(box);
+  assert.equal(r.code, 1);
+  const c = r.failed.find((c) => c.area === "config");
+  assert.ok(c, JSON.stringify(r.checks));
+  assert.match(c.message, /\.mcpx\.json/);
+});
+
+Deno.test("doctor: a state directory open to others", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { a: { command: "true" } } });
+  const state = join(box.root, "state", "mcpx");
+  await Deno.mkdir(state, { recursive: true });
+  await Deno.chmod(state, 0o755);
+  const r = await doctor(box, ["--no-start"]);
+  assert.equal(r.code, 1);
+  const c = r.failed.find((c) => c.area === "dirs");
+  assert.ok(c, JSON.stringify(r.checks));
+  assert.match(c.message, /mode 0755/);
+  assert.equal(c.hint, `Run \`chmod 700 ${state}\``);
+});
+
+Deno.test("doctor: an unset ${VAR} and an unknown MCPX_ variable", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { a: { command: "true", env: { KEY: "${MCPX_DOCTOR_UNSET_KEY}" } } },
+  });
+  const r = await doctor(box, ["--no-start"], { MCPX_LOGGIN_LEVEL: "debug" });
+  assert.equal(r.code, 1);
+  assert.equal(r.failed.length, 1, JSON.stringify(r.failed));
+  assert.match(r.failed[0].message, /a: \$\{MCPX_DOCTOR_UNSET_KEY\} is referenced/);
+  assert.match(r.failed[0].hint!, /Set MCPX_DOCTOR_UNSET_KEY/);
+  const warn = r.checks.find((c) => c.area === "settings" && c.status === "warn");
+  assert.match(warn?.message ?? "", /Unknown variable MCPX_LOGGIN_LEVEL/);
+});
+
+Deno.test("doctor: an environment variable overriding a file's setting is a warning, not a failure", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    logging: { level: "warn" },
+    mcpServers: { a: { command: "true" } },
+  });
+  const r = await doctor(box, ["--no-start"], { MCPX_LOGGING_LEVEL: "debug" });
+  assert.equal(r.code, 0, JSON.stringify(r.failed));
+  const warn = r.checks.find((c) => c.area === "settings" && c.status === "warn");
+  assert.match(
+    warn?.message ?? "",
+    /logging\.level = "debug" from env MCPX_LOGGING_LEVEL overrides "warn"/,
+  );
+  assert.match(warn?.hint ?? "", /Unset MCPX_LOGGING_LEVEL/);
+});
+
+Deno.test("doctor: an untrusted project configuration names `mcpx trust`", async () => {
+  await using box = await Sandbox.create(undefined, { trustAll: false });
+  const config = await box.write("work/.mcpx.json", { mcpServers: { names: namesServer() } });
+  const r = await doctor(box);
+  assert.equal(r.code, 1);
+  const c = r.failed.find((c) => c.area === "trust");
+  assert.ok(c, JSON.stringify(r.checks));
+  assert.equal(c.hint, `Read it, then run \`mcpx trust ${config}\``);
+  assert.deepEqual(box.processes(), [], "an untrusted configuration starts nothing");
+});
+
+Deno.test("doctor: a log directory that is a file", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { a: { command: "true" } } });
+  const logs = join(box.root, "state", "mcpx", "logs");
+  await Deno.mkdir(join(box.root, "state", "mcpx"), { recursive: true, mode: 0o700 });
+  await Deno.writeTextFile(logs, "not a folder");
+  const r = await doctor(box, ["--no-start"]);
+  assert.equal(r.code, 1);
+  const c = r.failed.find((c) => c.area === "logindex");
+  assert.ok(c, JSON.stringify(r.checks));
+  assert.match(c.hint!, /set logging\.dir/);
+});
