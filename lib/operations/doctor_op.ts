@@ -428,7 +428,7 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
 
 /** `mcpx doctor`: one command for "it does not work". */
 export const doctor = defineOperation<{ noStart?: boolean }, DoctorOutput>({
-  id: "doctor",
+  id: "setup.doctor",
   summary:
     "Check the runtimes, settings, configuration, servers, directories, daemon and log index",
   description:
