@@ -138,3 +138,48 @@ Deno.test("doctor: a log directory that is a file", async () => {
   assert.ok(c, JSON.stringify(r.checks));
   assert.match(c.hint!, /set logging\.dir/);
 });
+
+Deno.test("doctor: a server that is installed but does not start shows what it wrote", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      broken: { command: "sh", args: ["-c", "echo 'missing API key for broken' >&2; exit 3"] },
+    },
+  });
+  const r = await doctor(box);
+  assert.equal(r.code, 1);
+  const c = r.failed.find((c) => c.area === "server");
+  assert.ok(c, JSON.stringify(r.checks));
+  assert.match(c.message, /broken: does not start: .*missing API key for broken/);
+  await box.mcpx(["stop", "--all"]);
+});
+
+Deno.test("doctor: a daemon of another mcpx version is stale: `mcpx stop`", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { a: { command: "true" } } });
+  const dir = join(box.root, "sock");
+  await Deno.mkdir(dir, { mode: 0o700 });
+  const socket = join(dir, "d.sock");
+  // Something answering as an older daemon would.
+  const old = Deno.serve(
+    { path: socket, onListen() {} },
+    () =>
+      Response.json({
+        service: "mcpx",
+        version: "0.0.1",
+        pid: 4242,
+        fingerprint: "old",
+        config: "x",
+      }),
+  );
+  try {
+    const r = await doctor(box, ["--no-start"], { MCPX_DAEMON_SOCKET: socket });
+    assert.equal(r.code, 1);
+    const c = r.failed.find((c) => c.area === "daemon");
+    assert.ok(c, JSON.stringify(r.checks));
+    assert.match(c.message, /daemon 4242 runs mcpx 0\.0\.1, this CLI is /);
+    assert.match(c.hint!, /mcpx stop/);
+  } finally {
+    await old.shutdown();
+  }
+});
