@@ -5,6 +5,7 @@
 
 import type { VersionNegotiationOptions } from "@modelcontextprotocol/client";
 import { load } from "../_load.ts";
+import type { ClientCapabilityOptions } from "./_connection.ts";
 import type { McpConnection, ServerSpec } from "./types.ts";
 
 /** Options of {@linkcode connectServer}. */
@@ -30,6 +31,27 @@ export interface ConnectOptions {
     msg: string,
     attrs: Record<string, unknown>,
   ) => void;
+  /**
+   * What mcpx declares it can answer, sent in `initialize` (so before any request can arrive).
+   * Each is declared only with an `onServerRequest` to answer it.
+   */
+  capabilities?: ClientCapabilityOptions;
+  /**
+   * Answers a server's request: `roots/list`, `elicitation/create`, `sampling/createMessage`
+   * (each only when its capability was declared). The result is sent back as is; a throw (an
+   * McpxError, or `{code, message}` with a numeric JSON-RPC code) becomes a JSON-RPC error.
+   * `ctx.signal` aborts when the server cancels the request or the connection ends.
+   */
+  onServerRequest?: (
+    method: string,
+    params: unknown,
+    ctx: { signal: AbortSignal },
+  ) => Promise<unknown>;
+  /**
+   * Hears the server's notifications: `notifications/message`, `notifications/progress` (also
+   * delivered to the call's `onProgress`) and `notifications/{tools,prompts,resources}/list_changed`.
+   */
+  onNotification?: (method: string, params: unknown) => void;
 }
 
 /**

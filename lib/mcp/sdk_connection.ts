@@ -16,11 +16,15 @@ import {
   type Attempt,
   calling,
   callTimeout,
+  clientCapabilities,
   ConnectionLife,
   LISTING,
   listTimeout,
   logOversized,
+  progressOf,
   rpcError,
+  rpcFailureOf,
+  SERVER_REQUESTS,
   START_REASONS,
   startFailed,
   toToolInfo,
@@ -34,6 +38,7 @@ import {
 } from "./http_transport.ts";
 import { describeExit, oversizedData, StdioTransport } from "./stdio_transport.ts";
 import type {
+  CallOptions,
   CallToolEnvelope,
   ConnectionEnd,
   McpConnection,
@@ -79,18 +84,73 @@ class Connection implements McpConnection {
     this.#options = options;
     this.#life = new ConnectionLife(spec.name, () => this.stderrTail());
     this.#transport = this.#createTransport();
+    // Declared here, at construction: a handler installed after the handshake is one the
+    // server was never told about (the reference shipped sampling unreachable that way).
+    const capabilities = clientCapabilities(
+      options.capabilities,
+      options.onServerRequest !== undefined,
+    );
+    const notify = (method: string, params: unknown) => {
+      try {
+        options.onNotification?.(method, params);
+      } catch {
+        // A listener's failure is its own.
+      }
+    };
     this.#client = new Client(options.clientInfo ?? { name: "mcpx", version: VERSION }, {
-      // No roots, sampling or elicitation: mcpx cannot answer those requests yet, and a server
-      // that believes it can ask would wait on silence.
-      capabilities: {},
+      capabilities,
       versionNegotiation: negotiationFor(spec.protocol, options.startTimeoutMs),
       listChanged: {
-        tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.#life.toolsChanged() },
+        tools: {
+          autoRefresh: false,
+          debounceMs: 0,
+          onChanged: () => {
+            this.#life.toolsChanged();
+            notify("notifications/tools/list_changed", undefined);
+          },
+        },
       },
     });
     // Transport errors are not fatal (a stray stdout line, a failed DELETE); what is fatal
     // surfaces as a closed connection or a rejected request, which are reported there.
     this.#client.onerror = () => {};
+    const handler = options.onServerRequest;
+    if (handler) {
+      for (const [method, needs] of Object.entries(SERVER_REQUESTS)) {
+        if (capabilities[needs] === undefined) continue;
+        this.#client.setRequestHandler(
+          method as "roots/list",
+          async (request: { params?: unknown }, ctx: { mcpReq: { signal: AbortSignal } }) => {
+            try {
+              return await handler(method, request.params, { signal: ctx.mcpReq.signal }) as {
+                roots: [];
+              };
+            } catch (error) {
+              const f = rpcFailureOf(error);
+              throw new ProtocolError(f.code, f.message, f.data);
+            }
+          },
+        );
+      }
+    }
+    for (
+      const method of [
+        "notifications/message",
+        "notifications/prompts/list_changed",
+        "notifications/resources/list_changed",
+        "notifications/resources/updated",
+      ]
+    ) {
+      this.#client.setNotificationHandler(
+        method as "notifications/message",
+        (n: { params?: unknown }) => notify(method, n.params),
+      );
+    }
+    this.#client.fallbackNotificationHandler = (n) => {
+      // Progress is delivered to the call's own callback by the SDK; this hears all of it.
+      notify(n.method, (n as { params?: unknown }).params);
+      return Promise.resolve();
+    };
   }
 
   get pid(): number | undefined {
@@ -199,16 +259,28 @@ class Connection implements McpConnection {
   async callTool(
     name: string,
     args: Record<string, unknown>,
-    options: { timeoutMs: number; signal?: AbortSignal },
+    options: CallOptions,
   ): Promise<CallToolEnvelope> {
     this.#life.assertOpen(`call "${name}"`);
     const server = this.#spec.name;
     try {
       // The SDK's own timeout and signal: either one sends notifications/cancelled for the
       // request (and, over HTTP, aborts the POST that carries it; see CancellableHttpTransport).
+      const onProgress = options.onProgress;
       const result = await this.#client.callTool({ name, arguments: args }, {
         timeout: options.timeoutMs,
         signal: options.signal,
+        onprogress: onProgress
+          ? (p: unknown) => {
+            const report = progressOf(p);
+            if (!report) return;
+            try {
+              onProgress(report);
+            } catch {
+              // A listener's failure is its own.
+            }
+          }
+          : undefined,
       });
       return result as CallToolEnvelope;
     } catch (error) {
@@ -237,6 +309,21 @@ class Connection implements McpConnection {
 
   onToolsChanged(listener: () => void): void {
     this.#life.onToolsChanged(listener);
+  }
+
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    if (this.#life.end) return;
+    if (method === "notifications/roots/list_changed") {
+      await this.#client.sendRootsListChanged().catch(() => {});
+      return;
+    }
+    await this.#client.notification({ method, params } as never).catch(() => {});
+  }
+
+  async setLoggingLevel(level: string, timeoutMs: number): Promise<void> {
+    // A server that declared no logging would refuse the request; it is not asked.
+    if (this.#client.getServerCapabilities()?.logging === undefined || this.#life.end) return;
+    await this.#client.setLoggingLevel(level as "info", { timeout: timeoutMs }).catch(() => {});
   }
 
   close(): Promise<void> {

@@ -10,14 +10,18 @@ import { McpxError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import {
   abandoned,
+  answerable,
   type Attempt,
   calling,
   callTimeout,
+  clientCapabilities,
   ConnectionLife,
   LISTING,
   listTimeout,
   logOversized,
+  progressOf,
   rpcError,
+  rpcFailureOf,
   START_REASONS,
   startFailed,
   toToolInfo,
@@ -26,6 +30,7 @@ import { waitAtMost } from "./_wait.ts";
 import type { ConnectOptions } from "./connect.ts";
 import { describeExit, oversizedData, StdioTransport } from "./stdio_transport.ts";
 import type {
+  CallOptions,
   CallToolEnvelope,
   ConnectionEnd,
   McpConnection,
@@ -95,6 +100,7 @@ class Stopped extends Error {
 interface Pending {
   resolve: (result: unknown) => void;
   reject: (error: Error) => void;
+  onProgress?: CallOptions["onProgress"];
 }
 
 class StdioConnection implements McpConnection {
@@ -107,6 +113,12 @@ class StdioConnection implements McpConnection {
   readonly #pending = new Map<number, Pending>();
   /** Each listed tool's output schema, compiled on its first call. */
   readonly #outputs = new Map<string, { schema: unknown; validator?: Validator }>();
+  /** The server's requests being answered, by id: aborted when it cancels one. */
+  readonly #answering = new Map<string | number, AbortController>();
+  /** What was declared in `initialize`. */
+  readonly #capabilities: Record<string, unknown>;
+  /** What the server declared in its answer. */
+  #serverCapabilities: Record<string, unknown> = {};
   #nextId = 0;
   #closing?: Promise<void>;
 
@@ -114,6 +126,10 @@ class StdioConnection implements McpConnection {
     this.#spec = spec;
     this.#options = options;
     this.#life = new ConnectionLife(spec.name, () => this.stderrTail());
+    this.#capabilities = clientCapabilities(
+      options.capabilities,
+      options.onServerRequest !== undefined,
+    );
     this.#transport = new StdioTransport({
       name: spec.name,
       command: spec.command!,
@@ -163,9 +179,15 @@ class StdioConnection implements McpConnection {
     try {
       const result = await this.#request("initialize", {
         protocolVersion: LATEST_REVISION,
-        capabilities: {},
+        capabilities: this.#capabilities,
         clientInfo: this.#options.clientInfo ?? { name: "mcpx", version: VERSION },
-      }, { timeoutMs: ms, signal, cancel: false }) as { protocolVersion?: unknown } | undefined;
+      }, { timeoutMs: ms, signal, cancel: false }) as
+        | { protocolVersion?: unknown; capabilities?: unknown }
+        | undefined;
+      const declared = result?.capabilities;
+      if (declared && typeof declared === "object") {
+        this.#serverCapabilities = declared as Record<string, unknown>;
+      }
       const version = result?.protocolVersion;
       if (typeof version !== "string" || !SUPPORTED_REVISIONS.includes(version)) {
         reason = `the server answered initialize with protocol version ${
@@ -234,7 +256,7 @@ class StdioConnection implements McpConnection {
   async callTool(
     name: string,
     args: Record<string, unknown>,
-    options: { timeoutMs: number; signal?: AbortSignal },
+    options: CallOptions,
   ): Promise<CallToolEnvelope> {
     this.#life.assertOpen(`call "${name}"`);
     const server = this.#spec.name;
@@ -245,6 +267,7 @@ class StdioConnection implements McpConnection {
         timeoutMs: options.timeoutMs,
         signal: options.signal,
         cancel: true,
+        onProgress: options.onProgress,
       }) as CallToolEnvelope;
     } catch (error) {
       throw await this.#failure(error, {
@@ -265,6 +288,22 @@ class StdioConnection implements McpConnection {
     this.#life.onToolsChanged(listener);
   }
 
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    if (this.#life.end) return;
+    const message = params === undefined
+      ? { jsonrpc: "2.0" as const, method }
+      : { jsonrpc: "2.0" as const, method, params };
+    await this.#transport.send(message as JSONRPCMessage).catch(() => {});
+  }
+
+  async setLoggingLevel(level: string, timeoutMs: number): Promise<void> {
+    // A server that declared no logging would refuse the request; it is not asked.
+    if (this.#serverCapabilities.logging === undefined || this.#life.end) return;
+    await this.#request("logging/setLevel", { level }, { timeoutMs, cancel: true }).catch(
+      () => {},
+    );
+  }
+
   close(): Promise<void> {
     this.#closing ??= this.#transport.close().then(() => this.ended).then(() => {});
     return this.#closing;
@@ -278,10 +317,17 @@ class StdioConnection implements McpConnection {
   #request(
     method: string,
     params: Record<string, unknown>,
-    options: { timeoutMs: number; signal?: AbortSignal; cancel: boolean },
+    options: {
+      timeoutMs: number;
+      signal?: AbortSignal;
+      cancel: boolean;
+      onProgress?: CallOptions["onProgress"];
+    },
   ): Promise<unknown> {
     if (options.signal?.aborted) return Promise.reject(new Stopped({ kind: "cancelled" }));
     const id = this.#nextId++;
+    // The request's own id is its progress token: unique among those in flight.
+    if (options.onProgress) params = { ...params, _meta: { progressToken: id } };
     const { promise, resolve, reject } = Promise.withResolvers<unknown>();
     const stop = (s: Stop) => {
       if (!this.#pending.delete(id)) return;
@@ -310,6 +356,7 @@ class StdioConnection implements McpConnection {
         done();
         reject(error);
       },
+      onProgress: options.onProgress,
     });
     options.signal?.addEventListener("abort", onAbort, { once: true });
     this.#transport.send({ jsonrpc: "2.0", id, method, params } as JSONRPCMessage).catch(() => {
@@ -330,17 +377,9 @@ class StdioConnection implements McpConnection {
       error?: RpcFailure;
     };
     if (typeof m.method === "string") {
-      if (m.id === undefined) {
-        if (m.method === "notifications/tools/list_changed") this.#life.toolsChanged();
-        return;
-      }
-      // mcpx declares no capabilities: it answers ping and refuses every other request.
-      const answer = m.method === "ping" ? { jsonrpc: "2.0" as const, id: m.id, result: {} } : {
-        jsonrpc: "2.0" as const,
-        id: m.id,
-        error: { code: METHOD_NOT_FOUND, message: `Method not found: ${m.method}` },
-      };
-      this.#transport.send(answer as JSONRPCMessage).catch(() => {});
+      const params = (message as { params?: unknown }).params;
+      if (m.id === undefined) this.#notified(m.method, params);
+      else this.#answer(m.id, m.method, params);
       return;
     }
     if (typeof m.id !== "number") return;
@@ -357,6 +396,55 @@ class StdioConnection implements McpConnection {
         }),
       );
     } else pending.resolve(m.result);
+  }
+
+  #notified(method: string, params: unknown): void {
+    if (method === "notifications/tools/list_changed") this.#life.toolsChanged();
+    if (method === "notifications/cancelled") {
+      const id = (params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof id === "string" || typeof id === "number") this.#answering.get(id)?.abort();
+    }
+    if (method === "notifications/progress") {
+      const token = (params as { progressToken?: unknown } | undefined)?.progressToken;
+      const report = progressOf(params);
+      const pending = typeof token === "number" ? this.#pending.get(token) : undefined;
+      if (report && pending?.onProgress) {
+        try {
+          pending.onProgress(report);
+        } catch {
+          // A listener's failure is its own.
+        }
+      }
+    }
+    try {
+      this.#options.onNotification?.(method, params);
+    } catch {
+      // Likewise.
+    }
+  }
+
+  /** Answers ping, and what the declared capabilities let the server ask; refuses the rest. */
+  async #answer(id: string | number, method: string, params: unknown): Promise<void> {
+    const reply = (body: { result: unknown } | { error: RpcFailure }) =>
+      this.#transport.send({ jsonrpc: "2.0", id, ...body } as JSONRPCMessage).catch(() => {});
+    if (method === "ping") return void await reply({ result: {} });
+    const handler = this.#options.onServerRequest;
+    if (!handler || !answerable(method, this.#capabilities)) {
+      return void await reply({
+        error: { code: METHOD_NOT_FOUND, message: `Method not found: ${method}` },
+      });
+    }
+    const controller = new AbortController();
+    this.#answering.set(id, controller);
+    try {
+      const result = await handler(method, params, { signal: controller.signal });
+      // A request the server cancelled gets no answer.
+      if (!controller.signal.aborted) await reply({ result: result ?? {} });
+    } catch (error) {
+      if (!controller.signal.aborted) await reply({ error: rpcFailureOf(error) });
+    } finally {
+      this.#answering.delete(id);
+    }
   }
 
   /** What is wrong with a result against the tool's output schema, as the SDK checks it. */
@@ -384,6 +472,8 @@ class StdioConnection implements McpConnection {
   }
 
   #stopAll(stop: Stop): void {
+    for (const controller of this.#answering.values()) controller.abort();
+    this.#answering.clear();
     for (const [id, pending] of [...this.#pending]) {
       this.#pending.delete(id);
       pending.reject(new Stopped(stop));

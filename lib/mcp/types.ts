@@ -46,6 +46,14 @@ export interface ConnectionEnd {
   reason: string;
 }
 
+/** The options of one `callTool`. */
+export interface CallOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Asks for progress (a `progressToken` is sent) and hears each report. */
+  onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
+}
+
 /** A live, initialised client connection to one server process or endpoint. */
 export interface McpConnection {
   /** The child's pid (stdio only). */
@@ -65,10 +73,14 @@ export interface McpConnection {
   callTool(
     name: string,
     args: Record<string, unknown>,
-    options: { timeoutMs: number; signal?: AbortSignal },
+    options: CallOptions,
   ): Promise<CallToolEnvelope>;
   /** Called when the server sends `notifications/tools/list_changed`. */
   onToolsChanged(listener: () => void): void;
+  /** Sends a notification to the server (`notifications/roots/list_changed`). */
+  notify?(method: string, params?: Record<string, unknown>): Promise<void>;
+  /** Asks the server to send `notifications/message` at `level` and above (`logging/setLevel`). */
+  setLoggingLevel?(level: string, timeoutMs: number): Promise<void>;
   /** Closes: HTTP sessions are ended with DELETE; stdio children are killed by process group. */
   close(): Promise<void>;
 }
