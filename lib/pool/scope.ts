@@ -54,6 +54,11 @@ export interface ScopeKey {
   degraded?: string;
   /** For a server with `"envFrom": "caller"`: the caller's values its `${VAR}` references read. */
   env?: Record<string, string>;
+  /**
+   * The working directory of the caller whose call starts the process: its default MCP root.
+   * Not part of `key`.
+   */
+  cwd?: string;
 }
 
 /** The repository facts the `repo` and `worktree` scopes need. */
@@ -80,7 +85,8 @@ export function scopeOf(key: string): string {
  * sharing a stateful process by accident corrupts results, over-isolating only costs a process.
  */
 export function scopeKey(def: ServerDef, caller: Caller, discover: Discover): ScopeKey {
-  const key = scopeOnly(def, caller, discover);
+  const only = scopeOnly(def, caller, discover);
+  const key: ScopeKey = caller.cwd === undefined ? only : { ...only, cwd: caller.cwd };
   if (def.envFrom !== "caller") return key;
   // A process started with one caller's values never serves a caller with other values.
   const env = pick(caller.env ?? {}, def.envNames);
