@@ -36,6 +36,11 @@ export interface DaemonHandle {
   readonly registry: Registry;
   /** Stops the daemon after the current answer is sent. */
   requestStop(reason: string): void;
+  /**
+   * The daemon's event bus (`GET /v1/events`): `publish(type, data)` never blocks. Absent
+   * outside the daemon.
+   */
+  readonly events?: import("./events/bus.ts").EventBus;
   /** What it stopped at its start that a daemon which died had left running, if anything. */
   readonly recovered?: string;
   /** The daemon's log. */

@@ -36,6 +36,8 @@ import {
   writeChildren,
 } from "./children.ts";
 import { removeLive, writeLive } from "./live.ts";
+import { EventBus } from "../events/bus.ts";
+import { ClientHalf } from "./client_half.ts";
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
 export interface DaemonRecord {
@@ -109,9 +111,18 @@ export async function runDaemon(
 
   let registry: Registry;
   let stopping = false;
+  const events = new EventBus();
+  let half: ClientHalf;
   try {
+    half = new ClientHalf(defsOf(config, settings, log), {
+      configDir: dirname(config.path),
+      roots: settings.get("servers.roots"),
+      logLevel: settings.get("servers.logLevel"),
+      log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
+      bus: events,
+    });
     // Once stopping, the live state is no longer written: a successor may own the file by then.
-    registry = await makeRegistry(config, ctx, settings, log, {
+    registry = await makeRegistry(config, ctx, settings, log, half, events, {
       live: (state) => {
         if (!stopping) writeLive(paths.live, state);
       },
@@ -141,6 +152,7 @@ export async function runDaemon(
     inflight: 0,
     log,
     registry,
+    events,
     requestStop(reason: string) {
       if (stopReason) return;
       stopReason = reason;
@@ -219,6 +231,7 @@ export async function runDaemon(
     await registry.flushCache();
     const cache = await cacheFor(ctx, now, defs, log);
     const { kept, stopped } = await registry.reconfigure(defs, cache);
+    half.setDefs(defs);
     if (settingsText(next) !== settingsText(state.config)) {
       log.write(
         "warn",
@@ -383,6 +396,9 @@ export async function runDaemon(
   stopping = true;
   log.write("info", "daemon.stopping", `Daemon stopping: ${stopReason}`, { reason: stopReason });
   await registry.flushCache();
+  // Event streams end first: the listener's drain would otherwise wait on every follower.
+  events.publish("daemon.stopping", { reason: stopReason });
+  events.close();
   // Servers go while the listener drains: a call in flight then fails at once (its server was
   // stopped) instead of holding the shutdown until its callTimeout.
   await Promise.all([server!.shutdown(), registry.close()]);
@@ -442,6 +458,14 @@ function recordChildren(
   writeChildren(path, { pid: Deno.pid, start }, out);
 }
 
+/** The pool's log events that are also bus events (lib/events/bus.ts), by their bus type. */
+const BUS_EVENTS: Record<string, string> = {
+  "instance.ready": "server.started",
+  "instance.start_failed": "server.failed",
+  "instance.exited": "server.crashed",
+  "instance.stopping": "server.stopped",
+};
+
 /** The servers of a configuration, its warnings logged. */
 function defsOf(config: McpxConfig, settings: Settings, log: JsonlLog): ServerDef[] {
   const warnings: string[] = [];
@@ -487,6 +511,8 @@ async function makeRegistry(
   ctx: Context,
   settings: Settings,
   log: JsonlLog,
+  half: ClientHalf,
+  events: EventBus,
   watch: {
     live: (state: LiveState) => void;
     children: (list: { pid: number; server: string; instance: string }[]) => void;
@@ -507,16 +533,33 @@ async function makeRegistry(
   const configDir = dirname(config.path);
   const passthrough = passthroughNames(settings.get("servers.envPassthrough"));
   const maxMessageBytes = settings.get("daemon.maxMessageBytes");
+  const write = (
+    level: "debug" | "info" | "warn" | "error",
+    event: string,
+    msg: string,
+    attrs?: Record<string, unknown>,
+  ) => {
+    log.write(level, event, msg, attrs);
+    const type = BUS_EVENTS[event];
+    if (type) events.publish(type, { message: msg, ...attrs });
+  };
   return new Registry(defs, {
     // The SDK is loaded when the first server starts, not with the daemon (~100 ms of start-up).
-    connect: async (spec, startTimeoutMs, signal) =>
-      (await load<typeof import("../mcp/connect.ts")>("../mcp/connect.ts", import.meta.url))
-        .connectServer(spec, {
-          startTimeoutMs,
-          signal,
-          maxMessageBytes,
-          log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
-        }),
+    connect: async (spec, startTimeoutMs, signal) => {
+      const conn = await (await load<typeof import("../mcp/connect.ts")>(
+        "../mcp/connect.ts",
+        import.meta.url,
+      )).connectServer(spec, {
+        startTimeoutMs,
+        signal,
+        maxMessageBytes,
+        log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
+        ...half.options(spec),
+      });
+      half.started(spec, conn, startTimeoutMs);
+      return conn;
+    },
+    called: (call) => events.publish("call.finished", { ...call }),
     spec(def, key) {
       // `${VAR}` reads the daemon's environment, or for "envFrom": "caller" the caller's values
       // that came with the call (the key carries them); nothing else of either reaches the server.
@@ -532,10 +575,11 @@ async function makeRegistry(
         url: auth.url,
         headers: auth.headers,
         protocol: def.protocol,
+        ...(key?.cwd === undefined ? {} : { callerCwd: key.cwd }),
       };
     },
     discover: (cwd) => discoverRepository(cwd),
-    log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
+    log: write,
     trace: settings.get("logging.trace"),
     reapIntervalMs: settings.get("plumbing.reapInterval"),
     alive: pidAlive,

@@ -11,6 +11,11 @@ export interface ServerSpec {
   /** http/sse: the endpoint and the headers to send (credentials already expanded). */
   url?: string;
   headers: Record<string, string>;
+  /**
+   * The working directory of the caller whose call starts it: its MCP root when the
+   * configuration names none (lib/daemon/client_half.ts).
+   */
+  callerCwd?: string;
   /** Protocol era: legacy first by default; the other three are explicit choices. */
   protocol: "legacy" | "prefer-modern" | "force-legacy" | "force-modern";
 }

@@ -1,6 +1,6 @@
 import { McpxError, messageOf } from "../errors.ts";
 import { didYouMean } from "../near.ts";
-import type { McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
+import type { CallToolEnvelope, McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
 import { selectServers, type ServerDef } from "../config/servers.ts";
 import { functionNames } from "../names.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
@@ -49,6 +49,15 @@ export interface RegistryDeps {
    * serve whenever they change, at most once per turn of the event loop.
    */
   live?(state: LiveState): void;
+  /** Told each call that finished, answered or not (the `call.finished` event). */
+  called?(call: {
+    server: string;
+    tool: string;
+    instance: string;
+    durationMs: number;
+    ok: boolean;
+    error?: string;
+  }): void;
   /** Told the server processes (pid, server, instance) whenever they change, like `live`. */
   children?(list: { pid: number; server: string; instance: string }[]): void;
 }
@@ -73,6 +82,8 @@ export interface CallRequest {
    * (lib/pool/words.ts), over `arguments`.
    */
   words?: readonly string[];
+  /** Hears the call's progress (`notifications/progress`); a progress token is sent with it. */
+  onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
 }
 
 /** One tool call's answer. */
@@ -474,10 +485,24 @@ export class Registry {
         : req.arguments;
       validateArguments(def.namespace, tool.name, tool.inputSchema, args);
       lease.instance.calls++;
-      const envelope = await lease.conn.callTool(tool.name, args, {
-        timeoutMs: def.pool.callTimeoutMs,
-        signal,
-      });
+      let envelope: CallToolEnvelope;
+      try {
+        envelope = await lease.conn.callTool(tool.name, args, {
+          timeoutMs: def.pool.callTimeoutMs,
+          signal,
+          ...(req.onProgress ? { onProgress: req.onProgress } : {}),
+        });
+      } catch (e) {
+        this.#finished(def, tool.name, lease.instance, started, messageOf(e));
+        throw e;
+      }
+      this.#finished(
+        def,
+        tool.name,
+        lease.instance,
+        started,
+        envelope.isError ? errorText(envelope) : undefined,
+      );
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       this.#trace(def, tool.name, lease.instance, durationMs, envelope.isError === true);
       if (envelope.isError) {
@@ -506,6 +531,27 @@ export class Registry {
       throw e;
     } finally {
       lease.release();
+    }
+  }
+
+  #finished(
+    def: ServerDef,
+    tool: string,
+    inst: Instance,
+    started: number,
+    error: string | undefined,
+  ): void {
+    try {
+      this.#deps.called?.({
+        server: def.namespace,
+        tool,
+        instance: inst.id,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        ok: error === undefined,
+        ...(error === undefined ? {} : { error }),
+      });
+    } catch {
+      // A listener's failure is not the call's.
     }
   }
 

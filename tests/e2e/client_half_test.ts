@@ -1,0 +1,145 @@
+// The client half of MCP through a real daemon: roots answered from the configuration, a
+// server's log message in the daemon's log, list_changed and calls on the event bus
+// (`GET /v1/events`, replayed and followed), and the filesystem server no longer told that its
+// client has no roots.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { daemonLog, npmServer, Sandbox, until } from "../_helpers.ts";
+import { ASKING, cacheModern } from "../../lib/mcp/_testing.ts";
+import { wireRequest } from "../../lib/daemon/wire.ts";
+
+interface Health {
+  pid: number;
+  socket: string;
+}
+
+interface Sse {
+  id: string;
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** The text of a `call --json` envelope's first content item. */
+function firstText(envelope: { content?: { text?: string }[] }): string {
+  return envelope.content?.[0]?.text ?? "";
+}
+
+function parseSse(text: string): Sse[] {
+  return text.split("\n\n").filter((b) => b.includes("data: ")).map((block) => {
+    const field = (name: string) =>
+      block.split("\n").find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2) ?? "";
+    return { id: field("id"), event: field("event"), data: JSON.parse(field("data")) };
+  });
+}
+
+Deno.test("client half: roots from the mcpx block, a server's log in the daemon log, events replayed and followed", async () => {
+  await cacheModern();
+  await using box = await Sandbox.create();
+  await Deno.mkdir(join(box.root, "work", "data"));
+  await box.write("work/.mcpx.json", {
+    mcpServers: { asking: { ...ASKING, mcpx: { roots: ["./data"] } } },
+  });
+  const roots = await box.json<{ content?: { text?: string }[] }>(["call", "asking.roots"]);
+  assert.deepEqual(JSON.parse(firstText(roots)), [{
+    uri: `file://${join(box.root, "work", "data")}`,
+    name: "data",
+  }]);
+
+  await box.json(["call", "asking.say", "line=retrying against the replica"]);
+  assert.ok(
+    await until(async () =>
+      (await daemonLog(box)).some((r) =>
+        r.event === "server.log" && r.server === "asking" &&
+        String(r.msg ?? r.message).includes("retrying against the replica")
+      )
+    ),
+    "the server's notifications/message is in the daemon log under its name",
+  );
+  const heard = await box.json<{ content?: { text?: string }[] }>(["call", "asking.heard"]);
+  assert.deepEqual(
+    JSON.parse(firstText(heard)).levels,
+    ["info"],
+    "logging/setLevel was sent at servers.logLevel",
+  );
+
+  const health = await box.json<Health>(["health"]);
+  const token = box.daemonToken(health);
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    wireRequest(health.socket, "GET", path, { headers: { "x-mcpx-token": token, ...headers } });
+
+  // Replay of everything retained, then only what follows a position.
+  const all = parseSse((await get("/v1/events?since=0&follow=false")).text);
+  const types = all.map((e) => e.event);
+  assert.ok(types.includes("server.started"), types.join(","));
+  assert.ok(types.includes("call.finished"), types.join(","));
+  const ids = all.map((e) => Number(e.id));
+  assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+  assert.equal(ids[0], 1);
+  const last = ids[ids.length - 1];
+  const after = parseSse(
+    (await get(`/v1/events?follow=false`, { "last-event-id": String(last - 1) })).text,
+  );
+  assert.deepEqual(after.map((e) => Number(e.id)), [last]);
+  const bad = await get("/v1/events?since=x");
+  assert.equal(bad.status, 400);
+
+  // Followed: a list change and the call that caused it arrive on the open stream.
+  const client = Deno.createHttpClient({ proxy: { transport: "unix", path: health.socket } });
+  const abort = new AbortController();
+  try {
+    const res = await fetch(`http://mcpx/v1/events?since=${last}`, {
+      client,
+      headers: { "x-mcpx-token": token },
+      signal: abort.signal,
+    });
+    assert.equal(res.headers.get("content-type"), "text/event-stream");
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    await box.json(["call", "asking.grow"]);
+    let text = "";
+    while (!text.includes("event: tools.changed") || !text.includes("event: call.finished")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    const followed = parseSse(text);
+    assert.ok(followed.some((e) => e.event === "tools.changed" && e.data.data?.toString() !== ""));
+    assert.ok(followed.every((e) => Number(e.id) > last));
+    await reader.cancel();
+  } finally {
+    abort.abort();
+    client.close();
+  }
+  assert.equal((await box.mcpx(["stop"])).code, 0);
+});
+
+Deno.test("client half: the filesystem server gets roots and no longer says its client has none", async () => {
+  await using box = await Sandbox.create();
+  await Deno.mkdir(join(box.root, "work", "shared"));
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      filesystem: { ...npmServer("server-filesystem", ["."]), mcpx: { roots: ["./shared"] } },
+    },
+  });
+  // The server asks for roots once initialized, and takes up the answer on its own time.
+  const allowed = async () =>
+    firstText(
+      await box.json<{ content?: { text?: string }[] }>([
+        "call",
+        "filesystem.list_allowed_directories",
+      ]),
+    );
+  assert.ok(
+    await until(async () => /shared/.test(await allowed())),
+    "the roots replaced the arguments' directory",
+  );
+  const status = await box.json<{ servers: { instances: { stderrTail: string[] }[] }[] }>([
+    "status",
+  ]);
+  const stderr = status.servers.flatMap((s) => s.instances.flatMap((i) => i.stderrTail));
+  assert.ok(stderr.length > 0, "the server's stderr is read");
+  assert.ok(
+    !stderr.some((line) => line.includes("Client does not support MCP Roots")),
+    stderr.join("\n"),
+  );
+  assert.equal((await box.mcpx(["stop"])).code, 0);
+});
