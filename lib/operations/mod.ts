@@ -21,6 +21,7 @@ import {
 import { serversRefresh, serversRestart, sessionsEnd, toolsCall } from "./tool_ops.ts";
 import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
 import { mcpServe } from "./serve_op.ts";
+import { eventsList } from "./events_op.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
 export const OPERATIONS: readonly Operation[] = [
@@ -35,6 +36,7 @@ export const OPERATIONS: readonly Operation[] = [
   scriptsExec,
   scriptsList,
   daemonStatus,
+  eventsList,
   serversRestart,
   serversRefresh,
   sessionsEnd,

@@ -8,6 +8,8 @@ import { daemonLog, npmServer, Sandbox, until } from "../_helpers.ts";
 import { ASKING, cacheModern } from "../../lib/mcp/_testing.ts";
 import { wireRequest } from "../../lib/daemon/wire.ts";
 
+const REPO = new URL("../../", import.meta.url).pathname;
+
 interface Health {
   pid: number;
   socket: string;
@@ -108,6 +110,52 @@ Deno.test("client half: roots from the mcpx block, a server's log in the daemon 
   } finally {
     abort.abort();
     client.close();
+  }
+  // The CLI's view of the same bus: what is retained, as lines and as JSON.
+  const printed = await box.mcpx(["events"]);
+  assert.equal(printed.code, 0, printed.stderr);
+  assert.match(printed.stdout, /^1 \S+ server\.started server=asking/m);
+  assert.match(printed.stdout, / tools\.changed server=asking/);
+  const doc = await box.json<{ events: { id: number; type: string }[] }>([
+    "events",
+    "--since",
+    "2",
+  ]);
+  assert.equal(doc.events[0].id, 3);
+
+  // `events -f` prints each event as it happens.
+  const follower = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--config", `${REPO}/deno.json`, box.entry, "--json", "events", "-f"],
+    cwd: join(box.root, "work"),
+    env: box.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const lines = follower.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  try {
+    // Calls until the follower, connected by then, has printed one of them (one read is kept
+    // pending across the rounds, so nothing it prints is lost).
+    let pending = lines.read();
+    for (let round = 0; round < 120 && !seen.includes('"call.finished"'); round++) {
+      await box.json(["call", "asking.heard"]);
+      const next = await Promise.race([
+        pending,
+        new Promise<"later">((r) => setTimeout(() => r("later"), 500)),
+      ]);
+      if (next === "later") continue;
+      if (next.done) break;
+      seen += next.value;
+      pending = lines.read();
+    }
+    const first = JSON.parse(seen.split("\n").find((l) => l.includes("call.finished"))!);
+    assert.equal(first.data.tool, "heard");
+  } finally {
+    follower.kill("SIGTERM");
+    await follower.status;
+    await lines.cancel().catch(() => {});
   }
   assert.equal((await box.mcpx(["stop"])).code, 0);
 });
