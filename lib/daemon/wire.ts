@@ -37,6 +37,7 @@ const CALLER_FIELDS: Record<string, string> = {
   parentSession: "string",
   selection: "object",
   env: "object",
+  progress: "string",
 };
 
 /**

@@ -27,6 +27,11 @@ export interface Caller {
    * call is in flight, the call is cancelled and its lease freed.
    */
   process?: number;
+  /**
+   * A token the caller made up to hear this request's progress: each report is published on the
+   * event bus as `call.progress` with it (lib/events/bus.ts).
+   */
+  progress?: string;
   /** MCPX_PARENT_SESSION_ID. */
   parentSession?: string;
   /** The profiles the caller selected: a call outside them is refused. */

@@ -160,6 +160,53 @@ Deno.test("client half: roots from the mcpx block, a server's log in the daemon 
   assert.equal((await box.mcpx(["stop"])).code, 0);
 });
 
+Deno.test("client half: progress reaches mcpx call on stderr, and Ctrl-C of a call reaches the server", async () => {
+  await cacheModern();
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { asking: ASKING } });
+  const counted = await box.mcpx(["call", "asking.count", "n=3"]);
+  assert.equal(counted.code, 0, counted.stderr);
+  assert.equal(counted.stdout.trim(), "counted 3");
+  assert.deepEqual(counted.stderr.trim().split("\n"), [
+    "progress: [#######             ] 1/3 step 1",
+    "progress: [#############       ] 2/3 step 2",
+    "progress: [####################] 3/3 step 3",
+  ]);
+
+  const waiting = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--config", `${REPO}/deno.json`, box.entry, "call", "asking.wait"],
+    cwd: join(box.root, "work"),
+    env: box.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const heard = async () =>
+    JSON.parse(
+      firstText(await box.json<{ content?: { text?: string }[] }>(["call", "asking.heard"])),
+    ) as { cancelled: unknown[] };
+  // Interrupted once the call is in flight (its call.finished has not come, its lease is held).
+  const health = await box.json<Health>(["health"]);
+  const token = box.daemonToken(health);
+  assert.ok(
+    await until(async () => {
+      const st = await box.json<{ servers: { instances: { leases?: number }[] }[] }>(["status"]);
+      return JSON.stringify(st).includes('"leases":1') ||
+        (await wireRequest(health.socket, "GET", "/v1/events?since=0&follow=false", {
+          headers: { "x-mcpx-token": token },
+        })).text.includes('"tool":"wait"');
+    }, 20_000),
+  );
+  waiting.kill("SIGINT");
+  await waiting.status;
+  assert.ok(
+    await until(async () => (await heard()).cancelled.length === 1, 10_000),
+    "the server heard notifications/cancelled",
+  );
+  assert.equal((await box.mcpx(["stop"])).code, 0);
+});
+
 Deno.test("client half: the filesystem server gets roots and no longer says its client has none", async () => {
   await using box = await Sandbox.create();
   await Deno.mkdir(join(box.root, "work", "shared"));
