@@ -166,7 +166,7 @@ async function pressure(d: Daemon, project: string, opts: Options): Promise<Pres
   let evicted = 0;
   for await (const e of Deno.readDir(logDir)) {
     for (const line of (await Deno.readTextFile(join(logDir, e.name))).split("\n")) {
-      if (line.includes('"instance.evicted"')) evicted++;
+      if (line.includes('"server.evicted"')) evicted++;
     }
   }
   const samples = results.map((r) => r.ms);

@@ -3,6 +3,7 @@
 // time, assert, trace), printing through a function of ours; each member then decides where its
 // text goes. Erasable TypeScript, no runtime APIs: the host hands in the runtime's Console.
 
+import { LEVEL_RANK } from "./log.ts";
 import type { Level, LogRecord } from "./protocol.ts";
 import { captureFrames } from "./frames.ts";
 import { formatArgs, type Inspect, jsonSafe } from "./values.ts";
@@ -62,7 +63,7 @@ export interface CaptureOptions {
   inspect: Inspect;
 }
 
-const RANK: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+const RANK = LEVEL_RANK;
 
 function named<T>(name: string, fn: T): T {
   Object.defineProperty(fn, "name", { value: name });

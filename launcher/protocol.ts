@@ -19,7 +19,7 @@ export const EXIT_USAGE = 2;
 export const EXIT_TIMEOUT = 124;
 
 /** Log levels in increasing severity. */
-export type Level = "debug" | "info" | "warn" | "error";
+export type Level = "trace" | "debug" | "info" | "warn" | "error" | "fatal";
 
 /** Everything a launcher needs to run one script. */
 export interface LaunchConfig {
@@ -35,6 +35,8 @@ export interface LaunchConfig {
   json: boolean;
   /** Records below this level are dropped where they are made. */
   logLevel: Level;
+  /** From which level records carry their call site (`off`: none); `warn` when absent. */
+  logSource?: Level | "off";
   /** Variables to set before anything is imported (a Worker shares the process environment). */
   env?: Record<string, string>;
   /** Folder of the launcher's own files: their frames are left out of locations and stacks. */
@@ -78,17 +80,28 @@ export interface ScriptFailure {
   hint?: string;
 }
 
-/** A structured log record, as written behind {@linkcode RECORD_MARK}. Attributes are flat. */
+/**
+ * A structured log record, as written behind {@linkcode RECORD_MARK} and stored as one JSON line
+ * (docs/logging.md). Attributes are flat, beside the fields below.
+ */
 export interface LogRecord {
   ts: string;
   level: Level;
+  /** What happened, dotted (`daemon.start`, `instance.ready`, `call.end`, `run.start`). */
+  event?: string;
+  /** The id of the thing the record happened inside: `dmn-…`, `ins-…`, `run-…`, `cal-…`. */
+  id?: string;
+  /** Only on the record that creates `id`: the id of what created it. */
+  parent?: string;
   msg: string;
   /** The message before interpolation, when it had placeholders. */
   template?: string;
   /** Values passed after the message that were not attributes. */
   args?: unknown[];
-  /** `file:line:col` of the call, for warn and above. */
+  /** `file:line:col` of the call, for warn and above (`--log-source`). */
   source?: string;
+  /** Kept in the log but not shown: its text already went to stdout (a captured console.log). */
+  fileOnly?: boolean;
   [attribute: string]: unknown;
 }
 

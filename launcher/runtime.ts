@@ -3,7 +3,7 @@
 // program (the template of lib/scripts/template.ts, filled) calls them in its own order; the host
 // (worker.ts or main.ts) supplies the few things that differ. Erasable TypeScript only.
 
-import { createLogger, type Logger } from "./log.ts";
+import { createLogger, LEVEL_RANK as RANK, type Logger } from "./log.ts";
 import { describeFailure, type FailureContext, userFrame } from "./failure.ts";
 import { captureConsole, type ConsoleFactory } from "./console.ts";
 import {
@@ -47,8 +47,6 @@ export interface Host {
   /** How stack frames are shown and mapped back to their sources. */
   frames: Omit<FrameOptions, "hide">;
 }
-
-const RANK: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
 export { fileUrl };
 
@@ -225,13 +223,15 @@ export function createLauncher(host: Host, cfg: LaunchConfig): Launcher {
       ...(cfg.export !== undefined ? { export: cfg.export } : {}),
     },
     async globals() {
-      const callSite = () => {
-        const at = userFrame(captureFrames(0, 30), fctx);
+      // The logger captures the few frames above its call; the frames hook reads them.
+      const callSite = (captured: object) => {
+        const at = userFrame(errorFrames(captured), fctx);
         return at?.file ? `${at.file}:${at.line}${at.col ? `:${at.col}` : ""}` : undefined;
       };
       const log: Logger = createLogger({
         write,
         level: cfg.logLevel,
+        source: cfg.logSource ?? "warn",
         inspect: host.inspect,
         callSite,
       });

@@ -30,6 +30,8 @@ export interface DaemonHandle {
   readonly socket: string;
   readonly configPath: string;
   readonly fingerprint: string;
+  /** The daemon's id in the log (`dmn-…`), the parent of what it creates. */
+  readonly logId: string;
   /** Idle time after which an auto-started daemon exits; 0 for never. */
   readonly idleExitMs: number;
   /** The server pools: calls, restarts, listings and their status. */
@@ -97,6 +99,7 @@ export class Context {
       cwd: this.io.cwd,
       pid: this.io.ppid,
       session: this.io.env.MCPX_SESSION_ID || undefined,
+      runId: this.io.env.MCPX_RUN_ID || undefined,
       ...(this.io.env.MCPX_SESSION_ID && Number(this.io.env.MCPX_SESSION_OWNER) > 0
         ? { owner: Number(this.io.env.MCPX_SESSION_OWNER) }
         : {}),

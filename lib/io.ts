@@ -12,6 +12,8 @@ export interface Io {
   readonly cwd: string;
   /** Whether standard output is a terminal. */
   readonly isTerminal: boolean;
+  /** Whether standard error is a terminal (log levels are coloured there). */
+  readonly errIsTerminal?: boolean;
   /** The parent process: what a `pid`-scoped server belongs to. */
   readonly ppid?: number;
   /** Reads standard input to its end (`mcpx call ns.tool -`, `mcpx exec -`). */
@@ -28,6 +30,7 @@ export function realIo(): Io {
     env: Deno.env.toObject(),
     cwd: Deno.cwd(),
     isTerminal: Deno.stdout.isTerminal(),
+    errIsTerminal: Deno.stderr.isTerminal(),
     ppid: Deno.ppid,
     readStdin: () => {
       if (Deno.stdin.isTerminal()) {

@@ -26,6 +26,32 @@ export function outputDir(settings: Settings, env: Readonly<Record<string, strin
   return join(stateDir(settings, env), "output");
 }
 
+/** Where the JSONL log files are: `<state>/logs` (docs/logging.md). */
+export function logsDir(settings: Settings, env: Readonly<Record<string, string>>): string {
+  return join(stateDir(settings, env), "logs");
+}
+
+/** The stem of the log files the CLI writes for script runs (`runs.jsonl`, `runs.1.jsonl`…). */
+export const RUNS_LOG_STEM = "runs";
+
+/** The stem of the log files of the daemon of one configuration (`daemon-<short>.jsonl`…). */
+export function daemonLogStem(short: string): string {
+  return `daemon-${short}`;
+}
+
+/** Segment `index` of a log: `<stem>.jsonl` first, then `<stem>.1.jsonl`, `<stem>.2.jsonl`… */
+export function logSegment(dir: string, stem: string, index: number): string {
+  return join(dir, index === 0 ? `${stem}.jsonl` : `${stem}.${index}.jsonl`);
+}
+
+/** Which segment of `stem` a file name is, or undefined when it is none of them. */
+export function segmentIndex(stem: string, name: string): number | undefined {
+  if (!name.startsWith(stem + ".") || !name.endsWith(".jsonl")) return undefined;
+  const middle = name.slice(stem.length + 1, -".jsonl".length);
+  if (middle === "") return 0;
+  return /^[1-9]\d*$/.test(middle) ? Number(middle) : undefined;
+}
+
 /** Where the daemons' files are: `<state>/daemons`. */
 export function daemonsDir(settings: Settings, env: Readonly<Record<string, string>>): string {
   return join(stateDir(settings, env), "daemons");
@@ -69,8 +95,12 @@ export interface DaemonPaths {
   socket: string;
   /** Whether the socket had to fall back to the short hashed path. */
   socketFallback: boolean;
-  /** The daemon's JSON-lines log. */
+  /** The daemon's first JSON-lines log file (later segments: {@linkcode logSegment}). */
   log: string;
+  /** The folder of every log file. */
+  logs: string;
+  /** The stem of this daemon's log files. */
+  logStem: string;
   /** Where a detached daemon writes why it could not start, for the command waiting on it. */
   startError: string;
   /** Live processes per namespace and their scope keys (`{ pid, live, keys }`), kept by the daemon. */
@@ -108,6 +138,8 @@ export function daemonPaths(
     ...daemonFiles(dir, short),
     socket,
     socketFallback,
-    log: join(stateDir(settings, env), "logs", `daemon-${short}.jsonl`),
+    log: logSegment(logsDir(settings, env), daemonLogStem(short), 0),
+    logs: logsDir(settings, env),
+    logStem: daemonLogStem(short),
   };
 }

@@ -239,6 +239,8 @@ export async function daemonLog(box: Sandbox): Promise<Record<string, unknown>[]
   const dir = join(box.root, "state", "mcpx", "logs");
   const out: Record<string, unknown>[] = [];
   for await (const e of Deno.readDir(dir)) {
+    // The daemons' files (`daemon-<short>*.jsonl`), not the runs' (`runs*.jsonl`).
+    if (!e.name.startsWith("daemon-")) continue;
     const text = await Deno.readTextFile(join(dir, e.name));
     for (const line of text.split("\n")) if (line) out.push(JSON.parse(line));
   }

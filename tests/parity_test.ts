@@ -398,6 +398,7 @@ function fakeDaemon(tmp: string, configPath: string) {
     socket: join(tmp, "fake.sock"),
     configPath,
     fingerprint: "0123456789ab",
+    logId: "dmn-0123456789abcdef",
     requestStop: (reason: string) => void stops.push(reason),
     config: { path: configPath, mcpServers: {}, pool: {}, data: {} },
     registry: fakeRegistry(configPath),

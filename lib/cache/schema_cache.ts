@@ -96,6 +96,55 @@ async function carryOver(cacheDir: string, empty: SchemaCache): Promise<SchemaCa
   return newest ? { ...empty, servers: { ...newest.cache.servers } } : empty;
 }
 
+/**
+ * The fingerprint and configuration a schema cache file names, read from its first 4 KB (a cache
+ * is written with them first: {@linkcode writeCache}), or undefined.
+ */
+function cacheHead(path: string): { fingerprint: string; config: string } | undefined {
+  let head: string;
+  try {
+    using file = Deno.openSync(path);
+    const buf = new Uint8Array(4096);
+    head = new TextDecoder().decode(buf.subarray(0, file.readSync(buf) ?? 0));
+  } catch {
+    return undefined;
+  }
+  const m = /^\{"version":1,"fingerprint":"([0-9a-f]+)","config":("(?:[^"\\]|\\.)*")/.exec(head);
+  if (!m) return undefined;
+  try {
+    return { fingerprint: m[1], config: JSON.parse(m[2]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Removes the schema cache files of other versions of `cache.config` in `cacheDir` (an edit is a
+ * new fingerprint, and a new file): once this version's own file is written, the newest is this
+ * one, and nothing reads the others. Returns the short fingerprints removed.
+ */
+export function removeOtherVersions(cacheDir: string, cache: SchemaCache): string[] {
+  const own = cache.fingerprint.slice(0, 16);
+  const removed: string[] = [];
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(cacheDir)];
+  } catch {
+    return removed;
+  }
+  for (const e of entries) {
+    const short = /^schemas-([0-9a-f]{16})\.json$/.exec(e.name)?.[1];
+    if (!e.isFile || short === undefined || short === own) continue;
+    const path = join(cacheDir, e.name);
+    if (cacheHead(path)?.config !== cache.config) continue;
+    try {
+      Deno.removeSync(path);
+      removed.push(short);
+    } catch { /* gone meanwhile */ }
+  }
+  return removed;
+}
+
 /** Writes the cache atomically (a temporary file renamed over the old one). */
 export function writeCache(cacheDir: string, cache: SchemaCache): void {
   writeFileAtomic(

@@ -31,6 +31,8 @@ export interface Health {
   startedAt: string;
   uptimeMs: number;
   autostarted: boolean;
+  /** The daemon's id in the log (`dmn-…`); absent from an older daemon. */
+  logId?: string;
   /** What the daemon stopped at its start that a predecessor which died had left running. */
   recovered?: string;
 }

@@ -4,7 +4,9 @@ import { Context, type DaemonHandle } from "../context.ts";
 import { type Fingerprint, fingerprintConfig } from "../config/fingerprint.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { loadConfig, type McpxConfig } from "../config/load.ts";
-import { JsonlLog, type Level } from "../log.ts";
+import { DaemonLog, type Level } from "../log/daemon.ts";
+import type { Format } from "../../launcher/log.ts";
+import { wantsColor } from "../log/run_log.ts";
 import { FINGERPRINT_HEADER, guardOf, probe } from "./client.ts";
 import { CALLER_HEADER, decodeCaller, TRUSTED_HEADER } from "./wire.ts";
 import { trustState, untrustedError } from "../config/trust.ts";
@@ -21,10 +23,15 @@ import { passthroughNames, serverEnvironment } from "../config/server_env.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
 import { cacheDir } from "../paths.ts";
-import { CacheWriter, readCache, readCacheSync } from "../cache/schema_cache.ts";
+import {
+  CacheWriter,
+  readCache,
+  readCacheSync,
+  removeOtherVersions,
+} from "../cache/schema_cache.ts";
 import { withLock } from "./lock.ts";
 import { namespacesOf } from "../discovery/load.ts";
-import { summarizeCache } from "../discovery/ls_summary.ts";
+import { summarizeCache, summaryFile } from "../discovery/ls_summary.ts";
 import { VERSION } from "../version.ts";
 import { load } from "../_load.ts";
 import { processToken, procStat } from "./pid.ts";
@@ -58,7 +65,7 @@ interface RunningDaemon extends DaemonHandle {
   fingerprint: string;
   lastActivity: number;
   inflight: number;
-  readonly log: JsonlLog;
+  readonly log: DaemonLog;
   /** What this daemon stopped at its start that a predecessor which died had left running. */
   recovered?: string;
 }
@@ -104,8 +111,29 @@ export async function runDaemon(
     reportStart(e);
     throw e;
   }
-  const log = await JsonlLog.open(paths.log, settings.get("logging.level") as Level, {
-    pid: Deno.pid,
+  // A log that cannot be written never stops the daemon: it says so once on its stderr.
+  const log = new DaemonLog({
+    dir: paths.logs,
+    stem: paths.logStem,
+    level: settings.get("logging.level") as Level,
+    maxBytes: settings.get("logging.maxBytes"),
+    problem: (line) => ctx.io.err(line + "\n"),
+    // In the foreground on a terminal, the daemon shows its records as a run shows a script's.
+    ...(ctx.io.errIsTerminal && !autostarted
+      ? {
+        render: {
+          write: (line: string) => ctx.io.err(line),
+          format: settings.get("logging.format") as Format,
+          color: wantsColor(ctx.io),
+        },
+      }
+      : {}),
+  }, { pid: Deno.pid });
+  log.write("info", "daemon.start", "Daemon starting", {
+    config: fp.path,
+    fingerprint: fp.hash,
+    version: VERSION,
+    autostarted,
   });
   for (const w of settings.warnings) log.write("warn", "config.warning", w);
 
@@ -146,6 +174,7 @@ export async function runDaemon(
     socket: paths.socket,
     configPath: fp.path,
     fingerprint: fp.hash,
+    logId: log.id,
     config,
     idleExitMs: settings.get("daemon.idleExit"),
     lastActivity: Date.now(),
@@ -362,7 +391,7 @@ export async function runDaemon(
   }
   registry.start();
   writeLive(paths.live, registry.liveState());
-  log.write("info", "daemon.started", "Daemon listening", {
+  log.write("info", "daemon.listening", "Daemon listening", {
     socket: paths.socket,
     config: fp.path,
     autostarted,
@@ -414,7 +443,7 @@ export async function runDaemon(
       await Deno.remove(paths.children).catch(() => {});
     }
   } catch { /* record already gone */ }
-  log.write("info", "daemon.stopped", "Daemon stopped", { reason: stopReason });
+  log.write("info", "daemon.stop", "Daemon stopped", { reason: stopReason });
   log.close();
   return 0;
 }
@@ -460,14 +489,14 @@ function recordChildren(
 
 /** The pool's log events that are also bus events (lib/events/bus.ts), by their bus type. */
 const BUS_EVENTS: Record<string, string> = {
-  "instance.ready": "server.started",
-  "instance.start_failed": "server.failed",
-  "instance.exited": "server.crashed",
-  "instance.stopping": "server.stopped",
+  "server.ready": "server.started",
+  "server.start_failed": "server.failed",
+  "server.exited": "server.crashed",
+  "server.stop": "server.stopped",
 };
 
 /** The servers of a configuration, its warnings logged. */
-function defsOf(config: McpxConfig, settings: Settings, log: JsonlLog): ServerDef[] {
+function defsOf(config: McpxConfig, settings: Settings, log: DaemonLog): ServerDef[] {
   const warnings: string[] = [];
   const defs = serverDefs(config, {
     warnings,
@@ -482,7 +511,7 @@ async function cacheFor(
   ctx: Context,
   fp: Fingerprint,
   defs: ServerDef[],
-  log: JsonlLog,
+  log: DaemonLog,
 ): Promise<CacheWriter> {
   const dir = cacheDir(ctx.boot, ctx.io.env);
   // This fingerprint's own file, intact, is what the writer starts from; else the cache carried
@@ -491,12 +520,33 @@ async function cacheFor(
   const own = readCacheSync(dir, fp.hash, fp.path);
   const { cache: initial, warning } = own ?? await readCache(dir, fp.hash, fp.path);
   if (warning) log.write("warn", "cache.corrupt", warning);
-  // Each write of the cache writes the summary `mcpx ls` reads instead (of every server).
+  // Each write of the cache writes the summary `mcpx ls` reads instead (of every server). The
+  // first also removes what older versions of the file left in the cache folder: this version's
+  // file is the one carried over from now on.
+  let swept = false;
   return new CacheWriter(
     dir,
     initial,
     own !== undefined && !own.warning,
-    (written) => summarizeCache(dir, written, (c) => namespacesOf(defs, c)),
+    (written) => {
+      summarizeCache(dir, written, (c) => namespacesOf(defs, c));
+      if (swept) return;
+      swept = true;
+      const removed = removeOtherVersions(dir, written);
+      for (const short of removed) {
+        try {
+          Deno.removeSync(summaryFile(dir, short));
+        } catch { /* never written */ }
+      }
+      if (removed.length > 0) {
+        log.write(
+          "info",
+          "cache.cleaned",
+          `Removed the schema caches of ${removed.length} earlier version(s) of the configuration`,
+          { fingerprints: removed },
+        );
+      }
+    },
   );
 }
 
@@ -510,7 +560,7 @@ async function makeRegistry(
   config: McpxConfig,
   ctx: Context,
   settings: Settings,
-  log: JsonlLog,
+  log: DaemonLog,
   half: ClientHalf,
   events: EventBus,
   watch: {
@@ -580,6 +630,7 @@ async function makeRegistry(
     },
     discover: (cwd) => discoverRepository(cwd),
     log: write,
+    logParent: log.id,
     trace: settings.get("logging.trace"),
     reapIntervalMs: settings.get("plumbing.reapInterval"),
     alive: pidAlive,

@@ -33,6 +33,7 @@ const CALLER_FIELDS: Record<string, string> = {
   cwd: "string",
   pid: "number",
   session: "string",
+  runId: "string",
   sessionMinted: "boolean",
   parentSession: "string",
   selection: "object",

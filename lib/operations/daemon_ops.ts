@@ -79,6 +79,7 @@ export const health = defineOperation<Record<string, never>, Health>({
       startedAt: z.string(),
       uptimeMs: z.number(),
       autostarted: z.boolean(),
+      logId: z.string().describe("The daemon's id in the log (`dmn-…`)"),
       recovered: z.string().optional(),
     }),
   run(_input, ctx) {
@@ -93,6 +94,7 @@ export const health = defineOperation<Record<string, never>, Health>({
       startedAt: new Date(d.startedAt).toISOString(),
       uptimeMs: Date.now() - d.startedAt,
       autostarted: d.autostarted,
+      logId: d.logId,
       ...(d.recovered ? { recovered: d.recovered } : {}),
     });
   },
@@ -167,9 +169,10 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
         }),
       ),
     }),
-  run(_input, ctx) {
+  async run(_input, ctx) {
     const d = running(ctx);
-    return Promise.resolve({
+    const servers = await d.registry.statusInSlices();
+    return {
       running: true,
       config: d.configPath,
       socket: d.socket,
@@ -177,7 +180,7 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
       uptimeMs: Date.now() - d.startedAt,
       autostarted: d.autostarted,
       idleExitMs: d.idleExitMs,
-      servers: d.registry.status().map((p) => ({
+      servers: servers.map((p) => ({
         namespace: p.namespace,
         name: p.name,
         transport: p.transport,
@@ -190,7 +193,7 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
         queue: p.queue,
         instances: p.instances,
       })),
-    });
+    };
   },
   async offline(_input, ctx) {
     const fp = await ctx.fingerprint();

@@ -15,6 +15,7 @@ interface RunInput {
   script: string;
   args?: string[];
   export?: string;
+  format?: "text" | "logfmt" | "json";
   env?: string | string[];
   envFile?: string;
   noLauncher?: boolean;
@@ -24,6 +25,7 @@ interface ExecInput {
   code: string;
   args?: string[];
   export?: string;
+  format?: "text" | "logfmt" | "json";
   env?: string | string[];
   envFile?: string;
   noLauncher?: boolean;
@@ -57,6 +59,12 @@ const RUN_PARAMS = [
     doc: "Read variables for the run from a dotenv file (KEY=VALUE lines); --env wins over it",
   },
   {
+    name: "format",
+    type: "enum",
+    values: ["text", "logfmt", "json"],
+    doc: "How the script's log records are shown on stderr; the logging.format setting when absent",
+  },
+  {
     name: "noLauncher",
     type: "boolean",
     doc:
@@ -72,6 +80,7 @@ function envelopeSchema(z: Zod) {
     runtime: z.enum(["worker", "deno", "bun", "node"]).optional(),
     script: z.string().optional(),
     session: z.string().optional(),
+    runId: z.string().optional(),
     result: z.unknown().optional(),
     results: z.array(z.unknown()).optional(),
     stdout: z.string().optional(),
@@ -142,6 +151,7 @@ export const scriptsRun = defineOperation<RunInput, RunOutcome>({
       script: input.script,
       args: input.args ?? [],
       export: input.export,
+      ...(input.format ? { format: input.format } : {}),
       env: pairs(input.env),
       envFile: input.envFile,
       noLauncher: input.noLauncher,
@@ -207,6 +217,7 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
       code,
       args: input.args ?? [],
       export: input.export,
+      ...(input.format ? { format: input.format } : {}),
       env: pairs(input.env),
       envFile: input.envFile,
       stdinUsed: fromStdin,

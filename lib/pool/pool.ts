@@ -3,6 +3,7 @@ import { formatDuration } from "../duration.ts";
 import type { McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
 import type { ServerDef } from "../config/servers.ts";
 import type { ScopeKey } from "./scope.ts";
+import { newId } from "../log/ids.ts";
 
 /** What a pool needs from outside: how to connect, and where to say what happened. */
 export interface PoolDeps {
@@ -16,6 +17,8 @@ export interface PoolDeps {
     msg: string,
     attrs?: Record<string, unknown>,
   ): void;
+  /** The id of what creates instances (the daemon's `dmn-…`): the parent of each `server.start`. */
+  logParent?: string;
   /** A server listed its tools (at start, or after `tools/list_changed`). */
   listed?(pool: Pool, tools: ToolInfo[]): void;
   /** A server failed to start; `error` carries its stderr. */
@@ -27,6 +30,8 @@ export interface PoolDeps {
 /** One server process (or remote session) serving one scope key. */
 export class Instance {
   readonly id: string;
+  /** The id its log records carry (`ins-…`), unique across daemons. */
+  readonly logId: string = newId("ins");
   readonly key: string;
   readonly ephemeral: boolean;
   /** Never stopped to make room: a named session's process (see {@linkcode ScopeKey.pinned}). */
@@ -328,9 +333,10 @@ export class Pool {
     const reason = `stopped to make room for ${holderName(key.key)} (max ${this.def.pool.max})`;
     this.#deps.log(
       "info",
-      "instance.evicted",
+      "server.evicted",
       "Stopping the least recently used idle instance to stay under max",
       {
+        id: idle.logId,
         server: this.def.name,
         instance: idle.id,
         key: idle.key,
@@ -383,7 +389,9 @@ export class Pool {
     this.#lost.delete(key.key);
     this.#instances.set(key.key, inst);
     this.#deps.changed?.(this);
-    this.#deps.log("info", "instance.starting", "Starting server instance", {
+    this.#deps.log("info", "server.start", "Starting server instance", {
+      id: inst.logId,
+      ...(this.#deps.logParent ? { parent: this.#deps.logParent } : {}),
       server: this.def.name,
       instance: inst.id,
       key: key.key,
@@ -409,11 +417,12 @@ export class Pool {
         this.#cooldown = undefined;
         // Its pid is known now: the daemon records it (lib/daemon/children.ts).
         this.#deps.changed?.(this);
-        this.#deps.log("info", "instance.ready", "Server instance ready", {
+        this.#deps.log("info", "server.ready", "Server instance ready", {
+          id: inst.logId,
           server: this.def.name,
           instance: inst.id,
           key: key.key,
-          pid: conn.pid,
+          serverPid: conn.pid,
           tools: inst.tools.length,
         });
         return conn;
@@ -445,7 +454,8 @@ export class Pool {
         );
         this.#cooldown = { until: Date.now() + delayMs, delayMs, error };
         this.#deps.failed?.(this, error);
-        this.#deps.log("error", "instance.start_failed", error.message, {
+        this.#deps.log("error", "server.start_failed", error.message, {
+          id: inst.logId,
           server: this.def.name,
           instance: inst.id,
           cooldownMs: delayMs,
@@ -474,11 +484,12 @@ export class Pool {
       this.#remember(inst.key, `its process exited (${reason})`);
     }
     this.#remove(inst);
-    this.#deps.log("warn", "instance.exited", `Server instance ended: ${reason}`, {
+    this.#deps.log("warn", "server.exited", `Server instance ended: ${reason}`, {
+      id: inst.logId,
       server: this.def.name,
       instance: inst.id,
       key: inst.key,
-      pid: inst.pid,
+      serverPid: inst.pid,
       stderr: inst.lastStderr.slice(-5),
     });
   }
@@ -489,11 +500,12 @@ export class Pool {
     inst.state = "stopping";
     inst.stopReason = reason;
     this.#remove(inst);
-    this.#deps.log("info", "instance.stopping", `Stopping server instance: ${reason}`, {
+    this.#deps.log("info", "server.stop", `Stopping server instance: ${reason}`, {
+      id: inst.logId,
       server: this.def.name,
       instance: inst.id,
       key: inst.key,
-      pid: inst.pid,
+      serverPid: inst.pid,
     });
     try {
       const conn = inst.conn ?? (await inst.ready.catch(() => undefined));

@@ -5,6 +5,7 @@ import { selectServers, type ServerDef } from "../config/servers.ts";
 import { functionNames } from "../names.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
 import { type Instance, type Lease, Pool, type PoolStatus } from "./pool.ts";
+import { newId } from "../log/ids.ts";
 import {
   type Caller,
   type Discover,
@@ -32,6 +33,8 @@ export interface RegistryDeps {
   spec(def: ServerDef, key?: ScopeKey): ServerSpec;
   discover: Discover;
   log: Log;
+  /** The daemon's log id: the parent of what the registry creates when no run asked for it. */
+  logParent?: string;
   /** MCPX_TRACE / logging.trace: one log line per call naming the instance that served it. */
   trace: boolean;
   /** How often idle instances are reaped. */
@@ -85,6 +88,15 @@ export interface CallRequest {
   /** Hears the call's progress (`notifications/progress`); a progress token is sent with it. */
   onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
 }
+
+/** What `status` shows of one namespace. */
+export type NamespaceStatus = PoolStatus & {
+  name: string;
+  sharing: string;
+  scope: string;
+  transport: string;
+  sharedWith: string[];
+};
 
 /** One tool call's answer. */
 export interface CallOutput {
@@ -151,6 +163,13 @@ export class Registry {
   readonly #entries = new Map<string, { def: ServerDef; pool: Pool }>();
   /** By identity: an alias whose leasing matches its target's shares the target's pool. */
   readonly #pools = new Map<string, Pool>();
+  /** By configured name: the first entry of that name (a call may name the server, not the namespace). */
+  readonly #byName = new Map<string, { def: ServerDef; pool: Pool }>();
+  /** Per pool: the configured names and the namespaces leasing from it, in configuration order. */
+  readonly #names = new Map<Pool, string[]>();
+  readonly #namespaces = new Map<Pool, string[]>();
+  /** Pools with at least one instance: what the timers and the live state walk. */
+  readonly #active = new Set<Pool>();
   readonly #deps: RegistryDeps;
   readonly #degradedSaid = new Set<string>();
   #timer?: ReturnType<typeof setInterval>;
@@ -166,8 +185,6 @@ export class Registry {
   /** Owned sessions' calls still waiting for their process. */
   readonly #acquiring = new Map<string, Set<Promise<unknown>>>();
 
-  /** The configured names each pool serves, for the schema cache. */
-  readonly #names = new Map<Pool, string[]>();
   /** The schema cache of the configuration served now (replaced by a reload). */
   #cache?: CacheWriter;
   readonly #poolDeps: ConstructorParameters<typeof Pool>[1];
@@ -181,7 +198,11 @@ export class Registry {
         this.#cache?.listed(this.#names.get(pool) ?? [], pool.def.identity, tools),
       failed: (pool: Pool, error: McpxError) =>
         this.#cache?.failed(this.#names.get(pool) ?? [], pool.def.identity, error.message),
-      changed: () => this.#liveChanged(),
+      changed: (pool: Pool) => {
+        if (pool.instances().length > 0) this.#active.add(pool);
+        else this.#active.delete(pool);
+        this.#liveChanged();
+      },
     };
     this.#build(defs, new Map());
   }
@@ -191,6 +212,8 @@ export class Registry {
     this.#entries.clear();
     this.#pools.clear();
     this.#names.clear();
+    this.#namespaces.clear();
+    this.#byName.clear();
     for (const def of defs) {
       let pool = this.#pools.get(def.identity);
       if (!pool) {
@@ -200,8 +223,16 @@ export class Registry {
         else pool = new Pool(def, this.#poolDeps);
         this.#pools.set(def.identity, pool);
       }
-      this.#names.set(pool, [...(this.#names.get(pool) ?? []), def.name]);
-      this.#entries.set(def.namespace, { def, pool });
+      // Pushed, not copied: a pool's lists grow in place, so that 20,000 servers cost 20,000 steps.
+      let own = this.#names.get(pool);
+      if (!own) this.#names.set(pool, own = []);
+      own.push(def.name);
+      let spaces = this.#namespaces.get(pool);
+      if (!spaces) this.#namespaces.set(pool, spaces = []);
+      spaces.push(def.namespace);
+      const entry = { def, pool };
+      this.#entries.set(def.namespace, entry);
+      if (!this.#byName.has(def.name)) this.#byName.set(def.name, entry);
     }
   }
 
@@ -228,7 +259,7 @@ export class Registry {
       jobs.push(pool.stopAll("its definition changed or was removed from the configuration"));
     }
     for (const pool of kept) {
-      const serving = [...this.#entries.values()].filter((e) => e.pool === pool);
+      const serving = (this.#namespaces.get(pool) ?? []).map((n) => this.#entries.get(n)!);
       if (serving.every((e) => e.def.disabled) && pool.instances().length > 0) {
         stopped.push(pool.def.name);
         jobs.push(pool.stopAll("disabled in the configuration"));
@@ -258,7 +289,7 @@ export class Registry {
   /** Every server process running now: its pid, its server's name and its instance. */
   children(): { pid: number; server: string; instance: string }[] {
     const out: { pid: number; server: string; instance: string }[] = [];
-    for (const p of this.#pools.values()) {
+    for (const p of this.#active) {
       for (const i of p.instances()) {
         if (i.pid !== undefined) out.push({ pid: i.pid, server: p.def.name, instance: i.id });
       }
@@ -266,26 +297,36 @@ export class Registry {
     return out;
   }
 
-  /** Live processes per namespace, as `status()` counts them, and the keys they serve. */
+  /**
+   * Live processes per namespace, as `status()` counts them (a shared pool's under its first
+   * namespace; a namespace with none is left out), and the keys they serve. Linear in pools and
+   * processes: it runs whenever a process starts or stops.
+   */
   liveState(): LiveState {
-    const status = this.status();
-    return {
-      live: Object.fromEntries(status.map((s) => [s.namespace, s.instances.length])),
-      keys: [...new Set(status.flatMap((s) => s.instances.map((i) => i.key)))],
-    };
+    const live: Record<string, number> = {};
+    const keys = new Set<string>();
+    for (const pool of this.#active) {
+      const instances = pool.instances();
+      const spaces = this.#namespaces.get(pool);
+      // A pool a reload dropped keeps its processes only until they are stopped.
+      if (instances.length === 0 || !spaces) continue;
+      live[spaces[0]] = instances.length;
+      for (const i of instances) keys.add(i.key);
+    }
+    return { live, keys: [...keys] };
   }
 
   /** Starts the idle reaper and the pid watcher. */
   start(): void {
     const reap = () => {
-      for (const p of this.#pools.values()) void p.reap(Date.now(), this.#deps.alive);
+      for (const p of [...this.#active]) void p.reap(Date.now(), this.#deps.alive);
     };
     this.#timer = setInterval(reap, this.#deps.reapIntervalMs);
     // pid-scoped instances go as soon as their process does: there is no possible future caller.
     this.#pidTimer = setInterval(() => {
       this.#checkOwners();
       this.#checkCallers();
-      for (const p of this.#pools.values()) {
+      for (const p of [...this.#active]) {
         for (const i of p.instances()) {
           if (i.watchPid !== undefined && i.leases === 0 && !this.#deps.alive(i.watchPid)) {
             void p.stop(i, `process ${i.watchPid} exited`);
@@ -389,9 +430,9 @@ export class Registry {
 
   /** The definition and pool of a namespace (or a configured server name). */
   entry(name: string, selection?: Selection): { def: ServerDef; pool: Pool } {
-    const all = [...this.#entries.values()];
-    const visible = selection ? selectServers(all.map((e) => e.def), selection) : undefined;
-    const found = this.#entries.get(name) ?? all.find((e) => e.def.name === name);
+    const all = () => [...this.#entries.values()];
+    const visible = selection ? selectServers(all().map((e) => e.def), selection) : undefined;
+    const found = this.#entries.get(name) ?? this.#byName.get(name);
     if (found && visible && !visible.includes(found.def)) {
       throw new McpxError(
         "SERVER_NOT_FOUND",
@@ -400,7 +441,7 @@ export class Registry {
       );
     }
     if (!found) {
-      const known = (visible ?? all.map((e) => e.def)).map((d) => d.namespace);
+      const known = (visible ?? all().map((e) => e.def)).map((d) => d.namespace);
       throw new McpxError(
         "SERVER_NOT_FOUND",
         `No server "${name}"${didYouMean(name, known)}`,
@@ -417,21 +458,57 @@ export class Registry {
 
   /** Calls one tool under the caller's scope key; `signal` (the request's) cancels it. */
   async call(req: CallRequest, signal?: AbortSignal): Promise<CallOutput> {
+    // One `call.end` record per call, the creating record of its `cal-…` id: made by the run
+    // that asked (or the daemon), served by an instance (`instanceId`).
+    const started = performance.now();
+    const served: { instance?: Instance; server?: string } = {};
+    let failure: unknown;
+    try {
+      return await this.#watched(req, served, signal);
+    } catch (e) {
+      failure = e;
+      throw e;
+    } finally {
+      const inst = served.instance;
+      this.#deps.log(failure ? "warn" : "info", "call.end", `${req.server}.${req.tool}`, {
+        id: newId("cal"),
+        parent: req.caller.runId ?? this.#deps.logParent,
+        server: served.server ?? req.server,
+        tool: req.tool,
+        ...(inst ? { instanceId: inst.logId, instance: inst.id } : {}),
+        ...(req.caller.session ? { session: req.caller.session } : {}),
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        ok: !failure,
+        ...(failure ? { error: messageOf(failure) } : {}),
+      });
+    }
+  }
+
+  async #watched(
+    req: CallRequest,
+    served: { instance?: Instance; server?: string },
+    signal?: AbortSignal,
+  ): Promise<CallOutput> {
     const pid = req.caller.process;
     const start = pid === undefined ? undefined : this.#deps.identify?.(pid)?.start;
-    if (pid === undefined || start === undefined) return await this.#call(req, signal);
+    if (pid === undefined || start === undefined) return await this.#call(req, served, signal);
     const watched = { pid, start, abort: new AbortController() };
     this.#callers.add(watched);
     try {
       const both = signal ? AbortSignal.any([signal, watched.abort.signal]) : watched.abort.signal;
-      return await this.#call(req, both);
+      return await this.#call(req, served, both);
     } finally {
       this.#callers.delete(watched);
     }
   }
 
-  async #call(req: CallRequest, signal?: AbortSignal): Promise<CallOutput> {
+  async #call(
+    req: CallRequest,
+    served: { instance?: Instance; server?: string },
+    signal?: AbortSignal,
+  ): Promise<CallOutput> {
     const { def, pool } = this.entry(req.server, req.caller.selection);
+    served.server = def.name;
     const key = scopeKey(def, req.caller, this.#deps.discover);
     if (key.degraded && !this.#degradedSaid.has(def.name)) {
       this.#degradedSaid.add(def.name);
@@ -470,12 +547,19 @@ export class Registry {
         if (pending.size === 0) this.#acquiring.delete(session);
       }
     } else lease = await acquiring;
+    served.instance = lease.instance;
     if (lease.restarted) {
       this.#deps.log(
         "warn",
         "session.restarted",
         `A fresh process serves ${key.key}: the one before was ${lease.restarted}`,
-        { server: def.name, key: key.key, instance: lease.instance.id, reason: lease.restarted },
+        {
+          id: lease.instance.logId,
+          server: def.name,
+          key: key.key,
+          instance: lease.instance.id,
+          reason: lease.restarted,
+        },
       );
     }
     try {
@@ -561,40 +645,54 @@ export class Registry {
       server: def.name,
       tool,
       instance: inst.id,
-      pid: inst.pid,
+      serverPid: inst.pid,
       key: inst.key,
       durationMs: ms,
       isError: failed,
     });
   }
 
-  /** Every namespace's state; a pool shared by several names lists its processes under the first. */
-  status(): (PoolStatus & {
-    name: string;
-    sharing: string;
-    scope: string;
-    transport: string;
-    sharedWith: string[];
-  })[] {
+  /**
+   * Every namespace's state; a pool shared by several names lists its processes under the first,
+   * and `sharedWith` there names the others, while each other names that first one only (so
+   * that 20,000 entries of one pool are 20,000 names, not 400 million).
+   */
+  status(): NamespaceStatus[] {
     const seen = new Set<Pool>();
-    return [...this.#entries.values()].map(({ def, pool }) => {
-      const st = pool.status();
-      const first = !seen.has(pool);
-      seen.add(pool);
-      return {
-        ...st,
-        namespace: def.namespace,
-        state: def.disabled ? "disabled" : st.state,
-        name: def.name,
-        sharing: def.pool.sharing,
-        scope: def.pool.scope,
-        transport: def.transport,
-        sharedWith: [...this.#entries.values()].filter((e) => e.pool === pool && e.def !== def)
-          .map((e) => e.def.namespace),
-        instances: first ? st.instances : [],
-        queue: first ? st.queue : { waiting: 0, oldestWaitMs: 0 },
-      };
-    });
+    return [...this.#entries.values()].map((e) => this.#statusOf(e, seen));
+  }
+
+  /**
+   * {@linkcode status}, with a turn of the event loop after every `slice` namespaces, so that
+   * the status of 20,000 servers never holds up the calls being answered meanwhile.
+   */
+  async statusInSlices(slice = 500): Promise<NamespaceStatus[]> {
+    const seen = new Set<Pool>();
+    const out: NamespaceStatus[] = [];
+    for (const e of this.#entries.values()) {
+      out.push(this.#statusOf(e, seen));
+      if (out.length % slice === 0) await new Promise((r) => setTimeout(r, 0));
+    }
+    return out;
+  }
+
+  #statusOf({ def, pool }: { def: ServerDef; pool: Pool }, seen: Set<Pool>): NamespaceStatus {
+    const st = pool.status();
+    const first = !seen.has(pool);
+    seen.add(pool);
+    const spaces = this.#namespaces.get(pool)!;
+    return {
+      ...st,
+      namespace: def.namespace,
+      state: def.disabled ? "disabled" : st.state,
+      name: def.name,
+      sharing: def.pool.sharing,
+      scope: def.pool.scope,
+      transport: def.transport,
+      sharedWith: first ? spaces.filter((n) => n !== def.namespace) : [spaces[0]],
+      instances: first ? st.instances : [],
+      queue: first ? st.queue : { waiting: 0, oldestWaitMs: 0 },
+    };
   }
 
   /** Stops a namespace's instances (or the one serving `session`), so the next call starts fresh. */
@@ -613,8 +711,9 @@ export class Registry {
     this.#markEnded(session);
     let n = 0;
     const ended = (k: string) => scopeOf(k) === sessionKey(session);
-    for (const p of this.#pools.values()) {
-      p.forget(ended);
+    // What a pool remembers of the session goes from every pool; processes only from those with any.
+    for (const p of this.#pools.values()) p.forget(ended);
+    for (const p of [...this.#active]) {
       n += await p.stopAll(`session ${session} ended`, ended);
     }
     // A call still waiting for its process stops it once it has it (see call()).
@@ -667,7 +766,7 @@ export class Registry {
   }
 
   #namesOf(pool: Pool): string[] {
-    return [...this.#entries.values()].filter((e) => e.pool === pool).map((e) => e.def.name);
+    return this.#names.get(pool) ?? [];
   }
 
   /** Waits until every schema cache write has landed. */

@@ -10,6 +10,8 @@ export interface Caller {
   pid?: number;
   /** MCPX_SESSION_ID, or `--session`. */
   session?: string;
+  /** The script run making the call (MCPX_RUN_ID, `run-…`): the parent of its `call.end` record. */
+  runId?: string;
   /**
    * The session key was made up by mcpx for one run (MCPX_SESSION_MINTED), not named by the
    * caller: its process may be stopped to make room between its calls (and the run is told).

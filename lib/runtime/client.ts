@@ -77,6 +77,7 @@ function callerHeader(): string {
   return encodeURIComponent(JSON.stringify({
     cwd: env("MCPX_CALLER_CWD") ?? (deno ? deno.cwd() : g.process?.cwd?.()),
     session: env("MCPX_SESSION_ID") || undefined,
+    runId: env("MCPX_RUN_ID") || undefined,
     owner: env("MCPX_SESSION_ID") && Number(env("MCPX_SESSION_OWNER")) > 0
       ? Number(env("MCPX_SESSION_OWNER"))
       : undefined,

@@ -11,6 +11,8 @@ export interface ClientNamespace {
   ns: string;
   description?: string;
   tools: ToolInfo[];
+  /** Why the server has no tools listed: its last start failed with this. */
+  error?: string;
 }
 
 /** Turns a JSON Schema into a TypeScript type expression (the codegen's job). */
@@ -71,6 +73,17 @@ export function renderClientModule(
   const names: string[] = [];
   for (const n of [...namespaces].sort((a, b) => a.ns.localeCompare(b.ns))) {
     names.push(n.ns);
+    if (n.tools.length === 0 && n.error) {
+      // A server whose start failed has no tools to type. Any name still calls the daemon, which
+      // tries the server again and answers with why it fails now (or with its result, once it
+      // starts), instead of a script failing on "x.y is not a function".
+      api += `\n${jsdoc(`${n.description ? `${n.description}\n` : ""}Not listed: ${n.error}`, "")}`;
+      api +=
+        `export const ${n.ns}: Record<string, (args?: Record<string, unknown>) => Promise<ToolResult>> = new Proxy({}, {\n  get: (_, tool) => typeof tool === "string" && tool !== "then" ? (args: Record<string, unknown> = {}) => call(${
+          JSON.stringify(n.ns)
+        }, tool, args) : undefined,\n});\n`;
+      continue;
+    }
     api += `\n${jsdoc(n.description, "")}export const ${n.ns} = {\n`;
     // The names `mcpx types` declares (lib/names.ts): identifiers, none of them `__proto__`.
     const fns = functionNames(n.tools);
@@ -181,7 +194,12 @@ export async function writeClient(
   }
   const usable = namespaces.filter((n) => n.state !== "disabled");
   const text = renderClientModule(
-    usable.map((n) => ({ ns: n.def.namespace, description: n.def.description, tools: n.tools })),
+    usable.map((n) => ({
+      ns: n.def.namespace,
+      description: n.def.description,
+      tools: n.tools,
+      ...(n.state === "error" && n.cached?.error ? { error: n.cached.error } : {}),
+    })),
     {
       socket,
       tokenFile: (await ctx.paths()).token,

@@ -1,7 +1,7 @@
 import type { Io } from "../io.ts";
 import { boundDocument, BoundedStream, type OutputBound } from "../output/bound.ts";
 import { type Spilled, SpillFile } from "../output/spill.ts";
-import { renderRecord } from "../../launcher/log.ts";
+import { type RenderOptions, renderRecord } from "../../launcher/log.ts";
 import {
   type ControlRecord,
   type LogRecord,
@@ -21,6 +21,10 @@ export interface OutputOptions {
   bound: OutputBound;
   /** How a record's `source` (`/abs/file.ts:12:3`) is shown: relative, exec lines mapped. */
   source: (source: string) => string;
+  /** How records are rendered on stderr: `--format`, and colour on a terminal. */
+  render?: RenderOptions;
+  /** Keeps each log record (the JSONL log), before it is shown or collected. */
+  store?: (record: LogRecord) => void;
 }
 
 const MAGIC: [number[], string, string][] = [
@@ -171,10 +175,11 @@ export class RunOutput {
       // Console output that reached stdout already: kept for the stored log, not shown again.
       if (record.fileOnly) return;
       if (typeof record.source === "string") record.source = this.#o.source(record.source);
+      this.#o.store?.(record);
       if (this.#o.json) {
         this.logs.push(record);
-      } else {
-        this.#writeErr(renderRecord(record) + "\n");
+      } else if (!record.fileOnly) {
+        this.#writeErr(renderRecord(record, this.#o.render) + "\n");
       }
     }
   }
@@ -199,7 +204,16 @@ export class RunOutput {
 }
 
 /** The fields of a `--json run` envelope that are never cut: the verdict and what ran. */
-const ENVELOPE_KEPT = ["ok", "exitCode", "durationMs", "runtime", "script", "session", "error"];
+const ENVELOPE_KEPT = [
+  "ok",
+  "exitCode",
+  "durationMs",
+  "runtime",
+  "script",
+  "session",
+  "runId",
+  "error",
+];
 
 /**
  * A `--json run` envelope held to the bound as a whole: past it, the whole goes to a file and

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { McpxError } from "../errors.ts";
 import { readDirectives } from "./directives.ts";
 import { parseEnvFile, parseEnvPair } from "./env_vars.ts";
-import { execModule } from "./plan.ts";
+import { execModule, execSyntaxError } from "./plan.ts";
 
 Deno.test("parseEnvPair() and parseEnvFile() read variables, and name every bad line", () => {
   assert.deepEqual(parseEnvPair("A=b=c"), ["A", "b=c"]);
@@ -49,6 +49,24 @@ Deno.test("execModule() returns an expression, wraps statements, keeps modules a
   );
   const mod = 'import x from "./y.ts";\nconsole.log(x);';
   assert.deepEqual(execModule(mod), { text: mod, lineOffset: 0 });
+});
+
+Deno.test("execSyntaxError() refuses a program that would close its wrapper, and only that", () => {
+  assert.equal(execSyntaxError("}{"), "SyntaxError: Unexpected token '{'");
+  assert.match(execSyntaxError("return 1 } export const y = 2; {") ?? "", /^SyntaxError: /);
+  assert.match(execSyntaxError("enum A { x }\n}{") ?? "", /^SyntaxError: /);
+  for (
+    const fine of [
+      "1 + 1",
+      "const a: number[] = [1]; return a",
+      "enum A { x }\nreturn A.x",
+      "const s = '}{'; // }\nreturn s",
+      "return import.meta.url",
+      "await fixture.echo({ text: `}${1}{` })",
+      'import x from "./y.ts";\n}{', // a module: the runtime reports it, with its place
+      "const = 1", // not even the wrapped text parses: the runtime names the line
+    ]
+  ) assert.equal(execSyntaxError(fine), undefined, fine);
 });
 
 Deno.test("rebaseImports() points an exec program's relative imports at the caller's folder", async () => {

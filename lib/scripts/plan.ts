@@ -1,6 +1,7 @@
 // Planning a run: everything knowable before anything starts (the script, its variables, its
 // runtime and timeout, the command that starts it), every problem found reported at once.
 
+import { stripTypeScriptTypes } from "node:module";
 import { dirname, join, resolve } from "../_path.ts";
 import { McpxError, messageOf } from "../errors.ts";
 import { cacheDir, stateDir } from "../paths.ts";
@@ -35,6 +36,8 @@ export interface RunRequest {
   code?: string;
   args: readonly string[];
   export?: string;
+  /** How log records are shown (`--format`); logging.format when absent. */
+  format?: "text" | "logfmt" | "json";
   /** `KEY=VALUE` pairs, in order; later ones win. */
   env?: readonly string[];
   envFile?: string;
@@ -108,6 +111,39 @@ export function execModule(code: string): { text: string; lineOffset: number } {
     ? `export default async function () { return (\n${code}\n); }\n`
     : `export default async function () {\n${code}\n}\n`;
   return { text, lineOffset: 1 };
+}
+
+/** Marks where the program sits in the wrapper, so that it can be found again after transforming. */
+const BODY_MARK = "/*mcpx:exec-body*/";
+
+/**
+ * Why an exec program that {@linkcode execModule} wraps in a function does not stand alone as
+ * that function's body (`}{` closes the wrapper early and would run as something else), or
+ * undefined when it does. A program that does not parse even wrapped is left to the runtime,
+ * which names the line and column.
+ */
+export function execSyntaxError(code: string): string | undefined {
+  if (execModule(code).lineOffset === 0) return undefined; // a module, run as written
+  let js: string;
+  try {
+    js = stripTypeScriptTypes(
+      `async function body() {\n${BODY_MARK}\n${code}\n${BODY_MARK}\n}\n`,
+      { mode: "transform" },
+    );
+  } catch {
+    return undefined;
+  }
+  const start = js.indexOf(BODY_MARK);
+  const end = js.lastIndexOf(BODY_MARK);
+  if (start < 0 || end <= start) return undefined;
+  // import.meta parses in the module the body is run in, not in a Function.
+  const body = js.slice(start + BODY_MARK.length, end).replace(/\bimport\s*\.\s*meta\b/g, "_m");
+  try {
+    new AsyncFunction(body);
+    return undefined;
+  } catch (e) {
+    return e instanceof SyntaxError ? `SyntaxError: ${e.message}` : undefined;
+  }
 }
 
 /**
@@ -202,6 +238,10 @@ export async function planRun(ctx: Context, request: RunRequest): Promise<RunPla
       const [k, v] = parseEnvPair(pair);
       env[k] = v;
     });
+  }
+  const syntax = request.code !== undefined ? execSyntaxError(request.code) : undefined;
+  if (syntax) {
+    problems.push(new McpxError("SCRIPT_FAILED", `Cannot run the exec program: ${syntax}`));
   }
   if (
     request.export !== undefined && request.export !== "default" &&

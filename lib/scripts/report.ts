@@ -29,6 +29,8 @@ export interface RunEnvelope {
   runtime: RuntimeName;
   script: string;
   session: string;
+  /** The run's id in the log (`run-…`): `mcpx log --chain` starts from it. */
+  runId: string;
   result?: unknown;
   results: unknown[];
   stdout: string;
@@ -127,6 +129,7 @@ export function report(
     /** The script's path, or `exec`. */
     script: string;
     session: string;
+    runId: string;
     bound: OutputBound;
   },
 ): RunOutcome {
@@ -141,6 +144,7 @@ export function report(
       runtime: run.runtime,
       script: run.script,
       session: run.session,
+      runId: run.runId,
       ...(out.hasResult ? { result: out.result } : {}),
       results: out.results,
       stdout: out.stdoutText,

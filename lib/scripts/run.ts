@@ -2,7 +2,9 @@
 // (launch.ts) and its report (report.ts), in that order.
 
 import { dirname, join } from "../_path.ts";
-import { outputDir } from "../paths.ts";
+import { logsDir, outputDir, RUNS_LOG_STEM } from "../paths.ts";
+import { type Format, sourceLevel } from "../../launcher/log.ts";
+import { RunLog, wantsColor } from "../log/run_log.ts";
 import type { Context } from "../context.ts";
 import type { LaunchConfig, Level } from "../../launcher/protocol.ts";
 import { emitForNode, runInProcess, runInWorker } from "./launch.ts";
@@ -132,6 +134,17 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
     : undefined;
   let execFile: string | undefined;
   const emitted: string[] = [];
+  // The run's records are stored by this process (lib/log/run_log.ts); a log that cannot be
+  // written is said once on stderr and the run goes on.
+  const runLog = new RunLog({
+    dir: logsDir(ctx.boot, io.env),
+    stem: RUNS_LOG_STEM,
+    maxBytes: settings.get("logging.maxBytes"),
+    problem: (line) => io.err(line + "\n"),
+  });
+  let runStarted = false;
+  let exitCode: number | undefined;
+  let daemonId: string | undefined;
   try {
     const session = plan.env.MCPX_SESSION_ID || io.env.MCPX_SESSION_ID ||
       `run-${crypto.randomUUID()}`;
@@ -158,6 +171,14 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
         emitted,
       });
     }
+    runStarted = true;
+    runLog.event("info", "run.start", "Script run starting", {
+      script: script?.path ?? "exec",
+      args: [...request.args],
+      runtime,
+      session,
+      cwd: io.cwd,
+    });
 
     // The daemon is asked for once the script is on its way.
     const provision: Provision | undefined = primary
@@ -183,6 +204,7 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
     const scriptEnv: Record<string, string> = {
       ...plan.env,
       MCPX_SESSION_ID: session,
+      MCPX_RUN_ID: runLog.id,
       // A session this run minted ends with it, even should it be killed with SIGKILL: the
       // daemon watches this process (lib/pool/registry.ts).
       ...(minted ? { MCPX_SESSION_OWNER: String(Deno.pid) } : {}),
@@ -208,6 +230,7 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       ...(provision ? { client: provision.clientPath } : {}),
       json: ctx.json,
       logLevel: settings.get("logging.level") as Level,
+      logSource: sourceLevel(settings.get("logging.source")),
       launcherDir: worker
         ? ownLauncherDir()
         : command!.emit?.launcherDir ?? dirname(command!.args.at(-1)!),
@@ -251,7 +274,17 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       dir: outputDir(ctx.boot, io.env),
       stem: script ? `run-${script.named ? script.name : script.path.split("/").pop()}` : "exec",
     };
-    const out = new RunOutput({ json: ctx.json, io, bound, source: where.source });
+    const out = new RunOutput({
+      json: ctx.json,
+      io,
+      bound,
+      source: where.source,
+      render: {
+        format: request.format ?? settings.get("logging.format") as Format,
+        color: wantsColor(io),
+      },
+      store: (record) => runLog.record(record),
+    });
     // The daemon: asked now if it was not before. A Worker run is already under way and told when
     // it answers; a subprocess starts only after.
     const daemon = () => provision ? askDaemon(ctx, provision) : undefined;
@@ -266,6 +299,8 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
         stdin: request.stdinUsed ? "null" : "inherit",
       });
     out.finish();
+    exitCode = ended.code;
+    daemonId = (await provision?.daemon?.catch(() => undefined))?.logId;
 
     if (minted) await endSession(ctx, provision?.daemon, session);
 
@@ -284,9 +319,19 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       runtime,
       script: script?.path ?? "exec",
       session,
+      runId: runLog.id,
       bound,
     });
   } finally {
+    if (runStarted) {
+      runLog.event(exitCode === 0 ? "info" : "error", "run.end", "Script run ended", {
+        exitCode: exitCode ?? null,
+        ok: exitCode === 0,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        ...(daemonId ? { daemonId } : {}),
+      });
+    }
+    runLog.close();
     worker?.terminate();
     if (execFile) await Deno.remove(execFile).catch(() => {});
     for (const file of emitted) await Deno.remove(file).catch(() => {});

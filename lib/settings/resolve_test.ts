@@ -34,8 +34,8 @@ Deno.test("resolveSettings() lets the same flag repeat, last one winning", () =>
   const s = resolveSettings({
     env: {},
     flags: [
-      { key: "logging.level", text: "debug", spelling: "--logging-level" },
-      { key: "logging.level", text: "error", spelling: "--logging-level" },
+      { key: "logging.level", text: "debug", spelling: "--log-level" },
+      { key: "logging.level", text: "error", spelling: "--log-level" },
     ],
   });
   assert.equal(s.get("logging.level"), "error");
@@ -73,12 +73,12 @@ Deno.test("resolveSettings() names a bad value, its source and what is expected"
     () =>
       resolveSettings({
         env: {},
-        flags: [{ key: "logging.level", text: "loud", spelling: "--logging-level" }],
+        flags: [{ key: "logging.level", text: "loud", spelling: "--log-level" }],
       }),
     (e: unknown) =>
       e instanceof McpxError && e.code === "USAGE" &&
       e.message ===
-        'Invalid value "loud" for logging.level (from --logging-level): expected one of debug, info, warn, error',
+        'Invalid value "loud" for logging.level (from --log-level): expected one of trace, debug, info, warn, error, fatal',
   );
   assert.throws(
     () =>

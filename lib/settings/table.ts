@@ -16,6 +16,11 @@ export interface SettingSpec {
   readonly envAliases?: readonly string[];
   /** The flag, when it is not the derived `--a-b` spelling. */
   readonly flag?: string;
+  /**
+   * What the flag means given without a value (`--log-source` alone): when it has no `=value`
+   * and the next word is not one of `values`.
+   */
+  readonly bare?: string;
   /** Settings needed before configuration files are found are read from variables and flags only. */
   readonly early?: boolean;
   /**
@@ -181,9 +186,40 @@ export const SETTINGS = {
   },
   "logging.level": {
     type: "enum",
-    values: ["debug", "info", "warn", "error"],
+    values: ["trace", "debug", "info", "warn", "error", "fatal"],
     default: "info",
-    doc: "Lowest level the daemon writes to its log",
+    doc: "Lowest level logged, by scripts and by the daemon",
+    detail:
+      "A script's `log.debug()` below it returns at once; records at or above it reach stderr and the JSONL log under <state>/logs. The daemon reads it when it starts.",
+    envAliases: ["MCPX_LOG_LEVEL"],
+    flag: "--log-level",
+  },
+  "logging.format": {
+    type: "enum",
+    values: ["text", "logfmt", "json"],
+    default: "text",
+    doc:
+      "How log records are shown on stderr: text for people, logfmt, or json (one record a line)",
+    detail:
+      "Governs a script's records under `mcpx run` and `mcpx exec` and a foreground daemon's. The stored JSONL log is always JSON. On a terminal, text levels are coloured unless NO_COLOR is set.",
+    flag: "--log-format",
+  },
+  "logging.source": {
+    type: "enum",
+    values: ["true", "false", "trace", "debug", "info", "warn", "error", "fatal"],
+    default: "warn",
+    doc: "From which level a script's records carry their call site (file:line:col)",
+    detail:
+      "Finding the call site costs a stack trace (microseconds), so by default only warn and above pay it. `--log-source` alone (true) records it for every level, `--log-source=error` only for error and fatal, `--log-source=false` never.",
+    flag: "--log-source",
+    bare: "true",
+  },
+  "logging.maxBytes": {
+    type: "integer",
+    default: "16777216",
+    doc: "Size in bytes at which a JSONL log file is left for the next one",
+    detail:
+      "Files are only appended to: `daemon-<short>.jsonl` is followed by `daemon-<short>.1.jsonl` and so on (`runs.jsonl` likewise), never renamed or rewritten. 0 never starts a new file.",
   },
   "logging.trace": {
     type: "boolean",

@@ -147,6 +147,9 @@ export function parseArgs(
       let text = inline;
       if (text === undefined) {
         if (spec.type === "boolean") text = "true";
+        else if (
+          spec.bare !== undefined && !(spec.values ?? []).includes(args[i + 1] ?? "")
+        ) text = spec.bare;
         else {
           text = args[++i];
           if (text === undefined) throw usageError(`${name} needs a value`, op);

@@ -5,7 +5,7 @@ import { main, parseArgs } from "./cli.ts";
 import { OPERATIONS } from "../operations/mod.ts";
 
 Deno.test("parseArgs() takes global options before and after the command", () => {
-  const p = parseArgs(["--json", "stop", "--all", "--logging-level=debug"], OPERATIONS);
+  const p = parseArgs(["--json", "stop", "--all", "--log-level=debug"], OPERATIONS);
   assert.equal(p.op?.id, "daemon.stop");
   assert.deepEqual(p.input, { all: true });
   assert.deepEqual(p.flags.map((f) => [f.key, f.text]), [["output.json", "true"], [

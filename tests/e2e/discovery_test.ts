@@ -390,6 +390,10 @@ Deno.test("discovery: a schema cache removed or spoilt under a running daemon is
   );
   await box.json(["call", "fixture.echo", "text=x"]);
   const files = () => [...Deno.readDirSync(dir)].filter((e) => /^schemas-.*\.json$/.test(e.name));
-  assert.ok(await until(() => files().length === 2), "the new fingerprint's cache is written");
+  // ...and, that written, the old version's is removed: one cache per configuration file.
+  assert.ok(
+    await until(() => files().length === 1 && join(dir, files()[0].name) !== file),
+    "the new fingerprint's cache is written, in place of the old one",
+  );
   await box.json(["stop"]);
 });

@@ -135,9 +135,9 @@ for (const runtime of ["worker", "deno"]) {
     // Stopping it was mcpx's doing, not the server's failure: nothing records one, and the next
     // run's call (the one after it, not awaited either) is not refused by a start failure's cooldown.
     const log = await daemonLog(box);
-    assert.deepEqual(log.filter((r) => r.event === "instance.start_failed"), []);
+    assert.deepEqual(log.filter((r) => r.event === "server.start_failed"), []);
     assert.ok(
-      log.some((r) => r.event === "instance.stopping" && String(r.key).startsWith("session:")),
+      log.some((r) => r.event === "server.stop" && String(r.key).startsWith("session:")),
       "the run's end stopped its process",
     );
     const ls = await box.json<{ namespaces: { namespace: string; error?: string }[] }>(["ls"]);

@@ -197,7 +197,7 @@ Deno.test("pool: stop with callers queued ends at once, fails them, and leaves n
   const log = await daemonLog(box);
   const stopping = log.findIndex((r) => r.event === "daemon.stopping");
   assert.ok(stopping > 0);
-  assert.deepEqual(log.slice(stopping).filter((r) => r.event === "instance.starting"), []);
+  assert.deepEqual(log.slice(stopping).filter((r) => r.event === "server.start"), []);
 });
 
 Deno.test("pool: stop while a server is still starting does not wait for it", async () => {
