@@ -207,6 +207,45 @@ Deno.test("client half: progress reaches mcpx call on stderr, and Ctrl-C of a ca
   assert.equal((await box.mcpx(["stop"])).code, 0);
 });
 
+Deno.test("client half: a script hears progress through onProgress, and its AbortSignal cancels upstream", async () => {
+  await cacheModern();
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { asking: ASKING } });
+  await box.write(
+    "work/progress.ts",
+    `export default async () => {
+  const seen: string[] = [];
+  const counted = String(await asking.count({ n: 2 }, { onProgress: (p) => seen.push(\`\${p.progress}/\${p.total} \${p.message}\`) }));
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 1000);
+  let code = "";
+  try {
+    await asking.wait({}, { signal: controller.signal });
+  } catch (e) {
+    code = (e as { code?: string }).code ?? String(e);
+  }
+  let heard = { cancelled: [] as unknown[] };
+  for (let i = 0; i < 100 && heard.cancelled.length === 0; i++) {
+    heard = (await asking.heard()) as unknown as { cancelled: unknown[] };
+    if (heard.cancelled.length === 0) await new Promise((r) => setTimeout(r, 50));
+  }
+  return { counted, seen, code, cancelled: heard.cancelled.length };
+};
+`,
+  );
+  const ran = await box.mcpx(["--json", "run", "progress.ts"]);
+  assert.equal(ran.code, 0, ran.stdout + ran.stderr);
+  const out = JSON.parse(ran.stdout) as Record<string, unknown>;
+  const result = (out.result ?? out) as Record<string, unknown>;
+  assert.deepEqual(result, {
+    counted: "counted 2",
+    seen: ["1/2 step 1", "2/2 step 2"],
+    code: "CANCELLED",
+    cancelled: 1,
+  }, JSON.stringify(out));
+  assert.equal((await box.mcpx(["stop"])).code, 0);
+});
+
 Deno.test("client half: the filesystem server gets roots and no longer says its client has none", async () => {
   await using box = await Sandbox.create();
   await Deno.mkdir(join(box.root, "work", "shared"));
