@@ -79,12 +79,13 @@ interface Daemon {
 
 async function start(project: string, env: Record<string, string>): Promise<Daemon> {
   const health = JSON.parse(await runDeno(mcpxArgs(["--json", "start"]), project, env));
-  const tokenFile = join(
-    env.XDG_STATE_HOME,
-    "mcpx",
-    "daemons",
-    `${health.fingerprint.slice(0, 16)}.token`,
+  // The daemon's files are named by its configuration (lib/paths.ts); this root holds one.
+  const dir = join(env.XDG_STATE_HOME, "mcpx", "daemons");
+  const names = Array.from(Deno.readDirSync(dir), (e) => e.name).filter((n) =>
+    n.endsWith(".token")
   );
+  if (names.length !== 1) throw new Error(`expected one daemon token in ${dir}, found ${names}`);
+  const tokenFile = join(dir, names[0]);
   return {
     pid: health.pid,
     socket: health.socket,

@@ -2,8 +2,9 @@
  * A tool call through the MCP surface against the same call direct: `mcpx_call` on the daemon's
  * `/mcp` (a 2025-11-25 session, Streamable HTTP over the unix socket) next to `POST /v1/call`,
  * both to the fixture server's `echo`, alternated, after a warm-up. Prints p50 and p99 of each
- * and the p50 the MCP surface adds; then `--sessions` MCP sessions opened on the one daemon, one
- * call each, all at once (p50, p99 and the wall time of the lot).
+ * and the p50 the MCP surface adds; the same two over the daemon's TCP listener (`daemon.listen`
+ * on 127.0.0.1, a bearer token); then `--sessions` MCP sessions opened on the one daemon, one call
+ * each, all at once (p50, p99 and the wall time of the lot).
  *
  *     deno run -A bench/serve.ts [--calls 300] [--sessions 100] [--json]
  */
@@ -11,6 +12,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { wireRequest } from "../lib/daemon/wire.ts";
 import { TOKEN_HEADER } from "../lib/daemon/guard.ts";
+import { type Endpoint, parseHostPort } from "../lib/daemon/listen.ts";
 import {
   CONFIG,
   formatTable,
@@ -48,11 +50,21 @@ async function main() {
         mcpServers: { fixture: { command: Deno.execPath(), args: ["run", faulty] } },
       }),
     );
-    const health = JSON.parse(await runDeno(mcpx(["--json", "start"]), project, isolated.env));
+    const health = JSON.parse(
+      await runDeno(mcpx(["--json", "start"]), project, {
+        ...isolated.env,
+        MCPX_DAEMON_LISTEN: "127.0.0.1:0",
+      }),
+    );
+    const tcp: Endpoint = { kind: "tcp", ...parseHostPort(health.listen, "listen") };
     const dir = join(isolated.env.XDG_STATE_HOME, "mcpx", "daemons");
     let token = "";
+    let bearer = "";
     for await (const e of Deno.readDir(dir)) {
       if (e.name.endsWith(".token")) token = (await Deno.readTextFile(join(dir, e.name))).trim();
+      if (e.name.endsWith(".listen-token")) {
+        bearer = (await Deno.readTextFile(join(dir, e.name))).trim();
+      }
     }
     const headers = { [TOKEN_HEADER]: token };
     const mcpHeaders = { ...headers, accept: "application/json, text/event-stream" };
@@ -82,9 +94,9 @@ async function main() {
     };
     const inSession = await open();
     let id = 1;
-    const viaMcp = async (sessionHeaders = inSession) => {
+    const viaMcp = async (sessionHeaders = inSession, at: string | Endpoint = health.socket) => {
       const t = performance.now();
-      const res = await wireRequest(health.socket, "POST", "/mcp", {
+      const res = await wireRequest(at, "POST", "/mcp", {
         headers: sessionHeaders,
         body: {
           jsonrpc: "2.0",
@@ -99,21 +111,38 @@ async function main() {
       if (res.status !== 200 || !res.text.includes('"x"')) throw new Error(`/mcp: ${res.text}`);
       return performance.now() - t;
     };
-    const direct = async () => {
+    const direct = async (
+      at: string | Endpoint = health.socket,
+      h: Record<string, string> = headers,
+    ) => {
       const t = performance.now();
-      const res = await wireRequest(health.socket, "POST", "/v1/call/fixture/echo", {
-        headers,
+      const res = await wireRequest(at, "POST", "/v1/call/fixture/echo", {
+        headers: h,
         body: { text: "x" },
       });
       if (res.status !== 200) throw new Error(`/v1: ${res.text}`);
       return performance.now() - t;
     };
-    for (let i = 0; i < 30; i++) [await viaMcp(), await direct()];
+    // Over TCP: the listener's bearer token in place of the socket's; an MCP session of its own.
+    const tcpHeaders = { authorization: `Bearer ${bearer}` };
+    const tcpSession = {
+      ...(await open()),
+      [TOKEN_HEADER]: bearer,
+    };
+    const viaTcpMcp = () => viaMcp(tcpSession, tcp);
+    const viaTcp = () => direct(tcp, tcpHeaders);
+    for (let i = 0; i < 30; i++) {
+      [await viaMcp(), await direct(), await viaTcpMcp(), await viaTcp()];
+    }
     const mcp: number[] = [];
     const v1: number[] = [];
+    const mcpTcp: number[] = [];
+    const v1Tcp: number[] = [];
     for (let i = 0; i < CALLS; i++) {
       mcp.push(await viaMcp());
       v1.push(await direct());
+      mcpTcp.push(await viaTcpMcp());
+      v1Tcp.push(await viaTcp());
     }
     // Many hosts at once: SESSIONS sessions opened together, then one call each, all at once.
     const sessions = await Promise.all(Array.from({ length: SESSIONS }, open));
@@ -128,6 +157,11 @@ async function main() {
         mcp: { p50: median(mcp), p99: percentile(mcp, 0.99) },
         direct: { p50: median(v1), p99: percentile(v1, 0.99) },
         addedP50Ms: added,
+        tcp: {
+          mcp: { p50: median(mcpTcp), p99: percentile(mcpTcp, 0.99) },
+          direct: { p50: median(v1Tcp), p99: percentile(v1Tcp, 0.99) },
+          addedP50Ms: median(mcpTcp) - median(v1Tcp),
+        },
         concurrent: {
           sessions: SESSIONS,
           p50: median(concurrent),
@@ -143,6 +177,17 @@ async function main() {
       ["POST /v1/call/fixture/echo", median(v1).toFixed(3), percentile(v1, 0.99).toFixed(3)],
       ["/mcp tools/call mcpx_call", median(mcp).toFixed(3), percentile(mcp, 0.99).toFixed(3)],
       ["added by the MCP surface (p50)", added.toFixed(3), ""],
+      [
+        "TCP: POST /v1/call/fixture/echo",
+        median(v1Tcp).toFixed(3),
+        percentile(v1Tcp, 0.99).toFixed(3),
+      ],
+      [
+        "TCP: /mcp tools/call mcpx_call",
+        median(mcpTcp).toFixed(3),
+        percentile(mcpTcp, 0.99).toFixed(3),
+      ],
+      ["TCP: added by the MCP surface (p50)", (median(mcpTcp) - median(v1Tcp)).toFixed(3), ""],
       [
         `${SESSIONS} sessions, one call each at once`,
         median(concurrent).toFixed(3),

@@ -19,7 +19,6 @@ import {
   EXIT_FAILED,
   EXIT_USAGE,
   type LaunchConfig,
-  type Level,
   RECORD_MARK,
   type ScriptFailure,
 } from "./protocol.ts";

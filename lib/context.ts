@@ -28,6 +28,8 @@ export interface DaemonHandle {
   readonly startedAt: number;
   readonly autostarted: boolean;
   readonly socket: string;
+  /** The TCP address it also serves on (`daemon.listen`), host:port with the bound port. */
+  readonly listen?: string;
   readonly configPath: string;
   readonly fingerprint: string;
   /** The daemon's id in the log (`dmn-…`), the parent of what it creates. */

@@ -19,6 +19,8 @@ export const ERRORS = {
   SOCKET_FOREIGN: { exit: 4, http: 409, hint: "" },
   UNSAFE_PATH: { exit: 4, http: 409, hint: "" },
   UNAUTHORIZED: { exit: 4, http: 401, hint: "" },
+  // A request on the daemon's TCP listener with a Host or Origin not its own (DNS rebinding).
+  FORBIDDEN: { exit: 4, http: 403, hint: "" },
   REQUEST_TOO_LARGE: { exit: 2, http: 413, hint: "" },
   NOT_FOUND: { exit: 5, http: 404, hint: "" },
   SERVER_NOT_FOUND: { exit: 5, http: 404, hint: "Run `mcpx status` for the configured namespaces" },

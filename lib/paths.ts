@@ -63,7 +63,14 @@ export function daemonFiles(
   short: string,
 ): Pick<
   DaemonPaths,
-  "record" | "spawnLock" | "bindLock" | "startError" | "live" | "token" | "children"
+  | "record"
+  | "spawnLock"
+  | "bindLock"
+  | "startError"
+  | "live"
+  | "token"
+  | "listenToken"
+  | "children"
 > {
   return {
     record: join(dir, `${short}.json`),
@@ -72,6 +79,7 @@ export function daemonFiles(
     startError: join(dir, `${short}.start-error`),
     live: join(dir, `${short}.live.json`),
     token: join(dir, `${short}.token`),
+    listenToken: join(dir, `${short}.listen-token`),
     children: join(dir, `${short}.children.json`),
   };
 }
@@ -107,6 +115,11 @@ export interface DaemonPaths {
   live: string;
   /** The running daemon's token (mode 0600): every `/v1` request carries it (lib/daemon/guard.ts). */
   token: string;
+  /**
+   * The bearer token of the daemon's TCP listener (`daemon.listen`), mode 0600, kept across
+   * restarts so a remote caller's copy stays good; unused when `daemon.token` is set.
+   */
+  listenToken: string;
   /**
    * The server processes the daemon started: pid, process group and start time of each (mode
    * 0600), so that a successor can stop what a daemon that died left (lib/daemon/children.ts).

@@ -39,6 +39,24 @@ function fakeHost() {
         }
         return Promise.resolve({ raw: { content: [{ type: "text", text: String(input.tool) }] } });
       }
+      // One server, "x", with one prompt, one resource and one template.
+      if (op.id === "prompts.get") {
+        return Promise.resolve(
+          input.name === undefined
+            ? { prompts: [{ namespace: "x", name: "greet", arguments: [{ name: "who" }] }] }
+            : { namespace: "x", name: input.name, messages: [{ role: "user", content: input }] },
+        );
+      }
+      if (op.id === "resources.read") {
+        return Promise.resolve(
+          input.uri === undefined
+            ? {
+              resources: [{ namespace: "x", uri: "file:///a", name: "a" }],
+              templates: [{ namespace: "x", uriTemplate: "file:///{p}", name: "any" }],
+            }
+            : { contents: [{ uri: input.uri, text: "A" }] },
+        );
+      }
       return op.run(input, undefined as never);
     },
     end(session) {
@@ -336,8 +354,38 @@ Deno.test("/mcp, 2025-11-25: a session per client lists, calls and pages, every 
     assert.equal((badCursor.frames[0].error as { code: number }).code, -32602);
     const unknown = await a.send("no/such/method");
     assert.equal((unknown.frames[0].error as { code: number }).code, -32601);
-    const empty = await a.send("prompts/list");
-    assert.deepEqual(empty.frames[0].result, { prompts: [] });
+    const prompts = await a.send("prompts/list");
+    assert.deepEqual(prompts.frames[0].result, {
+      prompts: [{ name: "x.greet", arguments: [{ name: "who" }] }],
+    }, "every server's prompts, namespaced");
+    const got = await a.send("prompts/get", { name: "x.greet", arguments: { who: "me" } });
+    assert.deepEqual(
+      (got.frames[0].result as { messages: { content: Record<string, unknown> }[] }).messages[0]
+        .content,
+      { server: "x", name: "greet", arguments: { who: "me" } },
+    );
+    const resources = await a.send("resources/list");
+    assert.deepEqual(resources.frames[0].result, {
+      resources: [{ uri: "mcpx://x/file:///a", name: "a" }],
+    });
+    const templates = await a.send("resources/templates/list");
+    assert.deepEqual(templates.frames[0].result, {
+      resourceTemplates: [{ uriTemplate: "mcpx://x/file:///{p}", name: "any" }],
+    });
+    const read = await a.send("resources/read", { uri: "mcpx://x/file:///a" });
+    assert.deepEqual(read.frames[0].result, {
+      contents: [{ uri: "mcpx://x/file:///a", text: "A" }],
+    });
+    assert.equal(calls.at(-1)!.input.raw, true, "a read asks for the contents as they came");
+    const foreign = await a.send("resources/read", { uri: "file:///a" });
+    assert.equal((foreign.frames[0].error as { code: number }).code, -32602);
+    const completed = await a.send("completion/complete", {
+      ref: { type: "ref/resource", uri: "mcpx://{ns}/file:///a" },
+      argument: { name: "ns", value: "" },
+    });
+    assert.deepEqual(completed.frames[0].result, {
+      completion: { values: ["x"], total: 1, hasMore: false },
+    }, "completion from what mcpx holds: the namespaces");
 
     const batch = await post(
       h,

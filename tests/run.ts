@@ -26,7 +26,15 @@ const step = async (what: string, command: string, args: string[]) => {
     console.error(`tests: ${what} failed: ${why}`);
   }
 };
-if (!present(`${repo}tests/npm/node_modules/.package-lock.json`)) {
+// Installed when absent, or when package.json names a package node_modules does not hold (a
+// checkout that added one, such as the MCP inspector the serve tests drive).
+const wanted = Object.keys(
+  JSON.parse(Deno.readTextFileSync(`${repo}tests/npm/package.json`)).dependencies ?? {},
+);
+if (
+  !present(`${repo}tests/npm/node_modules/.package-lock.json`) ||
+  wanted.some((name) => !present(`${repo}tests/npm/node_modules/${name}/package.json`))
+) {
   await step("installing the test servers (npm ci in tests/npm)", "npm", [
     "ci",
     "--prefix",

@@ -47,6 +47,9 @@ export function parseSummary(output: string): Scenario[] {
 /** What the baseline says each revision's failing scenarios are, with the reason. */
 export type Baseline = Record<Revision, Record<string, string>>;
 
+/** The baseline file: code mode's at the top, gateway mode's under `gateway`. */
+export type BaselineFile = Baseline & { gateway: Baseline };
+
 /** The ways a run disagrees with the baseline; empty when it agrees. */
 export function compare(rev: Revision, scenarios: Scenario[], baseline: Baseline): string[] {
   const expected = baseline[rev] ?? {};
@@ -75,8 +78,18 @@ function freePort(): number {
   return port;
 }
 
-/** `mcpx serve --http` in a world of its own (HOME, XDG dirs), fronting one fixture server. */
-async function startServe(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+/** The two legs: code mode, and gateway mode fronting the suite's fixture surface. */
+export const LEGS = ["code", "gateway"] as const;
+export type Leg = typeof LEGS[number];
+
+/**
+ * `mcpx serve --http` in a world of its own (HOME, XDG dirs): in code mode fronting one fixture
+ * server, in gateway mode (`--expose surface`) fronting tests/fixtures/servers/conformance_surface.ts.
+ */
+async function startServe(
+  dir: string,
+  leg: Leg,
+): Promise<{ url: string; stop: () => Promise<void> }> {
   const env: Record<string, string> = {
     HOME: join(dir, "home"),
     XDG_STATE_HOME: join(dir, "state"),
@@ -103,15 +116,25 @@ async function startServe(dir: string): Promise<{ url: string; stop: () => Promi
     await Deno.mkdir(d, { recursive: true });
   }
   const faulty = join(ROOT, "tests", "fixtures", "servers", "faulty.ts");
+  const surface = join(ROOT, "tests", "fixtures", "servers", "conformance_surface.ts");
   await Deno.writeTextFile(
     join(work, ".mcpx.json"),
     JSON.stringify({
-      mcpServers: {
-        fixture: {
-          command: Deno.execPath(),
-          args: ["run", "--quiet", "--no-config", "--no-lock", faulty],
+      mcpServers: leg === "code"
+        ? {
+          fixture: {
+            command: Deno.execPath(),
+            args: ["run", "--quiet", "--no-config", "--no-lock", faulty],
+          },
+        }
+        : {
+          surface: {
+            command: Deno.execPath(),
+            args: ["run", "--quiet", "--config", join(ROOT, "deno.json"), "--frozen", surface],
+            // The SDK from Deno's own cache, not fetched into this world's empty HOME.
+            env: { DENO_DIR: env.DENO_DIR },
+          },
         },
-      },
     }),
   );
   const port = freePort();
@@ -125,6 +148,7 @@ async function startServe(dir: string): Promise<{ url: string; stop: () => Promi
       "serve",
       "--http",
       `127.0.0.1:${port}`,
+      ...(leg === "gateway" ? ["--expose", "surface"] : []),
     ],
     cwd: work,
     env,
@@ -175,10 +199,10 @@ async function runSuite(url: string, rev: Revision): Promise<Scenario[]> {
   return parseSummary(text);
 }
 
-/** Runs every revision; resolves to the scenarios of each. */
-export async function measure(): Promise<Record<Revision, Scenario[]>> {
+/** Runs every revision against one leg; resolves to the scenarios of each. */
+export async function measure(leg: Leg = "code"): Promise<Record<Revision, Scenario[]>> {
   const dir = await Deno.makeTempDir({ prefix: "mcpx-conformance-" });
-  const serve = await startServe(dir);
+  const serve = await startServe(dir, leg);
   try {
     const results = {} as Record<Revision, Scenario[]>;
     for (const rev of REVISIONS) results[rev] = await runSuite(serve.url, rev);
@@ -190,8 +214,15 @@ export async function measure(): Promise<Record<Revision, Scenario[]>> {
 }
 
 /** Reads the baseline. */
-export function readBaseline(): Baseline {
-  return JSON.parse(Deno.readTextFileSync(BASELINE)) as Baseline;
+export function readBaseline(): BaselineFile {
+  return JSON.parse(Deno.readTextFileSync(BASELINE)) as BaselineFile;
+}
+
+/** One leg's part of the baseline. */
+export function legBaseline(file: BaselineFile, leg: Leg): Baseline {
+  return leg === "code"
+    ? { "2025-11-25": file["2025-11-25"], "2026-07-28": file["2026-07-28"] }
+    : file.gateway;
 }
 
 function count(scenarios: Scenario[]) {
@@ -204,74 +235,93 @@ function count(scenarios: Scenario[]) {
   };
 }
 
-/** docs/spec/official-suite.md for a run. */
+/** docs/spec/official-suite.md for a run of both legs. */
 export function renderDoc(
-  results: Record<Revision, Scenario[]>,
-  baseline: Baseline,
+  results: Record<Leg, Record<Revision, Scenario[]>>,
+  baseline: BaselineFile,
   commit: string,
 ) {
   const lines = [
     "---",
     "summary: The official MCP conformance suite's server leg against mcpx serve, per revision",
-    "read_when: changing the MCP surface (lib/surfaces/mcp.ts), or asking how conformant it is",
+    "read_when: changing the MCP surface (lib/surfaces/mcp.ts, mcp_gateway.ts), or asking how conformant it is",
     "---",
     "",
     "# The official suite",
     "",
-    `\`${
-      SUITE.slice(4)
-    }\`, server leg, against \`mcpx serve --http\` in code mode (one fixture server`,
-    "configured), measured at commit `" + commit +
-    "` by `deno task conformance`, which writes this",
-    "file. `tests/e2e/conformance_test.ts` runs the same and fails when a scenario outside",
-    "`tests/conformance_baseline.json` fails, or when a baseline entry passes: the baseline only",
-    "shrinks. Counts are of the scenarios each revision scores (pending and extension scenarios are",
-    "run but listed apart).",
+    `\`${SUITE.slice(4)}\`, server leg, run two ways and measured at commit \`${commit}\` by`,
+    "`deno task conformance`, which writes this file:",
     "",
-    "| revision | scenarios passing | scenarios failing | checks passed | checks failed |",
-    "| --- | --- | --- | --- | --- |",
+    "- **code mode**: against `mcpx serve --http` in code mode (one fixture server configured);",
+    "- **gateway mode**: against `mcpx serve --http --expose surface`, fronting",
+    "  `tests/fixtures/servers/conformance_surface.ts` (the official SDK's server with the tools,",
+    "  prompts and resources the scenarios call), which measures mcpx as a faithful gateway.",
+    "",
+    "`tests/e2e/conformance_test.ts` runs the same and fails when a scenario outside",
+    "`tests/conformance_baseline.json` fails (its top level for code mode, `gateway` for gateway",
+    "mode), or when a baseline entry passes: the baseline only shrinks. Counts are of the scenarios",
+    "each revision scores (pending and extension scenarios are run but listed apart).",
+    "",
+    "| leg | revision | scenarios passing | scenarios failing | checks passed | checks failed |",
+    "| --- | --- | --- | --- | --- | --- |",
   ];
-  for (const rev of REVISIONS) {
-    const c = count(results[rev]);
-    lines.push(
-      `| ${rev} | ${c.passing} | ${
-        c.scenarios - c.passing
-      } | ${c.checksPassed} | ${c.checksFailed} |`,
-    );
+  for (const leg of LEGS) {
+    for (const rev of REVISIONS) {
+      const c = count(results[leg][rev]);
+      lines.push(
+        `| ${leg} | ${rev} | ${c.passing} | ${
+          c.scenarios - c.passing
+        } | ${c.checksPassed} | ${c.checksFailed} |`,
+      );
+    }
   }
   lines.push(
     "",
-    "Most failures are not protocol defects: the suite's scenarios call its own fixture surface",
-    "(tools such as `test_simple_text`, prompts such as `test_simple_prompt`, resources under",
-    "`test://`), which code mode does not serve, so they fail before reaching a protocol assertion.",
-    "The lifecycle, ping, session, DNS-rebinding, header-validation and caching scenarios pass.",
+    "In code mode most failures are not protocol defects: the scenarios call the suite's own fixture",
+    "surface (tools such as `test_simple_text`, prompts such as `test_simple_prompt`, resources under",
+    "`test://`), which code mode does not serve. The gateway leg serves that surface through mcpx.",
     "",
   );
-  for (const rev of REVISIONS) {
-    lines.push(`## ${rev}`, "", "| scenario | checks passed | checks failed | expected failure |");
-    lines.push("| --- | --- | --- | --- |");
-    for (const s of results[rev]) {
-      const why = baseline[rev]?.[s.name] ?? "";
-      const name = s.unscored ? `${s.name} (${s.unscored}, not scored)` : s.name;
-      lines.push(`| ${name} | ${s.passed} | ${s.failed} | ${why} |`);
+  for (const leg of LEGS) {
+    const base = legBaseline(baseline, leg);
+    for (const rev of REVISIONS) {
+      lines.push(`## ${leg} mode, ${rev}`, "");
+      lines.push("| scenario | checks passed | checks failed | expected failure |");
+      lines.push("| --- | --- | --- | --- |");
+      for (const s of results[leg][rev]) {
+        const why = base[rev]?.[s.name] ?? "";
+        const name = s.unscored ? `${s.name} (${s.unscored}, not scored)` : s.name;
+        lines.push(`| ${name} | ${s.passed} | ${s.failed} | ${why} |`);
+      }
+      lines.push("");
     }
-    lines.push("");
   }
   return lines.join("\n");
 }
 
 if (import.meta.main) {
   const check = Deno.args.includes("--check");
-  const results = await measure();
+  const only = LEGS.find((l) => Deno.args.includes(`--leg=${l}`));
+  const legs = only ? [only] : [...LEGS];
   const baseline = readBaseline();
-  const problems = REVISIONS.flatMap((rev) => compare(rev, results[rev], baseline));
-  for (const rev of REVISIONS) {
-    const c = count(results[rev]);
-    console.log(
-      `${rev}: ${c.passing}/${c.scenarios} scenarios pass, ${c.checksPassed} checks passed, ${c.checksFailed} failed`,
+  const results = {} as Record<Leg, Record<Revision, Scenario[]>>;
+  const problems: string[] = [];
+  for (const leg of legs) {
+    results[leg] = await measure(leg);
+    const base = legBaseline(baseline, leg);
+    problems.push(
+      ...REVISIONS.flatMap((rev) => compare(rev, results[leg][rev], base)).map((p) =>
+        `${leg}: ${p}`
+      ),
     );
+    for (const rev of REVISIONS) {
+      const c = count(results[leg][rev]);
+      console.log(
+        `${leg} ${rev}: ${c.passing}/${c.scenarios} scenarios pass, ${c.checksPassed} checks passed, ${c.checksFailed} failed`,
+      );
+    }
   }
-  if (!check) {
+  if (!check && !only) {
     const commit = new TextDecoder().decode(
       (await new Deno.Command("git", { args: ["rev-parse", "--short", "HEAD"], cwd: ROOT })
         .output())

@@ -298,6 +298,7 @@ const MCPX_KEYS = [
   "toolTags",
   "envFrom",
   "roots",
+  "oauth",
 ];
 
 /** Keys of a server entry outside its `mcpx` block that mcpx reads. */
@@ -328,6 +329,7 @@ const BLOCK_ONLY = new Set([
   "profiles",
   "toolTags",
   "envFrom",
+  "oauth",
 ]);
 
 /**

@@ -22,7 +22,8 @@ import { type ServerDef, serverDefs } from "../config/servers.ts";
 import { passthroughNames, serverEnvironment } from "../config/server_env.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
-import { cacheDir } from "../paths.ts";
+import { cacheDir, stateDir } from "../paths.ts";
+import { oauthDir } from "../mcp/oauth.ts";
 import {
   CacheWriter,
   readCache,
@@ -45,6 +46,14 @@ import {
 import { removeLive, writeLive } from "./live.ts";
 import { EventBus } from "../events/bus.ts";
 import { ClientHalf } from "./client_half.ts";
+import {
+  hostPort,
+  isLoopback,
+  listenerToken,
+  parseHostPort,
+  refuseOnListener,
+  type TcpAddress,
+} from "./listen.ts";
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
 export interface DaemonRecord {
@@ -56,6 +65,8 @@ export interface DaemonRecord {
   startedAt: string;
   autostarted: boolean;
   version: string;
+  /** The TCP address it also serves on (`daemon.listen`), as host:port with the port bound. */
+  listen?: string;
 }
 
 /** A running daemon's state: what operations see of it ({@linkcode DaemonHandle}) and more. */
@@ -68,6 +79,7 @@ interface RunningDaemon extends DaemonHandle {
   readonly log: DaemonLog;
   /** What this daemon stopped at its start that a predecessor which died had left running. */
   recovered?: string;
+  listen?: string;
 }
 
 /**
@@ -84,6 +96,7 @@ export type Serve = (context: (req: Request) => Context) => (req: Request) => Pr
 export async function runDaemon(
   ctx: Context,
   autostarted: boolean,
+  listenFlag: string | undefined,
   serve: Serve,
 ): Promise<number> {
   let fp = await ctx.fingerprint();
@@ -99,13 +112,15 @@ export async function runDaemon(
       writeFileAtomic(paths.startError, JSON.stringify(report) + "\n");
     } catch { /* nowhere to say why */ }
   };
-  let settings, config: McpxConfig;
+  let settings, config: McpxConfig, listen: TcpAddress | undefined;
   try {
     secureStateDir(dirname(paths.dir));
     secureStateDir(paths.dir);
     secureStateDir(dirname(paths.log));
     stateDirOk = true;
     settings = await ctx.settings();
+    const text = listenFlag ?? ctx.boot.get("daemon.listen");
+    listen = text ? parseHostPort(text, "--listen") : undefined;
     config = await loadConfig(fp.path, fp.text);
   } catch (e) {
     reportStart(e);
@@ -164,6 +179,7 @@ export async function runDaemon(
     throw e;
   }
   let server: Deno.HttpServer<Deno.UnixAddr> | undefined;
+  let tcp: Deno.HttpServer<Deno.NetAddr> | undefined;
   let stopReason = "";
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
@@ -201,6 +217,7 @@ export async function runDaemon(
       startedAt: new Date(state.startedAt).toISOString(),
       autostarted,
       version: VERSION,
+      ...(state.listen ? { listen: state.listen } : {}),
     };
     writeFileAtomic(paths.record, JSON.stringify(record, null, 2) + "\n");
   };
@@ -335,19 +352,24 @@ export async function runDaemon(
       // Before the socket exists, so that whoever can connect can already read it.
       const token = writeToken(paths.token);
       const maxBytes = settings.get("daemon.maxRequestBytes");
-      try {
-        server = Deno.serve({
-          path: paths.socket,
-          onListen() {},
-          onError(error) {
-            log.write("error", "http.error", String(error));
-            return new Response("internal error", { status: 500 });
-          },
-        }, async (req) => {
+      const memoryEvery = settings.get("plumbing.memoryLog");
+      const snapshots = settings.get("plumbing.heapSnapshots");
+      let requests = 0;
+      const onError = (error: unknown) => {
+        log.write("error", "http.error", String(error));
+        return new Response("internal error", { status: 500 });
+      };
+      // The same answers on every listener, after its own check of who is asking.
+      // A refusal on TCP says nothing of the daemon (no fingerprint): the asker may be anyone.
+      const handle =
+        (refusal: (req: Request) => Response | undefined, bare = false) =>
+        async (req: Request): Promise<Response> => {
+          const refused = refusal(req);
+          if (refused && bare) return refused;
           state.lastActivity = Date.now();
           state.inflight++;
           try {
-            const ready = refuseWithoutToken(req, token) ?? await readBounded(req, maxBytes);
+            const ready = refused ?? await readBounded(req, maxBytes);
             // A command that read another version of the file: take up the file as it is now
             // first, or say why it cannot be.
             const wanted = req.headers.get(FINGERPRINT_HEADER);
@@ -367,8 +389,46 @@ export async function runDaemon(
           } finally {
             state.inflight--;
             state.lastActivity = Date.now();
+            if (memoryEvery > 0 && ++requests % memoryEvery === 0) {
+              const n = requests;
+              // After the answer has gone: what the request held is garbage by then.
+              setTimeout(() => void logMemory(log, n, registry, snapshots), 0);
+            }
           }
-        });
+        };
+      // The TCP listener first: once the socket answers, a command may already ask for it.
+      if (listen) {
+        // Beyond the socket's 0600: anyone who can reach the port must hold the listener token,
+        // loopback or not (other users of this machine reach a loopback port too).
+        const bearer = listenerToken(settings.get("daemon.token"), paths.listenToken);
+        const at = { ...listen };
+        try {
+          tcp = Deno.serve(
+            { hostname: at.hostname, port: at.port, onListen() {}, onError },
+            handle((req) => refuseOnListener(req, at, bearer), true),
+          );
+          at.port = tcp.addr.port;
+        } catch (e) {
+          throw new McpxError(
+            "DAEMON_START_FAILED",
+            `Cannot listen on ${hostPort(at)}: ${messageOf(e)}`,
+            { hint: "Give --listen (daemon.listen) a free port of an address of this machine" },
+          );
+        }
+        state.listen = hostPort(at);
+        if (!autostarted) {
+          ctx.io.err(
+            `mcpx daemon: /v1 and /mcp at http://${state.listen} (bearer token: ${
+              settings.get("daemon.token") ? "daemon.token" : paths.listenToken
+            })\n`,
+          );
+        }
+      }
+      try {
+        server = Deno.serve(
+          { path: paths.socket, onListen() {}, onError },
+          handle((req) => refuseWithoutToken(req, token)),
+        );
       } catch (e) {
         throw new McpxError(
           "DAEMON_START_FAILED",
@@ -386,6 +446,7 @@ export async function runDaemon(
     log.close();
     reportStart(e);
     await server?.shutdown();
+    await tcp?.shutdown();
     await registry.close();
     throw e;
   }
@@ -393,6 +454,9 @@ export async function runDaemon(
   writeLive(paths.live, registry.liveState());
   log.write("info", "daemon.listening", "Daemon listening", {
     socket: paths.socket,
+    ...(state.listen && listen
+      ? { listen: state.listen, loopback: isLoopback(listen.hostname) }
+      : {}),
     config: fp.path,
     autostarted,
     fallbackSocket: paths.socketFallback,
@@ -430,7 +494,7 @@ export async function runDaemon(
   events.close();
   // Servers go while the listener drains: a call in flight then fails at once (its server was
   // stopped) instead of holding the shutdown until its callTimeout.
-  await Promise.all([server!.shutdown(), registry.close()]);
+  await Promise.all([server!.shutdown(), tcp?.shutdown(), registry.close()]);
   await registry.flushCache();
   // Only remove files that are still ours: a successor may already have replaced them.
   try {
@@ -446,6 +510,25 @@ export async function runDaemon(
   log.write("info", "daemon.stop", "Daemon stopped", { reason: stopReason });
   log.close();
   return 0;
+}
+
+/** One `daemon.memory` record (`plumbing.memoryLog`); lib/daemon/memory.ts is loaded for it. */
+async function logMemory(
+  log: DaemonLog,
+  requests: number,
+  registry: Registry,
+  snapshots: string,
+): Promise<void> {
+  try {
+    const { measureMemory } = await load<typeof import("./memory.ts")>(
+      "./memory.ts",
+      import.meta.url,
+    );
+    const record = await measureMemory(requests, registry.tables(), snapshots);
+    log.write("info", "daemon.memory", `Memory after ${requests} requests`, { ...record });
+  } catch (e) {
+    log.write("warn", "daemon.memory_failed", `Cannot measure memory: ${messageOf(e)}`);
+  }
 }
 
 /** An error as the `/v1` problem document it is answered with. */
@@ -615,6 +698,19 @@ async function makeRegistry(
       // that came with the call (the key carries them); nothing else of either reaches the server.
       const source = def.envFrom === "caller" ? { ...key?.env } : { ...ctx.io.env };
       const auth = resolveAuth(def.name, def.entry, { env: source });
+      const remote = def.transport !== "stdio" && auth.url !== undefined;
+      const ownAuthorization = Object.keys(auth.headers).some((h) =>
+        h.toLowerCase() === "authorization"
+      );
+      const oauth = remote && !ownAuthorization
+        ? {
+          namespace: def.namespace,
+          url: auth.url as string,
+          dir: oauthDir(stateDir(settings, ctx.io.env)),
+          // No client config: a refresh uses the client stored with the tokens at login.
+          ci: settings.get("auth.ci") || ["true", "1"].includes(ctx.io.env.CI ?? ""),
+        }
+        : undefined;
       return {
         name: def.name,
         transport: def.transport,
@@ -624,6 +720,7 @@ async function makeRegistry(
         cwd: resolve(configDir, def.entry.cwd ?? "."),
         url: auth.url,
         headers: auth.headers,
+        ...(oauth ? { oauth } : {}),
         protocol: def.protocol,
         ...(key?.cwd === undefined ? {} : { callerCwd: key.cwd }),
       };

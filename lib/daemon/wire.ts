@@ -6,6 +6,7 @@ import { after } from "../_timer.ts";
 import { type HttpAnswer, readResponse } from "../runtime/client.ts";
 import { McpxError, messageOf } from "../errors.ts";
 import type { Caller } from "../pool/scope.ts";
+import { type Endpoint, hostPort, showEndpoint } from "./listen.ts";
 
 /** Every daemon answer carries its configuration's fingerprint, so one round trip both asks and checks. */
 export const FINGERPRINT_HEADER = "x-mcpx-fingerprint";
@@ -109,9 +110,12 @@ function concat(chunks: Uint8Array[]): Uint8Array {
   return all;
 }
 
-/** Sends one request with `Connection: close` and reads the whole answer. */
+/**
+ * Sends one request with `Connection: close` and reads the whole answer, over a unix socket (a
+ * path) or TCP (a daemon's `daemon.listen`).
+ */
 export async function wireRequest(
-  socket: string,
+  target: string | Endpoint,
   method: string,
   path: string,
   options: {
@@ -133,9 +137,13 @@ export async function wireRequest(
       { hint: "Send less, or raise daemon.maxRequestBytes (MCPX_DAEMON_MAX_REQUEST_BYTES)" },
     );
   }
-  let conn: Deno.UnixConn;
+  const endpoint: Endpoint = typeof target === "string" ? { kind: "unix", path: target } : target;
+  const socket = endpoint.kind === "unix" ? endpoint.path : showEndpoint(endpoint);
+  let conn: Deno.Conn;
   try {
-    conn = await Deno.connect({ transport: "unix", path: socket });
+    conn = endpoint.kind === "unix"
+      ? await Deno.connect({ transport: "unix", path: endpoint.path })
+      : await Deno.connect({ hostname: endpoint.hostname, port: endpoint.port });
   } catch (e) {
     const kind = e instanceof Deno.errors.NotFound
       ? "absent"
@@ -144,7 +152,9 @@ export async function wireRequest(
       : "other";
     throw new WireConnectError(kind, messageOf(e));
   }
-  const head = `${method} ${path} HTTP/1.1\r\nHost: mcpx\r\nConnection: close\r\n` +
+  // Over TCP the daemon checks Host against DNS rebinding: the address it was reached at.
+  const host = endpoint.kind === "unix" ? "mcpx" : hostPort(endpoint);
+  const head = `${method} ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n` +
     (body.length ? "Content-Type: application/json\r\n" : "") +
     Object.entries(options.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join("") +
     `Content-Length: ${body.length}\r\n\r\n`;

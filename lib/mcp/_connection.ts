@@ -5,7 +5,7 @@
 import { McpxError } from "../errors.ts";
 import type { ConnectOptions } from "./connect.ts";
 import { type ChildExit, describeExit, type OversizedReport } from "./stdio_transport.ts";
-import type { ConnectionEnd, ToolInfo } from "./types.ts";
+import type { ConnectionEnd, ToolInfo, UpstreamNotification } from "./types.ts";
 
 /** The setting that bounds one message from a stdio server. */
 export const MESSAGE_SETTING = "daemon.maxMessageBytes";
@@ -98,6 +98,13 @@ export const LISTING: Attempt = {
   rejected: (server: string, message: string) =>
     `Server "${server}" refused to list its tools: ${message}`,
 };
+/** A request other than a tool call (prompts, resources, completion, a relayed one). */
+export const requesting = (method: string): Attempt => ({
+  during: `while answering "${method}"`,
+  rejected: (server: string, message: string) =>
+    `Server "${server}" refused "${method}": ${message}`,
+});
+
 export const calling = (tool: string): Attempt => ({
   during: `during the call to "${tool}"`,
   rejected: (server: string, message: string) =>
@@ -194,6 +201,7 @@ export class ConnectionLife {
   readonly #server: string;
   readonly #stderr: () => string[];
   readonly #listeners = new Set<() => void>();
+  readonly #notified = new Set<(n: UpstreamNotification) => void>();
   #end?: ConnectionEnd;
   #resolve!: (end: ConnectionEnd) => void;
 
@@ -230,7 +238,25 @@ export class ConnectionLife {
     this.#listeners.add(listener);
   }
 
+  /** Every notification the server sends; returns the unsubscriber. */
+  onNotification(listener: (n: UpstreamNotification) => void): () => void {
+    this.#notified.add(listener);
+    return () => this.#notified.delete(listener);
+  }
+
+  /** Hands a notification of the server to every listener. */
+  notify(n: UpstreamNotification): void {
+    for (const listener of this.#notified) {
+      try {
+        listener(n);
+      } catch {
+        // One listener's failure is its own.
+      }
+    }
+  }
+
   toolsChanged(): void {
+    this.notify({ method: "notifications/tools/list_changed" });
     for (const listener of this.#listeners) {
       try {
         listener();

@@ -1,5 +1,6 @@
 import { McpxError } from "../errors.ts";
 import { REFERENCE } from "../config/server_env.ts";
+import type { OAuthClientConfig } from "./oauth.ts";
 
 /** The `auth` block of a server entry. */
 export type AuthConfig =
@@ -65,8 +66,7 @@ const PLAIN_HEADERS = new Set([
  * Variables come from `options.env` (the daemon's environment, handed in), so that the daemon
  * decides which environment counts and tests need not touch the real one.
  *
- * @throws {McpxError} CREDENTIALS_MISSING naming the first unset variable and where it is used,
- *   or saying that OAuth is declared (mcpx does not perform it).
+ * @throws {McpxError} CREDENTIALS_MISSING naming the first unset variable and where it is used.
  * @throws {McpxError} CONFIG_INVALID for a malformed `auth` block.
  *
  * @example
@@ -94,14 +94,8 @@ export function resolveAuth(
     const field = (key: string) => expand((auth as Record<string, string>)[key], `auth.${key}`);
     switch (auth.type) {
       case "oauth":
-        throw new McpxError(
-          "CREDENTIALS_MISSING",
-          `Server "${name}" declares OAuth, which mcpx does not perform`,
-          {
-            hint: `Get a token yourself and pass it with "auth": {"type": "bearer", "token": ` +
-              `"\${TOKEN}"}, exporting TOKEN where the daemon starts, then \`mcpx restart ${name}\``,
-          },
-        );
+        // Performed by the connection (lib/mcp/oauth.ts) with the tokens `mcpx auth login` stored.
+        break;
       case "bearer":
         headers.Authorization = `Bearer ${noLineBreak(name, field("token"), "auth.token")}`;
         break;
@@ -184,6 +178,44 @@ export function redact<T extends Redactable>(spec: T, entry?: AuthEntry): T {
       return mask(arg);
     });
   }
+  return out;
+}
+
+/**
+ * The `mcpx.oauth` block of a server entry (a pre-registered client, its scopes), checked and
+ * with `${VAR}` expanded from `env`; undefined when the entry has none.
+ * @throws {McpxError} CONFIG_INVALID for a malformed block, CREDENTIALS_MISSING for an unset variable
+ */
+export function oauthClientConfig(
+  name: string,
+  block: unknown,
+  env: Record<string, string>,
+): OAuthClientConfig | undefined {
+  if (block === undefined) return undefined;
+  const bad = (what: string) => new McpxError("CONFIG_INVALID", `Server "${name}": ${what}`);
+  if (!isObject(block)) throw bad(`"mcpx.oauth" must be an object`);
+  const out: OAuthClientConfig = {};
+  for (const key of Object.keys(block)) {
+    if (!["clientId", "clientSecret", "scopes", "clientMetadataUrl"].includes(key)) {
+      throw bad(
+        `unknown field "mcpx.oauth.${key}" (clientId, clientSecret, scopes, clientMetadataUrl)`,
+      );
+    }
+  }
+  for (const key of ["clientId", "clientSecret", "clientMetadataUrl"] as const) {
+    const value = block[key];
+    if (value === undefined) continue;
+    if (typeof value !== "string") throw bad(`"mcpx.oauth.${key}" must be a string`);
+    out[key] = expandReferences(name, value, `mcpx.oauth.${key}`, env);
+  }
+  if (block.scopes !== undefined) {
+    const scopes = block.scopes;
+    if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === "string")) {
+      throw bad(`"mcpx.oauth.scopes" must be a list of strings`);
+    }
+    out.scopes = scopes;
+  }
+  if (out.clientSecret && !out.clientId) throw bad(`"mcpx.oauth.clientSecret" needs a clientId`);
   return out;
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { McpxError } from "../errors.ts";
-import { redact, resolveAuth } from "./auth.ts";
+import { oauthClientConfig, redact, resolveAuth } from "./auth.ts";
 
 const TOKEN = "tok-9f8e7d6c5b4a";
 const env = { API_TOKEN: TOKEN, USER_NAME: "ada", USER_PASS: "pa55-w0rd", HOME_DIR: "/home/ada" };
@@ -80,18 +80,34 @@ Deno.test("resolveAuth() names an unset variable and where it is used", () => {
   );
 });
 
-Deno.test("resolveAuth() says that OAuth is declared but not performed, and how to pass a token", () => {
-  assert.throws(
-    () =>
-      resolveAuth("cloud", { url: "https://example.com/mcp", auth: { type: "oauth" } }, { env }),
-    (error: unknown) => {
-      assert.ok(error instanceof McpxError);
-      assert.equal(error.code, "CREDENTIALS_MISSING");
-      assert.equal(error.message, 'Server "cloud" declares OAuth, which mcpx does not perform');
-      assert.match(error.hint, /"type": "bearer"/);
-      return true;
-    },
+Deno.test("resolveAuth() leaves an oauth server's headers alone: the connection adds the stored token", () => {
+  const out = resolveAuth("cloud", { url: "https://example.com/mcp", auth: { type: "oauth" } }, {
+    env,
+  });
+  assert.deepEqual(out.headers, {});
+  assert.equal(out.url, "https://example.com/mcp");
+});
+
+Deno.test("oauthClientConfig() expands ${VAR}, names an unset one, and refuses a malformed block", () => {
+  assert.deepEqual(
+    oauthClientConfig("hub", { clientId: "id-1", clientSecret: "${HUB_SECRET}", scopes: ["a"] }, {
+      HUB_SECRET: "s",
+    }),
+    { clientId: "id-1", clientSecret: "s", scopes: ["a"] },
   );
+  assert.equal(oauthClientConfig("hub", undefined, {}), undefined);
+  assert.throws(() => oauthClientConfig("hub", { clientId: "x", clientSecret: "${NOPE}" }, {}), {
+    code: "CREDENTIALS_MISSING",
+    message: 'Server "hub" needs ${NOPE} (in mcpx.oauth.clientSecret), which is not set',
+  });
+  assert.throws(() => oauthClientConfig("hub", { clientID: "x" }, {}), { code: "CONFIG_INVALID" });
+  assert.throws(() => oauthClientConfig("hub", { scopes: "a b" }, {}), {
+    code: "CONFIG_INVALID",
+  });
+  assert.throws(() => oauthClientConfig("hub", { clientSecret: "s" }, {}), {
+    code: "CONFIG_INVALID",
+    message: 'Server "hub": "mcpx.oauth.clientSecret" needs a clientId',
+  });
 });
 
 Deno.test("resolveAuth() rejects malformed or misplaced auth blocks", () => {

@@ -22,6 +22,7 @@ import {
   listTimeout,
   logOversized,
   progressOf,
+  requesting,
   rpcError,
   rpcFailureOf,
   SERVER_REQUESTS,
@@ -36,6 +37,7 @@ import {
   reportingFetch,
   safeUrl,
 } from "./http_transport.ts";
+import { oauthFetch } from "./oauth.ts";
 import { describeExit, oversizedData, StdioTransport } from "./stdio_transport.ts";
 import type {
   CallOptions,
@@ -44,6 +46,7 @@ import type {
   McpConnection,
   ServerSpec,
   ToolInfo,
+  UpstreamNotification,
 } from "./types.ts";
 
 /** How long `close()` waits for an HTTP server to acknowledge the session's DELETE. */
@@ -133,22 +136,16 @@ class Connection implements McpConnection {
         );
       }
     }
-    for (
-      const method of [
-        "notifications/message",
-        "notifications/prompts/list_changed",
-        "notifications/resources/list_changed",
-        "notifications/resources/updated",
-      ]
-    ) {
-      this.#client.setNotificationHandler(
-        method as "notifications/message",
-        (n: { params?: unknown }) => notify(method, n.params),
-      );
-    }
+    // Whatever else the server says (log messages, prompt and resource list changes) goes to
+    // whoever listens: the connection's listeners (a gateway relays it to its own clients) and
+    // the daemon's onNotification.
     this.#client.fallbackNotificationHandler = (n) => {
-      // Progress is delivered to the call's own callback by the SDK; this hears all of it.
-      notify(n.method, (n as { params?: unknown }).params);
+      const params = (n as { params?: unknown }).params;
+      this.#life.notify({
+        method: n.method,
+        params: params as Record<string, unknown> | undefined,
+      });
+      notify(n.method, params);
       return Promise.resolve();
     };
   }
@@ -326,6 +323,55 @@ class Connection implements McpConnection {
     await this.#client.setLoggingLevel(level as "info", { timeout: timeoutMs }).catch(() => {});
   }
 
+  onNotification(listener: (n: UpstreamNotification) => void): () => void {
+    return this.#life.onNotification(listener);
+  }
+
+  capabilities(): Record<string, unknown> | undefined {
+    return this.#client.getServerCapabilities() as Record<string, unknown> | undefined;
+  }
+
+  async request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: {
+      timeoutMs: number;
+      signal?: AbortSignal;
+      onprogress?: (progress: Record<string, unknown>) => void;
+    },
+  ): Promise<Record<string, unknown>> {
+    this.#life.assertOpen(`answer "${method}"`);
+    const server = this.#spec.name;
+    try {
+      const result = await this.#client.request(
+        { method: method as "ping", ...(params ? { params } : {}) },
+        {
+          timeout: options.timeoutMs,
+          signal: options.signal,
+          ...(options.onprogress
+            ? {
+              onprogress: (p: unknown) => options.onprogress!(p as Record<string, unknown>),
+              resetTimeoutOnProgress: true,
+            }
+            : {}),
+        },
+      );
+      return result as Record<string, unknown>;
+    } catch (error) {
+      throw await this.#failure(error, {
+        timeout: () =>
+          new McpxError(
+            "TOOL_TIMEOUT",
+            options.signal?.aborted
+              ? `"${method}" to server "${server}" was cancelled`
+              : `Server "${server}" did not answer "${method}" within ${options.timeoutMs} ms`,
+            { cause: error },
+          ),
+        ...requesting(method),
+      });
+    }
+  }
+
   close(): Promise<void> {
     this.#closing ??= this.#shutdown();
     return this.#closing;
@@ -374,7 +420,9 @@ class Connection implements McpConnection {
     }
     const options = {
       requestInit: { headers: spec.headers },
-      fetch: reportingFetch(safeUrl(url)),
+      fetch: spec.oauth
+        ? oauthFetch(spec.oauth, reportingFetch(safeUrl(url)))
+        : reportingFetch(safeUrl(url)),
     };
     return spec.transport === "sse"
       ? new SSEClientTransport(url, options)

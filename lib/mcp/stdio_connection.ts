@@ -20,6 +20,7 @@ import {
   listTimeout,
   logOversized,
   progressOf,
+  requesting,
   rpcError,
   rpcFailureOf,
   START_REASONS,
@@ -36,6 +37,7 @@ import type {
   McpConnection,
   ServerSpec,
   ToolInfo,
+  UpstreamNotification,
 } from "./types.ts";
 
 /** The revision mcpx asks for, and those it accepts in answer: the SDK 2.4 client's lists. */
@@ -100,7 +102,6 @@ class Stopped extends Error {
 interface Pending {
   resolve: (result: unknown) => void;
   reject: (error: Error) => void;
-  onProgress?: CallOptions["onProgress"];
 }
 
 class StdioConnection implements McpConnection {
@@ -113,20 +114,22 @@ class StdioConnection implements McpConnection {
   readonly #pending = new Map<number, Pending>();
   /** Each listed tool's output schema, compiled on its first call. */
   readonly #outputs = new Map<string, { schema: unknown; validator?: Validator }>();
-  /** The server's requests being answered, by id: aborted when it cancels one. */
-  readonly #answering = new Map<string | number, AbortController>();
-  /** What was declared in `initialize`. */
-  readonly #capabilities: Record<string, unknown>;
-  /** What the server declared in its answer. */
-  #serverCapabilities: Record<string, unknown> = {};
   #nextId = 0;
   #closing?: Promise<void>;
+  /** What the server declared in its initialize answer. */
+  #capabilities?: Record<string, unknown>;
+  /** What mcpx declared in `initialize` (ConnectOptions.capabilities, with a handler). */
+  readonly #declared: Record<string, unknown>;
+  /** The server's requests being answered, by id: aborted when it cancels one. */
+  readonly #answering = new Map<string | number, AbortController>();
+  /** Progress listeners of requests in flight, by the progress token sent (the request's id). */
+  readonly #progress = new Map<string | number, (p: Record<string, unknown>) => void>();
 
   constructor(spec: ServerSpec, options: ConnectOptions) {
     this.#spec = spec;
     this.#options = options;
     this.#life = new ConnectionLife(spec.name, () => this.stderrTail());
-    this.#capabilities = clientCapabilities(
+    this.#declared = clientCapabilities(
       options.capabilities,
       options.onServerRequest !== undefined,
     );
@@ -179,16 +182,15 @@ class StdioConnection implements McpConnection {
     try {
       const result = await this.#request("initialize", {
         protocolVersion: LATEST_REVISION,
-        capabilities: this.#capabilities,
+        capabilities: this.#declared,
         clientInfo: this.#options.clientInfo ?? { name: "mcpx", version: VERSION },
       }, { timeoutMs: ms, signal, cancel: false }) as
-        | { protocolVersion?: unknown; capabilities?: unknown }
+        | { protocolVersion?: unknown; capabilities?: Record<string, unknown> }
         | undefined;
-      const declared = result?.capabilities;
-      if (declared && typeof declared === "object") {
-        this.#serverCapabilities = declared as Record<string, unknown>;
-      }
       const version = result?.protocolVersion;
+      if (result?.capabilities && typeof result.capabilities === "object") {
+        this.#capabilities = result.capabilities;
+      }
       if (typeof version !== "string" || !SUPPORTED_REVISIONS.includes(version)) {
         reason = `the server answered initialize with protocol version ${
           JSON.stringify(version)
@@ -267,7 +269,7 @@ class StdioConnection implements McpConnection {
         timeoutMs: options.timeoutMs,
         signal: options.signal,
         cancel: true,
-        onProgress: options.onProgress,
+        onprogress: progressListener(options.onProgress),
       }) as CallToolEnvelope;
     } catch (error) {
       throw await this.#failure(error, {
@@ -288,6 +290,47 @@ class StdioConnection implements McpConnection {
     this.#life.onToolsChanged(listener);
   }
 
+  onNotification(listener: (n: UpstreamNotification) => void): () => void {
+    return this.#life.onNotification(listener);
+  }
+
+  capabilities(): Record<string, unknown> | undefined {
+    return this.#capabilities;
+  }
+
+  async request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: {
+      timeoutMs: number;
+      signal?: AbortSignal;
+      onprogress?: (progress: Record<string, unknown>) => void;
+    },
+  ): Promise<Record<string, unknown>> {
+    this.#life.assertOpen(`answer "${method}"`);
+    const server = this.#spec.name;
+    try {
+      return await this.#request(method, params ?? {}, {
+        timeoutMs: options.timeoutMs,
+        signal: options.signal,
+        cancel: true,
+        onprogress: options.onprogress,
+      }) as Record<string, unknown>;
+    } catch (error) {
+      throw await this.#failure(error, {
+        timeout: (cancelled) =>
+          new McpxError(
+            "TOOL_TIMEOUT",
+            cancelled
+              ? `"${method}" to server "${server}" was cancelled`
+              : `Server "${server}" did not answer "${method}" within ${options.timeoutMs} ms`,
+            { cause: error },
+          ),
+        ...requesting(method),
+      });
+    }
+  }
+
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {
     if (this.#life.end) return;
     const message = params === undefined
@@ -298,7 +341,7 @@ class StdioConnection implements McpConnection {
 
   async setLoggingLevel(level: string, timeoutMs: number): Promise<void> {
     // A server that declared no logging would refuse the request; it is not asked.
-    if (this.#serverCapabilities.logging === undefined || this.#life.end) return;
+    if (this.#capabilities?.logging === undefined || this.#life.end) return;
     await this.#request("logging/setLevel", { level }, { timeoutMs, cancel: true }).catch(
       () => {},
     );
@@ -321,13 +364,22 @@ class StdioConnection implements McpConnection {
       timeoutMs: number;
       signal?: AbortSignal;
       cancel: boolean;
-      onProgress?: CallOptions["onProgress"];
+      onprogress?: (p: Record<string, unknown>) => void;
     },
   ): Promise<unknown> {
     if (options.signal?.aborted) return Promise.reject(new Stopped({ kind: "cancelled" }));
     const id = this.#nextId++;
-    // The request's own id is its progress token: unique among those in flight.
-    if (options.onProgress) params = { ...params, _meta: { progressToken: id } };
+    if (options.onprogress) {
+      // The request's id is its progress token; progress also restarts its time.
+      const meta = (params._meta ?? {}) as Record<string, unknown>;
+      params = { ...params, _meta: { ...meta, progressToken: id } };
+      const listener = options.onprogress;
+      this.#progress.set(id, (p) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => stop({ kind: "timeout" }), options.timeoutMs);
+        listener(p);
+      });
+    }
     const { promise, resolve, reject } = Promise.withResolvers<unknown>();
     const stop = (s: Stop) => {
       if (!this.#pending.delete(id)) return;
@@ -341,9 +393,10 @@ class StdioConnection implements McpConnection {
       }
       reject(new Stopped(s));
     };
-    const timer = setTimeout(() => stop({ kind: "timeout" }), options.timeoutMs);
+    let timer = setTimeout(() => stop({ kind: "timeout" }), options.timeoutMs);
     const onAbort = () => stop({ kind: "cancelled" });
     const done = () => {
+      this.#progress.delete(id);
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
     };
@@ -356,7 +409,6 @@ class StdioConnection implements McpConnection {
         done();
         reject(error);
       },
-      onProgress: options.onProgress,
     });
     options.signal?.addEventListener("abort", onAbort, { once: true });
     this.#transport.send({ jsonrpc: "2.0", id, method, params } as JSONRPCMessage).catch(() => {
@@ -377,9 +429,33 @@ class StdioConnection implements McpConnection {
       error?: RpcFailure;
     };
     if (typeof m.method === "string") {
-      const params = (message as { params?: unknown }).params;
-      if (m.id === undefined) this.#notified(m.method, params);
-      else this.#answer(m.id, m.method, params);
+      if (m.id === undefined) {
+        const params = (message as { params?: Record<string, unknown> }).params;
+        if (m.method === "notifications/tools/list_changed") this.#life.toolsChanged();
+        else if (m.method === "notifications/progress") {
+          const token = params?.progressToken;
+          const listener = (typeof token === "number" || typeof token === "string")
+            ? this.#progress.get(token)
+            : undefined;
+          if (listener) {
+            const { progressToken: _token, ...progress } = params!;
+            listener(progress);
+          }
+        } else {
+          if (m.method === "notifications/cancelled") {
+            const id = params?.requestId;
+            if (typeof id === "string" || typeof id === "number") this.#answering.get(id)?.abort();
+          }
+          this.#life.notify({ method: m.method, ...(params ? { params } : {}) });
+        }
+        try {
+          this.#options.onNotification?.(m.method, params);
+        } catch {
+          // A listener's failure is its own.
+        }
+        return;
+      }
+      void this.#answer(m.id, m.method, (message as { params?: unknown }).params);
       return;
     }
     if (typeof m.id !== "number") return;
@@ -396,55 +472,6 @@ class StdioConnection implements McpConnection {
         }),
       );
     } else pending.resolve(m.result);
-  }
-
-  #notified(method: string, params: unknown): void {
-    if (method === "notifications/tools/list_changed") this.#life.toolsChanged();
-    if (method === "notifications/cancelled") {
-      const id = (params as { requestId?: unknown } | undefined)?.requestId;
-      if (typeof id === "string" || typeof id === "number") this.#answering.get(id)?.abort();
-    }
-    if (method === "notifications/progress") {
-      const token = (params as { progressToken?: unknown } | undefined)?.progressToken;
-      const report = progressOf(params);
-      const pending = typeof token === "number" ? this.#pending.get(token) : undefined;
-      if (report && pending?.onProgress) {
-        try {
-          pending.onProgress(report);
-        } catch {
-          // A listener's failure is its own.
-        }
-      }
-    }
-    try {
-      this.#options.onNotification?.(method, params);
-    } catch {
-      // Likewise.
-    }
-  }
-
-  /** Answers ping, and what the declared capabilities let the server ask; refuses the rest. */
-  async #answer(id: string | number, method: string, params: unknown): Promise<void> {
-    const reply = (body: { result: unknown } | { error: RpcFailure }) =>
-      this.#transport.send({ jsonrpc: "2.0", id, ...body } as JSONRPCMessage).catch(() => {});
-    if (method === "ping") return void await reply({ result: {} });
-    const handler = this.#options.onServerRequest;
-    if (!handler || !answerable(method, this.#capabilities)) {
-      return void await reply({
-        error: { code: METHOD_NOT_FOUND, message: `Method not found: ${method}` },
-      });
-    }
-    const controller = new AbortController();
-    this.#answering.set(id, controller);
-    try {
-      const result = await handler(method, params, { signal: controller.signal });
-      // A request the server cancelled gets no answer.
-      if (!controller.signal.aborted) await reply({ result: result ?? {} });
-    } catch (error) {
-      if (!controller.signal.aborted) await reply({ error: rpcFailureOf(error) });
-    } finally {
-      this.#answering.delete(id);
-    }
   }
 
   /** What is wrong with a result against the tool's output schema, as the SDK checks it. */
@@ -468,6 +495,30 @@ class StdioConnection implements McpConnection {
       };
     } catch {
       return undefined; // A schema that cannot be compiled checks nothing.
+    }
+  }
+
+  /** Answers ping, and what the declared capabilities let the server ask; refuses the rest. */
+  async #answer(id: string | number, method: string, params: unknown): Promise<void> {
+    const reply = (body: { result: unknown } | { error: RpcFailure }) =>
+      this.#transport.send({ jsonrpc: "2.0", id, ...body } as JSONRPCMessage).catch(() => {});
+    if (method === "ping") return void await reply({ result: {} });
+    const handler = this.#options.onServerRequest;
+    if (!handler || !answerable(method, this.#declared)) {
+      return void await reply({
+        error: { code: METHOD_NOT_FOUND, message: `Method not found: ${method}` },
+      });
+    }
+    const controller = new AbortController();
+    this.#answering.set(id, controller);
+    try {
+      const result = await handler(method, params, { signal: controller.signal });
+      // A request the server cancelled gets no answer.
+      if (!controller.signal.aborted) await reply({ result: result ?? {} });
+    } catch (error) {
+      if (!controller.signal.aborted) await reply({ error: rpcFailureOf(error) });
+    } finally {
+      this.#answering.delete(id);
     }
   }
 
@@ -518,4 +569,20 @@ class StdioConnection implements McpConnection {
     }
     return error instanceof Error ? error.message : String(error);
   }
+}
+
+/** A call's `onProgress` as the `onprogress` of a request: reports that are not progress dropped. */
+function progressListener(
+  onProgress: CallOptions["onProgress"],
+): ((p: Record<string, unknown>) => void) | undefined {
+  if (!onProgress) return undefined;
+  return (p) => {
+    const report = progressOf(p);
+    if (!report) return;
+    try {
+      onProgress(report);
+    } catch {
+      // A listener's failure is its own.
+    }
+  };
 }

@@ -105,6 +105,10 @@ export interface ChildExit {
   closed: boolean;
 }
 
+/** The read buffer of a child's stdout (a pipe holds 64 KiB) and of its stderr, kept per child. */
+const STDOUT_BUFFER = 64 * 1024;
+const STDERR_BUFFER = 16 * 1024;
+
 /** How long to keep reading a dead child's pipes: a process outside its group may hold them. */
 const DRAIN_MS = 250;
 
@@ -128,7 +132,7 @@ export class StdioTransport implements Transport {
   readonly #maxMessageBytes: number;
   #child?: Deno.ChildProcess;
   #stdin?: WritableStreamDefaultWriter<Uint8Array>;
-  #readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
+  #readers: ReadableStreamBYOBReader[] = [];
   /** stdout bytes of the message in progress, not yet joined. */
   #pending: Uint8Array[] = [];
   #pendingLength = 0;
@@ -207,8 +211,9 @@ export class StdioTransport implements Transport {
     }
     this.#child = child;
     this.#stdin = child.stdin.getWriter();
-    const stdoutDone = this.#pump(child.stdout, (chunk) => this.#onStdout(chunk));
-    const stderrDone = this.#pump(child.stderr, (chunk) => this.#stderr.push(chunk));
+    const stdoutDone = this.#pump(child.stdout, STDOUT_BUFFER, (chunk) => this.#onStdout(chunk));
+    // The ring copies what it keeps.
+    const stderrDone = this.#pump(child.stderr, STDERR_BUFFER, (chunk) => this.#stderr.push(chunk));
     this.#finished = this.#watch(child, Promise.all([stdoutDone, stderrDone]));
   }
 
@@ -257,10 +262,10 @@ export class StdioTransport implements Transport {
     };
     // Whatever the server started in its group goes with it: a grandchild holding our pipes
     // (or a browser) must not outlive the server it belonged to.
-    signalGroup(child.pid, "SIGKILL");
     // SIGKILL is delivered asynchronously: wait until the group is really gone, so that "closed"
-    // means no process of it is left (a zombie awaiting its reaper does not count).
-    await groupGone(child.pid, 1000);
+    // means no process of it is left (a zombie awaiting its reaper does not count). A group that
+    // nobody is left in (the usual case: a server without children) needs no look at /proc.
+    if (signalGroup(child.pid, "SIGKILL")) await groupGone(child.pid, 1000);
     if (!await waitAtMost(drained, DRAIN_MS)) {
       // Someone outside the group still holds a pipe open; stop reading it.
       await Promise.all(this.#readers.map((reader) => reader.cancel().catch(() => {})));
@@ -275,14 +280,26 @@ export class StdioTransport implements Transport {
     this.#fireClose();
   }
 
-  async #pump(stream: ReadableStream<Uint8Array>, onChunk: (chunk: Uint8Array) => void) {
-    const reader = stream.getReader();
+  /**
+   * Reads `stream` into one buffer of `size` bytes, reused for every read (a byte stream's
+   * default reader allocates 64 KiB per read, which a busy daemon then holds until V8 collects
+   * it). `onChunk` sees a view of that buffer: what it keeps past its return, it copies.
+   */
+  async #pump(
+    stream: ReadableStream<Uint8Array>,
+    size: number,
+    onChunk: (chunk: Uint8Array) => void,
+  ) {
+    const reader = stream.getReader({ mode: "byob" });
     this.#readers.push(reader);
+    let buffer = new ArrayBuffer(size);
     try {
       for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
+        const { value, done } = await reader.read(new Uint8Array(buffer));
+        if (done || !value) return;
         onChunk(value);
+        // The read handed the buffer over and back: the same memory under a new ArrayBuffer.
+        buffer = value.buffer as ArrayBuffer;
       }
     } catch {
       // Cancelled, or the pipe broke: the stream is over either way.
@@ -296,10 +313,11 @@ export class StdioTransport implements Transport {
     for (;;) {
       const newline = chunk.indexOf(0x0a, start);
       if (newline === -1) {
-        this.#append(chunk.subarray(start));
+        // Held until the line ends, past the next read into the same buffer: copied.
+        this.#append(chunk.subarray(start), true);
         return;
       }
-      this.#append(chunk.subarray(start, newline));
+      this.#append(chunk.subarray(start, newline), false);
       const skipped = this.#skipping;
       if (skipped) this.#endSkipped();
       const line = this.#take();
@@ -308,8 +326,11 @@ export class StdioTransport implements Transport {
     }
   }
 
-  /** Holds part of a line; drops a line that outgrows the limit instead of holding it all. */
-  #append(bytes: Uint8Array): void {
+  /**
+   * Holds part of a line (a copy when `hold`: `bytes` is a view of the read buffer, which the
+   * next read overwrites); drops a line that outgrows the limit instead of holding it all.
+   */
+  #append(bytes: Uint8Array, hold: boolean): void {
     if (bytes.length === 0) return;
     if (this.#skipping) {
       this.#skipped += bytes.length;
@@ -340,7 +361,7 @@ export class StdioTransport implements Transport {
       if (this.#skipId !== undefined) this.#oversized(false, true);
       return;
     }
-    this.#pending.push(bytes);
+    this.#pending.push(hold ? bytes.slice() : bytes);
     this.#pendingLength += bytes.length;
   }
 
@@ -473,7 +494,6 @@ export function asMessage(value: unknown): JSONRPCMessage {
   throw new SyntaxError("not a JSON-RPC 2.0 message");
 }
 
-/** Sends `signal` to every process in the group `pgid`; a group already gone is not an error. */
 /** Waits until no live process is in group `pgid` (Linux: read from /proc), up to `ms`. */
 async function groupGone(pgid: number, ms: number): Promise<void> {
   if (Deno.build.os !== "linux") return;
@@ -498,11 +518,17 @@ async function groupGone(pgid: number, ms: number): Promise<void> {
   }
 }
 
-function signalGroup(pgid: number, signal: Deno.Signal): void {
+/**
+ * Sends `signal` to every process in the group `pgid`; a group already gone is not an error.
+ * Says whether it reached anyone (false: nobody is in the group, not even a zombie).
+ */
+function signalGroup(pgid: number, signal: Deno.Signal): boolean {
   try {
     Deno.kill(-pgid, signal);
+    return true;
   } catch {
     // ESRCH: nobody left in the group.
+    return false;
   }
 }
 

@@ -54,6 +54,35 @@ Deno.test("StdioTransport frames newline-delimited JSON-RPC both ways", async ()
   await transport.close();
 });
 
+Deno.test("StdioTransport reads messages whole across reads into its one reused buffer", async () => {
+  // Lines from a few bytes to several reads long, each of its own letter, back to back: a part
+  // of a line held from one read to the next must not be overwritten by the next read.
+  const transport = new StdioTransport({ name: "cat", command: "cat" });
+  const received: JSONRPCMessage[] = [];
+  transport.onmessage = (message) => received.push(message);
+  const errors: string[] = [];
+  transport.onerror = (error) => errors.push(error.message.slice(0, 80));
+  await transport.start();
+  let writing: Promise<unknown> | undefined;
+  try {
+    const sent: JSONRPCMessage[] = Array.from({ length: 24 }, (_, i) => ({
+      jsonrpc: "2.0",
+      id: i,
+      method: "echo",
+      params: { text: String.fromCharCode(97 + i).repeat((i * 37_813) % 210_000) },
+    }));
+    // Not awaited first: cat blocks on its stdout, and so do these writes, if reading stopped.
+    writing = Promise.all(sent.map((m) => transport.send(m)));
+    await eventually(() => received.length + errors.length >= sent.length, 10_000);
+    assert.deepEqual(errors, []);
+    assert.deepEqual(received, sent);
+    await writing;
+  } finally {
+    await transport.close();
+    await writing?.catch(() => {});
+  }
+});
+
 Deno.test("StdioTransport reports a stdout line that is not JSON-RPC and keeps going", async () => {
   const transport = new StdioTransport({
     name: "noisy",

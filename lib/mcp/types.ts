@@ -1,3 +1,5 @@
+import type { OAuthUse } from "./oauth.ts";
+
 /** How a client speaks to one server, resolved from its configuration entry. */
 export interface ServerSpec {
   /** The key under `mcpServers`. */
@@ -16,6 +18,10 @@ export interface ServerSpec {
    * configuration names none (lib/daemon/client_half.ts).
    */
   callerCwd?: string;
+   * http/sse: where stored OAuth tokens for this endpoint are looked up and refreshed
+   * (lib/mcp/oauth.ts); absent when the entry sets its own `Authorization` header.
+   */
+  oauth?: OAuthUse;
   /** Protocol era: legacy first by default; the other three are explicit choices. */
   protocol: "legacy" | "prefer-modern" | "force-legacy" | "force-modern";
 }
@@ -59,6 +65,12 @@ export interface CallOptions {
   onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
 }
 
+/** A notification a server sent, as it came. */
+export interface UpstreamNotification {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
 /** A live, initialised client connection to one server process or endpoint. */
 export interface McpConnection {
   /** The child's pid (stdio only). */
@@ -80,6 +92,25 @@ export interface McpConnection {
     args: Record<string, unknown>,
     options: CallOptions,
   ): Promise<CallToolEnvelope>;
+  /**
+   * Sends any other request (prompts, resources, completion; a gateway's relayed call) and
+   * resolves to its result as the server sent it. A JSON-RPC error from the server rejects with
+   * McpxError TOOL_ERROR whose data carries `rpcCode` and `rpcData`; progress the server reports
+   * for it reaches `onprogress`. Absent on test doubles.
+   */
+  request?(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: {
+      timeoutMs: number;
+      signal?: AbortSignal;
+      onprogress?: (progress: Record<string, unknown>) => void;
+    },
+  ): Promise<Record<string, unknown>>;
+  /** What the server declared at the handshake (tools, prompts, resources, logging, completions). */
+  capabilities?(): Record<string, unknown> | undefined;
+  /** Every notification the server sends (log messages, list changes); returns the unsubscriber. */
+  onNotification?(listener: (notification: UpstreamNotification) => void): () => void;
   /** Called when the server sends `notifications/tools/list_changed`. */
   onToolsChanged(listener: () => void): void;
   /** Sends a notification to the server (`notifications/roots/list_changed`). */

@@ -18,6 +18,9 @@ const events = () => load<typeof import("./events_op.ts")>("./events_op.ts", imp
 const config = () => load<typeof import("./config_show.ts")>("./config_show.ts", import.meta.url);
 const serve = () => load<typeof import("./serve_op.ts")>("./serve_op.ts", import.meta.url);
 const trust = () => load<typeof import("./trust_op.ts")>("./trust_op.ts", import.meta.url);
+const auth = () => load<typeof import("./auth_ops.ts")>("./auth_ops.ts", import.meta.url);
+const openapi = () => load<typeof import("./openapi_op.ts")>("./openapi_op.ts", import.meta.url);
+const features = () => load<typeof import("./feature_ops.ts")>("./feature_ops.ts", import.meta.url);
 const misc = () => load<typeof import("./misc_ops.ts")>("./misc_ops.ts", import.meta.url);
 
 /** The loader of the operation `name` of the module `module()` loads. */
@@ -51,9 +54,13 @@ export const COMMANDS: Record<string, Load> = {
   daemons: from(daemon, "daemonsList"),
   daemon: from(daemon, "daemonRun"),
   serve: from(serve, "mcpServe"),
+  prompts: from(features, "promptsGet"),
+  resources: from(features, "resourcesRead"),
   health: from(daemon, "health"),
   config: from(config, "configShow"),
   trust: from(trust, "configTrust"),
+  auth: from(auth, "auth"),
+  openapi: from(openapi, "openapiShow"),
   completion: from(misc, "completion"),
   candidates: from(misc, "candidates"),
   "agents-md": from(misc, "agentsMd"),

@@ -15,24 +15,31 @@ function running(ctx: Context): DaemonHandle {
 }
 
 /** `mcpx daemon`: run the daemon for this configuration in the foreground. */
-export const daemonRun = defineOperation<Record<string, never>, { exitCode: number }>({
+export const daemonRun = defineOperation<{ listen?: string }, { exitCode: number }>({
   id: "daemon.run",
   summary: "Run the daemon for this configuration in the foreground",
   description:
-    "A daemon started this way never exits on idle. Commands start one on demand (detached), so running it by hand is only needed under a supervisor.",
-  params: [],
+    "A daemon started this way never exits on idle. Commands start one on demand (detached), so running it by hand is only needed under a supervisor. With --listen it also serves /v1 and /mcp over TCP, every request there carrying the listener token as a bearer token (docs/daemon.md).",
+  params: [{
+    name: "listen",
+    type: "string",
+    doc:
+      "Also serve /v1 and /mcp on this TCP host:port (daemon.listen); a bearer token is required on it",
+  }],
   cli: { command: ["daemon"] },
   http: { none: "it is the daemon that serves /v1" },
   mcp: { expose: false },
   where: "local",
   needsTrust: true,
   output: (z) => z.object({ exitCode: z.number() }),
-  async run(_input, ctx) {
+  async run(input, ctx) {
     const { runDaemon } = await load<typeof import("../surfaces/daemon.ts")>(
       "../surfaces/daemon.ts",
       import.meta.url,
     );
-    return { exitCode: await runDaemon(ctx, ctx.io.env.MCPX_DAEMON_CHILD === "auto") };
+    return {
+      exitCode: await runDaemon(ctx, ctx.io.env.MCPX_DAEMON_CHILD === "auto", input.listen),
+    };
   },
   render: () => "",
 });
@@ -76,6 +83,7 @@ export const health = defineOperation<Record<string, never>, Health>({
       fingerprint: z.string(),
       config: z.string(),
       socket: z.string(),
+      listen: z.string().optional(),
       startedAt: z.string(),
       uptimeMs: z.number(),
       autostarted: z.boolean(),
@@ -91,6 +99,7 @@ export const health = defineOperation<Record<string, never>, Health>({
       fingerprint: d.fingerprint,
       config: d.configPath,
       socket: d.socket,
+      ...(d.listen ? { listen: d.listen } : {}),
       startedAt: new Date(d.startedAt).toISOString(),
       uptimeMs: Date.now() - d.startedAt,
       autostarted: d.autostarted,
@@ -108,6 +117,8 @@ interface StatusOutput {
   running: boolean;
   config: string;
   socket: string;
+  /** The TCP address it also serves on (`daemon.listen`). */
+  listen?: string;
   pid?: number;
   uptimeMs?: number;
   autostarted?: boolean;
@@ -146,6 +157,7 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
       running: z.boolean(),
       config: z.string(),
       socket: z.string(),
+      listen: z.string().optional(),
       pid: z.number().optional(),
       uptimeMs: z.number().optional(),
       autostarted: z.boolean().optional(),
@@ -176,6 +188,7 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
       running: true,
       config: d.configPath,
       socket: d.socket,
+      ...(d.listen ? { listen: d.listen } : {}),
       pid: d.pid,
       uptimeMs: Date.now() - d.startedAt,
       autostarted: d.autostarted,
@@ -268,6 +281,20 @@ export const daemonStop = defineOperation<{ all?: boolean }, StopOutput>({
       "../daemon/stop.ts",
       import.meta.url,
     );
+    // A daemon elsewhere (daemon.endpoint) is asked to stop; --all stays this machine's.
+    if (!ctx.daemon && ctx.boot.get("daemon.endpoint") && !input.all) {
+      const { callDaemon } = await load<typeof import("../daemon/client.ts")>(
+        "../daemon/client.ts",
+        import.meta.url,
+      );
+      const answer = await callDaemon(ctx, {
+        method: "POST",
+        path: "/v1/stop",
+        body: {},
+        start: false,
+      });
+      return answer!.value as StopOutput;
+    }
     if (!ctx.daemon) return await stopDaemons(ctx, { all: input.all ?? false });
     // Inside the daemon: stop the others first (with --all), then this one, after answering.
     const others = input.all

@@ -1,6 +1,7 @@
 import type { Operation } from "./define.ts";
 import { configShow } from "./config_show.ts";
 import { configTrust } from "./trust_op.ts";
+import { auth } from "./auth_ops.ts";
 import {
   daemonRun,
   daemonsList,
@@ -22,6 +23,8 @@ import { serversRefresh, serversRestart, sessionsEnd, toolsCall } from "./tool_o
 import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
 import { mcpServe } from "./serve_op.ts";
 import { eventsList } from "./events_op.ts";
+import { openapiShow } from "./openapi_op.ts";
+import { promptsGet, resourcesRead } from "./feature_ops.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
 export const OPERATIONS: readonly Operation[] = [
@@ -32,6 +35,8 @@ export const OPERATIONS: readonly Operation[] = [
   toolsSchema,
   clientWrite,
   toolsCall,
+  promptsGet,
+  resourcesRead,
   scriptsRun,
   scriptsExec,
   scriptsList,
@@ -48,6 +53,8 @@ export const OPERATIONS: readonly Operation[] = [
   health,
   configShow,
   configTrust,
+  auth,
+  openapiShow,
   completion,
   candidates,
   agentsMd,

@@ -4,7 +4,7 @@ import { McpxError } from "../errors.ts";
 
 /** `mcpx serve`: mcpx itself as an MCP server, over stdio or loopback Streamable HTTP. */
 export const mcpServe = defineOperation<
-  { http?: string },
+  { http?: string; expose?: string[] },
   { served: string; exitCode?: number }
 >({
   id: "mcp.serve",
@@ -16,6 +16,11 @@ export const mcpServe = defineOperation<
     type: "string",
     doc:
       "Serve Streamable HTTP at http://<host:port>/mcp instead of stdio (a loopback host; port 0 picks one)",
+  }, {
+    name: "expose",
+    type: "list",
+    doc:
+      "Gateway mode: re-expose these servers' tools, prompts and resources verbatim (their own names for one namespace, <ns>__<name> for several) instead of code mode",
   }],
   cli: { command: ["serve"] },
   http: { none: "It is the MCP surface itself; the daemon serves the same at /mcp" },
@@ -23,18 +28,23 @@ export const mcpServe = defineOperation<
   where: "local",
   output: (z) => z.object({ served: z.string(), exitCode: z.number().optional() }),
   async run(input, ctx) {
-    // Loopback only: a listener beyond this machine needs the daemon's token (issue 16, item 4).
+    // Loopback only: a listener beyond this machine is the daemon's, behind its bearer token.
     if (input.http !== undefined && !/^(127\.0\.0\.1|localhost|\[::1\]):\d+$/.test(input.http)) {
       throw new McpxError(
         "USAGE",
         `--http takes a loopback host:port, e.g. 127.0.0.1:0, not "${input.http}"`,
+        {
+          hint:
+            "To serve /mcp beyond this machine, run `mcpx daemon --listen <host:port>`: it asks for a bearer token",
+        },
       );
     }
     const { serveFromCli } = await load<typeof import("../surfaces/mcp_cli.ts")>(
       "../surfaces/mcp_cli.ts",
       import.meta.url,
     );
-    return await serveFromCli(ctx, input.http);
+    const expose = input.expose?.flatMap((n) => n.split(",")).filter(Boolean);
+    return await serveFromCli(ctx, input.http, expose?.length ? expose : undefined);
   },
   render: () => "",
 });

@@ -149,7 +149,11 @@ export const toolsCall = defineOperation<
   http: {
     method: "POST",
     path: "/v1/tools/call",
-    also: [{ method: "POST", path: "/v1/call/{server}/{tool}", bodyField: "arguments" }],
+    also: [
+      { method: "POST", path: "/v1/call/{server}/{tool}", bodyField: "arguments" },
+      // One plain POST per tool, as `mcpx call` names it: /v1/tools/everything.echo.
+      { method: "POST", path: "/v1/tools/{server}.{tool}", bodyField: "arguments" },
+    ],
   },
   mcp: {
     expose: true,

@@ -448,6 +448,9 @@ export class Pool {
             } was stopped before it was ready (${inst.stopReason})`,
           );
         }
+        // A missing credential (no OAuth sign-in yet, an unset variable) or a refused token file
+        // started nothing: the next call, after `mcpx auth login` or the fix, tries again at once.
+        if (error.code === "CREDENTIALS_MISSING" || error.code === "UNSAFE_PATH") throw error;
         const delayMs = Math.min(
           COOLDOWN_MAX_MS,
           this.#cooldown ? this.#cooldown.delayMs * 2 : COOLDOWN_START_MS,
@@ -545,6 +548,14 @@ export class Pool {
   /** Forgets what a key lost (its session ended: there is no one left to tell). */
   forget(match: (key: string) => boolean): void {
     for (const key of [...this.#lost.keys()]) if (match(key)) this.#lost.delete(key);
+  }
+
+  /**
+   * How many entries each of the pool's tables holds: what must come back down after sessions
+   * come and go (`plumbing.memoryLog`, and the tests that check nothing is left behind).
+   */
+  tables(): { instances: number; queue: number; lost: number } {
+    return { instances: this.#instances.size, queue: this.#queue.length, lost: this.#lost.size };
   }
 
   status(): PoolStatus {

@@ -383,3 +383,39 @@ Deno.test("Pool.close() abandons a start under way, and records no start failure
   assert.equal(p.status().error, undefined);
   assert.equal(p.instances().length, 0);
 });
+
+Deno.test("Pool: after many sessions come and go its tables are back to their size", async () => {
+  const f = fakes();
+  const p = pool({ sharing: "exclusive", scope: "session", max: 3 }, f);
+  const before = p.tables();
+  // 40 sessions, 5 at a time, each making 3 calls: nearly every start stops another's process.
+  for (let round = 0; round < 8; round++) {
+    const sessions = Array.from({ length: 5 }, (_, i) => `session:r${round}s${i}`);
+    await Promise.all(sessions.map(async (k) => {
+      for (let call = 0; call < 3; call++) (await p.acquire(key(k), 5000)).release();
+    }));
+    f.kill(f.made()); // and one process dies under its session
+    await tick();
+  }
+  const during = p.tables();
+  assert.equal(during.queue, 0);
+  assert.ok(during.instances <= 3);
+  assert.ok(during.lost > 0, "sessions whose process went are remembered until they end");
+  // Each session ends (what `mcpx run` does as its script finishes).
+  for (let round = 0; round < 8; round++) {
+    for (let i = 0; i < 5; i++) p.forget((k) => k === `session:r${round}s${i}`);
+  }
+  await p.stopAll("test");
+  assert.deepEqual(p.tables(), before);
+  assert.equal(f.closed.length + 8, f.made(), "every process but the killed ones was stopped");
+});
+
+Deno.test("Pool: sessions that never end are remembered up to a bound", async () => {
+  const f = fakes();
+  const p = pool({ scope: "session", max: 1 }, f);
+  for (let i = 0; i < 4200; i++) (await p.acquire(key(`session:${i}`), 1000)).release();
+  const { lost, instances } = p.tables();
+  assert.equal(instances, 1);
+  assert.equal(lost, 4096, "the oldest of 4199 stopped sessions were dropped");
+  await p.stopAll("test");
+});

@@ -502,14 +502,32 @@ export class Registry {
     }
   }
 
-  async #call(
-    req: CallRequest,
+  /**
+   * Runs `fn` on a leased connection of `server` under the caller's scope key (the same lease a
+   * tool call takes): prompts, resources, completion, and a gateway's relayed requests.
+   */
+  async withConnection<T>(
+    server: string,
+    caller: Caller,
+    fn: (conn: McpConnection, def: ServerDef, tools: ToolInfo[]) => Promise<T>,
+  ): Promise<T> {
+    const { def, pool } = this.entry(server, caller.selection);
+    const lease = await this.#lease(def, pool, caller, {});
+    try {
+      return await fn(lease.conn, def, lease.instance.tools);
+    } finally {
+      lease.release();
+    }
+  }
+
+  async #lease(
+    def: ServerDef,
+    pool: Pool,
+    caller: Caller,
     served: { instance?: Instance; server?: string },
-    signal?: AbortSignal,
-  ): Promise<CallOutput> {
-    const { def, pool } = this.entry(req.server, req.caller.selection);
+  ): Promise<Lease> {
     served.server = def.name;
-    const key = scopeKey(def, req.caller, this.#deps.discover);
+    const key = scopeKey(def, caller, this.#deps.discover);
     if (key.degraded && !this.#degradedSaid.has(def.name)) {
       this.#degradedSaid.add(def.name);
       this.#deps.log(
@@ -519,16 +537,13 @@ export class Registry {
         { server: def.name, scope: def.pool.scope },
       );
     }
-    this.#noteRun(req.caller);
-    const session = req.caller.session;
-    const owned = session !== undefined && req.caller.owner !== undefined;
-    if (owned) this.#own(session, req.caller);
-    const started = performance.now();
+    this.#noteRun(caller);
+    const session = caller.session;
+    const owned = session !== undefined && caller.owner !== undefined;
+    if (owned) this.#own(session, caller);
     const acquiring = pool.acquire(key, def.pool.queueTimeoutMs);
     let lease: Lease;
     if (owned) {
-      // An end of the session meanwhile (the run finished first) waits for this, and nothing of
-      // it is left running.
       const settled = acquiring.then(async (got) => {
         if (!this.#ended.has(session)) return got;
         got.release();
@@ -540,7 +555,7 @@ export class Registry {
       pending.add(settled);
       try {
         const got = await settled;
-        if (!got) this.#own(session, req.caller); // throws: the session has ended
+        if (!got) this.#own(session, caller); // throws: the session has ended
         lease = got!;
       } finally {
         pending.delete(settled);
@@ -562,6 +577,17 @@ export class Registry {
         },
       );
     }
+    return lease;
+  }
+
+  async #call(
+    req: CallRequest,
+    served: { instance?: Instance; server?: string },
+    signal?: AbortSignal,
+  ): Promise<CallOutput> {
+    const { def, pool } = this.entry(req.server, req.caller.selection);
+    const started = performance.now();
+    const lease = await this.#lease(def, pool, req.caller, served);
     try {
       const tool = findTool(def, lease.instance.tools, req.tool);
       const args = req.words
@@ -693,6 +719,18 @@ export class Registry {
       instances: first ? st.instances : [],
       queue: first ? st.queue : { waiting: 0, oldestWaitMs: 0 },
     };
+  }
+
+  /** The sizes of every pool's tables ({@linkcode Pool.tables}), summed, and the registry's own. */
+  tables(): Record<string, number> {
+    const out: Record<string, number> = {
+      pools: this.#pools.size,
+      degradedSaid: this.#degradedSaid.size,
+    };
+    for (const p of this.#pools.values()) {
+      for (const [name, n] of Object.entries(p.tables())) out[name] = (out[name] ?? 0) + n;
+    }
+    return out;
   }
 
   /** Stops a namespace's instances (or the one serving `session`), so the next call starts fresh. */

@@ -58,6 +58,20 @@ const deno = g.Deno;
 const env = (key: string): string | undefined => deno ? deno.env.get(key) : g.process?.env?.[key];
 const socket = (): string => env("MCPX_SOCKET") ?? BAKED_SOCKET;
 
+// A daemon elsewhere (MCPX_DAEMON_ENDPOINT=http://host:port, as `mcpx run` hands it on): TCP, with
+// MCPX_DAEMON_TOKEN as a bearer token, instead of the socket.
+function remote(): { hostname: string; port: number; host: string } | undefined {
+  const text = env("MCPX_DAEMON_ENDPOINT");
+  const m = text ? /^http:\/\/(\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+):(\d+)\/?$/.exec(text) : null;
+  if (!m) return undefined;
+  return {
+    hostname: m[1].replace(/^\[(.*)\]$/, "$1"),
+    port: Number(m[2]),
+    host: `${m[1]}:${m[2]}`,
+  };
+}
+const where = (): string => env("MCPX_DAEMON_ENDPOINT") || socket();
+
 // The daemon's token, read at each call (a restarted daemon has a new one); mcpx has checked the
 // file is the user's own and private before handing it on. No file: no header, and the daemon
 // answers 401.
@@ -201,7 +215,11 @@ async function denoPost(
   key: string | undefined,
   signal?: AbortSignal,
 ): Promise<{ status: number; json: Json }> {
-  const conn = await deno.connect({ transport: "unix", path: socket() });
+  const tcp = remote();
+  const bearer = env("MCPX_DAEMON_TOKEN");
+  const conn = tcp
+    ? await deno.connect({ hostname: tcp.hostname, port: tcp.port })
+    : await deno.connect({ transport: "unix", path: socket() });
   // Cancelled: the connection closes, and the daemon cancels the call upstream with it.
   const onAbort = () => {
     try {
@@ -212,9 +230,13 @@ async function denoPost(
   try {
     const body = new TextEncoder().encode(text);
     const head = new TextEncoder().encode(
-      `POST ${path} HTTP/1.1\r\nhost: mcpx\r\nconnection: close\r\n` +
+      `POST ${path} HTTP/1.1\r\nhost: ${tcp ? tcp.host : "mcpx"}\r\nconnection: close\r\n` +
         `content-type: application/json\r\nx-mcpx-caller: ${caller}\r\n` +
-        (key === undefined ? "" : `x-mcpx-token: ${key}\r\n`) +
+        (tcp
+          ? (bearer ? `authorization: Bearer ${bearer}\r\n` : "")
+          : key === undefined
+          ? ""
+          : `x-mcpx-token: ${key}\r\n`) +
         `content-length: ${body.length}\r\n\r\n`,
     );
     const request = new Uint8Array(head.length + body.length);
@@ -299,10 +321,15 @@ async function nodePost(
     "x-mcpx-caller": caller,
     connection: "close",
   };
-  if (key !== undefined) headers["x-mcpx-token"] = key;
+  const tcp = remote();
+  const bearer = env("MCPX_DAEMON_TOKEN");
+  if (tcp && bearer) headers.authorization = `Bearer ${bearer}`;
+  else if (!tcp && key !== undefined) headers["x-mcpx-token"] = key;
   const http = await import("node:http");
   return await new Promise((resolve, reject) => {
-    const options = { socketPath: socket(), path, method: "POST", headers, signal };
+    const options = tcp
+      ? { host: tcp.hostname, port: tcp.port, path, method: "POST", headers, signal }
+      : { socketPath: socket(), path, method: "POST", headers, signal };
     const req = http.request(options, (res) => {
       const chunks: string[] = [];
       res.setEncoding("utf8");
@@ -335,7 +362,10 @@ async function post(
   const key = await token();
   if (!deno) return await nodePost(path, text, callerHeader(), key, options.signal);
   const onProgress = options.onProgress;
-  if (!onProgress) return await denoPost(path, text, callerHeader(), key, options.signal);
+  // Progress is heard over the local socket; a daemon reached over TCP gives none.
+  if (!onProgress || remote()) {
+    return await denoPost(path, text, callerHeader(), key, options.signal);
+  }
   const progress = crypto.randomUUID();
   const stop = await denoProgress(progress, key, onProgress).catch(() => () => {});
   try {
@@ -379,7 +409,7 @@ export async function call(
       server,
       tool,
       "DAEMON_UNAVAILABLE",
-      `Cannot reach the mcpx daemon on ${socket()}: ${(e as Error).message}`,
+      `Cannot reach the mcpx daemon on ${where()}: ${(e as Error).message}`,
     );
   }
   // deno-lint-ignore no-explicit-any
@@ -404,6 +434,40 @@ export async function call(
     return withRaw(out.result, raw) as ToolResult;
   }
   return withRaw(out.result, out.raw) as ToolResult;
+}
+
+/**
+ * Prompts and resources of one server through the mcpx daemon, under this run's session: what
+ * `<ns>.$prompts()`, `<ns>.$prompt()`, `<ns>.$resources()` and `<ns>.$read()` send.
+ */
+export async function requestFeature(
+  path: string,
+  body: Record<string, unknown>,
+): Promise<Record<string, Json>> {
+  const server = String(body.server ?? "");
+  let answer: { status: number; json: Json };
+  try {
+    answer = await post(path, body);
+  } catch (e) {
+    throw new ToolError(
+      server,
+      path,
+      "DAEMON_UNAVAILABLE",
+      `Cannot reach the mcpx daemon on ${socket()}: ${(e as Error).message}`,
+    );
+  }
+  // deno-lint-ignore no-explicit-any
+  const out = answer.json as any;
+  if (answer.status !== 200) {
+    throw new ToolError(
+      server,
+      path,
+      out?.code ?? "INTERNAL",
+      out?.detail ?? `HTTP ${answer.status}`,
+      out?.data,
+    );
+  }
+  return out;
 }
 
 /** What search() returns for one tool. */

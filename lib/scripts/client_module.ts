@@ -107,6 +107,30 @@ export function renderClientModule(
         signature: options.signature(n.ns, t, { tools: n.tools }),
       });
     }
+    // The server's prompts and resources: `$` names, which no tool's function name takes.
+    const ns = JSON.stringify(n.ns);
+    const taken = new Set(fns.values());
+    const helpers: [string, string][] = [
+      [
+        "$prompts",
+        `(): Promise<Json[]> =>\n    requestFeature("/v1/prompts", { server: ${ns} }).then((o) => o.prompts as Json[])`,
+      ],
+      [
+        "$prompt",
+        `(name: string, args: Record<string, string> = {}): Promise<{ description?: string; messages: Json[] }> =>\n    requestFeature("/v1/prompts", { server: ${ns}, name, arguments: args }) as Promise<{ description?: string; messages: Json[] }>`,
+      ],
+      [
+        "$resources",
+        `(): Promise<{ resources: Json[]; templates: Json[] }> =>\n    requestFeature("/v1/resources", { server: ${ns} }) as Promise<{ resources: Json[]; templates: Json[] }>`,
+      ],
+      [
+        "$read",
+        `(uri: string, raw = false): Promise<Json[]> =>\n    requestFeature("/v1/resources", { server: ${ns}, uri, raw }).then((o) => o.contents as Json[])`,
+      ],
+    ];
+    for (const [name, body] of helpers) {
+      if (!taken.has(name)) api += `  ${name}: ${body},\n`;
+    }
     api += "};\n";
   }
   const tools = `{ ${names.join(", ")} }`;

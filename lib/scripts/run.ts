@@ -11,6 +11,7 @@ import { emitForNode, runInProcess, runInWorker } from "./launch.ts";
 import { RunOutput } from "./output.ts";
 import { execModule, planRun, rebaseImports, type RunRequest } from "./plan.ts";
 import { askDaemon, endSession, type Provision, provisionClient } from "./provision.ts";
+import { remoteScriptEnv } from "../daemon/client.ts";
 import { failureOf, places, report, type RunOutcome } from "./report.ts";
 import {
   launcherDir,
@@ -222,6 +223,8 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       ...(provision
         ? { MCPX_SOCKET: provision.socket, MCPX_TOKEN_FILE: (await ctx.paths()).token }
         : {}),
+      // A daemon elsewhere (daemon.endpoint): the script's calls go there too.
+      ...(provision ? await remoteScriptEnv(ctx) : {}),
     };
     const cfg: LaunchConfig = {
       script: scriptPath,

@@ -115,6 +115,33 @@ export const SETTINGS = {
       "Empty derives <state>/daemons/<fingerprint>.sock, falling back to a short hashed path under $TMPDIR when that is longer than a socket path may be.",
     early: true,
   },
+  "daemon.listen": {
+    type: "string",
+    default: "",
+    doc:
+      "A TCP host:port the daemon also serves /v1 and /mcp on, beside its unix socket (empty: none)",
+    detail:
+      "Every request on it must carry the listener token (`Authorization: Bearer <token>` or the x-mcpx-token header), loopback or not: daemon.token, else one generated into <state>/daemons/<fingerprint>.listen-token (mode 0600, kept across restarts). Host and Origin are checked against DNS rebinding: a Host must be an IP address, localhost or the listen host, and an Origin must be that same http origin. Port 0 picks one; `mcpx status` shows it.",
+    early: true,
+  },
+  "daemon.endpoint": {
+    type: "string",
+    default: "",
+    doc:
+      "The daemon to use instead of this configuration's own: http://host:port or unix:///path (empty: the local one)",
+    detail:
+      "Commands and scripts then send every /v1 request there, with daemon.token as a bearer token, and never start a local daemon: one that does not answer is a one-line error.",
+    early: true,
+  },
+  "daemon.token": {
+    type: "string",
+    default: "",
+    doc:
+      "The bearer token of the daemon's TCP listener (daemon.listen), and what daemon.endpoint sends",
+    detail:
+      "Empty: the daemon generates one into <state>/daemons/<fingerprint>.listen-token (mode 0600) and a command on the same machine reads it from there. Read from the environment (MCPX_DAEMON_TOKEN) or a flag only, never from a configuration file.",
+    early: true,
+  },
   "daemon.idleExit": {
     type: "duration",
     default: "4h",
@@ -184,6 +211,21 @@ export const SETTINGS = {
     detail:
       "A call waits when its process serves one call at a time (exclusive sharing) and is busy, or when the server already runs max processes and none of them can be stopped to make room (each is busy, or serves a named session). Waiters are served first come first served, and the wait fails with POOL_BUSY (exit 7) naming the sessions that hold the processes. It bounds the wait only, not the call (callTimeout, 60s by default, does that). In a file it sits in the top-level pool block; a server's mcpx block may set its own queueTimeout.",
   },
+  "auth.ci": {
+    type: "boolean",
+    default: "false",
+    doc:
+      "Use stored OAuth tokens only: never open a sign-in, and say which `mcpx auth login` is missing",
+    detail:
+      "Also on when the environment has CI=true or CI=1. Stored tokens are still refreshed; a server with none fails with one line naming `mcpx auth login <ns>`, to run where a person can sign in (keep the state directory's oauth folder).",
+  },
+  "auth.browser": {
+    type: "boolean",
+    default: "true",
+    doc: "Let `mcpx auth login` open a browser where there is a display",
+    detail:
+      "The sign-in URL is printed either way; on a machine with no display (no DISPLAY or WAYLAND_DISPLAY on Linux), or with this off, it is only printed, and the loopback listener on 127.0.0.1 waits for the browser's redirect wherever the URL is opened.",
+  },
   "logging.level": {
     type: "enum",
     values: ["trace", "debug", "info", "warn", "error", "fatal"],
@@ -231,6 +273,18 @@ export const SETTINGS = {
     type: "duration",
     default: "30s",
     doc: "How often the daemon stops server instances that have been idle past their idleTimeout",
+  },
+  "plumbing.memoryLog": {
+    type: "integer",
+    default: "0",
+    doc: "Every this many requests, the daemon logs its memory (`daemon.memory`); 0 never",
+    detail:
+      "Each record holds Deno.memoryUsage(), the resident C heap, anonymous and file-backed memory (Linux, from /proc/self/smaps) and the sizes of the pools' own tables. A daemon run with DENO_V8_FLAGS=--expose-gc collects garbage fully first, so what the record shows is what is still held (bench/daemon_growth.ts).",
+  },
+  "plumbing.heapSnapshots": {
+    type: "path",
+    default: "",
+    doc: "Folder where the daemon writes a V8 heap snapshot with each `daemon.memory` record",
   },
   "plumbing.sunPathMax": {
     type: "integer",

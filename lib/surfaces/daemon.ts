@@ -2,10 +2,12 @@ import { Context } from "../context.ts";
 import { runDaemon as runServer } from "../daemon/server.ts";
 import { OPERATIONS } from "../operations/mod.ts";
 import { load } from "../_load.ts";
+import { messageOf } from "../errors.ts";
 import { buildRouter } from "./http.ts";
 import { CALLER_HEADER, decodeCaller } from "../daemon/wire.ts";
 import type { McpHost, McpHttpHandler } from "./mcp.ts";
 import { McpxError, toProblem } from "../errors.ts";
+import type { McpConnection } from "../mcp/types.ts";
 
 /** `--json` as a flag: a tool's answer is the operation's document, never its terminal form. */
 const JSON_FLAG = { key: "output.json", text: "true", spelling: "--json" };
@@ -15,14 +17,30 @@ const JSON_FLAG = { key: "output.json", text: "true", spelling: "--json" };
  * the operations table and `/mcp` with the MCP surface (lib/daemon/ itself knows nothing of
  * operations). Resolves to an exit status.
  */
-export function runDaemon(ctx: Context, autostarted: boolean): Promise<number> {
-  return runServer(ctx, autostarted, (context) => {
+export function runDaemon(
+  ctx: Context,
+  autostarted: boolean,
+  listen?: string,
+): Promise<number> {
+  return runServer(ctx, autostarted, listen, (context) => {
     const v1 = buildRouter(OPERATIONS, context);
     let mcp: Promise<McpHttpHandler> | undefined;
+    const gateways = new Map<string, Promise<McpHttpHandler>>();
     return (req) => {
       const url = new URL(req.url);
       const path = url.pathname;
       if (path === "/v1/events") return Promise.resolve(eventsResponse(req, url, context));
+      const exposed = /^\/mcp\/([^/]+)$/.exec(path);
+      if (exposed) {
+        // Gateway mode: /mcp/<ns> (or <ns>,<ns>… with namespaced names), each its own endpoint.
+        const key = decodeURIComponent(exposed[1]);
+        let handler = gateways.get(key);
+        if (!handler) gateways.set(key, handler = gatewayHandler(context(req), key.split(",")));
+        return handler.then((h) => h.fetch(req), (error) => {
+          gateways.delete(key);
+          return Response.json({ error: messageOf(error) }, { status: 404 });
+        });
+      }
       if (path !== "/mcp") return v1(req);
       // The MCP surface and the SDK's server are loaded by the first /mcp request, not at start.
       mcp ??= mcpHandler(context(req));
@@ -90,6 +108,53 @@ async function mcpHandler(base: Context): Promise<McpHttpHandler> {
     // The socket is the user's own (0600, a token on every request): no browser reaches it.
     checkOrigin: false,
     // A 2026-07-28 request belongs to no connection: the caller may name its session.
+    modernSession: (req) => {
+      try {
+        return decodeCaller(req.headers.get(CALLER_HEADER)).session;
+      } catch {
+        return undefined;
+      }
+    },
+  });
+}
+
+/** `/mcp/<ns>`: gateway mode for those namespaces, each connection leasing as its own session. */
+async function gatewayHandler(base: Context, namespaces: string[]): Promise<McpHttpHandler> {
+  const [{ httpHandlerWith }, { gatewayFactory }] = await Promise.all([
+    load<typeof import("./mcp.ts")>("./mcp.ts", import.meta.url),
+    load<typeof import("./mcp_gateway.ts")>("./mcp_gateway.ts", import.meta.url),
+  ]);
+  const settings = await base.settings();
+  const registry = base.daemon!.registry;
+  for (const ns of namespaces) registry.entry(ns);
+  const end = OPERATIONS.find((op) => op.id === "sessions.end")!;
+  const contextFor = (session: string) =>
+    new Context(
+      { ...base.io, out: () => {}, err: () => {}, isTerminal: false },
+      [...base.flags, JSON_FLAG],
+      base.daemon,
+      { session },
+    );
+  const log = (
+    level: "info" | "warn",
+    event: string,
+    message: string,
+    attrs?: Record<string, unknown>,
+  ) => base.daemon?.log?.write(level, event, message, attrs);
+  const host = {
+    withConnection: <T>(
+      ns: string,
+      session: string,
+      fn: (conn: McpConnection, ms: number) => Promise<T>,
+    ) => registry.withConnection(ns, { session }, (conn, def) => fn(conn, def.pool.callTimeoutMs)),
+    async end(session: string) {
+      await end.run({ session }, contextFor(session)).catch(() => {});
+    },
+    log,
+  };
+  return httpHandlerWith(gatewayFactory(namespaces, host), host, {
+    maxBodyBytes: settings.get("daemon.maxRequestBytes"),
+    checkOrigin: false,
     modernSession: (req) => {
       try {
         return decodeCaller(req.headers.get(CALLER_HEADER)).session;

@@ -14,10 +14,14 @@ interface Route {
 
 function compileOne(op: Operation, method: string, path: string, bodyField?: string): Route {
   const names: string[] = [];
-  const source = path.replace(/\{(\w+)\}/g, (_, name) => {
-    names.push(name);
-    return "([^/]+)";
-  });
+  // Literal text is matched as itself; a parameter followed by a dot in the template (`{server}.
+  // {tool}`) stops at the first dot of its segment, so a tool's own dots stay the tool's.
+  const source = path.split(/(\{\w+\}\.?)/).map((part) => {
+    const m = /^\{(\w+)\}(\.?)$/.exec(part);
+    if (!m) return part.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
+    names.push(m[1]);
+    return m[2] ? "([^/.]+)\\." : "([^/]+)";
+  }).join("");
   return { op, method, pattern: new RegExp(`^${source}$`), names, bodyField };
 }
 

@@ -29,6 +29,7 @@ import { serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio"
 import { z } from "zod";
 import type { Operation, ParamSpec } from "../operations/define.ts";
 import { McpxError, messageOf } from "../errors.ts";
+import { promptsGet, resourcesRead } from "../operations/feature_ops.ts";
 import { VERSION } from "../version.ts";
 
 /** One tool of the MCP surface: its wire description and the operation behind it. */
@@ -547,13 +548,14 @@ export function newServer(tools: readonly McpTool[], host: McpHost, session: str
   const server = new Server(
     { name: "mcpx", version: VERSION },
     {
-      // Prompts and resources: none of mcpx's own yet, and an empty list says so truthfully (a
-      // client that gets method-not-found concludes the feature is broken, not empty).
+      // Prompts and resources: every configured server's, namespaced (`<ns>.<prompt>`,
+      // `mcpx://<ns>/<uri>`); a server without them adds none.
       capabilities: {
         tools: { listChanged: false },
         prompts: { listChanged: false },
         resources: {},
         logging: {},
+        completions: {},
       },
       instructions:
         "mcpx fronts every configured MCP server. Find tools with mcpx_ls and mcpx_search, read " +
@@ -569,25 +571,30 @@ export function newServer(tools: readonly McpTool[], host: McpHost, session: str
     const next = offset + PAGE_SIZE < listed.length ? encodeCursor(offset + PAGE_SIZE) : undefined;
     return { tools: page, ...(next ? { nextCursor: next } : {}) } as never;
   });
-  server.setRequestHandler("prompts/list", (request) => {
-    decodeCursor(request.params?.cursor, 0);
-    return { prompts: [] } as never;
-  });
-  server.setRequestHandler("resources/list", (request) => {
-    decodeCursor(request.params?.cursor, 0);
-    return { resources: [] } as never;
-  });
-  server.setRequestHandler("resources/templates/list", (request) => {
-    decodeCursor(request.params?.cursor, 0);
-    return { resourceTemplates: [] } as never;
-  });
-  server.setRequestHandler("resources/read", (request) => {
-    throw new ProtocolError(
-      ProtocolErrorCode.ResourceNotFound,
-      `Resource not found: ${request.params.uri}`,
-      { uri: request.params.uri },
-    );
-  });
+  const features = codeModeFeatures(host, session);
+  server.setRequestHandler(
+    "prompts/list",
+    (r, ctx) => features.prompts(r.params?.cursor, ctx) as never,
+  );
+  server.setRequestHandler(
+    "prompts/get",
+    (r, ctx) => features.prompt(r.params.name, r.params.arguments ?? {}, ctx) as never,
+  );
+  server.setRequestHandler(
+    "resources/list",
+    (r, ctx) => features.resources("resources", r.params?.cursor, ctx) as never,
+  );
+  server.setRequestHandler(
+    "resources/templates/list",
+    (r, ctx) => features.resources("resourceTemplates", r.params?.cursor, ctx) as never,
+  );
+  server.setRequestHandler("resources/read", (r, ctx) => features.read(r.params.uri, ctx) as never);
+  server.setRequestHandler("completion/complete", (r, ctx) =>
+    features.complete(
+      r.params.ref as { type: string; name?: string; uri?: string },
+      r.params.argument as { name: string; value: string },
+      ctx,
+    ) as never);
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const signal = ctx.mcpReq.signal;
     if (request.params.name === BATCH_TOOL.name) {
@@ -633,12 +640,25 @@ export async function serveStdio(
   maxLineBytes: number,
 ): Promise<void> {
   const tools = buildMcpTools(operations);
+  await serveStdioWith((session) => newServer(tools, host, session), host, maxLineBytes);
+}
+
+/** Serves what `make` makes over stdin and stdout until stdin closes: one mcpx session. */
+export async function serveStdioWith(
+  make: (session: string) => Server,
+  host: Pick<McpHost, "end" | "log">,
+  maxLineBytes: number,
+): Promise<void> {
   const session = newSessionKey();
   const closed = Promise.withResolvers<void>();
   const transport = new LineTransport(Deno.stdin.readable, Deno.stdout.writable, maxLineBytes);
   const handle = sdkServeStdio(() => {
-    const server = newServer(tools, host, session);
-    server.onclose = () => closed.resolve();
+    const server = make(session);
+    const before = server.onclose;
+    server.onclose = () => {
+      before?.();
+      closed.resolve();
+    };
     return server;
   }, { transport, onerror: (e) => host.log?.("warn", "mcp.error", messageOf(e), { session }) });
   await closed.promise;
@@ -698,15 +718,23 @@ export function mcpHttpHandler(
   options: McpHttpOptions,
 ): McpHttpHandler {
   const tools = buildMcpTools(operations);
+  return httpHandlerWith((session) => newServer(tools, host, session), host, options);
+}
+
+/**
+ * Streamable HTTP for any server a factory makes per mcpx session (code mode, or gateway mode's
+ * `/mcp/<ns>`): legacy sessions each their own, modern requests one by one.
+ */
+export function httpHandlerWith(
+  make: (session: string) => Server,
+  host: Pick<McpHost, "end" | "log">,
+  options: McpHttpOptions,
+): McpHttpHandler {
   const legacy = new Map<string, { transport: WebStandardStreamableHTTPServerTransport }>();
   const modernDefault = newSessionKey();
   const modern = createMcpHandler(
     ({ requestInfo }) =>
-      newServer(
-        tools,
-        host,
-        (requestInfo && options.modernSession?.(requestInfo)) ?? modernDefault,
-      ),
+      make((requestInfo && options.modernSession?.(requestInfo)) ?? modernDefault),
     {
       legacy: "reject",
       maxRequestBodySize: options.maxBodyBytes,
@@ -728,7 +756,7 @@ export function mcpHttpHandler(
         },
         onsessionclosed: (id) => void closeLegacy(id, session),
       });
-    const server = newServer(tools, host, session);
+    const server = make(session);
     await server.connect(transport);
     const res = await transport.handleRequest(req);
     // A failed initialize leaves no session behind.
@@ -778,6 +806,142 @@ export function mcpHttpHandler(
         await transport.close().catch(() => {});
         legacy.delete(id);
       }
+    },
+  };
+}
+
+/** The scheme of a resource of a configured server as code mode serves it: `mcpx://<ns>/<uri>`. */
+export const RESOURCE_SCHEME = "mcpx://";
+
+/** The protocol error for a failed feature request (a server's own JSON-RPC code kept). */
+function featureError(error: unknown): ProtocolError {
+  if (error instanceof ProtocolError) return error;
+  const e = error instanceof McpxError ? error : undefined;
+  const rpc = e?.data as { rpcCode?: number; rpcData?: unknown } | undefined;
+  if (typeof rpc?.rpcCode === "number") {
+    return new ProtocolError(rpc.rpcCode, e!.message, rpc.rpcData);
+  }
+  const code = e?.code === "SERVER_NOT_FOUND" || e?.code === "USAGE"
+    ? ProtocolErrorCode.InvalidParams
+    : ProtocolErrorCode.InternalError;
+  return new ProtocolError(code, e ? e.message : messageOf(error));
+}
+
+/**
+ * Code mode's prompts and resources: every configured server's, through the `prompts` and
+ * `resources` operations (so under this session's leases), namespaced, paged with mcpx's cursor.
+ * Completion is answered from what mcpx holds: namespaces for the `<ns>` of an `mcpx://` URI
+ * and of a prompt name, a prompt's argument names; values mcpx does not hold are an empty list.
+ */
+function codeModeFeatures(host: McpHost, session: string) {
+  type Ctx = { mcpReq: { signal: AbortSignal } };
+  const run = async (op: Operation, input: Record<string, unknown>, ctx: Ctx) => {
+    try {
+      return await host.run(op, input, { session, signal: ctx.mcpReq.signal }) as Record<
+        string,
+        unknown
+      >;
+    } catch (error) {
+      throw featureError(error);
+    }
+  };
+  const page = (kind: string, all: unknown[], cursor: string | undefined) => {
+    const offset = decodeCursor(cursor, all.length);
+    const next = offset + PAGE_SIZE < all.length ? encodeCursor(offset + PAGE_SIZE) : undefined;
+    return { [kind]: all.slice(offset, offset + PAGE_SIZE), ...(next ? { nextCursor: next } : {}) };
+  };
+  type Listed = { namespace: string; [k: string]: unknown };
+  const strip = ({ namespace: _ns, ...rest }: Listed) => rest;
+  const prompts = async (ctx: Ctx) =>
+    ((await run(promptsGet as unknown as Operation, {}, ctx)).prompts ?? []) as Listed[];
+  const splitUri = (uri: string) => {
+    if (!uri.startsWith(RESOURCE_SCHEME)) return undefined;
+    const rest = uri.slice(RESOURCE_SCHEME.length);
+    const slash = rest.indexOf("/");
+    return slash > 0 ? { ns: rest.slice(0, slash), uri: rest.slice(slash + 1) } : undefined;
+  };
+  return {
+    async prompts(cursor: string | undefined, ctx: Ctx) {
+      const all = (await prompts(ctx)).map((p) => ({
+        ...strip(p),
+        name: `${p.namespace}.${p.name}`,
+      }));
+      return page("prompts", all, cursor);
+    },
+    async prompt(name: string, args: Record<string, unknown>, ctx: Ctx) {
+      const dot = name.indexOf(".");
+      if (dot <= 0) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Unknown prompt "${name}": prompts are <namespace>.<name>`,
+        );
+      }
+      const got = await run(promptsGet as unknown as Operation, {
+        server: name.slice(0, dot),
+        name: name.slice(dot + 1),
+        arguments: args,
+      }, ctx);
+      return {
+        ...(typeof got.description === "string" ? { description: got.description } : {}),
+        messages: got.messages ?? [],
+      };
+    },
+    async resources(kind: "resources" | "resourceTemplates", cursor: string | undefined, ctx: Ctx) {
+      const out = await run(resourcesRead as unknown as Operation, {}, ctx);
+      const all = kind === "resources"
+        ? ((out.resources ?? []) as Listed[]).map((r) => ({
+          ...strip(r),
+          uri: `${RESOURCE_SCHEME}${r.namespace}/${r.uri}`,
+        }))
+        : ((out.templates ?? []) as Listed[]).map((t) => ({
+          ...strip(t),
+          uriTemplate: `${RESOURCE_SCHEME}${t.namespace}/${t.uriTemplate}`,
+        }));
+      return page(kind, all, cursor);
+    },
+    async read(uri: string, ctx: Ctx) {
+      const at = splitUri(uri);
+      if (!at) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, "Resource not found", { uri });
+      }
+      const got = await run(resourcesRead as unknown as Operation, {
+        server: at.ns,
+        uri: at.uri,
+        raw: true,
+      }, ctx);
+      const contents = (got.contents ?? []) as { uri?: string }[];
+      return {
+        contents: contents.map((c) => ({
+          ...c,
+          uri: `${RESOURCE_SCHEME}${at.ns}/${c.uri ?? at.uri}`,
+        })),
+      };
+    },
+    async complete(
+      ref: { type: string; name?: string; uri?: string },
+      argument: { name: string; value: string },
+      ctx: Ctx,
+    ) {
+      const value = String(argument?.value ?? "");
+      let values: string[] = [];
+      if (ref.type === "ref/prompt" && ref.name) {
+        const listed = await prompts(ctx);
+        const dot = ref.name.indexOf(".");
+        const hit = listed.find((p) =>
+          p.namespace === ref.name!.slice(0, dot) && p.name === ref.name!.slice(dot + 1)
+        );
+        const names = Array.isArray(hit?.arguments)
+          ? (hit!.arguments as { name: string }[]).map((a) => a.name)
+          : [];
+        // What mcpx holds of a prompt is its arguments' names, not their values.
+        values = argument?.name === "name" ? names : [];
+      } else if (ref.type === "ref/resource" && argument?.name === "ns") {
+        const out = await run(resourcesRead as unknown as Operation, {}, ctx);
+        const all = [...(out.resources ?? []) as Listed[], ...(out.templates ?? []) as Listed[]];
+        values = [...new Set(all.map((r) => r.namespace))];
+      }
+      const matching = values.filter((v) => v.startsWith(value)).slice(0, 100);
+      return { completion: { values: matching, total: matching.length, hasMore: false } };
     },
   };
 }

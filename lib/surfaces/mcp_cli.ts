@@ -4,7 +4,16 @@ import type { Operation } from "../operations/define.ts";
 import { OPERATIONS } from "../operations/mod.ts";
 import { sessionsEnd } from "../operations/tool_ops.ts";
 import { execute } from "./cli.ts";
-import { type McpHost, mcpHttpHandler, serveStdio } from "./mcp.ts";
+import { LineTransport, type McpHost, mcpHttpHandler, serveStdio } from "./mcp.ts";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { ensureDaemon, tokenHeaders } from "../daemon/client.ts";
+import {
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+} from "@modelcontextprotocol/server";
+import { McpxError, messageOf } from "../errors.ts";
 
 /** `--json` as a flag: a tool's answer is the operation's document, never its terminal form. */
 const JSON_FLAG = { key: "output.json", text: "true", spelling: "--json" };
@@ -43,13 +52,109 @@ export function cliHost(ctx: Context): McpHost {
   };
 }
 
+/**
+ * The daemon's `/mcp/<ns>` endpoint, reached over its socket with its token: what gateway mode
+ * in this process relays to, so that the daemon's leases serve it.
+ */
+async function daemonEndpoint(ctx: Context, namespaces: readonly string[]) {
+  await ensureDaemon(ctx);
+  const paths = await ctx.paths();
+  const client = Deno.createHttpClient({ proxy: { transport: "unix", path: paths.socket } });
+  const url = `http://mcpx/mcp/${namespaces.map(encodeURIComponent).join(",")}`;
+  const fetcher = (input: string | URL | Request, init?: RequestInit) => {
+    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : {}));
+    for (const [k, v] of Object.entries(tokenHeaders(paths.token))) headers.set(k, v);
+    return fetch(input, { ...init, headers, client } as RequestInit);
+  };
+  // A namespace the daemon does not serve is a one-line error now, not a broken session later.
+  const probe = await fetcher(url, { method: "DELETE" });
+  const body = await probe.text();
+  if (probe.status === 404) {
+    client.close();
+    let message = body;
+    try {
+      message = JSON.parse(body).error ?? body;
+    } catch { /* the text as it came */ }
+    throw new McpxError("SERVER_NOT_FOUND", `Cannot expose "${namespaces.join(",")}": ${message}`, {
+      hint: "Run `mcpx status` for the configured namespaces",
+    });
+  }
+  return { url, fetcher, close: () => client.close() };
+}
+
+/** Gateway mode over stdio: every frame relayed to and from the daemon's `/mcp/<ns>`. */
+async function bridgeStdio(
+  ctx: Context,
+  namespaces: readonly string[],
+  maxLineBytes: number,
+): Promise<void> {
+  const endpoint = await daemonEndpoint(ctx, namespaces);
+  const upstream = new StreamableHTTPClientTransport(new URL(endpoint.url), {
+    fetch: endpoint.fetcher,
+  });
+  const line = new LineTransport(Deno.stdin.readable, Deno.stdout.writable, maxLineBytes);
+  const closed = Promise.withResolvers<void>();
+  const initializing = new Set<unknown>();
+  line.onmessage = (message) => {
+    const m = message as { id?: unknown; method?: string };
+    if (m.method === "initialize") initializing.add(m.id);
+    upstream.send(message).catch((error) => {
+      if (m.id !== undefined && m.method !== undefined) {
+        void line.send({
+          jsonrpc: "2.0",
+          id: m.id,
+          error: { code: -32603, message: `mcpx: the daemon did not answer: ${messageOf(error)}` },
+        } as never);
+      }
+    });
+  };
+  upstream.onmessage = (message) => {
+    const m = message as { id?: unknown; result?: { protocolVersion?: string } };
+    if (initializing.delete(m.id) && m.result?.protocolVersion) {
+      upstream.setProtocolVersion(m.result.protocolVersion);
+    }
+    void line.send(message);
+  };
+  upstream.onerror = (e) => ctx.io.err(`mcpx serve: ${messageOf(e).split("\n")[0]}\n`);
+  line.onclose = () => closed.resolve();
+  await upstream.start();
+  await line.start();
+  await closed.promise;
+  // The daemon's session ends with the connection (DELETE), and with it its leases.
+  await upstream.terminateSession().catch(() => {});
+  await upstream.close().catch(() => {});
+  endpoint.close();
+}
+
+/** Gateway mode over HTTP: each request handed to the daemon's `/mcp/<ns>` as it came. */
+async function proxyHttp(ctx: Context, namespaces: readonly string[]) {
+  const endpoint = await daemonEndpoint(ctx, namespaces);
+  return async (req: Request): Promise<Response> => {
+    const headers = new Headers(req.headers);
+    headers.delete("host");
+    const res = await endpoint.fetcher(endpoint.url, {
+      method: req.method,
+      headers,
+      body: req.body,
+      signal: req.signal,
+    });
+    return new Response(res.body, { status: res.status, headers: res.headers });
+  };
+}
+
 /** Serves until the client goes away (stdio) or the process is stopped (HTTP). */
 export async function serveFromCli(
   ctx: Context,
   http: string | undefined,
+  expose?: readonly string[],
 ): Promise<{ served: string }> {
   const host = cliHost(ctx);
   const settings = await ctx.settings();
+  if (expose && http === undefined) {
+    await bridgeStdio(ctx, expose, settings.get("daemon.maxRequestBytes"));
+    return { served: "stdio" };
+  }
+  const proxy = expose ? await proxyHttp(ctx, expose) : undefined;
   if (http === undefined) {
     await serveStdio(OPERATIONS, host, settings.get("daemon.maxRequestBytes"));
     return { served: "stdio" };
@@ -70,6 +175,11 @@ export async function serveFromCli(
     },
   }, (req) => {
     if (new URL(req.url).pathname !== "/mcp") return new Response("not found", { status: 404 });
+    if (proxy) {
+      const refused = hostHeaderValidationResponse(req, localhostAllowedHostnames()) ??
+        originValidationResponse(req, localhostAllowedOrigins());
+      return refused ?? proxy(req);
+    }
     return handler.fetch(req);
   });
   const stop = () => stopped.resolve();

@@ -1,10 +1,18 @@
 /**
- * The official MCP conformance suite's server leg against `mcpx serve --http` (tools/conformance.ts),
- * held to the expected-failures baseline in both directions.
+ * The official MCP conformance suite's server leg against `mcpx serve --http` in code mode and in
+ * gateway mode (`--expose`, fronting tests/fixtures/servers/conformance_surface.ts), both held to
+ * the expected-failures baseline in both directions (tools/conformance.ts).
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { compare, parseSummary, readBaseline, REVISIONS } from "../../tools/conformance.ts";
+import {
+  compare,
+  legBaseline,
+  LEGS,
+  parseSummary,
+  readBaseline,
+  REVISIONS,
+} from "../../tools/conformance.ts";
 
 Deno.test("compare() fails a new failure and a baseline entry that passes", () => {
   const baseline = { "2025-11-25": { old: "why" }, "2026-07-28": {} };
@@ -39,15 +47,18 @@ Deno.test("parseSummary() reads the suite's summary block", () => {
 });
 
 Deno.test("the baseline names a reason for every expected failure", () => {
-  const baseline = readBaseline();
-  for (const rev of REVISIONS) {
-    for (const [name, why] of Object.entries(baseline[rev])) {
-      assert.ok(why.trim().length > 10, `${rev} ${name} has a reason`);
+  const file = readBaseline();
+  for (const leg of LEGS) {
+    const baseline = legBaseline(file, leg);
+    for (const rev of REVISIONS) {
+      for (const [name, why] of Object.entries(baseline[rev])) {
+        assert.ok(why.trim().length > 10, `${leg} ${rev} ${name} has a reason`);
+      }
     }
   }
 });
 
-Deno.test("mcpx serve meets the official suite's server leg, as the baseline expects", async () => {
+Deno.test("mcpx serve meets the official suite's server leg in both modes, as the baseline expects", async () => {
   const tool = fileURLToPath(new URL("../../tools/conformance.ts", import.meta.url));
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", tool, "--check"],
@@ -57,5 +68,9 @@ Deno.test("mcpx serve meets the official suite's server leg, as the baseline exp
   }).output();
   const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
   assert.equal(out.code, 0, text.split("\n").filter((l) => !l.includes("Download")).join("\n"));
-  for (const rev of REVISIONS) assert.match(text, new RegExp(`${rev}: \\d+/\\d+ scenarios pass`));
+  for (const leg of LEGS) {
+    for (const rev of REVISIONS) {
+      assert.match(text, new RegExp(`${leg} ${rev}: \\d+/\\d+ scenarios pass`));
+    }
+  }
 });

@@ -238,3 +238,37 @@ Deno.test("pool: SIGTERM with callers queued fails them at once and the daemon l
   assert.notEqual((await holder).code, 0);
   assert.ok(await until(() => box.processes().length === 0), "no server or daemon is left");
 });
+
+Deno.test("pool: scripts that come and go, taking each other's process, leave the daemon's tables empty", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { f: { ...faultyServer(), mcpx: exclusive({ queueTimeout: "30s" }) } },
+  });
+  // Every request's answer is followed by a `daemon.memory` record with the pools' tables.
+  const env = { MCPX_PLUMBING_MEMORY_LOG: "1" };
+  // Two scripts at once over one process (each starts calling once both run): their calls keep
+  // stopping the other's process.
+  const started = (n: number) => join(box.root, `started-${n}`);
+  const scripts = await Promise.all([0, 1].map((n) =>
+    box.mcpx([
+      "exec",
+      `Deno.writeTextFileSync(${JSON.stringify(started(n))}, ""); ${waitFor(started(1 - n))};
+       for (let i = 0; i < 4; i++) await f.echo({ text: "${n}" + i }); return "ok"`,
+    ], { env })
+  ));
+  for (const r of scripts) assert.equal(r.code, 0, r.stderr);
+  const records = async () =>
+    (await daemonLog(box)).filter((r) => r.event === "daemon.memory") as unknown as {
+      requests: number;
+      tables: Record<string, number>;
+    }[];
+  const during = await records();
+  assert.ok(during.some((r) => r.tables.lost > 0), "a script's process was stopped for the other");
+  // Both sessions ended: nothing of them is left, neither a process nor a note to tell them.
+  const last = Math.max(...during.map((r) => r.requests));
+  await box.mcpx(["status"], { env });
+  assert.ok(await until(async () => (await records()).some((r) => r.requests > last)));
+  const after = (await records()).filter((r) => r.requests > last).at(-1)!;
+  assert.deepEqual(after.tables, { pools: 1, degradedSaid: 0, instances: 0, queue: 0, lost: 0 });
+  await box.mcpx(["stop"]);
+});

@@ -30,14 +30,13 @@ class Recording {
   readonly #methods = new Map<unknown, string>();
   constructor(readonly inner: Wire) {}
   get transport(): Wire {
-    const self = this;
     const t: Wire = {
-      start: () => self.inner.start(),
-      close: () => self.inner.close(),
-      send(message, options) {
+      start: () => this.inner.start(),
+      close: () => this.inner.close(),
+      send: (message, options) => {
         const m = message as { id?: unknown; method?: string };
-        if (m.id !== undefined && m.method) self.#methods.set(m.id, m.method);
-        return self.inner.send(message, options);
+        if (m.id !== undefined && m.method) this.#methods.set(m.id, m.method);
+        return this.inner.send(message, options);
       },
     };
     this.inner.onmessage = (message, extra) => {

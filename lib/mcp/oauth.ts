@@ -1,0 +1,876 @@
+/**
+ * OAuth 2.1 for remote MCP servers (docs/oauth.md): discovery of the protected resource's and
+ * the authorization server's metadata, client registration (configured, client ID metadata
+ * document, dynamic), the authorization-code flow with PKCE and a loopback redirect, and the
+ * credential store under `<state>/oauth`, one file per issuer, 0600, refreshed under a lock so
+ * that the daemon and one-shot CLIs refresh once between them.
+ */
+import { McpxError } from "../errors.ts";
+import { writeFileAtomic } from "../_atomic.ts";
+import { join } from "../_path.ts";
+
+type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
+
+/** The `mcpx.oauth` block of a server entry, with `${VAR}` already expanded. */
+export interface OAuthClientConfig {
+  clientId?: string;
+  clientSecret?: string;
+  scopes?: string[];
+  /** An HTTPS URL serving this client's metadata document, used as its client id where offered. */
+  clientMetadataUrl?: string;
+}
+
+/** What the connection and the `auth` commands need to reach one server's credentials. */
+export interface OAuthUse {
+  namespace: string;
+  /** The MCP endpoint: the protected resource. */
+  url: string;
+  /** `<state>/oauth`. */
+  dir: string;
+  client?: OAuthClientConfig;
+  /** Stored tokens only: no flow is opened, and the message says so. */
+  ci?: boolean;
+  fetch?: Fetch;
+}
+
+/** One resource's tokens. */
+export interface StoredTokens {
+  namespace: string;
+  accessToken: string;
+  refreshToken?: string;
+  /** Milliseconds since the epoch; absent when the server gave no lifetime. */
+  expiresAt?: number;
+  scope?: string;
+  /** Scopes a server asked for (`insufficient_scope`) beyond these tokens': the next login asks too. */
+  wantScope?: string;
+}
+
+/** The file of one issuer: its endpoints, this machine's client there, and tokens by resource. */
+export interface IssuerFile {
+  issuer: string;
+  tokenEndpoint: string;
+  authMethods?: string[];
+  client: { clientId: string; clientSecret?: string; redirectUris?: string[]; how: ClientHow };
+  tokens: Record<string, StoredTokens>;
+}
+
+/** How the client id was obtained. */
+export type ClientHow = "configured" | "metadata-document" | "dynamic";
+
+/** Tokens this close to expiry are refreshed before use. */
+const EXPIRY_MARGIN_MS = 30_000;
+/** How long `mcpx auth login` waits for the browser to come back. */
+export const LOGIN_WAIT_MS = 5 * 60_000;
+
+/** `<state>/oauth`. */
+export function oauthDir(state: string): string {
+  return join(state, "oauth");
+}
+
+/** The file of `issuer` in `dir`. */
+export function issuerPath(dir: string, issuer: string): string {
+  const slug = new URL(issuer).host.replace(/[^\w.-]/g, "_");
+  return join(dir, `${slug}-${shortHash(issuer)}.json`);
+}
+
+/** The resource identifier of an MCP endpoint: the URL without fragment. */
+export function resourceOf(url: string): string {
+  const u = new URL(url);
+  u.hash = "";
+  return u.href;
+}
+
+/**
+ * Reads an issuer file, refusing one that group or others may read, or another user owns: a
+ * token file is a password, and a looser mode means it was copied or written by something else.
+ */
+export function readIssuerFile(path: string): IssuerFile {
+  const info = Deno.statSync(path);
+  const uid = Deno.uid();
+  if (uid !== null && info.uid !== null && info.uid !== uid) {
+    throw new McpxError(
+      "UNSAFE_PATH",
+      `Token file "${path}" belongs to another user (uid ${info.uid}), so mcpx will not use it; remove it and run \`mcpx auth login\` again`,
+    );
+  }
+  const mode = (info.mode ?? 0o600) & 0o777;
+  if (mode & 0o077) {
+    throw new McpxError(
+      "UNSAFE_PATH",
+      `Token file "${path}" has mode ${
+        mode.toString(8).padStart(4, "0")
+      }, readable beyond its owner, so mcpx will not use it; run \`chmod 600 ${path}\``,
+    );
+  }
+  return JSON.parse(Deno.readTextFileSync(path)) as IssuerFile;
+}
+
+/** Every issuer file in `dir` holding tokens for `resource`. */
+export function findCredentials(
+  dir: string,
+  resource: string,
+): { path: string; file: IssuerFile } | undefined {
+  let names: string[];
+  try {
+    names = [...Deno.readDirSync(dir)].filter((e) => e.isFile && e.name.endsWith(".json"))
+      .map((e) => e.name).sort();
+  } catch {
+    return undefined;
+  }
+  for (const name of names) {
+    const path = join(dir, name);
+    let text: string;
+    try {
+      text = Deno.readTextFileSync(path);
+    } catch {
+      continue;
+    }
+    if (!text.includes(JSON.stringify(resource))) continue;
+    const file = readIssuerFile(path);
+    if (file.tokens?.[resource]) return { path, file };
+  }
+  return undefined;
+}
+
+function writeIssuerFile(path: string, file: IssuerFile): void {
+  writeFileAtomic(path, JSON.stringify(file, null, 2) + "\n");
+}
+
+function needLogin(use: OAuthUse, why: string): McpxError {
+  const ci = use.ci ? " (CI mode uses stored tokens only and opens no sign-in)" : "";
+  return new McpxError(
+    "CREDENTIALS_MISSING",
+    `Server "${use.namespace}" ${why}${ci}: run \`mcpx auth login ${use.namespace}\``,
+  );
+}
+
+const refreshing = new Map<string, Promise<string>>();
+
+/**
+ * The access token for `use.url`: the stored one while fresh, else a refreshed one. A refresh
+ * holds `<file>.lock` (flock) and reads the file again inside it, so that of several processes
+ * refreshing at once one asks the server and the rest take its answer. `rejected` is a token
+ * the server just refused: it is refreshed even if not yet expired.
+ * @throws {McpxError} CREDENTIALS_MISSING naming `mcpx auth login <ns>` when there is no usable token
+ */
+export async function accessToken(use: OAuthUse, rejected?: string): Promise<string | undefined> {
+  const resource = resourceOf(use.url);
+  const found = findCredentials(use.dir, resource);
+  if (!found) return undefined;
+  const tokens = found.file.tokens[resource];
+  if (tokens.accessToken !== rejected && fresh(tokens)) return tokens.accessToken;
+  const key = `${found.path}\n${resource}`;
+  let pending = refreshing.get(key);
+  if (!pending) {
+    pending = refreshUnderLock(use, found.path, resource, rejected).finally(() =>
+      refreshing.delete(key)
+    );
+    refreshing.set(key, pending);
+  }
+  return await pending;
+}
+
+async function refreshUnderLock(
+  use: OAuthUse,
+  path: string,
+  resource: string,
+  rejected: string | undefined,
+): Promise<string> {
+  const lock = await Deno.open(`${path}.lock`, { create: true, write: true, mode: 0o600 });
+  try {
+    await lock.lock(true);
+    const file = readIssuerFile(path);
+    const tokens = file.tokens[resource];
+    if (!tokens) throw needLogin(use, "has no stored OAuth token");
+    if (tokens.accessToken !== rejected && fresh(tokens)) return tokens.accessToken;
+    if (!tokens.refreshToken) {
+      throw needLogin(use, "has an OAuth token that expired and cannot be refreshed");
+    }
+    const answer = await tokenRequest(reaching(use.fetch ?? fetch), file, {
+      grant_type: "refresh_token",
+      refresh_token: tokens.refreshToken,
+      resource,
+    }).catch((error) => {
+      throw error instanceof McpxError && error.code === "CREDENTIALS_MISSING"
+        ? needLogin(use, `could not refresh its OAuth token (${error.message})`)
+        : error;
+    });
+    file.tokens[resource] = storedTokens(tokens.namespace, answer, tokens);
+    writeIssuerFile(path, file);
+    return file.tokens[resource].accessToken;
+  } finally {
+    lock.close();
+  }
+}
+
+/** Records the scopes a `403 insufficient_scope` asked for, so that the next login asks for them. */
+async function wantScope(use: OAuthUse, scope: string): Promise<void> {
+  const resource = resourceOf(use.url);
+  const found = findCredentials(use.dir, resource);
+  if (!found) return;
+  const lock = await Deno.open(`${found.path}.lock`, { create: true, write: true, mode: 0o600 });
+  try {
+    await lock.lock(true);
+    const file = readIssuerFile(found.path);
+    const tokens = file.tokens[resource];
+    if (!tokens) return;
+    tokens.wantScope = joinScopes(tokens.wantScope, scope);
+    writeIssuerFile(found.path, file);
+  } finally {
+    lock.close();
+  }
+}
+
+/** The union of space-separated scope lists, in order of first appearance. */
+function joinScopes(...lists: (string | string[] | undefined)[]): string {
+  const out = new Set<string>();
+  for (const list of lists) {
+    const words = Array.isArray(list) ? list : (list ?? "").split(/\s+/);
+    for (const w of words) if (w) out.add(w);
+  }
+  return [...out].join(" ");
+}
+
+/** `f`, with a network failure turned into one line naming the address (origin and path). */
+function reaching(f: Fetch): Fetch {
+  return async (input, init) => {
+    try {
+      return await f(input, init);
+    } catch (error) {
+      if (init?.signal?.aborted) throw error;
+      const u = new URL(String(input));
+      throw new McpxError(
+        "SERVER_START_FAILED",
+        `Cannot reach ${u.origin}${u.pathname} (${error instanceof Error ? error.message : error})`,
+        { hint: "" },
+      );
+    }
+  };
+}
+
+function fresh(tokens: StoredTokens): boolean {
+  return tokens.expiresAt === undefined || tokens.expiresAt - EXPIRY_MARGIN_MS > Date.now();
+}
+
+/**
+ * `fetch` for an HTTP transport that carries the stored access token, refreshes it when it has
+ * expired or the server refuses it (once), and turns a challenge with no usable token into one
+ * line naming `mcpx auth login <ns>`.
+ */
+export function oauthFetch(use: OAuthUse, base: Fetch): Fetch {
+  let current: string | undefined;
+  let loaded = false;
+  return async (input, init) => {
+    if (!loaded) {
+      current = await accessToken(use);
+      loaded = true;
+    }
+    const send = (token: string | undefined) => {
+      const headers = new Headers(init?.headers);
+      if (token) headers.set("authorization", `Bearer ${token}`);
+      return base(input, { ...init, headers });
+    };
+    let response = await send(current);
+    if (response.status === 403 && current) {
+      const challenge = parseChallenge(wwwAuthenticate(response));
+      if (challenge.error === "insufficient_scope") {
+        await response.body?.cancel();
+        const scope = challenge.scope ?? "";
+        if (scope) await wantScope(use, scope);
+        throw needLogin(
+          use,
+          `needs scope "${
+            scope || "?"
+          }", which its OAuth token lacks (the next sign-in asks for it)`,
+        );
+      }
+    }
+    if (response.status !== 401 || !/^\s*bearer\b/i.test(wwwAuthenticate(response))) {
+      return response;
+    }
+    if (!current) {
+      rememberChallenge(use, wwwAuthenticate(response));
+      await response.body?.cancel();
+      throw needLogin(use, "requires OAuth and has no stored token");
+    }
+    await response.body?.cancel();
+    current = await accessToken(use, current);
+    if (!current) throw needLogin(use, "requires OAuth and has no stored token");
+    response = await send(current);
+    if (response.status === 401) {
+      await response.body?.cancel();
+      throw needLogin(use, "refused its OAuth token");
+    }
+    return response;
+  };
+}
+
+function wwwAuthenticate(response: Response): string {
+  return response.headers.get("www-authenticate") ?? "";
+}
+
+function challengePath(dir: string, resource: string): string {
+  return join(dir, "challenges", `${shortHash(resource)}.json`);
+}
+
+/**
+ * Keeps the challenge a connection was refused with (its `scope` and `resource_metadata`), for
+ * `mcpx auth login`, whose own unauthenticated probe may not be refused the same way (a server
+ * that lets `initialize` through and guards `tools/list`).
+ */
+function rememberChallenge(use: OAuthUse, header: string): void {
+  const challenge = parseChallenge(header);
+  if (!challenge.scope && !challenge.resource_metadata) return;
+  const resource = resourceOf(use.url);
+  try {
+    writeFileAtomic(
+      challengePath(use.dir, resource),
+      JSON.stringify({ resource, header }) + "\n",
+    );
+  } catch {
+    // A hint only: sign-in discovers without it.
+  }
+}
+
+function rememberedChallenge(use: OAuthUse): Record<string, string> {
+  const resource = resourceOf(use.url);
+  try {
+    const kept = JSON.parse(Deno.readTextFileSync(challengePath(use.dir, resource)));
+    return kept.resource === resource ? parseChallenge(String(kept.header)) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The parameters of a `Bearer` challenge (`resource_metadata`, `scope`, `error`). */
+export function parseChallenge(header: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const bearer = /bearer\s+(.*)$/i.exec(header);
+  if (!bearer) return out;
+  for (const m of bearer[1].matchAll(/([\w-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/g)) {
+    out[m[1].toLowerCase()] = m[2] !== undefined ? m[2].replace(/\\(.)/g, "$1") : m[3];
+  }
+  return out;
+}
+
+/** What discovery found for one resource. */
+export interface Discovery {
+  resource: string;
+  issuer: string;
+  /** The authorization server's metadata (RFC 8414 or OpenID Connect discovery). */
+  server: Record<string, unknown>;
+  /** Scopes to ask for: configured, else the challenge's, else the resource's `scopes_supported`. */
+  scopes?: string[];
+}
+
+/**
+ * Finds the authorization server of an MCP endpoint: an unauthenticated request's
+ * `WWW-Authenticate` names the protected-resource metadata (RFC 9728), else its well-known URL
+ * is tried; then the issuer's metadata at the RFC 8414 and OpenID Connect well-known URLs,
+ * whose `issuer` must be the issuer named.
+ */
+export async function discover(use: OAuthUse): Promise<Discovery> {
+  const f = reaching(use.fetch ?? fetch);
+  const endpoint = new URL(use.url);
+  const probe = await f(endpoint, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "mcpx", version: "0" },
+      },
+    }),
+  });
+  await probe.body?.cancel();
+  const challenge = probe.status === 401
+    ? parseChallenge(wwwAuthenticate(probe))
+    : rememberedChallenge(use);
+  const path = endpoint.pathname === "/" ? "" : endpoint.pathname;
+  const candidates = challenge.resource_metadata ? [challenge.resource_metadata] : [
+    `${endpoint.origin}/.well-known/oauth-protected-resource${path}`,
+    `${endpoint.origin}/.well-known/oauth-protected-resource`,
+  ];
+  const prm = await firstJson(f, candidates);
+  if (!prm) {
+    throw new McpxError(
+      "CREDENTIALS_MISSING",
+      `Server "${use.namespace}" publishes no OAuth protected-resource metadata (tried ${
+        candidates.join(", ")
+      })`,
+    );
+  }
+  const resource = typeof prm.resource === "string" ? prm.resource : resourceOf(use.url);
+  if (!sameResource(resource, use.url)) {
+    throw new McpxError(
+      "CREDENTIALS_MISSING",
+      `Server "${use.namespace}": its protected-resource metadata names resource "${resource}", not "${use.url}"`,
+    );
+  }
+  const servers = Array.isArray(prm.authorization_servers) ? prm.authorization_servers : [];
+  const issuer = servers.find((s): s is string => typeof s === "string");
+  if (!issuer) {
+    throw new McpxError(
+      "CREDENTIALS_MISSING",
+      `Server "${use.namespace}": its protected-resource metadata names no authorization server`,
+    );
+  }
+  const server = await firstJson(f, metadataUrls(issuer));
+  if (!server) {
+    throw new McpxError(
+      "CREDENTIALS_MISSING",
+      `Authorization server "${issuer}" publishes no metadata`,
+    );
+  }
+  if (server.issuer !== issuer) {
+    throw new McpxError(
+      "CREDENTIALS_MISSING",
+      `Authorization server "${issuer}" publishes metadata for issuer "${server.issuer}"`,
+    );
+  }
+  const supported = Array.isArray(prm.scopes_supported) ? prm.scopes_supported as string[] : [];
+  const scopes = use.client?.scopes ??
+    (challenge.scope ? challenge.scope.split(/\s+/).filter(Boolean) : undefined) ??
+    (supported.length ? supported : undefined);
+  return { resource, issuer, server, ...(scopes ? { scopes } : {}) };
+}
+
+function sameResource(resource: string, url: string): boolean {
+  try {
+    const a = new URL(resource);
+    const b = new URL(url);
+    // The resource may be the endpoint or a prefix of it (a path above it on the same origin).
+    return a.origin === b.origin &&
+      (b.pathname === a.pathname || b.pathname.startsWith(a.pathname.replace(/\/?$/, "/")));
+  } catch {
+    return false;
+  }
+}
+
+/** RFC 8414 and OpenID Connect well-known URLs of an issuer, in the order MCP gives them. */
+export function metadataUrls(issuer: string): string[] {
+  const u = new URL(issuer);
+  const path = u.pathname === "/" ? "" : u.pathname.replace(/\/$/, "");
+  if (!path) {
+    return [
+      `${u.origin}/.well-known/oauth-authorization-server`,
+      `${u.origin}/.well-known/openid-configuration`,
+    ];
+  }
+  return [
+    `${u.origin}/.well-known/oauth-authorization-server${path}`,
+    `${u.origin}/.well-known/openid-configuration${path}`,
+    `${u.origin}${path}/.well-known/openid-configuration`,
+  ];
+}
+
+async function firstJson(f: Fetch, urls: string[]): Promise<Record<string, unknown> | undefined> {
+  for (const url of urls) {
+    let response: Response;
+    try {
+      response = await f(url, { headers: { accept: "application/json" } });
+    } catch {
+      continue;
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      continue;
+    }
+    try {
+      const body = await response.json();
+      if (body && typeof body === "object" && !Array.isArray(body)) return body;
+    } catch {
+      // Not JSON: the next candidate.
+    }
+  }
+  return undefined;
+}
+
+/** How `login` talks to the person signing in. */
+export interface LoginIo {
+  /** Prints one line to the person (stderr). */
+  say(line: string): void;
+  /** Opens the URL in a browser; absent on a headless machine. */
+  openBrowser?: (url: string) => void | Promise<void>;
+  signal?: AbortSignal;
+  /** Milliseconds to wait for the redirect; {@linkcode LOGIN_WAIT_MS} by default. */
+  waitMs?: number;
+}
+
+/** What `mcpx auth login` and `mcpx auth status` report of one server. */
+export interface AuthStatus {
+  namespace: string;
+  url: string;
+  signedIn: boolean;
+  issuer?: string;
+  client?: ClientHow;
+  scope?: string;
+  expiresAt?: string;
+  refreshable?: boolean;
+  file?: string;
+}
+
+/**
+ * Signs in to `use.url`: discovery, a client id, then the authorization-code flow with PKCE
+ * (S256) through a loopback listener on 127.0.0.1. The redirect's `state` must be the one sent
+ * and its `iss` (RFC 9207) the issuer's; the tokens are stored in the issuer's file.
+ */
+export async function login(use: OAuthUse, io: LoginIo): Promise<AuthStatus> {
+  if (use.ci) {
+    throw new McpxError(
+      "CREDENTIALS_MISSING",
+      `CI mode uses stored tokens only and opens no sign-in: run \`mcpx auth login ${use.namespace}\` where a person can sign in, and keep ${use.dir}`,
+    );
+  }
+  const f = reaching(use.fetch ?? fetch);
+  const found = await discover(use);
+  const { server, issuer } = found;
+  const methods = server.code_challenge_methods_supported;
+  if (!Array.isArray(methods) || !methods.includes("S256")) {
+    throw new McpxError(
+      "CREDENTIALS_MISSING",
+      `Authorization server "${issuer}" does not offer PKCE with S256, which MCP requires`,
+    );
+  }
+  const authorize = stringField(server, "authorization_endpoint", issuer);
+  const tokenEndpoint = stringField(server, "token_endpoint", issuer);
+  const path = issuerPath(use.dir, issuer);
+  const before = findCredentials(use.dir, resourceOf(use.url))?.file.tokens[resourceOf(use.url)];
+  if (before?.wantScope) {
+    const scopes = joinScopes(found.scopes, before.scope, before.wantScope);
+    found.scopes = scopes.split(" ");
+  }
+  const existing = (() => {
+    try {
+      return readIssuerFile(path);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return undefined;
+      throw error;
+    }
+  })();
+
+  const state = randomToken();
+  const verifier = randomToken() + randomToken();
+  const challenge = await s256(verifier);
+  const waiting = Promise.withResolvers<URLSearchParams>();
+  const listener = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: () => {},
+    signal: io.signal,
+  }, (request) => {
+    const u = new URL(request.url);
+    if (u.pathname !== "/callback") return new Response("Not found", { status: 404 });
+    waiting.resolve(u.searchParams);
+    const ok = u.searchParams.get("state") === state && u.searchParams.has("code");
+    return new Response(
+      ok ? "Signed in to mcpx; you may close this window." : "mcpx refused this sign-in.",
+      { status: ok ? 200 : 400, headers: { "content-type": "text/plain; charset=utf-8" } },
+    );
+  });
+  try {
+    const redirectUri = `http://127.0.0.1:${listener.addr.port}/callback`;
+    const client = await clientFor(use, f, server, issuer, redirectUri, existing, found.scopes);
+    const url = new URL(authorize);
+    const q = url.searchParams;
+    q.set("response_type", "code");
+    q.set("client_id", client.clientId);
+    q.set("redirect_uri", redirectUri);
+    q.set("code_challenge", challenge);
+    q.set("code_challenge_method", "S256");
+    q.set("state", state);
+    q.set("resource", found.resource);
+    if (found.scopes?.length) q.set("scope", found.scopes.join(" "));
+    io.say(`Open this URL to sign in to "${use.namespace}" (waiting on ${redirectUri}):`);
+    io.say(url.href);
+    await io.openBrowser?.(url.href);
+
+    const timer = setTimeout(() => waiting.reject(timeoutError(use)), io.waitMs ?? LOGIN_WAIT_MS);
+    let params: URLSearchParams;
+    try {
+      params = await waiting.promise;
+    } finally {
+      clearTimeout(timer);
+    }
+    checkRedirect(use, params, state, server, issuer);
+    const answer = await tokenRequest(f, {
+      issuer,
+      tokenEndpoint,
+      authMethods: authMethods(server),
+      client,
+      tokens: {},
+    }, {
+      grant_type: "authorization_code",
+      code: params.get("code") ?? "",
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+      resource: found.resource,
+    });
+    // Read again: another resource of the same issuer may have signed in meanwhile.
+    const latest = (() => {
+      try {
+        return readIssuerFile(path);
+      } catch {
+        return undefined;
+      }
+    })();
+    const file: IssuerFile = {
+      issuer,
+      tokenEndpoint,
+      authMethods: authMethods(server),
+      client,
+      tokens: { ...latest?.tokens, [resourceOf(use.url)]: storedTokens(use.namespace, answer) },
+    };
+    writeIssuerFile(path, file);
+    return statusOf(use, path, file);
+  } finally {
+    await listener.shutdown();
+  }
+}
+
+function timeoutError(use: OAuthUse): McpxError {
+  return new McpxError(
+    "CREDENTIALS_MISSING",
+    `Sign-in to "${use.namespace}" did not come back within ${
+      Math.round(LOGIN_WAIT_MS / 60_000)
+    } minutes; nothing was stored`,
+  );
+}
+
+function checkRedirect(
+  use: OAuthUse,
+  params: URLSearchParams,
+  state: string,
+  server: Record<string, unknown>,
+  issuer: string,
+): void {
+  const refuse = (why: string) =>
+    new McpxError(
+      "UNAUTHORIZED",
+      `Sign-in to "${use.namespace}" refused: ${why}; nothing was stored`,
+    );
+  if (params.get("state") !== state) {
+    throw refuse("the redirect carried a different state than was sent");
+  }
+  const iss = params.get("iss");
+  if (iss !== null && iss !== issuer) {
+    throw refuse(`the redirect came from issuer "${iss}", not "${issuer}"`);
+  }
+  if (iss === null && server.authorization_response_iss_parameter_supported === true) {
+    throw refuse(`the redirect carried no "iss", which "${issuer}" promises`);
+  }
+  const error = params.get("error");
+  if (error) {
+    const description = params.get("error_description");
+    throw refuse(
+      `the authorization server answered "${error}"${description ? ` (${description})` : ""}`,
+    );
+  }
+  if (!params.get("code")) throw refuse("the redirect carried no code");
+}
+
+async function clientFor(
+  use: OAuthUse,
+  f: Fetch,
+  server: Record<string, unknown>,
+  issuer: string,
+  redirectUri: string,
+  existing: IssuerFile | undefined,
+  scopes: string[] | undefined,
+): Promise<IssuerFile["client"]> {
+  const configured = use.client;
+  if (configured?.clientId) {
+    return {
+      clientId: configured.clientId,
+      ...(configured.clientSecret ? { clientSecret: configured.clientSecret } : {}),
+      how: "configured",
+    };
+  }
+  if (configured?.clientMetadataUrl && server.client_id_metadata_document_supported === true) {
+    return { clientId: configured.clientMetadataUrl, how: "metadata-document" };
+  }
+  const registration = server.registration_endpoint;
+  if (
+    existing?.client.how === "dynamic" && existing.client.redirectUris?.includes(redirectUri)
+  ) {
+    return existing.client;
+  }
+  if (typeof registration !== "string") {
+    throw new McpxError(
+      "CREDENTIALS_MISSING",
+      `Authorization server "${issuer}" offers no client registration: register mcpx there (redirect URI http://127.0.0.1/callback, any port) and set "mcpx": { "oauth": { "clientId": "…", "clientSecret": "\${SECRET}" } } on server "${use.namespace}"`,
+    );
+  }
+  const response = await f(registration, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify({
+      client_name: "mcpx",
+      // A command-line program with a loopback redirect is a native application (SEP-837).
+      application_type: "native",
+      redirect_uris: [redirectUri],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+      ...(scopes?.length ? { scope: scopes.join(" ") } : {}),
+    }),
+  });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok || typeof body.client_id !== "string") {
+    throw new McpxError(
+      "CREDENTIALS_MISSING",
+      `Authorization server "${issuer}" refused to register mcpx (HTTP ${response.status}${
+        body.error ? `, ${body.error}` : ""
+      })`,
+    );
+  }
+  return {
+    clientId: body.client_id,
+    ...(typeof body.client_secret === "string" ? { clientSecret: body.client_secret } : {}),
+    redirectUris: [redirectUri],
+    how: "dynamic",
+  };
+}
+
+function authMethods(server: Record<string, unknown>): string[] | undefined {
+  const methods = server.token_endpoint_auth_methods_supported;
+  return Array.isArray(methods) ? methods.filter((m) => typeof m === "string") : undefined;
+}
+
+interface TokenAnswer {
+  access_token: string;
+  refresh_token?: string;
+  expires_in?: number;
+  scope?: string;
+}
+
+async function tokenRequest(
+  f: Fetch,
+  file: IssuerFile,
+  params: Record<string, string>,
+): Promise<TokenAnswer> {
+  const form = new URLSearchParams(params);
+  const headers: Record<string, string> = {
+    "content-type": "application/x-www-form-urlencoded",
+    accept: "application/json",
+  };
+  const { clientId, clientSecret } = file.client;
+  if (clientSecret) {
+    const methods = file.authMethods ?? ["client_secret_basic"];
+    if (methods.includes("client_secret_basic") || !methods.includes("client_secret_post")) {
+      headers.authorization = `Basic ${
+        btoa(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`)
+      }`;
+    } else {
+      form.set("client_id", clientId);
+      form.set("client_secret", clientSecret);
+    }
+  } else {
+    form.set("client_id", clientId);
+  }
+  const response = await f(file.tokenEndpoint, { method: "POST", headers, body: form });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok || typeof body.access_token !== "string") {
+    throw new McpxError(
+      "CREDENTIALS_MISSING",
+      `the token endpoint of "${file.issuer}" answered HTTP ${response.status}${
+        body.error ? ` "${body.error}"` : ""
+      }`,
+    );
+  }
+  return body as TokenAnswer;
+}
+
+function storedTokens(namespace: string, answer: TokenAnswer, before?: StoredTokens): StoredTokens {
+  const refreshToken = answer.refresh_token ?? before?.refreshToken;
+  const scope = answer.scope ?? before?.scope;
+  return {
+    namespace,
+    accessToken: answer.access_token,
+    ...(refreshToken ? { refreshToken } : {}),
+    ...(typeof answer.expires_in === "number"
+      ? { expiresAt: Date.now() + answer.expires_in * 1000 }
+      : {}),
+    ...(scope ? { scope } : {}),
+  };
+}
+
+/** What is stored for `use.url`, without secrets. */
+export function status(use: OAuthUse): AuthStatus {
+  const found = findCredentials(use.dir, resourceOf(use.url));
+  if (!found) return { namespace: use.namespace, url: use.url, signedIn: false };
+  return statusOf(use, found.path, found.file);
+}
+
+function statusOf(use: OAuthUse, path: string, file: IssuerFile): AuthStatus {
+  const tokens = file.tokens[resourceOf(use.url)];
+  return {
+    namespace: use.namespace,
+    url: use.url,
+    signedIn: Boolean(tokens),
+    issuer: file.issuer,
+    client: file.client.how,
+    ...(tokens?.scope ? { scope: tokens.scope } : {}),
+    ...(tokens?.expiresAt ? { expiresAt: new Date(tokens.expiresAt).toISOString() } : {}),
+    refreshable: Boolean(tokens?.refreshToken),
+    file: path,
+  };
+}
+
+/** Forgets the tokens of `use.url` (the client registration stays); false when there were none. */
+export async function logout(use: OAuthUse): Promise<boolean> {
+  const resource = resourceOf(use.url);
+  const found = findCredentials(use.dir, resource);
+  if (!found) return false;
+  const lock = await Deno.open(`${found.path}.lock`, { create: true, write: true, mode: 0o600 });
+  try {
+    await lock.lock(true);
+    const file = readIssuerFile(found.path);
+    delete file.tokens[resource];
+    writeIssuerFile(found.path, file);
+    return true;
+  } finally {
+    lock.close();
+  }
+}
+
+function stringField(server: Record<string, unknown>, key: string, issuer: string): string {
+  const value = server[key];
+  if (typeof value !== "string") {
+    throw new McpxError(
+      "CREDENTIALS_MISSING",
+      `Authorization server "${issuer}" publishes no "${key}"`,
+    );
+  }
+  return value;
+}
+
+function randomToken(): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+async function s256(verifier: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
+  return base64url(new Uint8Array(digest));
+}
+
+function base64url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function shortHash(text: string): string {
+  // FNV-1a, 32 bits: a file name, not a secret.
+  let h = 0x811c9dc5;
+  for (const c of new TextEncoder().encode(text)) h = Math.imul(h ^ c, 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, "0");
+}
