@@ -18,6 +18,7 @@ export interface ServerSpec {
    * configuration names none (lib/daemon/client_half.ts).
    */
   callerCwd?: string;
+  /**
    * http/sse: where stored OAuth tokens for this endpoint are looked up and refreshed
    * (lib/mcp/oauth.ts); absent when the entry sets its own `Authorization` header.
    */
