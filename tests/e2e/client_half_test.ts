@@ -103,6 +103,11 @@ Deno.test("client half: roots from the mcpx block, a server's log in the daemon 
       if (done) break;
       text += value;
     }
+    // list_changed refreshed the schema cache: `types` (which reads it) knows the new tool.
+    assert.ok(
+      await until(async () => (await box.mcpx(["types", "asking.added"])).code === 0, 10_000),
+      "the tool added after start is in the schema cache",
+    );
     const followed = parseSse(text);
     assert.ok(followed.some((e) => e.event === "tools.changed" && e.data.data?.toString() !== ""));
     assert.ok(followed.every((e) => Number(e.id) > last));
