@@ -248,10 +248,10 @@ export async function execute(
       start: (op.where as { daemon: string }).daemon === "start",
       caller: progress === undefined ? ctx.callerInfo() : { ...ctx.callerInfo(), progress },
     });
-  // A tool call's progress is drawn on stderr while it runs (lib/events/progress.ts).
+  // A tool call's progress is drawn on stderr while it runs (lib/surfaces/progress.ts).
   const answer = op.id === "tools.call"
-    ? await (await load<typeof import("../events/progress.ts")>(
-      "../events/progress.ts",
+    ? await (await load<typeof import("./progress.ts")>(
+      "./progress.ts",
       import.meta.url,
     )).withProgress(ctx, send)
     : await send();

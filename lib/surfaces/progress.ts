@@ -6,7 +6,7 @@
 
 import type { Context } from "../context.ts";
 import { load } from "../_load.ts";
-import type { BusEvent } from "./bus.ts";
+import type { BusEvent } from "../events/bus.ts";
 
 /** One progress report as a line: `[######    ] 3/5 step 3`, or `3 step 3` without a total. */
 export function progressLine(p: { progress: number; total?: number; message?: string }): string {
