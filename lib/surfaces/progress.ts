@@ -33,56 +33,62 @@ export async function withProgress<T>(
       drawn = true;
     } else ctx.io.err(`progress: ${progressLine(p)}\n`);
   };
-  const stop = new AbortController();
-  let client: Deno.HttpClient | undefined;
+  let conn: Deno.UnixConn | undefined;
   let reading: Promise<void> = Promise.resolve();
   try {
-    const { ensureDaemon } = await load<typeof import("../daemon/client.ts")>(
-      "../daemon/client.ts",
-      import.meta.url,
-    );
-    const { readToken } = await load<typeof import("../daemon/guard.ts")>(
+    const { checkSocket, readToken } = await load<typeof import("../daemon/guard.ts")>(
       "../daemon/guard.ts",
       import.meta.url,
     );
-    await ensureDaemon(ctx);
     const paths = await ctx.paths();
+    // Checked as every request's socket is: another user's socket is never sent a byte.
+    if (checkSocket(paths.socket, { fallback: paths.socketFallback }) === "absent") {
+      throw new Error("no daemon");
+    }
     const key = readToken(paths.token);
-    client = Deno.createHttpClient({ proxy: { transport: "unix", path: paths.socket } });
-    const res = await fetch("http://mcpx/v1/events", {
-      client,
-      headers: key === undefined ? {} : { "x-mcpx-token": key },
-      signal: stop.signal,
-    });
-    if (res.ok && res.body) reading = readEvents(res.body, draw).catch(() => {});
-    else await res.body?.cancel();
+    // HTTP by hand over the socket: fetch() costs a command 15-20 ms of set-up, a connection
+    // well under 1. No daemon yet (this call starts it): no progress for this call.
+    conn = await Deno.connect({ transport: "unix", path: paths.socket });
+    const head = `GET /v1/events HTTP/1.1\r\nhost: mcpx\r\nconnection: close\r\n` +
+      (key === undefined ? "" : `x-mcpx-token: ${key}\r\n`) + "\r\n";
+    await conn.write(new TextEncoder().encode(head));
+    const open = conn;
+    // The answer's head arrives once the daemon has subscribed.
+    const decoder = new TextDecoder();
+    const buf = new Uint8Array(65536);
+    let text = "";
+    while (!text.includes("\r\n\r\n")) {
+      const n = await open.read(buf);
+      if (n === null) throw new Error("closed");
+      text += decoder.decode(buf.subarray(0, n), { stream: true });
+    }
+    reading = (async () => {
+      try {
+        for (;;) {
+          let at: number;
+          while ((at = text.indexOf("\n")) >= 0) {
+            const line = text.slice(0, at);
+            text = text.slice(at + 1);
+            if (line.startsWith("data: ") && line.includes(token)) {
+              draw(JSON.parse(line.slice(6)) as BusEvent);
+            }
+          }
+          const n = await open.read(buf);
+          if (n === null) return;
+          text += decoder.decode(buf.subarray(0, n), { stream: true });
+        }
+      } catch { /* closed */ }
+    })();
   } catch {
     // No progress to show is no reason to fail the call: it is sent all the same.
   }
   try {
     return await send(token);
   } finally {
-    stop.abort();
+    try {
+      conn?.close();
+    } catch { /* already closed */ }
     await reading;
-    client?.close();
     if (drawn) ctx.io.err("\r\x1b[K");
-  }
-}
-
-async function readEvents(
-  body: ReadableStream<Uint8Array>,
-  each: (e: BusEvent) => void,
-): Promise<void> {
-  let buffer = "";
-  for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    let at: number;
-    while ((at = buffer.indexOf("\n\n")) >= 0) {
-      const block = buffer.slice(0, at);
-      buffer = buffer.slice(at + 2);
-      if (!block.includes("event: call.progress")) continue;
-      const data = block.split("\n").find((l) => l.startsWith("data: "));
-      if (data) each(JSON.parse(data.slice(6)) as BusEvent);
-    }
   }
 }

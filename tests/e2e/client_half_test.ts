@@ -169,6 +169,8 @@ Deno.test("client half: progress reaches mcpx call on stderr, and Ctrl-C of a ca
   await cacheModern();
   await using box = await Sandbox.create();
   await box.write("work/.mcpx.json", { mcpServers: { asking: ASKING } });
+  // The call that starts the daemon shows no progress: there was nothing to subscribe to.
+  await box.json(["call", "asking.heard"]);
   const counted = await box.mcpx(["call", "asking.count", "n=3"]);
   assert.equal(counted.code, 0, counted.stderr);
   assert.equal(counted.stdout.trim(), "counted 3");
