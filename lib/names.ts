@@ -122,7 +122,7 @@ export const RUNTIME_NAMES: readonly string[] = [
   "deno",
   "env",
   "socket",
-  "remote",
+  "tcpEndpoint",
   "where",
   "token",
   "callerEnv",

@@ -60,7 +60,7 @@ const socket = (): string => env("MCPX_SOCKET") ?? BAKED_SOCKET;
 
 // A daemon elsewhere (MCPX_DAEMON_ENDPOINT=http://host:port, as `mcpx run` hands it on): TCP, with
 // MCPX_DAEMON_TOKEN as a bearer token, instead of the socket.
-function remote(): { hostname: string; port: number; host: string } | undefined {
+function tcpEndpoint(): { hostname: string; port: number; host: string } | undefined {
   const text = env("MCPX_DAEMON_ENDPOINT");
   const m = text ? /^http:\/\/(\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+):(\d+)\/?$/.exec(text) : null;
   if (!m) return undefined;
@@ -215,7 +215,7 @@ async function denoPost(
   key: string | undefined,
   signal?: AbortSignal,
 ): Promise<{ status: number; json: Json }> {
-  const tcp = remote();
+  const tcp = tcpEndpoint();
   const bearer = env("MCPX_DAEMON_TOKEN");
   const conn = tcp
     ? await deno.connect({ hostname: tcp.hostname, port: tcp.port })
@@ -321,7 +321,7 @@ async function nodePost(
     "x-mcpx-caller": caller,
     connection: "close",
   };
-  const tcp = remote();
+  const tcp = tcpEndpoint();
   const bearer = env("MCPX_DAEMON_TOKEN");
   if (tcp && bearer) headers.authorization = `Bearer ${bearer}`;
   else if (!tcp && key !== undefined) headers["x-mcpx-token"] = key;

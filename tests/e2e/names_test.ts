@@ -96,7 +96,14 @@ Deno.test("names: every surface shows the same names, and every tool is reached 
   const exec = await box.mcpx(["exec", program]);
   assert.equal(exec.code, 0, exec.stderr);
   const globals = JSON.parse(exec.stdout) as Record<string, string[]>;
-  assert.deepEqual(globals.keys.map((k) => [...k].sort()), [FNS, FNS], "exec globals");
+  // Beside the tools, each namespace carries its `$` helpers (prompts, resources), which no tool's
+  // function name can take.
+  const HELPERS = ["$prompt", "$prompts", "$read", "$resources"];
+  assert.deepEqual(
+    globals.keys.map((k) => [...k].sort()),
+    [[...HELPERS, ...FNS], [...HELPERS, ...FNS]],
+    "exec globals",
+  );
   for (const [real, fn] of Object.entries(FN)) assert.deepEqual(globals[fn], [real, real], fn);
   // A misspelt function, or a real name that is not the function's, is pointed at the names.
   for (const wrong of ["names.ünïcod()", "names.__proto__()"]) {
@@ -168,7 +175,7 @@ console.log(JSON.stringify({
   const ran = await deno(["run", "-A", "--no-config", "--no-lock", "use.ts"]);
   assert.equal(ran.code, 0, new TextDecoder().decode(ran.stderr));
   const out = JSON.parse(new TextDecoder().decode(ran.stdout));
-  assert.deepEqual(out.keys, FNS, "client keys");
+  assert.deepEqual(out.keys, [...HELPERS, ...FNS], "client keys");
   assert.deepEqual(out.search, PATHS, "client search()");
   assert.equal(out.described[0], out.described[1]);
   assert.deepEqual(declared(out.described[0]), ["x_y"]);
