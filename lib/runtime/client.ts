@@ -363,7 +363,7 @@ async function post(
   if (!deno) return await nodePost(path, text, callerHeader(), key, options.signal);
   const onProgress = options.onProgress;
   // Progress is heard over the local socket; a daemon reached over TCP gives none.
-  if (!onProgress || remote()) {
+  if (!onProgress || tcpEndpoint()) {
     return await denoPost(path, text, callerHeader(), key, options.signal);
   }
   const progress = crypto.randomUUID();
