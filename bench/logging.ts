@@ -7,7 +7,7 @@
  *     deno run -A bench/logging.ts [--calls 100000] [--batches 21]
  */
 import { createLogger } from "../launcher/log.ts";
-import { userFrame } from "../launcher/failure.ts";
+import { siteText, userFrame } from "../launcher/failure.ts";
 import { errorFrames, installStackTraces, isRuntimeFrame } from "../launcher/frames.ts";
 import { RECORD_MARK } from "../launcher/protocol.ts";
 
@@ -37,11 +37,34 @@ const log = createLogger({
   level: "info",
   source: "warn",
   inspect: (v) => Deno.inspect(v),
-  callSite: (captured) => {
-    const at = userFrame(errorFrames(captured), { script: here, launcherDir });
-    return at?.file ? `${at.file}:${at.line}${at.col ? `:${at.col}` : ""}` : undefined;
-  },
+  callSite: (sites) => siteText(sites, { script: here, launcherDir }),
 });
+
+// Baselines measured in the same run, so that figures taken under different load compare as
+// ratios: an empty call, JSON.stringify of a record-sized object, and the call site read the way
+// the launcher read it before (the stack captured two deep and rendered through the frames hook).
+const noop = (_i: number) => {};
+let sink = 0;
+const small = (i: number) => {
+  sink += JSON.stringify({
+    ts: "2026-01-01T00:00:00.000Z",
+    level: "info",
+    msg: "fetched 3 pages",
+    template: "fetched {count} pages",
+    count: i,
+    url: "u",
+  }).length;
+};
+const E = Error as unknown as { stackTraceLimit: number };
+const hooked = () => {
+  const limit = E.stackTraceLimit;
+  E.stackTraceLimit = 2;
+  const holder = {};
+  Error.captureStackTrace(holder, hooked);
+  E.stackTraceLimit = limit;
+  const at = userFrame(errorFrames(holder), { script: here, launcherDir });
+  sink += at?.line ?? 0;
+};
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -63,24 +86,40 @@ function measure(calls: number, body: (i: number) => void): [number, number] {
 const filtered = measure(CALLS, (i) => log.debug("state {i}", { i }));
 const emitted = measure(CALLS, (i) => log.info("fetched {count} pages", { count: i, url: "u" }));
 const traced = measure(Math.max(1, Math.floor(CALLS / 20)), (i) => log.warn("slow {i}", { i }));
+// The baselines come after the logger's rows, so that those are measured first, as they always
+// were (a later body finds measure() already compiled for other bodies).
+const empty = measure(CALLS, noop);
+const stringify = measure(CALLS, small);
+const viaHook = measure(Math.max(1, Math.floor(CALLS / 20)), hooked);
+if (sink === 0) throw new Error("the baselines did nothing");
 if (bytes === 0) throw new Error("nothing was written");
 if (!/logging\.ts:\d+:\d+$/.test(String(last.source))) {
   throw new Error(`the traced record has no call site here: ${last.source}`);
 }
 
-const rows: [string, [number, number], number][] = [
+const rows: [string, [number, number], number | string][] = [
   ["filtered log.debug", filtered, 0.026],
   ["emitted log.info", emitted, 0.10],
   ["traced log.warn", traced, 5],
+  ["baseline: empty call", empty, "-"],
+  ["baseline: stringify", stringify, "-"],
+  ["site via frames hook", viaHook, "-"],
 ];
 console.log(
   `logging: µs per call, median of ${BATCHES} batches (${CALLS} calls; traced ${
     Math.max(1, Math.floor(CALLS / 20))
   })`,
 );
-console.log("call                 median µs   best batch µs   reference µs");
+console.log("call                   median µs   best batch µs   reference µs");
 for (const [name, [us, best], ref] of rows) {
   console.log(
-    `${name.padEnd(20)} ${us.toFixed(4).padStart(9)}   ${best.toFixed(4).padStart(13)}   ${ref}`,
+    `${name.padEnd(22)} ${us.toFixed(4).padStart(9)}   ${best.toFixed(4).padStart(13)}   ${ref}`,
   );
 }
+const ratio = (a: [number, number], b: [number, number]) => (a[0] / b[0]).toFixed(2);
+console.log(
+  `ratios (medians): emitted log.info / stringify ${ratio(emitted, stringify)}; traced log.warn /` +
+    ` emitted log.info ${ratio(traced, emitted)}; site via frames hook / traced log.warn ${
+      ratio(viaHook, traced)
+    }`,
+);

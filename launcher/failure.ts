@@ -2,7 +2,16 @@
 // Erasable TypeScript, no runtime APIs.
 
 import type { Location, ScriptFailure } from "./protocol.ts";
-import { errorFrames, type Frame, isRuntimeFrame, renderFrames, toPath } from "./frames.ts";
+import {
+  type CallSite,
+  errorFrames,
+  type Frame,
+  type FrameMapper,
+  isRuntimeFrame,
+  placeOf,
+  renderFrames,
+  toPath,
+} from "./frames.ts";
 
 /** What the classifier needs to know to tell the script's frames from the launcher's. */
 export interface FailureContext {
@@ -29,6 +38,24 @@ export function userFrame(frames: readonly Frame[], ctx: FailureContext): Frame 
   const own = frames.filter((f) => !isInternal(f, ctx));
   return own.find((f) => f.file !== ctx.client) ?? own[0] ??
     frames.find((f) => ctx.program !== undefined && f.file === ctx.program);
+}
+
+/**
+ * A logging call's site as `file:line:col`: the {@linkcode userFrame} of the call sites above it.
+ * The innermost is read first, and the rest only when that one is not the user's (the generated
+ * client's, say): each call site read costs, in Deno a source-map lookup.
+ */
+export function siteText(
+  sites: readonly CallSite[],
+  ctx: FailureContext,
+  map?: FrameMapper,
+): string | undefined {
+  if (sites.length === 0) return undefined;
+  const first = placeOf(sites[0], map);
+  const at = !isInternal(first, ctx) && first.file !== ctx.client
+    ? first
+    : userFrame([first, ...sites.slice(1).map((s) => placeOf(s, map))], ctx);
+  return at?.file ? `${at.file}:${at.line}${at.col ? `:${at.col}` : ""}` : undefined;
 }
 
 /** {@linkcode userFrame} as a location. */

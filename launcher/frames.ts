@@ -30,7 +30,7 @@ const FRAMES = Symbol.for("mcpx.frames");
 /** The stack text rendered last, and its frames (see {@linkcode framesOfRendered}). */
 let last: { text: string; frames: Frame[] } | undefined;
 
-interface CallSite {
+export interface CallSite {
   getFunctionName(): string | null;
   getMethodName?(): string | null;
   getTypeName?(): string | null;
@@ -87,6 +87,34 @@ function frameOf(site: CallSite, options: FrameOptions): Frame {
   if (site.isNative?.()) frame.native = true;
   if (site.isConstructor?.()) frame.construct = true;
   return options.map ? options.map(frame) : frame;
+}
+
+/** Mapped places by their unmapped `file:line:col`: a program logs from few places, often. */
+const MAPPED = new Map<string, Frame>();
+
+/**
+ * Where a call site is, as a frame without its rendered text (reading only its file, line,
+ * column, name and whether it is native), mapped back to its source by `map`: each place mapped
+ * once. For call sites read one by one (the logger's), not for whole stacks.
+ */
+export function placeOf(site: CallSite, map?: FrameMapper): Frame {
+  const name = site.getFileName() ?? site.getScriptNameOrSourceURL?.() ?? undefined;
+  const frame: Frame = { text: "" };
+  if (name) frame.file = toPath(name);
+  const line = site.getLineNumber();
+  const col = site.getColumnNumber();
+  if (line !== null && line !== undefined) frame.line = line;
+  if (col !== null && col !== undefined) frame.col = col;
+  if (site.isNative?.()) frame.native = true;
+  if (!map || frame.file === undefined) return frame;
+  const key = `${frame.file}:${frame.line}:${frame.col}`;
+  let mapped = MAPPED.get(key);
+  if (!mapped) {
+    if (MAPPED.size >= 1000) MAPPED.clear();
+    mapped = map({ ...frame, text: `${frame.file}:${frame.line}:${frame.col}` });
+    MAPPED.set(key, mapped);
+  }
+  return mapped;
 }
 
 /** The `at …` lines of a stack, rendered from frames. */

@@ -64,11 +64,22 @@ export interface LoggerOptions {
   source?: SourceLevel;
   inspect: Inspect;
   /**
-   * `file:line:col` of the caller, read from `captured`: an object whose stack was captured
-   * above the logging call (the logger's own frames left out, a few frames deep; its `stack` not
-   * yet read, so that a runtime's frames hook can render it). Asked only from `source` up.
+   * `file:line:col` of the caller, from `sites`: the call sites just above the logging call (the
+   * logger's own frames left out, innermost first, a few deep), as V8 hands them to
+   * `Error.prepareStackTrace`. No stack text is rendered for them. Asked only from `source` up.
    */
-  callSite?(captured: object): string | undefined;
+  callSite?(sites: readonly CallSite[]): string | undefined;
+}
+
+/** The part of a V8 call site (Deno, Node, Bun) the logger's hosts read. */
+export interface CallSite {
+  getFileName(): string | undefined | null;
+  getScriptNameOrSourceURL?(): string | undefined | null;
+  getFunctionName(): string | null;
+  getLineNumber(): number | null;
+  getColumnNumber(): number | null;
+  isNative?(): boolean;
+  toString(): string;
 }
 
 /**
@@ -80,21 +91,33 @@ const SITE_FRAMES = 2;
 type StackHost = {
   stackTraceLimit?: number;
   captureStackTrace?(target: object, above?: unknown): void;
+  prepareStackTrace?: unknown;
 };
 
-/** An object holding the stack above `fn`'s frame, `SITE_FRAMES` deep, not yet rendered. */
-export function captureAbove(fn: unknown): { stack?: unknown } {
+/** Hands back V8's call sites as they are, instead of rendering a stack text from them. */
+const sitesAsData = (_error: unknown, sites: unknown) => sites;
+/** Reused for every capture: its `stack` is overwritten by each. */
+const holder: { stack?: unknown } = {};
+
+/**
+ * The call sites above `fn`'s frame, `SITE_FRAMES` deep, as data: for this one capture the
+ * runtime's (and the launcher's) frames hook is set aside, so no frame is rendered to text and
+ * none is looked up beyond what the caller reads. [] where the runtime has no V8 stack API.
+ */
+export function captureAbove(fn: unknown): CallSite[] {
   const E = Error as unknown as StackHost;
+  if (!E.captureStackTrace) return [];
   const limit = E.stackTraceLimit;
+  const hook = E.prepareStackTrace;
   E.stackTraceLimit = SITE_FRAMES;
+  E.prepareStackTrace = sitesAsData;
   try {
-    if (E.captureStackTrace) {
-      const holder: { stack?: unknown } = {};
-      E.captureStackTrace(holder, fn);
-      return holder;
-    }
-    return new Error();
+    E.captureStackTrace(holder, fn);
+    const sites = holder.stack;
+    holder.stack = undefined;
+    return Array.isArray(sites) ? sites : [];
   } finally {
+    E.prepareStackTrace = hook;
     E.stackTraceLimit = limit;
   }
 }
@@ -106,14 +129,18 @@ export function sourceLevel(setting: string): SourceLevel {
   return (LEVELS as readonly string[]).includes(setting) ? setting as Level : "warn";
 }
 
-function lookup(attrs: Record<string, unknown>, name: string): { found: boolean; value?: unknown } {
-  if (Object.hasOwn(attrs, name)) return { found: true, value: attrs[name] };
+/** What a missing placeholder looks up to (a value no attribute can hold). */
+const MISSING: unique symbol = Symbol("missing");
+
+function lookup(attrs: Record<string, unknown>, name: string): unknown {
+  if (Object.hasOwn(attrs, name)) return attrs[name];
+  if (name.indexOf(".") < 0) return MISSING;
   let at: unknown = attrs;
   for (const part of name.split(".")) {
-    if (at === null || typeof at !== "object" || !Object.hasOwn(at, part)) return { found: false };
+    if (at === null || typeof at !== "object" || !Object.hasOwn(at, part)) return MISSING;
     at = (at as Record<string, unknown>)[part];
   }
-  return { found: true, value: at };
+  return at;
 }
 
 function show(value: unknown): string {
@@ -184,13 +211,17 @@ export function interpolate(
   if (template.indexOf("{") < 0 && template.indexOf("}") < 0) {
     return { msg: template, templated: false };
   }
-  const { texts, names, templated } = parse(template);
+  const parsed = parse(template);
+  return { msg: fill(parsed, attrs), templated: parsed.templated };
+}
+
+function fill({ texts, names }: Parsed, attrs: Record<string, unknown>): string {
   let msg = texts[0];
   for (let i = 0; i < names.length; i++) {
-    const hit = lookup(attrs, names[i]);
-    msg += (hit.found ? show(hit.value) : `{${names[i]}}`) + texts[i + 1];
+    const v = lookup(attrs, names[i]);
+    msg += (v === MISSING ? `{${names[i]}}` : typeof v === "string" ? v : show(v)) + texts[i + 1];
   }
-  return { msg, templated };
+  return msg;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -312,9 +343,9 @@ function build(
   }
   out.msg = text;
   if (!literal && (text.indexOf("{") >= 0 || text.indexOf("}") >= 0)) {
-    const { msg: filled, templated } = interpolate(text, attrs ?? {});
-    out.msg = filled;
-    if (templated) out.template = text;
+    const parsed = parse(text);
+    out.msg = fill(parsed, attrs ?? {});
+    if (parsed.templated) out.template = text;
   }
   if (attrs) {
     for (const key in attrs) {

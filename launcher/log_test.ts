@@ -22,8 +22,7 @@ function capture(level: Level = "info", source?: SourceLevel) {
     inspect: (v) => Deno.inspect(v),
     callSite: (captured) => {
       sites++;
-      const stack = String((captured as { stack?: unknown }).stack);
-      assert.match(stack, /log_test\.ts/, "the stack starts above the logger");
+      assert.match(String(captured[0]?.getFileName()), /log_test\.ts$/, "sites start above it");
       return "/x/script.ts:3:5";
     },
   });
@@ -251,15 +250,19 @@ Deno.test("renderRecord() renders logfmt and JSON, and colours levels only when 
   );
 });
 
-Deno.test("createLogger() hands callSite the stack from the caller's frame, for log() too", () => {
-  const stacks: string[] = [];
+Deno.test("createLogger() hands callSite the call sites from the caller's frame, for log() too", () => {
+  const seen: { file: string; line: number | null; n: number }[] = [];
   const log = createLogger({
     write: () => {},
     level: "trace",
     source: "trace",
     inspect: (v) => Deno.inspect(v),
-    callSite: (captured) => {
-      stacks.push(String((captured as { stack?: unknown }).stack));
+    callSite: (sites) => {
+      seen.push({
+        file: String(sites[0].getFileName()),
+        line: sites[0].getLineNumber(),
+        n: sites.length,
+      });
       return undefined;
     },
   });
@@ -268,9 +271,40 @@ Deno.test("createLogger() hands callSite the stack from the caller's frame, for 
   const calls = [() => log.warn("w"), () => log("plain"), () => log.with({ a: 1 }).error("e")];
   const line = lineOf(new Error().stack!.split("\n")[1]) - 1;
   for (const call of calls) call();
-  assert.equal(stacks.length, 3);
-  for (const stack of stacks) {
-    const first = stack.split("\n").find((l) => l.includes(" at "))!;
-    assert.equal(lineOf(first), line, first);
+  assert.equal(seen.length, 3);
+  for (const site of seen) {
+    assert.match(site.file, /log_test\.ts$/);
+    assert.equal(site.line, line, JSON.stringify(site));
+    assert.ok(site.n >= 1 && site.n <= 2, "a few call sites, not the whole stack");
+  }
+});
+
+Deno.test("createLogger() reads call sites without the frames hook, and puts the hook back", () => {
+  const E = Error as unknown as { prepareStackTrace?: unknown; stackTraceLimit: number };
+  const previous = E.prepareStackTrace;
+  let hooked = 0;
+  const hook = (_e: unknown, sites: unknown[]) => {
+    hooked++;
+    return `rendered ${sites.length}`;
+  };
+  E.prepareStackTrace = hook;
+  const limit = E.stackTraceLimit;
+  try {
+    const records: LogRecord[] = [];
+    const log = createLogger({
+      write: (r) => records.push(r),
+      level: "info",
+      inspect: (v) => Deno.inspect(v),
+      callSite: (sites) => `${sites[0].getFileName()}:${sites[0].getLineNumber()}`,
+    });
+    log.warn("slow");
+    assert.equal(hooked, 0, "no stack text rendered for a call site");
+    assert.match(String(records[0].source), /log_test\.ts:\d+$/);
+    assert.equal(E.prepareStackTrace, hook);
+    assert.equal(E.stackTraceLimit, limit);
+    assert.match(String(new Error("x").stack), /^rendered \d+$/, "errors still go through it");
+    assert.equal(hooked, 1);
+  } finally {
+    E.prepareStackTrace = previous;
   }
 });

@@ -3,8 +3,8 @@
 // program (the template of lib/scripts/template.ts, filled) calls them in its own order; the host
 // (worker.ts or main.ts) supplies the few things that differ. Erasable TypeScript only.
 
-import { createLogger, LEVEL_RANK as RANK, type Logger } from "./log.ts";
-import { describeFailure, type FailureContext, userFrame } from "./failure.ts";
+import { type CallSite, createLogger, LEVEL_RANK as RANK, type Logger } from "./log.ts";
+import { describeFailure, type FailureContext, siteText } from "./failure.ts";
 import { captureConsole, type ConsoleFactory } from "./console.ts";
 import {
   captureFrames,
@@ -222,11 +222,10 @@ export function createLauncher(host: Host, cfg: LaunchConfig): Launcher {
       ...(cfg.export !== undefined ? { export: cfg.export } : {}),
     },
     async globals() {
-      // The logger captures the few frames above its call; the frames hook reads them.
-      const callSite = (captured: object) => {
-        const at = userFrame(errorFrames(captured), fctx);
-        return at?.file ? `${at.file}:${at.line}${at.col ? `:${at.col}` : ""}` : undefined;
-      };
+      // The logger hands over the few call sites above its call, as data: only their places are
+      // read (no stack text rendered), each mapped once.
+      const map = host.frames.map;
+      const callSite = (sites: readonly CallSite[]) => siteText(sites, fctx, map);
       const log: Logger = createLogger({
         write,
         level: cfg.logLevel,

@@ -37,6 +37,17 @@ export const ERRORS = {
   // Exit 9: the configuration is not trusted (lib/config/trust.ts), so nothing it names was
   // started; `mcpx trust <path>` trusts it. Its own status, so an agent can tell a person.
   CONFIG_UNTRUSTED: { exit: 9, http: 403, hint: "" },
+  // Exit 75 (EX_TEMPFAIL): a server asked a question (elicitation, sampling) the call cannot answer
+  // itself; `data` carries the ticket and the command that answers it. Not a failure: try again
+  // once it is answered.
+  INPUT_REQUIRED: { exit: 75, http: 409, hint: "" },
+  QUESTION_NOT_FOUND: {
+    exit: 5,
+    http: 404,
+    hint: "`mcpx elicit list` shows the pending questions",
+  },
+  QUESTION_CLOSED: { exit: 5, http: 409, hint: "" },
+  ANSWER_INVALID: { exit: 2, http: 400, hint: "" },
 } as const satisfies Record<string, { exit: number; http: number; hint: string }>;
 
 /** A code from {@linkcode ERRORS}. */

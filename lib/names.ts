@@ -143,6 +143,12 @@ export const RUNTIME_NAMES: readonly string[] = [
   "log",
   "emit",
   "describe",
+  "Question",
+  "QuestionHandler",
+  "AnswerReply",
+  "handlers",
+  "onElicit",
+  "onSample",
 ];
 
 function asciiWord(c: number): boolean {

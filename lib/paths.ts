@@ -26,6 +26,11 @@ export function outputDir(settings: Settings, env: Readonly<Record<string, strin
   return join(stateDir(settings, env), "output");
 }
 
+/** The questions servers asked (`mcpx elicit`): `<state>/questions.db`, SQLite, 0600. */
+export function questionsDb(settings: Settings, env: Readonly<Record<string, string>>): string {
+  return join(stateDir(settings, env), "questions.db");
+}
+
 /** Where the JSONL log files are: `<state>/logs` (docs/logging.md). */
 export function logsDir(settings: Settings, env: Readonly<Record<string, string>>): string {
   return join(stateDir(settings, env), "logs");

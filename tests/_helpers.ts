@@ -199,7 +199,10 @@ export function alive(pid: number): boolean {
 }
 
 /** Polls `check` every 25 ms until it holds or `ms` pass; returns whether it held. */
-export async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> {
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  ms = 15_000,
+): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     if (await check()) return true;

@@ -22,7 +22,7 @@ import { type ServerDef, serverDefs } from "../config/servers.ts";
 import { passthroughNames, serverEnvironment } from "../config/server_env.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
-import { cacheDir, stateDir } from "../paths.ts";
+import { cacheDir, questionsDb, stateDir } from "../paths.ts";
 import { oauthDir } from "../mcp/oauth.ts";
 import {
   CacheWriter,
@@ -666,6 +666,16 @@ async function makeRegistry(
   const configDir = dirname(config.path);
   const passthrough = passthroughNames(settings.get("servers.envPassthrough"));
   const maxMessageBytes = settings.get("daemon.maxMessageBytes");
+  const { Broker } = await load<typeof import("../questions/broker.ts")>(
+    "../questions/broker.ts",
+    import.meta.url,
+  );
+  const questions = new Broker({
+    path: questionsDb(settings, ctx.io.env),
+    deadlineMs: settings.get("elicit.deadline"),
+    maxPending: settings.get("elicit.maxPending"),
+    log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
+  });
   const write = (
     level: "debug" | "info" | "warn" | "error",
     event: string,
@@ -679,6 +689,8 @@ async function makeRegistry(
   return new Registry(defs, {
     // The SDK is loaded when the first server starts, not with the daemon (~100 ms of start-up).
     connect: async (spec, startTimeoutMs, signal) => {
+      // The connection is known once it exists; a question arrives only after the handshake.
+      const self: { conn?: object } = {};
       const conn = await (await load<typeof import("../mcp/connect.ts")>(
         "../mcp/connect.ts",
         import.meta.url,
@@ -688,11 +700,21 @@ async function makeRegistry(
         maxMessageBytes,
         log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
         ...half.options(spec),
+        capabilities: { roots: true, elicitation: { form: true, url: true }, sampling: true },
+        inputRounds: settings.get("elicit.inputRounds"),
+        // Roots are answered from the configuration; questions become stored state.
+        onServerRequest: (method, params, rctx) =>
+          method === "roots/list"
+            ? half.options(spec).onServerRequest!(method, params, rctx)
+            : questions.ask(self.conn ?? self, spec.name, method, params, rctx.signal),
       });
+      self.conn = conn;
       half.started(spec, conn, startTimeoutMs);
       return conn;
     },
     called: (call) => events.publish("call.finished", { ...call }),
+    questions,
+    elicitWaitMs: settings.get("elicit.wait"),
     spec(def, key) {
       // `${VAR}` reads the daemon's environment, or for "envFrom": "caller" the caller's values
       // that came with the call (the key carries them); nothing else of either reaches the server.

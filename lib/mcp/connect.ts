@@ -32,26 +32,42 @@ export interface ConnectOptions {
     attrs: Record<string, unknown>,
   ) => void;
   /**
-   * What mcpx declares it can answer, sent in `initialize` (so before any request can arrive).
-   * Each is declared only with an `onServerRequest` to answer it.
-   */
-  capabilities?: ClientCapabilityOptions;
-  /**
-   * Answers a server's request: `roots/list`, `elicitation/create`, `sampling/createMessage`
-   * (each only when its capability was declared). The result is sent back as is; a throw (an
-   * McpxError, or `{code, message}` with a numeric JSON-RPC code) becomes a JSON-RPC error.
-   * `ctx.signal` aborts when the server cancels the request or the connection ends.
-   */
-  onServerRequest?: (
-    method: string,
-    params: unknown,
-    ctx: { signal: AbortSignal },
-  ) => Promise<unknown>;
-  /**
    * Hears the server's notifications: `notifications/message`, `notifications/progress` (also
    * delivered to the call's `onProgress`) and `notifications/{tools,prompts,resources}/list_changed`.
    */
   onNotification?: (method: string, params: unknown) => void;
+  /**
+   * Answers a request the server sends the client (`elicitation/create`,
+   * `sampling/createMessage`): its result is the reply; a thrown error is a JSON-RPC error.
+   * Without it every such request but `ping` is refused.
+   */
+  onServerRequest?: (method: string, params: unknown, ctx: { signal: AbortSignal }) => Promise<
+    unknown
+  >;
+  /** 2026-07-28: how many input_required rounds one request answers (`elicit.inputRounds`). */
+  inputRounds?: number;
+  /** What the client declares in the handshake; declared only where `onServerRequest` answers it. */
+  capabilities?: {
+    roots?: boolean;
+    elicitation?: { form?: boolean; url?: boolean };
+    sampling?: boolean;
+  };
+}
+
+/** The handshake's `capabilities` object for {@linkcode ConnectOptions.capabilities}. */
+export function declaredCapabilities(
+  caps: ConnectOptions["capabilities"],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (caps?.roots) out.roots = { listChanged: true };
+  if (caps?.elicitation && (caps.elicitation.form || caps.elicitation.url)) {
+    out.elicitation = {
+      ...(caps.elicitation.form ? { form: {} } : {}),
+      ...(caps.elicitation.url ? { url: {} } : {}),
+    };
+  }
+  if (caps?.sampling) out.sampling = {};
+  return out;
 }
 
 /**

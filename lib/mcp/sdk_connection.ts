@@ -30,7 +30,7 @@ import {
   startFailed,
   toToolInfo,
 } from "./_connection.ts";
-import { type ConnectOptions, negotiationFor } from "./connect.ts";
+import { type ConnectOptions, declaredCapabilities, negotiationFor } from "./connect.ts";
 import {
   CancellableHttpTransport,
   EndpointUnreachable,
@@ -101,7 +101,13 @@ class Connection implements McpConnection {
       }
     };
     this.#client = new Client(options.clientInfo ?? { name: "mcpx", version: VERSION }, {
-      capabilities,
+      // Declared only where a handler answers them: a server that believes it can ask would
+      // otherwise wait on silence.
+      capabilities: options.onServerRequest ? declaredCapabilities(options.capabilities) : {},
+      // 2026-07-28: an input_required result is answered through the same handlers as a
+      // 2025-era server request, and resent with inputResponses and the requestState exactly as
+      // received, at most elicit.inputRounds times.
+      inputRequired: { autoFulfill: true, maxRounds: options.inputRounds ?? 8 },
       versionNegotiation: negotiationFor(spec.protocol, options.startTimeoutMs),
       listChanged: {
         tools: {
@@ -119,20 +125,18 @@ class Connection implements McpConnection {
     this.#client.onerror = () => {};
     const handler = options.onServerRequest;
     if (handler) {
-      for (const [method, needs] of Object.entries(SERVER_REQUESTS)) {
-        if (capabilities[needs] === undefined) continue;
+      const methods = [
+        ...(options.capabilities?.elicitation ? ["elicitation/create" as const] : []),
+        ...(options.capabilities?.sampling ? ["sampling/createMessage" as const] : []),
+        ...(options.capabilities?.roots ? ["roots/list" as const] : []),
+      ];
+      for (const method of methods) {
         this.#client.setRequestHandler(
-          method as "roots/list",
-          async (request: { params?: unknown }, ctx: { mcpReq: { signal: AbortSignal } }) => {
-            try {
-              return await handler(method, request.params, { signal: ctx.mcpReq.signal }) as {
-                roots: [];
-              };
-            } catch (error) {
-              const f = rpcFailureOf(error);
-              throw new ProtocolError(f.code, f.message, f.data);
-            }
-          },
+          method,
+          ((request: { params?: unknown }, ctx: { mcpReq?: { signal?: AbortSignal } }) =>
+            handler(method, request.params, {
+              signal: ctx?.mcpReq?.signal ?? new AbortController().signal,
+            })) as never,
         );
       }
     }

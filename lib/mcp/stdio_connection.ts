@@ -28,7 +28,7 @@ import {
   toToolInfo,
 } from "./_connection.ts";
 import { waitAtMost } from "./_wait.ts";
-import type { ConnectOptions } from "./connect.ts";
+import { type ConnectOptions, declaredCapabilities } from "./connect.ts";
 import { describeExit, oversizedData, StdioTransport } from "./stdio_transport.ts";
 import type {
   CallOptions,
@@ -56,6 +56,7 @@ const MAX_PAGES = 64;
 /** JSON-RPC error codes used here. */
 const METHOD_NOT_FOUND = -32601;
 const INVALID_REQUEST = -32600;
+const INTERNAL_ERROR = -32603;
 const INVALID_PARAMS = -32602;
 
 /**
@@ -182,7 +183,9 @@ class StdioConnection implements McpConnection {
     try {
       const result = await this.#request("initialize", {
         protocolVersion: LATEST_REVISION,
-        capabilities: this.#declared,
+        capabilities: this.#options.onServerRequest
+          ? declaredCapabilities(this.#options.capabilities)
+          : {},
         clientInfo: this.#options.clientInfo ?? { name: "mcpx", version: VERSION },
       }, { timeoutMs: ms, signal, cancel: false }) as
         | { protocolVersion?: unknown; capabilities?: Record<string, unknown> }
@@ -421,6 +424,32 @@ class StdioConnection implements McpConnection {
     });
   }
 
+  /** Answers one server request through the handler; the connection's end aborts it. */
+  #answerServer(
+    id: string | number,
+    method: string,
+    params: unknown,
+    handler: NonNullable<ConnectOptions["onServerRequest"]>,
+  ): void {
+    const abort = new AbortController();
+    this.#life.ended.then(() => abort.abort(new Error("the connection ended")));
+    handler(method, params, { signal: abort.signal }).then(
+      (result) => ({ jsonrpc: "2.0" as const, id, result: result ?? {} }),
+      (error) => ({
+        jsonrpc: "2.0" as const,
+        id,
+        error: {
+          code: typeof (error as { rpcCode?: unknown })?.rpcCode === "number"
+            ? (error as { rpcCode: number }).rpcCode
+            : INTERNAL_ERROR,
+          message: error instanceof Error ? error.message : String(error),
+        },
+      }),
+    ).then((answer) => {
+      if (!abort.signal.aborted) this.#transport.send(answer as JSONRPCMessage).catch(() => {});
+    });
+  }
+
   #receive(message: JSONRPCMessage): void {
     const m = message as {
       id?: string | number;
@@ -455,7 +484,18 @@ class StdioConnection implements McpConnection {
         }
         return;
       }
-      void this.#answer(m.id, m.method, (message as { params?: unknown }).params);
+      const handler = this.#options.onServerRequest;
+      if (m.method !== "ping" && handler) {
+        this.#answerServer(m.id, m.method, (message as { params?: unknown }).params, handler);
+        return;
+      }
+      // Without a handler it answers ping and refuses every other request.
+      const answer = m.method === "ping" ? { jsonrpc: "2.0" as const, id: m.id, result: {} } : {
+        jsonrpc: "2.0" as const,
+        id: m.id,
+        error: { code: METHOD_NOT_FOUND, message: `Method not found: ${m.method}` },
+      };
+      this.#transport.send(answer as JSONRPCMessage).catch(() => {});
       return;
     }
     if (typeof m.id !== "number") return;

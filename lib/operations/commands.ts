@@ -5,7 +5,8 @@ import type { Operation } from "./define.ts";
 // reads only a summary file besides (lib/discovery/ls_summary.ts).
 import { namespacesList } from "./ls_op.ts";
 
-type Load = () => Promise<Operation>;
+/** A command word's operation, or the operations of a two-word command (`elicit answer`). */
+type Load = () => Promise<Operation | readonly Operation[]>;
 
 // One loader per operations module, each naming its module as `tools/build.ts` expects: the build
 // turns these into literal imports for its bundle's code splitting.
@@ -22,6 +23,7 @@ const auth = () => load<typeof import("./auth_ops.ts")>("./auth_ops.ts", import.
 const openapi = () => load<typeof import("./openapi_op.ts")>("./openapi_op.ts", import.meta.url);
 const features = () => load<typeof import("./feature_ops.ts")>("./feature_ops.ts", import.meta.url);
 const misc = () => load<typeof import("./misc_ops.ts")>("./misc_ops.ts", import.meta.url);
+const elicit = () => load<typeof import("./elicit_ops.ts")>("./elicit_ops.ts", import.meta.url);
 
 /** The loader of the operation `name` of the module `module()` loads. */
 function from<M>(module: () => Promise<M>, name: keyof M): Load {
@@ -64,5 +66,9 @@ export const COMMANDS: Record<string, Load> = {
   completion: from(misc, "completion"),
   candidates: from(misc, "candidates"),
   "agents-md": from(misc, "agentsMd"),
+  elicit: () =>
+    elicit().then((m) =>
+      [m.elicitList, m.elicitShow, m.elicitAnswer, m.elicitDecline] as unknown as Operation[]
+    ),
   version: from(misc, "version"),
 };

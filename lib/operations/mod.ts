@@ -23,6 +23,7 @@ import { serversRefresh, serversRestart, sessionsEnd, toolsCall } from "./tool_o
 import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
 import { mcpServe } from "./serve_op.ts";
 import { eventsList } from "./events_op.ts";
+import { elicitAnswer, elicitDecline, elicitList, elicitShow } from "./elicit_ops.ts";
 import { openapiShow } from "./openapi_op.ts";
 import { promptsGet, resourcesRead } from "./feature_ops.ts";
 
@@ -45,6 +46,10 @@ export const OPERATIONS: readonly Operation[] = [
   serversRestart,
   serversRefresh,
   sessionsEnd,
+  elicitList,
+  elicitShow,
+  elicitAnswer,
+  elicitDecline,
   daemonStart,
   daemonStop,
   daemonsList,

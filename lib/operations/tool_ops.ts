@@ -96,6 +96,7 @@ export const toolsCall = defineOperation<
     words?: string[];
     raw?: boolean;
     session?: string;
+    handOff?: boolean;
   },
   CallOutput
 >({
@@ -128,6 +129,12 @@ export const toolsCall = defineOperation<
       type: "string",
       doc: "Join the lease of this session key (default MCPX_SESSION_ID)",
     },
+    {
+      name: "handOff",
+      type: "boolean",
+      doc:
+        "A question the server asks fails the call INPUT_REQUIRED at once, without waiting elicit.wait (a script with onElicit / onSample answers it itself)",
+    },
   ],
   cli: {
     command: ["call"],
@@ -157,7 +164,7 @@ export const toolsCall = defineOperation<
   },
   mcp: {
     expose: true,
-    hidden: ["words", "raw"],
+    hidden: ["words", "raw", "handOff"],
     // The called tool's own result, as its server sent it: isError passes through, not flattened.
     request: (input) => ({ ...input, raw: true }),
     result: (out) => out.raw,
@@ -197,6 +204,7 @@ export const toolsCall = defineOperation<
             }),
         }
         : {}),
+      ...(input.handOff ? { elicitWaitMs: 0 } : {}),
       caller: {
         ...ctx.caller,
         // --session names the session: its process is never stopped to make room; another

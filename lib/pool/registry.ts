@@ -1,6 +1,7 @@
 import { McpxError, messageOf } from "../errors.ts";
 import { didYouMean } from "../near.ts";
 import type { CallToolEnvelope, McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
+import type { Broker } from "../questions/broker.ts";
 import { selectServers, type ServerDef } from "../config/servers.ts";
 import { functionNames } from "../names.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
@@ -63,6 +64,13 @@ export interface RegistryDeps {
   }): void;
   /** Told the server processes (pid, server, instance) whenever they change, like `live`. */
   children?(list: { pid: number; server: string; instance: string }[]): void;
+  /**
+   * The daemon's questions (lib/questions/broker.ts): a call whose server asks one waits
+   * `elicitWaitMs` for an inline answer, then fails INPUT_REQUIRED with the ticket while the call
+   * goes on in the daemon.
+   */
+  questions?: Broker;
+  elicitWaitMs?: number;
 }
 
 /** What the daemon keeps for `mcpx ls` and `mcpx run` to read without asking it. */
@@ -87,6 +95,8 @@ export interface CallRequest {
   words?: readonly string[];
   /** Hears the call's progress (`notifications/progress`); a progress token is sent with it. */
   onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
+  /** How long a question waits for an inline answer before INPUT_REQUIRED (elicit.wait). */
+  elicitWaitMs?: number;
 }
 
 /** What `status` shows of one namespace. */
@@ -588,6 +598,7 @@ export class Registry {
     const { def, pool } = this.entry(req.server, req.caller.selection);
     const started = performance.now();
     const lease = await this.#lease(def, pool, req.caller, served);
+    let detached = false;
     try {
       const tool = findTool(def, lease.instance.tools, req.tool);
       const args = req.words
@@ -597,11 +608,15 @@ export class Registry {
       lease.instance.calls++;
       let envelope: CallToolEnvelope;
       try {
-        envelope = await lease.conn.callTool(tool.name, args, {
-          timeoutMs: def.pool.callTimeoutMs,
+        envelope = await this.#invoke(
+          lease,
+          def,
+          tool.name,
+          args,
           signal,
-          ...(req.onProgress ? { onProgress: req.onProgress } : {}),
-        });
+          req.elicitWaitMs,
+          req.onProgress,
+        );
       } catch (e) {
         this.#finished(def, tool.name, lease.instance, started, messageOf(e));
         throw e;
@@ -638,9 +653,10 @@ export class Registry {
     } catch (e) {
       // A failed call's answer carries no report: the session's next call still says so.
       if (lease.restarted) lease.instance.restarted ??= lease.restarted;
+      if (e instanceof McpxError && e.code === "INPUT_REQUIRED") detached = true;
       throw e;
     } finally {
-      lease.release();
+      if (!detached) lease.release();
     }
   }
 
@@ -663,6 +679,110 @@ export class Registry {
     } catch {
       // A listener's failure is not the call's.
     }
+  }
+
+  /**
+   * One tool call with the daemon's questions watched: a call whose server asks a question waits
+   * `elicitWaitMs` for the answer, then rejects INPUT_REQUIRED naming the ticket, while the call
+   * itself goes on (its lease held) until it ends; its outcome lands on the question's row.
+   */
+  #invoke(
+    lease: Lease,
+    def: ServerDef,
+    tool: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    waitMs = this.#deps.elicitWaitMs ?? 2000,
+    onProgress?: CallRequest["onProgress"],
+  ): Promise<CallToolEnvelope> {
+    const broker = this.#deps.questions;
+    const progress = onProgress ? { onProgress } : {};
+    if (!broker) {
+      return lease.conn.callTool(tool, args, {
+        timeoutMs: def.pool.callTimeoutMs,
+        signal,
+        ...progress,
+      });
+    }
+    // The caller's going away no longer cancels the call once it has been handed a ticket.
+    const own = new AbortController();
+    let handedOff = false;
+    const forward = () => {
+      if (!handedOff) own.abort(signal?.reason);
+    };
+    signal?.addEventListener("abort", forward, { once: true });
+    const { watch, done } = broker.watch(lease.conn, def.namespace, tool);
+    // callTimeout does not run out while one of the call's questions waits for an answer: the
+    // time a person takes is not the server's. Each time it would run out with a question
+    // pending it starts again.
+    const limit = def.pool.callTimeoutMs;
+    let timedOut = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      timer = setTimeout(() => {
+        if (broker.pendingOf(watch) > 0) return arm();
+        timedOut = true;
+        own.abort(new Error("callTimeout"));
+      }, limit);
+    };
+    arm();
+    const calling = lease.conn.callTool(tool, args, {
+      timeoutMs: 2 ** 31 - 1,
+      signal: own.signal,
+      ...progress,
+    }).catch((e) => {
+      if (!timedOut) throw e;
+      throw new McpxError(
+        "TOOL_TIMEOUT",
+        `Tool "${tool}" on server "${def.name}" did not answer within ${limit} ms`,
+        { cause: e },
+      );
+    }).finally(() => clearTimeout(timer));
+    const ended = calling.then(
+      (envelope) => {
+        broker.finish(
+          watch,
+          envelope.isError
+            ? { error: { code: "TOOL_ERROR", message: errorText(envelope) } }
+            : { result: unwrapResult(envelope) },
+        );
+      },
+      (e) => {
+        broker.finish(watch, {
+          error: { code: e instanceof McpxError ? e.code : "INTERNAL", message: messageOf(e) },
+        });
+      },
+    ).finally(() => {
+      done();
+      signal?.removeEventListener("abort", forward);
+    });
+    return (async () => {
+      while (!watch.outcome && watch.tickets.length === 0) await watch.changed();
+      if (watch.outcome) return await calling;
+      // A question was raised: an inline answer (a script's handler) has elicitWaitMs.
+      const waited = await Promise.race([
+        calling.then(() => true, () => true),
+        new Promise<false>((resolve) => {
+          const t = setTimeout(() => resolve(false), waitMs);
+          ended.finally(() => clearTimeout(t));
+        }),
+      ]);
+      if (waited) return await calling;
+      handedOff = true;
+      ended.finally(() => lease.release());
+      const pending = watch.tickets.map((id) => broker.show(id)).filter((q) =>
+        q.state === "pending"
+      );
+      const q = pending.at(-1) ?? broker.show(watch.tickets.at(-1)!);
+      throw new McpxError(
+        "INPUT_REQUIRED",
+        `${def.namespace}.${tool} is waiting for an answer to question "${q.id}": ${q.message}`,
+        {
+          hint: `Answer it with: ${q.command}  (or: mcpx elicit show ${q.id})`,
+          data: { ticket: q.id, command: q.command, question: q },
+        },
+      );
+    })();
   }
 
   #trace(def: ServerDef, tool: string, inst: Instance, ms: number, failed: boolean): void {
@@ -826,5 +946,11 @@ export class Registry {
   async close(reason = "daemon stopping"): Promise<void> {
     this.beginStop(reason);
     await Promise.all([...this.#pools.values()].map((p) => p.stopAll("daemon stopping")));
+    this.#deps.questions?.close();
+  }
+
+  /** The daemon's questions (`mcpx elicit`). */
+  get questions(): Broker | undefined {
+    return this.#deps.questions;
   }
 }

@@ -400,7 +400,13 @@ export async function call(
 ): Promise<ToolResult> {
   let answer: { status: number; json: Json };
   try {
-    answer = await post(`/v1/call/${server}/${encodeURIComponent(tool)}?raw=true`, args, options);
+    // With a handler installed, a question comes back at once rather than after elicit.wait.
+    const ask = handlers.elicit || handlers.sample ? "&handOff=true" : "";
+    answer = await post(
+      `/v1/call/${server}/${encodeURIComponent(tool)}?raw=true${ask}`,
+      args,
+      options,
+    );
   } catch (e) {
     if (options.signal?.aborted) {
       throw new ToolError(server, tool, "CANCELLED", `${server}.${tool} was cancelled`);
@@ -413,7 +419,38 @@ export async function call(
     );
   }
   // deno-lint-ignore no-explicit-any
-  const out = answer.json as any;
+  let out = answer.json as any;
+  // The server asked a question: a handler this script installed answers it inline, and the
+  // answer's reply is the call's own result (or the next question, answered the same way).
+  for (let round = 0; answer.status === 409 && out?.code === "INPUT_REQUIRED"; round++) {
+    const question = out.data?.question as Question | undefined;
+    const handler = question?.kind === "sample" ? handlers.sample : handlers.elicit;
+    if (!question || !handler || round >= 64) break;
+    const reply = await handler(question);
+    const id = encodeURIComponent(question.id);
+    answer = reply === undefined || reply === "decline"
+      ? await post(`/v1/questions/${id}/decline`, {})
+      : await post(`/v1/questions/${id}/answer`, {
+        answer: typeof reply === "string" ? { content: { type: "text", text: reply } } : reply,
+      });
+    const done = answer.json as Json as AnswerReply;
+    if (answer.status !== 200) {
+      out = done;
+      break;
+    }
+    if (done.next) {
+      answer = { status: 409, json: { code: "INPUT_REQUIRED", data: done.next } };
+      out = answer.json;
+      continue;
+    }
+    if (done.error) {
+      out = { code: done.error.code, detail: done.error.message, data: done.raw };
+      answer = { status: 422, json: out };
+      break;
+    }
+    const raw = (done.raw ?? { content: [] }) as RawResult;
+    return withRaw(done.result, raw) as ToolResult;
+  }
   if (answer.status !== 200) {
     throw new ToolError(
       server,
@@ -434,6 +471,47 @@ export async function call(
     return withRaw(out.result, raw) as ToolResult;
   }
   return withRaw(out.result, out.raw) as ToolResult;
+}
+
+/** A question a server asked during a call (`elicitation/create` or `sampling/createMessage`). */
+export interface Question {
+  id: string;
+  server: string;
+  tool: string | null;
+  kind: "elicit" | "sample";
+  mode: "form" | "url" | "sampling";
+  message: string;
+  /** The form's `requestedSchema`, the URL, or the sampling request's parameters. */
+  request: Record<string, unknown>;
+  route: "agent" | "person";
+  reason: string;
+  deadline: string;
+}
+
+/**
+ * What a handler answers: the form's values (checked against its schema, defaults applied), a
+ * sampling result (`{ content, model? }` or the text), "decline", or undefined to leave the
+ * question to `mcpx elicit answer` (the call then fails INPUT_REQUIRED with its ticket).
+ */
+export type QuestionHandler = (question: Question) => unknown | Promise<unknown>;
+
+interface AnswerReply {
+  result?: Json;
+  raw?: Json;
+  error?: { code: string; message: string };
+  next?: { question: Question };
+}
+
+const handlers: { elicit?: QuestionHandler; sample?: QuestionHandler } = {};
+
+/** Answers the elicitation questions this script's calls raise (one handler; the last one set). */
+export function onElicit(handler: QuestionHandler | undefined): void {
+  handlers.elicit = handler;
+}
+
+/** Answers the sampling requests this script's calls raise; declining one is an error to the server. */
+export function onSample(handler: QuestionHandler | undefined): void {
+  handlers.sample = handler;
 }
 
 /**

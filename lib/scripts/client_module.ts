@@ -147,7 +147,7 @@ export default tools;
 /** What a launcher installs on globalThis so a script needs no imports. */
 export const __mcpxGlobals: Record<string, unknown> = { tools, ${names.join(", ")}${
     names.length ? ", " : ""
-  }search, describe, ToolError };
+  }search, describe, ToolError, onElicit, onSample };
 `;
 }
 
@@ -161,6 +161,10 @@ ${names.map((n) => `  const ${n}: typeof client.${n};`).join("\n")}
   const search: typeof client.search;
   const describe: typeof client.describe;
   const ToolError: typeof client.ToolError;
+  /** Answers the questions (elicitation) a server asks during this script's calls. */
+  const onElicit: typeof client.onElicit;
+  /** Answers the sampling requests a server makes during this script's calls. */
+  const onSample: typeof client.onSample;
   /** Structured logging to stderr: log("msg"), log.info("fetched {n} pages", { n }). */
   const log: ((msg: string, ...args: unknown[]) => void) & Record<"debug" | "info" | "warn" | "error", (msg: string, ...args: unknown[]) => void> & { with(attrs: Record<string, unknown>): typeof log };
   /** Streams one value as a JSON line on stdout (collected under --json). */

@@ -203,6 +203,32 @@ export const SETTINGS = {
     detail:
       "64 MiB by default. A message is one line of JSON-RPC on the server's stdout; a longer one is dropped as it arrives (never held whole), the call it answers fails at once with MESSAGE_TOO_LARGE naming this limit, and the daemon's log records it.",
   },
+  "elicit.wait": {
+    type: "duration",
+    default: "2s",
+    doc:
+      "How long a call that raised a question waits for an inline answer before it exits 75 with the ticket",
+    detail:
+      "The question stays pending in the daemon (the server's request is held) until it is answered with `mcpx elicit answer`, declined, or its deadline passes; a script's `onElicit` / `onSample` handler answers within this wait.",
+  },
+  "elicit.deadline": {
+    type: "duration",
+    default: "10m",
+    doc:
+      "How long a question waits for an answer before it expires, which answers the server cancel",
+  },
+  "elicit.inputRounds": {
+    type: "integer",
+    default: "8",
+    doc:
+      "How many rounds of a 2026-07-28 server's input_required result one call answers before it fails",
+  },
+  "elicit.maxPending": {
+    type: "integer",
+    default: "32",
+    doc:
+      "How many questions may be pending at once; a server asking more has the extra ones cancelled",
+  },
   "pool.queueTimeout": {
     type: "duration",
     default: "30s",

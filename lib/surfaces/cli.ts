@@ -86,6 +86,22 @@ export function parseArgs(
             `Unknown command "${arg}"${didYouMean(arg, ops.map((o) => o.cli.command[0]))}`,
           );
         }
+        // A command of two words (`elicit answer`): the next word picks among its group.
+        if (op.cli.command.length > 1) {
+          const group = ops.filter((o) => o.cli.command[0] === arg);
+          const sub = args[i + 1];
+          const found = group.find((o) => o.cli.command[1] === sub);
+          if (!found) {
+            const subs = group.map((o) => o.cli.command[1]);
+            throw usageError(
+              sub === undefined || sub.startsWith("-")
+                ? `"mcpx ${arg}" needs one of: ${subs.join(", ")}`
+                : `Unknown command "${arg} ${sub}"${didYouMean(sub, subs)}`,
+            );
+          }
+          op = found;
+          i++;
+        }
         out.op = op;
         continue;
       }
@@ -283,11 +299,12 @@ async function operationsFor(args: readonly string[]): Promise<readonly Operatio
   }
   const version = args.includes("--version") || args.includes("-V");
   // `mcpx --version` alone needs its own operation only, not every module's (~1.5 ms).
-  if (word === undefined && version) return [await COMMANDS.version()];
+  if (word === undefined && version) return [await COMMANDS.version() as Operation];
   const load = word === undefined ? undefined : COMMANDS[word];
   if (!load) return await allOperations();
-  const ops = [await load()];
-  if (version) ops.push(await COMMANDS.version());
+  const loaded = await load();
+  const ops: Operation[] = Array.isArray(loaded) ? [...loaded] : [loaded as Operation];
+  if (version) ops.push(await COMMANDS.version() as Operation);
   return ops;
 }
 
@@ -340,7 +357,15 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
         ? await Promise.resolve(op.jsonError(error, ctx, typed)).catch(() => undefined)
         : undefined;
       const doc = own ??
-        { error: { code: error.code, message: error.message, hint: error.hint || undefined } };
+        {
+          error: {
+            code: error.code,
+            message: error.message,
+            hint: error.hint || undefined,
+            // A question's ticket and the command that answers it go with exit 75.
+            ...(error.code === "INPUT_REQUIRED" ? { data: error.data } : {}),
+          },
+        };
       io.out(JSON.stringify(doc, null, 2) + "\n");
     } else {
       const sep = /[?.!]$/.test(error.message) ? " " : ". ";

@@ -1,0 +1,245 @@
+import assert from "node:assert/strict";
+import { askingServer } from "../fixtures/servers.ts";
+import { cacheModern } from "../../lib/mcp/_testing.ts";
+import { Sandbox } from "../_helpers.ts";
+
+interface Problem {
+  code: string;
+  detail: string;
+  hint?: string;
+  data?: { ticket: string; command: string; question: { route: string; reason: string } };
+}
+
+interface Question {
+  id: string;
+  state: string;
+  route: string;
+  reason: string;
+  kind: string;
+  command: string;
+  outcome?: { result?: unknown };
+}
+
+async function asking(box: Sandbox, extra: Record<string, unknown> = {}): Promise<void> {
+  await cacheModern();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { ask: { ...askingServer(), mcpx: { callTimeout: "60s" } } },
+    elicit: { wait: "300ms", ...extra },
+  });
+}
+
+/** The ticket a call that exits 75 prints, from its --json problem document. */
+function ticketOf(run: { code: number; stdout: string; stderr: string }): Problem {
+  assert.equal(run.code, 75, run.stderr + run.stdout);
+  const doc = JSON.parse(run.stdout || run.stderr) as Problem | { error: Problem };
+  if (!("error" in doc ? doc.error : doc).data) throw new Error(run.stdout + run.stderr);
+  const p = "error" in doc ? doc.error : doc;
+  assert.equal(p.code, "INPUT_REQUIRED");
+  assert.match(p.data!.ticket, /^elc-[0-9a-f]{12}$/);
+  return p;
+}
+
+Deno.test("questions: a call exits 75 with a ticket; `elicit answer` completes it", async () => {
+  await using box = await Sandbox.create();
+  await asking(box);
+  const call = await box.mcpx(["call", "ask.pick_repo"]);
+  assert.equal(call.code, 75, call.stderr);
+  const ticket = /question "(elc-[0-9a-f]{12})"/.exec(call.stderr)?.[1];
+  assert.ok(ticket, call.stderr);
+  assert.match(call.stderr, new RegExp(`mcpx elicit answer ${ticket} repo=… branch=… depth=…`));
+
+  const listed = await box.json<{ questions: Question[] }>(["elicit", "list"]);
+  assert.deepEqual(listed.questions.map((q) => [q.id, q.state, q.route]), [
+    [ticket, "pending", "agent"],
+  ]);
+  const shown = await box.mcpx(["elicit", "show", ticket!]);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, /Which repository\?/);
+  assert.match(shown.stdout, /for: agent \(the agent made the call/);
+
+  // Schema: an unknown key, a wrong type, an enum outside its values, a missing required key.
+  for (
+    const [words, why] of [
+      [["nope=1"], /asks for no "nope"/],
+      [["repo=a/b", "depth=deep"], /"depth" takes a number/],
+      [["repo=a/b", "branch=trunk"], /"branch" must be one of "main", "dev"/],
+      [["repo=a/b", "depth=11"], /"depth" must be at most 10/],
+      [["branch=dev"], /needs "repo"/],
+    ] as const
+  ) {
+    const bad = await box.mcpx(["elicit", "answer", ticket!, ...words]);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, why);
+    assert.equal(bad.stderr.trim().split("\n").length <= 2, true, bad.stderr);
+  }
+  // Nothing stored wrongly: still pending.
+  const still = await box.json<Question>(["elicit", "show", ticket!]);
+  assert.equal(still.state, "pending");
+
+  // The answer: the default branch is applied, and the call's result is printed.
+  const answer = await box.mcpx(["elicit", "answer", ticket!, "repo=me/thing", "depth=3"]);
+  assert.equal(answer.code, 0, answer.stderr);
+  assert.equal(answer.stdout, 'accept {"repo":"me/thing","branch":"main","depth":3}\n');
+  const done = await box.json<Question>(["elicit", "show", ticket!]);
+  assert.equal(done.state, "answered");
+  assert.deepEqual(done.outcome, {
+    result: 'accept {"repo":"me/thing","branch":"main","depth":3}',
+  });
+
+  // Answered twice; an unknown ticket.
+  const twice = await box.mcpx(["elicit", "answer", ticket!, "repo=x/y"]);
+  assert.equal(twice.code, 5);
+  assert.match(twice.stderr, /is already answered/);
+  const unknown = await box.mcpx(["elicit", "answer", "elc-000000000000", "repo=x/y"]);
+  assert.equal(unknown.code, 5);
+  assert.match(unknown.stderr, /No question "elc-000000000000"/);
+
+  // A JSON answer; --json of the waiting call carries the ticket and the command.
+  const again = ticketOf(await box.mcpx(["--json", "call", "ask.pick_repo"]));
+  assert.equal(
+    again.data!.command,
+    `mcpx elicit answer ${again.data!.ticket} repo=… branch=… depth=…`,
+  );
+  const json = await box.mcpx([
+    "elicit",
+    "answer",
+    again.data!.ticket,
+    '{"repo":"o/r","branch":"dev"}',
+  ]);
+  assert.equal(json.code, 0, json.stderr);
+  assert.equal(json.stdout, 'accept {"repo":"o/r","branch":"dev"}\n');
+
+  // A decline reaches the server as decline; the daemon is still up.
+  const third = ticketOf(await box.mcpx(["--json", "call", "ask.pick_repo"]));
+  const declined = await box.mcpx(["elicit", "decline", third.data!.ticket]);
+  assert.equal(declined.code, 0, declined.stderr);
+  assert.equal(declined.stdout, "decline null\n");
+  assert.equal((await box.mcpx(["status"])).code, 0);
+});
+
+Deno.test("questions: routing, expiry answers cancel, sampling, bounds", async () => {
+  await using box = await Sandbox.create();
+  await asking(box, { deadline: "1s" });
+  // A bare confirmation is routed to a person, with the reason recorded.
+  const confirm = ticketOf(await box.mcpx(["--json", "call", "ask.confirm"]));
+  assert.equal(confirm.data!.question.route, "person");
+  assert.match(confirm.data!.question.reason, /bare confirmation/);
+  // Past its deadline, reading it expires it; the server was told cancel (never decline).
+  await new Promise((r) => setTimeout(r, 1200));
+  const expired = await box.json<Question>(["elicit", "show", confirm.data!.ticket]);
+  assert.equal(expired.state, "expired");
+  const late = await box.mcpx(["elicit", "answer", confirm.data!.ticket, "ok=true"]);
+  assert.equal(late.code, 5);
+  assert.match(late.stderr, /is already expired/);
+});
+
+Deno.test("questions: sampling is answered with text; role and model filled; decline is an error", async () => {
+  await using box = await Sandbox.create();
+  await asking(box);
+  const s = ticketOf(await box.mcpx(["--json", "call", "ask.summarise", "text=hello"]));
+  const q = await box.json<Question>(["elicit", "show", s.data!.ticket]);
+  assert.equal(q.kind, "sample");
+  assert.equal(q.route, "agent");
+  const noText = await box.mcpx(["elicit", "answer", s.data!.ticket, "model=m"]);
+  assert.equal(noText.code, 2);
+  assert.match(noText.stderr, /needs text=/);
+  const answered = await box.mcpx(["elicit", "answer", s.data!.ticket, "text=short"]);
+  assert.equal(answered.code, 0, answered.stderr);
+  assert.equal(answered.stdout, "assistant/mcpx-answer: short\n");
+
+  const d = ticketOf(await box.mcpx(["--json", "call", "ask.summarise", "text=again"]));
+  const declined = await box.mcpx(["elicit", "decline", d.data!.ticket]);
+  assert.equal(declined.code, 8, declined.stdout + declined.stderr);
+  assert.match(declined.stdout, /the call failed: .*declined/);
+
+  // 10 MB of messages: refused without storing, the call fails at once, the daemon stays up.
+  const big = await box.mcpx(["call", "ask.summarise", "text=x", `pad=${10 * 1024 * 1024}`]);
+  assert.equal(big.code, 8, big.stderr);
+  assert.match(big.stderr, /over 1048576 bytes/);
+  const all = await box.json<{ questions: Question[] }>(["elicit", "list", "--all"]);
+  assert.equal(all.questions.length, 2);
+  assert.equal((await box.mcpx(["status"])).code, 0);
+});
+
+Deno.test("questions: a 2026-07-28 server's input_required is answered through the same tickets", async () => {
+  await using box = await Sandbox.create();
+  await cacheModern();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      modern: { ...askingServer(), mcpx: { callTimeout: "60s", protocol: "force-modern" } },
+    },
+    elicit: { wait: "300ms", inputRounds: 3 },
+  });
+  const asked = ticketOf(await box.mcpx(["--json", "call", "modern.pick_repo"]));
+  const q = await box.json<Question>(["elicit", "show", asked.data!.ticket]);
+  assert.equal(q.kind, "elicit");
+  // The server checks its signed requestState: echoed exactly, the retry is accepted.
+  const answer = await box.mcpx(["elicit", "answer", asked.data!.ticket, "repo=me/modern"]);
+  assert.equal(answer.code, 0, answer.stderr + answer.stdout);
+  assert.equal(answer.stdout, 'picked {"repo":"me/modern","branch":"main"}\n');
+  // A server that never stops asking is cut off after elicit.inputRounds rounds.
+  const loop = await box.mcpx(["call", "modern.loop"]);
+  assert.notEqual(loop.code, 0);
+  assert.match(loop.stderr, /after 3 rounds/);
+  assert.equal(loop.stderr.trim().split("\n").length, 1, loop.stderr);
+  assert.equal((await box.mcpx(["status"])).code, 0);
+});
+
+Deno.test("questions: a script answers inline through onElicit and onSample", async () => {
+  await using box = await Sandbox.create();
+  await asking(box, { wait: "30s" });
+  await box.write(
+    "work/.mcpx/scripts/inline.ts",
+    `export default async () => {
+  const seen: string[] = [];
+  onElicit((q) => {
+    seen.push(q.kind + ":" + q.route + ":" + q.message);
+    return q.message.startsWith("Question") ? { n: "y" } : { repo: "inline/repo" };
+  });
+  onSample((q) => { seen.push(q.kind); return "a summary"; });
+  const picked = String(await ask.pick_repo({}));
+  const summary = String(await ask.summarise({ text: "long" }));
+  // A server asking in a loop is cut off: the questions past elicit.maxPending are cancelled.
+  const nag = String(await ask.nag({ times: 100 }));
+  onElicit(() => "decline");
+  const declined = String(await ask.pick_repo({}));
+  onElicit(undefined);
+  let ticket = "";
+  try { await ask.pick_repo({}); } catch (e) { ticket = (e as { code: string }).code; }
+  return { picked, summary, nag, declined, ticket, seen: seen.slice(0, 2) };
+};
+`,
+  );
+  assert.equal((await box.mcpx(["refresh"])).code, 0);
+  const run = await box.mcpx(["--json", "run", "inline"], {
+    env: { MCPX_ELICIT_MAX_PENDING: "5" },
+  });
+  assert.equal(run.code, 0, run.stderr + run.stdout);
+  const out = JSON.parse(run.stdout).result;
+  assert.deepEqual(out, {
+    picked: 'accept {"repo":"inline/repo","branch":"main"}',
+    summary: "assistant/mcpx-answer: a summary",
+    nag: "accepted 32, last cancel",
+    declined: "decline null",
+    ticket: "INPUT_REQUIRED",
+    seen: ["elicit:agent:Which repository?", "sample"],
+  });
+  const all = await box.json<{ questions: Question[] }>(["elicit", "list", "--all"]);
+  // The refused 33rd question of the loop was never stored.
+  assert.equal(all.questions.filter((q) => q.state === "answered").length, 34);
+});
+
+Deno.test("questions: callTimeout does not run out while the call's question waits", async () => {
+  await using box = await Sandbox.create();
+  await cacheModern();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { ask: { ...askingServer(), mcpx: { callTimeout: "1s" } } },
+    elicit: { wait: "100ms" },
+  });
+  const asked = ticketOf(await box.mcpx(["--json", "call", "ask.pick_repo"]));
+  // Longer than callTimeout: the question held the call, not the server.
+  await new Promise((r) => setTimeout(r, 1500));
+  const answer = await box.mcpx(["elicit", "answer", asked.data!.ticket, "repo=late/one"]);
+  assert.equal(answer.code, 0, answer.stderr + answer.stdout);
+  assert.equal(answer.stdout, 'accept {"repo":"late/one","branch":"main"}\n');
+});
