@@ -274,7 +274,9 @@ class Connection implements McpConnection {
         onprogress: onProgress
           ? (p: unknown) => {
             const report = progressOf(p);
-            if (!report) return;
+            // The SDK reports its own input_required rounds (2026-07-28) as progress: those are
+            // mcpx answering, not the server working, and are not passed on.
+            if (!report || report.message?.startsWith("Fulfilling input required by ")) return;
             try {
               onProgress(report);
             } catch {
