@@ -1,10 +1,10 @@
 /**
  * Daemon growth: whether what a busy daemon holds grows with the calls it serves (a leak), or
- * only looks so because V8 has not collected yet. The same load as bench/pool_pressure.ts (calls
- * of `f.echo` over unnamed sessions of an exclusive, session-scoped fixture server with `max`),
- * against a daemon started with `plumbing.memoryLog` (a `daemon.memory` record every `--every`
- * requests) and, unless `--no-gc`, `DENO_V8_FLAGS=--expose-gc`, so that each record is taken
- * after a full collection.
+ * only looks so because V8 has not collected yet. The soak's load (`load` in bench/soak.ts: calls
+ * over minted sessions of an exclusive, session-scoped fixture server with `max`), against a
+ * daemon started with `plumbing.memoryLog` (a `daemon.memory` record every `--every` requests)
+ * and, unless `--no-gc`, `DENO_V8_FLAGS=--expose-gc`, so that each record is taken after a full
+ * collection.
  *
  *     deno run -A bench/daemon_growth.ts [--calls 2000] [--sessions 16] [--max 4] [--every 250]
  *                                        [--no-gc] [--json]
@@ -16,20 +16,16 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { CALLER_HEADER, encodeCaller, wireRequest } from "../lib/daemon/wire.ts";
-import { TOKEN_HEADER } from "../lib/daemon/guard.ts";
 import type { MemoryRecord } from "../lib/daemon/memory.ts";
-import { faultyServer } from "../tests/fixtures/servers.ts";
 import {
   ENTRY,
   formatTable,
   interruptible,
   makeIsolated,
-  mcpxArgs,
-  runDeno,
   teardown,
   wholeNumber,
 } from "./_shared.ts";
+import { load, startDaemon, writeProject } from "./soak.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -48,19 +44,7 @@ const max = wholeNumber("max", values.max, 1);
 const every = wholeNumber("every", values.every, 1);
 
 const isolated = await makeIsolated("mcpx-bench-growth-");
-const project = join(isolated.root, "project");
-await Deno.mkdir(project);
-await Deno.writeTextFile(
-  join(project, ".mcpx.json"),
-  JSON.stringify({
-    mcpServers: {
-      f: {
-        ...faultyServer(),
-        mcpx: { sharing: "exclusive", scope: "session", max, queueTimeout: "60s" },
-      },
-    },
-  }),
-);
+const project = await writeProject(isolated.root, max);
 const env: Record<string, string> = {
   ...isolated.env,
   MCPX_PLUMBING_MEMORY_LOG: String(every),
@@ -68,27 +52,9 @@ const env: Record<string, string> = {
 };
 
 await interruptible(() => teardown(isolated.root, env), async (_stopIfInterrupted, cleanup) => {
-  const health = JSON.parse(await runDeno(mcpxArgs(["--json", "start"]), project, env));
-  const dir = join(env.XDG_STATE_HOME, "mcpx", "daemons");
-  const tokenName = Array.from(Deno.readDirSync(dir), (e) => e.name).find((n) =>
-    n.endsWith(".token")
-  )!;
-  const token = (await Deno.readTextFile(join(dir, tokenName))).trim();
-  let failed = 0;
-  const call = async (session: string) => {
-    const caller = { cwd: project, pid: Deno.pid, session, sessionMinted: true };
-    const res = await wireRequest(health.socket, "POST", "/v1/call/f/echo", {
-      body: { text: session },
-      headers: { [TOKEN_HEADER]: token, [CALLER_HEADER]: encodeCaller(caller) },
-      timeoutMs: 120_000,
-    }).catch(() => undefined);
-    if (res?.status !== 200) failed++;
-  };
-  const perSession = Math.ceil(calls / sessions);
-  await Promise.all(Array.from({ length: sessions }, async (_, s) => {
-    const n = Math.min(perSession, calls - s * perSession);
-    for (let i = 0; i < n; i++) await call(`s${s}`);
-  }));
+  const d = await startDaemon(project, env);
+  const l = await load(d, project, { calls, sessions, warm: 0, timeCap: 3600 });
+  const failed = l.failures.length;
   // The last record is written after its answer has gone.
   await new Promise((r) => setTimeout(r, 300));
   const records: MemoryRecord[] = [];

@@ -289,9 +289,10 @@ export function guardOf(
  * it to 16 MiB as a process allocates, and keeps it): `deno run -A bench/daemon_memory.ts`, the
  * daemon with 8 pooled stdio servers, 89.3 → 77.0 MiB resident. A daemon allocates little at a time
  * between requests, so the smaller nursery costs it only more frequent, shorter scavenges.
- * `--optimize-for-size` makes V8 collect the old generation before it grows far: under the load of
- * `deno run -A bench/pool_pressure.ts` (2,000 calls, nearly each one stopping a process for room)
- * daemons with it ended at 78–79 MiB resident, without it at 88–93 MiB, for no more CPU per call.
+ * `--optimize-for-size` makes V8 collect the old generation before it grows far: under the soak's
+ * load (`deno run -A bench/soak.ts`: 2,000 calls, nearly each one stopping a process for room;
+ * measured with its earlier `echo` form) daemons with it ended at 78–79 MiB resident, without it
+ * at 88–93 MiB, for no more CPU per call.
  */
 export const DAEMON_V8_FLAGS: readonly string[] = [
   "--max-semi-space-size=1",

@@ -38,7 +38,7 @@ import {
   safeUrl,
 } from "./http_transport.ts";
 import { oauthFetch } from "./oauth.ts";
-import { describeExit, oversizedData, StdioTransport } from "./stdio_transport.ts";
+import { describeEnd, oversizedData, StdioTransport } from "./stdio_transport.ts";
 import type {
   CallOptions,
   CallToolEnvelope,
@@ -169,7 +169,7 @@ class Connection implements McpConnection {
         this.#life.finish({
           code: exit.code,
           signal: exit.signal,
-          reason: exit.closed ? "closed by mcpx" : `the process ${describeExit(exit)}`,
+          reason: describeEnd(exit),
         })
       );
     } else {
@@ -498,6 +498,9 @@ class Connection implements McpConnection {
 
   #startFailure(error: unknown, ms: number): string {
     const transport = this.#transport;
+    if (transport instanceof StdioTransport && transport.exit?.failure !== undefined) {
+      return transport.exit.failure;
+    }
     if (transport instanceof StdioTransport && transport.exit && !transport.exit.closed) {
       return START_REASONS.exited(transport.exit);
     }

@@ -29,7 +29,7 @@ import {
 } from "./_connection.ts";
 import { waitAtMost } from "./_wait.ts";
 import { type ConnectOptions, declaredCapabilities } from "./connect.ts";
-import { describeExit, oversizedData, StdioTransport } from "./stdio_transport.ts";
+import { describeEnd, oversizedData, StdioTransport } from "./stdio_transport.ts";
 import type {
   CallOptions,
   CallToolEnvelope,
@@ -164,7 +164,7 @@ class StdioConnection implements McpConnection {
       this.#finish({
         code: exit.code,
         signal: exit.signal,
-        reason: exit.closed ? "closed by mcpx" : `the process ${describeExit(exit)}`,
+        reason: describeEnd(exit),
       })
     );
     const signal = this.#options.signal;
@@ -596,6 +596,7 @@ class StdioConnection implements McpConnection {
 
   #startFailure(error: unknown, ms: number): string {
     const transport = this.#transport;
+    if (transport.exit?.failure !== undefined) return transport.exit.failure;
     if (transport.exit && !transport.exit.closed) {
       return START_REASONS.exited(transport.exit);
     }

@@ -111,3 +111,33 @@ Deno.test("connectServer() over stdio abandons a start when its signal aborts, a
   );
   assert.ok(early instanceof Error);
 });
+
+Deno.test("connectServer() over stdio fails the calls in flight, naming the cause, when handling the server's output throws", async () => {
+  // The log of a dropped over-long reply throws: mcpx's own handling of stdout failed. The call
+  // still waiting (`hang`) must end at once with that cause, not at its timeout or never.
+  const connection = await connectServer(scripted(), {
+    ...START,
+    maxMessageBytes: 2000,
+    log: (_level, event) => {
+      if (event === "server.message_too_large") throw new Error("log broke");
+    },
+  });
+  const pid = connection.pid!;
+  try {
+    const waiting = connection.callTool("hang", {}, { timeoutMs: 60_000 });
+    const big = connection.callTool("echo", { text: "x".repeat(5000) }, { timeoutMs: 60_000 });
+    await assert.rejects(big, (e: McpxError) => e.code === "MESSAGE_TOO_LARGE");
+    await assert.rejects(waiting, (e: McpxError) => {
+      assert.equal(e.code, "SERVER_EXITED");
+      assert.match(
+        e.message,
+        /^Server "scripted" ended during the call to "hang": mcpx closed the connection: handling its stdout failed: log broke/,
+      );
+      return true;
+    });
+    assert.match((await connection.ended).reason, /handling its stdout failed: log broke/);
+  } finally {
+    await connection.close();
+  }
+  assert.deepEqual(groupMembers(pid), []);
+});

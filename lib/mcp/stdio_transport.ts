@@ -103,6 +103,11 @@ export interface ChildExit {
   signal: string | null;
   /** Whether it ended because `close()` was called. */
   closed: boolean;
+  /**
+   * Why the transport ended it, when it did so itself: handling what the child wrote failed,
+   * and a connection that no longer reads the child's output cannot go on.
+   */
+  failure?: string;
 }
 
 /** The read buffer of a child's stdout (a pipe holds 64 KiB) and of its stderr, kept per child. */
@@ -149,6 +154,8 @@ export class StdioTransport implements Transport {
   #exit?: ChildExit;
   #finished?: Promise<void>;
   #closeFired = false;
+  /** Why the transport ended the child itself ({@linkcode ChildExit.failure}). */
+  #failure?: string;
   #resolveExited!: (exit: ChildExit) => void;
   readonly #encoder = new TextEncoder();
   readonly #decoder = new TextDecoder();
@@ -211,9 +218,19 @@ export class StdioTransport implements Transport {
     }
     this.#child = child;
     this.#stdin = child.stdin.getWriter();
-    const stdoutDone = this.#pump(child.stdout, STDOUT_BUFFER, (chunk) => this.#onStdout(chunk));
+    const stdoutDone = this.#pump(
+      child.stdout,
+      STDOUT_BUFFER,
+      "stdout",
+      (chunk) => this.#onStdout(chunk),
+    );
     // The ring copies what it keeps.
-    const stderrDone = this.#pump(child.stderr, STDERR_BUFFER, (chunk) => this.#stderr.push(chunk));
+    const stderrDone = this.#pump(
+      child.stderr,
+      STDERR_BUFFER,
+      "stderr",
+      (chunk) => this.#stderr.push(chunk),
+    );
     this.#finished = this.#watch(child, Promise.all([stdoutDone, stderrDone]));
   }
 
@@ -259,6 +276,7 @@ export class StdioTransport implements Transport {
       code: status.signal ? null : status.code,
       signal: status.signal,
       closed: this.#closeRequested,
+      ...(this.#failure === undefined ? {} : { failure: this.#failure }),
     };
     // Whatever the server started in its group goes with it: a grandchild holding our pipes
     // (or a browser) must not outlive the server it belonged to.
@@ -284,10 +302,15 @@ export class StdioTransport implements Transport {
    * Reads `stream` into one buffer of `size` bytes, reused for every read (a byte stream's
    * default reader allocates 64 KiB per read, which a busy daemon then holds until V8 collects
    * it). `onChunk` sees a view of that buffer: what it keeps past its return, it copies.
+   *
+   * An exception from `onChunk` ends the child ({@linkcode #fail}): a stream nobody reads fills
+   * its pipe, the child blocks writing to it and stops reading its stdin, and every later write
+   * to the child, and every call waiting for an answer, would wait for ever.
    */
   async #pump(
     stream: ReadableStream<Uint8Array>,
     size: number,
+    what: "stdout" | "stderr",
     onChunk: (chunk: Uint8Array) => void,
   ) {
     const reader = stream.getReader({ mode: "byob" });
@@ -297,7 +320,12 @@ export class StdioTransport implements Transport {
       for (;;) {
         const { value, done } = await reader.read(new Uint8Array(buffer));
         if (done || !value) return;
-        onChunk(value);
+        try {
+          onChunk(value);
+        } catch (error) {
+          this.#fail(`handling its ${what} failed: ${messageOf(error)}`);
+          return;
+        }
         // The read handed the buffer over and back: the same memory under a new ArrayBuffer.
         buffer = value.buffer as ArrayBuffer;
       }
@@ -306,6 +334,24 @@ export class StdioTransport implements Transport {
     } finally {
       reader.releaseLock();
     }
+  }
+
+  /**
+   * Ends the connection because of `reason` (the first one counts): reported to `onerror`, kept
+   * as the exit's `failure`, and the child's group ended as by `close()`, so that `onclose` fires
+   * and whoever waits for an answer hears the connection ended, and why.
+   */
+  #fail(reason: string): void {
+    if (this.#failure !== undefined || this.#exit) return;
+    this.#failure = reason;
+    try {
+      this.onerror?.(
+        new Error(`Server "${this.#options.name}": ${reason}; the connection is closed`),
+      );
+    } catch {
+      // The connection ends all the same.
+    }
+    void this.close();
   }
 
   #onStdout(chunk: Uint8Array): void {
@@ -569,4 +615,13 @@ function directoryExists(path: string): boolean {
 /** Describes how a child ended: `exited with code 3`, `was killed by SIGKILL`. */
 export function describeExit(exit: ChildExit): string {
   return exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+}
+
+/**
+ * Why a connection over a transport ended, as the connections report it: closed by mcpx, ended by
+ * mcpx naming the failure that made it, or how the process ended by itself.
+ */
+export function describeEnd(exit: ChildExit): string {
+  if (exit.failure !== undefined) return `mcpx closed the connection: ${exit.failure}`;
+  return exit.closed ? "closed by mcpx" : `the process ${describeExit(exit)}`;
 }

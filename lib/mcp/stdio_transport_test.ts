@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 import { McpxError } from "../errors.ts";
-import { idFromTail, oversizedData, scanHead, StdioTransport } from "./stdio_transport.ts";
+import {
+  describeEnd,
+  idFromTail,
+  oversizedData,
+  scanHead,
+  StdioTransport,
+} from "./stdio_transport.ts";
+import { waitAtMost } from "./_wait.ts";
 import { eventually, groupMembers, processGroupOf } from "./_testing.ts";
 
 Deno.test("StdioTransport makes the child lead its own process group and kills the whole group", async () => {
@@ -212,6 +219,52 @@ Deno.test("StdioTransport answers a reply over the limit with an error for its r
   assert.equal(oversizedData({ ...first.error!.data as object }), undefined);
   assert.deepEqual(errors, []);
   await transport.close();
+});
+
+Deno.test("StdioTransport ends the connection, naming the cause, when handling its stdout throws", async () => {
+  // cat echoes what is sent; the echo is over the limit, and the handler told of it throws. Were
+  // the exception to end reading silently, cat would block on its full stdout pipe, stop reading
+  // its stdin, and every later write and awaited answer would wait for ever.
+  const transport = new StdioTransport({
+    name: "cat",
+    command: "cat",
+    maxMessageBytes: 64,
+    onOversized: () => {
+      throw new Error("handler broke");
+    },
+  });
+  const errors: string[] = [];
+  let closed = 0;
+  transport.onerror = (error) => errors.push(error.message);
+  transport.onclose = () => closed++;
+  await transport.start();
+  try {
+    await transport.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "echo",
+      params: { text: "x".repeat(200) },
+    } as JSONRPCMessage);
+    // The end comes by itself, with no close() from here.
+    assert.ok(await waitAtMost(transport.exited, 10_000), "the transport ended the child");
+    const exit = await transport.exited;
+    assert.equal(exit.failure, "handling its stdout failed: handler broke");
+    assert.equal(
+      describeEnd(exit),
+      "mcpx closed the connection: handling its stdout failed: handler broke",
+    );
+    assert.deepEqual(errors, [
+      'Server "cat": handling its stdout failed: handler broke; the connection is closed',
+    ]);
+    assert.equal(closed, 1, "onclose fired, so the requests waiting for an answer are rejected");
+    await assert.rejects(
+      transport.send({ jsonrpc: "2.0", id: 2, method: "ping" }),
+      /Server "cat" is not running/,
+    );
+  } finally {
+    await transport.close();
+  }
+  assert.deepEqual(groupMembers(transport.pid!), []);
 });
 
 Deno.test("StdioTransport drops an over-long request of the server's without answering for it", async () => {
