@@ -16,8 +16,10 @@ function build(): McpServer {
     capabilities: { logging: {}, tools: { listChanged: true } },
   });
   const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });
-  server.registerTool("roots", { description: "Lists the client's roots" }, async () => {
-    const { roots } = await server.server.listRoots();
+  // Sent as related to the call, so over HTTP it rides the call's own response stream rather
+  // than the standalone GET stream, which the client may not have opened yet.
+  server.registerTool("roots", { description: "Lists the client's roots" }, async (ctx) => {
+    const { roots } = await ctx.mcpReq.send({ method: "roots/list" });
     return text(JSON.stringify(roots));
   });
   server.registerTool(
