@@ -11,3 +11,5 @@ export { OPERATIONS } from "./lib/operations/mod.ts";
 export type { Operation } from "./lib/operations/define.ts";
 export { buildRouter } from "./lib/surfaces/http.ts";
 export { VERSION } from "./lib/version.ts";
+export { ingest, type LogIndex, openIndex } from "./lib/logindex/index.ts";
+export { chain, findRecords, readSql, STATS, stats } from "./lib/logindex/query.ts";

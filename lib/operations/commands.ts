@@ -23,6 +23,7 @@ const auth = () => load<typeof import("./auth_ops.ts")>("./auth_ops.ts", import.
 const openapi = () => load<typeof import("./openapi_op.ts")>("./openapi_op.ts", import.meta.url);
 const features = () => load<typeof import("./feature_ops.ts")>("./feature_ops.ts", import.meta.url);
 const misc = () => load<typeof import("./misc_ops.ts")>("./misc_ops.ts", import.meta.url);
+const logs = () => load<typeof import("./log_ops.ts")>("./log_ops.ts", import.meta.url);
 const elicit = () => load<typeof import("./elicit_ops.ts")>("./elicit_ops.ts", import.meta.url);
 
 /** The loader of the operation `name` of the module `module()` loads. */
@@ -59,6 +60,8 @@ export const COMMANDS: Record<string, Load> = {
   prompts: from(features, "promptsGet"),
   resources: from(features, "resourcesRead"),
   health: from(daemon, "health"),
+  log: from(logs, "logShow"),
+  stats: from(logs, "statsShow"),
   config: from(config, "configShow"),
   trust: from(trust, "configTrust"),
   auth: from(auth, "auth"),

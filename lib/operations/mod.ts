@@ -23,6 +23,7 @@ import { serversRefresh, serversRestart, sessionsEnd, toolsCall } from "./tool_o
 import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
 import { mcpServe } from "./serve_op.ts";
 import { eventsList } from "./events_op.ts";
+import { logShow, statsShow } from "./log_ops.ts";
 import { elicitAnswer, elicitDecline, elicitList, elicitShow } from "./elicit_ops.ts";
 import { openapiShow } from "./openapi_op.ts";
 import { promptsGet, resourcesRead } from "./feature_ops.ts";
@@ -56,6 +57,8 @@ export const OPERATIONS: readonly Operation[] = [
   daemonRun,
   mcpServe,
   health,
+  logShow,
+  statsShow,
   configShow,
   configTrust,
   auth,
