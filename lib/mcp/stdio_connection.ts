@@ -10,11 +10,9 @@ import { McpxError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import {
   abandoned,
-  answerable,
   type Attempt,
   calling,
   callTimeout,
-  clientCapabilities,
   ConnectionLife,
   LISTING,
   listTimeout,
@@ -22,7 +20,6 @@ import {
   progressOf,
   requesting,
   rpcError,
-  rpcFailureOf,
   START_REASONS,
   startFailed,
   toToolInfo,
@@ -119,8 +116,6 @@ class StdioConnection implements McpConnection {
   #closing?: Promise<void>;
   /** What the server declared in its initialize answer. */
   #capabilities?: Record<string, unknown>;
-  /** What mcpx declared in `initialize` (ConnectOptions.capabilities, with a handler). */
-  readonly #declared: Record<string, unknown>;
   /** The server's requests being answered, by id: aborted when it cancels one. */
   readonly #answering = new Map<string | number, AbortController>();
   /** Progress listeners of requests in flight, by the progress token sent (the request's id). */
@@ -130,10 +125,6 @@ class StdioConnection implements McpConnection {
     this.#spec = spec;
     this.#options = options;
     this.#life = new ConnectionLife(spec.name, () => this.stderrTail());
-    this.#declared = clientCapabilities(
-      options.capabilities,
-      options.onServerRequest !== undefined,
-    );
     this.#transport = new StdioTransport({
       name: spec.name,
       command: spec.command!,
@@ -433,21 +424,24 @@ class StdioConnection implements McpConnection {
   ): void {
     const abort = new AbortController();
     this.#life.ended.then(() => abort.abort(new Error("the connection ended")));
-    handler(method, params, { signal: abort.signal }).then(
-      (result) => ({ jsonrpc: "2.0" as const, id, result: result ?? {} }),
-      (error) => ({
-        jsonrpc: "2.0" as const,
-        id,
-        error: {
-          code: typeof (error as { rpcCode?: unknown })?.rpcCode === "number"
-            ? (error as { rpcCode: number }).rpcCode
-            : INTERNAL_ERROR,
-          message: error instanceof Error ? error.message : String(error),
-        },
-      }),
-    ).then((answer) => {
-      if (!abort.signal.aborted) this.#transport.send(answer as JSONRPCMessage).catch(() => {});
-    });
+    // The server's notifications/cancelled for it aborts the signal (see #receive).
+    this.#answering.set(id, abort);
+    handler(method, params, { signal: abort.signal }).finally(() => this.#answering.delete(id))
+      .then(
+        (result) => ({ jsonrpc: "2.0" as const, id, result: result ?? {} }),
+        (error) => ({
+          jsonrpc: "2.0" as const,
+          id,
+          error: {
+            code: typeof (error as { rpcCode?: unknown })?.rpcCode === "number"
+              ? (error as { rpcCode: number }).rpcCode
+              : INTERNAL_ERROR,
+            message: error instanceof Error ? error.message : String(error),
+          },
+        }),
+      ).then((answer) => {
+        if (!abort.signal.aborted) this.#transport.send(answer as JSONRPCMessage).catch(() => {});
+      });
   }
 
   #receive(message: JSONRPCMessage): void {
@@ -535,30 +529,6 @@ class StdioConnection implements McpConnection {
       };
     } catch {
       return undefined; // A schema that cannot be compiled checks nothing.
-    }
-  }
-
-  /** Answers ping, and what the declared capabilities let the server ask; refuses the rest. */
-  async #answer(id: string | number, method: string, params: unknown): Promise<void> {
-    const reply = (body: { result: unknown } | { error: RpcFailure }) =>
-      this.#transport.send({ jsonrpc: "2.0", id, ...body } as JSONRPCMessage).catch(() => {});
-    if (method === "ping") return void await reply({ result: {} });
-    const handler = this.#options.onServerRequest;
-    if (!handler || !answerable(method, this.#declared)) {
-      return void await reply({
-        error: { code: METHOD_NOT_FOUND, message: `Method not found: ${method}` },
-      });
-    }
-    const controller = new AbortController();
-    this.#answering.set(id, controller);
-    try {
-      const result = await handler(method, params, { signal: controller.signal });
-      // A request the server cancelled gets no answer.
-      if (!controller.signal.aborted) await reply({ result: result ?? {} });
-    } catch (error) {
-      if (!controller.signal.aborted) await reply({ error: rpcFailureOf(error) });
-    } finally {
-      this.#answering.delete(id);
     }
   }
 
