@@ -53,6 +53,15 @@ export interface RegistryDeps {
    * serve whenever they change, at most once per turn of the event loop.
    */
   live?(state: LiveState): void;
+  /** Told each call that finished, answered or not (the `call.finished` event). */
+  called?(call: {
+    server: string;
+    tool: string;
+    instance: string;
+    durationMs: number;
+    ok: boolean;
+    error?: string;
+  }): void;
   /** Told the server processes (pid, server, instance) whenever they change, like `live`. */
   children?(list: { pid: number; server: string; instance: string }[]): void;
   /**
@@ -84,6 +93,8 @@ export interface CallRequest {
    * (lib/pool/words.ts), over `arguments`.
    */
   words?: readonly string[];
+  /** Hears the call's progress (`notifications/progress`); a progress token is sent with it. */
+  onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
   /** How long a question waits for an inline answer before INPUT_REQUIRED (elicit.wait). */
   elicitWaitMs?: number;
 }
@@ -595,7 +606,28 @@ export class Registry {
         : req.arguments;
       validateArguments(def.namespace, tool.name, tool.inputSchema, args);
       lease.instance.calls++;
-      const envelope = await this.#invoke(lease, def, tool.name, args, signal, req.elicitWaitMs);
+      let envelope: CallToolEnvelope;
+      try {
+        envelope = await this.#invoke(
+          lease,
+          def,
+          tool.name,
+          args,
+          signal,
+          req.elicitWaitMs,
+          req.onProgress,
+        );
+      } catch (e) {
+        this.#finished(def, tool.name, lease.instance, started, messageOf(e));
+        throw e;
+      }
+      this.#finished(
+        def,
+        tool.name,
+        lease.instance,
+        started,
+        envelope.isError ? errorText(envelope) : undefined,
+      );
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       this.#trace(def, tool.name, lease.instance, durationMs, envelope.isError === true);
       if (envelope.isError) {
@@ -628,6 +660,27 @@ export class Registry {
     }
   }
 
+  #finished(
+    def: ServerDef,
+    tool: string,
+    inst: Instance,
+    started: number,
+    error: string | undefined,
+  ): void {
+    try {
+      this.#deps.called?.({
+        server: def.namespace,
+        tool,
+        instance: inst.id,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        ok: error === undefined,
+        ...(error === undefined ? {} : { error }),
+      });
+    } catch {
+      // A listener's failure is not the call's.
+    }
+  }
+
   /**
    * One tool call with the daemon's questions watched: a call whose server asks a question waits
    * `elicitWaitMs` for the answer, then rejects INPUT_REQUIRED naming the ticket, while the call
@@ -640,10 +693,16 @@ export class Registry {
     args: Record<string, unknown>,
     signal?: AbortSignal,
     waitMs = this.#deps.elicitWaitMs ?? 2000,
+    onProgress?: CallRequest["onProgress"],
   ): Promise<CallToolEnvelope> {
     const broker = this.#deps.questions;
+    const progress = onProgress ? { onProgress } : {};
     if (!broker) {
-      return lease.conn.callTool(tool, args, { timeoutMs: def.pool.callTimeoutMs, signal });
+      return lease.conn.callTool(tool, args, {
+        timeoutMs: def.pool.callTimeoutMs,
+        signal,
+        ...progress,
+      });
     }
     // The caller's going away no longer cancels the call once it has been handed a ticket.
     const own = new AbortController();
@@ -670,6 +729,7 @@ export class Registry {
     const calling = lease.conn.callTool(tool, args, {
       timeoutMs: 2 ** 31 - 1,
       signal: own.signal,
+      ...progress,
     }).catch((e) => {
       if (!timedOut) throw e;
       throw new McpxError(
