@@ -336,8 +336,8 @@ export function translate(server: RegistryServer): Translation {
     const image = v && !/[:@][^/]*$/.test(pkg.identifier)
       ? `${pkg.identifier}:${v}`
       : pkg.identifier;
-    args = command === "docker" && !pkg.runtimeHint ? ["run", "--rm", "-i"] : [];
-    if (command === "docker" && pkg.runtimeHint) args.push("run", "--rm", "-i");
+    // docker and podman take one spelling; another runtime hint is given the image alone.
+    args = ["docker", "podman"].includes(command) ? ["run", "--rm", "-i"] : [];
     // The variables reach the container by name only: docker reads each value from its own env.
     for (const name of Object.keys(env)) args.push("-e", name);
     args.push(...runtimeArgs, image, ...packageArgs);
