@@ -183,3 +183,21 @@ Deno.test("doctor: a daemon of another mcpx version is stale: `mcpx stop`", asyn
     await old.shutdown();
   }
 });
+
+Deno.test("doctor: a setting in two files, the farther one ignored, is a warning naming both", async () => {
+  await using box = await Sandbox.create();
+  const user = await box.write("config/mcpx/config.json", { logging: { level: "info" } });
+  const project = await box.write("work/.mcpx.json", {
+    logging: { level: "warn" },
+    mcpServers: { a: { command: "true" } },
+  });
+  const r = await doctor(box, ["--no-start"]);
+  assert.equal(r.code, 0, JSON.stringify(r.failed));
+  const warn = r.checks.find((c) => c.area === "settings" && c.status === "warn");
+  assert.ok(warn, JSON.stringify(r.checks));
+  assert.ok(
+    warn.message.includes(`from file ${project} overrides "info" from file ${user}`),
+    warn.message,
+  );
+  assert.match(warn.hint!, /Remove logging\.level from one of the two files/);
+});
