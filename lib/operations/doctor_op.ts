@@ -83,7 +83,15 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
   const { VERSION } = await load<typeof import("../version.ts")>("../version.ts", import.meta.url);
 
   // The runtime(s).
-  add({ area: "runtime", status: "ok", message: `deno ${Deno.version.deno} (this CLI)` });
+  // `--runtime deno` runs this deno, or, from a compiled binary, the one on PATH.
+  const deno = select.isCompiled() ? select.findOnPath("deno", env) : Deno.execPath();
+  add(
+    deno ? { area: "runtime", status: "ok", message: `deno ${Deno.version.deno} at ${deno}` } : {
+      area: "runtime",
+      status: "skip",
+      message: "deno is not on PATH (only scripts with --runtime deno need it)",
+    },
+  );
   for (const name of ["node", "bun"] as const) {
     const path = select.findOnPath(name, env);
     if (!path) {
@@ -95,23 +103,29 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
       continue;
     }
     const v = await versionOf(path, ["--version"]);
+    let note = "";
     if (name === "node" && v) {
+      // As lib/scripts/select.ts runs it: types stripped from 22.6, emitted JavaScript from 18.
       const [maj, min] = v.replace(/^v/, "").split(".").map(Number);
-      const [wantMaj, wantMin] = select.NODE_MIN;
-      if (maj < wantMaj || (maj === wantMaj && min < wantMin)) {
+      const older = (want: readonly [number, number]) =>
+        maj < want[0] || (maj === want[0] && min < want[1]);
+      if (older(select.NODE_EMIT_MIN)) {
         add({
           area: "runtime",
           status: "warn",
-          message: `node ${v} at ${path} is older than ${wantMaj}.${wantMin}`,
-          hint: `Install node ${wantMaj}.${wantMin} or later to run scripts with --runtime node`,
+          message: `node ${v} at ${path} is older than ${select.NODE_EMIT_MIN.join(".")}`,
+          hint: `Install node ${
+            select.NODE_MIN.join(".")
+          } or later to run scripts with --runtime node`,
         });
         continue;
       }
+      if (older(select.NODE_MIN)) note = " (scripts are emitted as JavaScript for it first)";
     }
     add({
       area: "runtime",
       status: "ok",
-      message: `${name} ${v ?? "(version unknown)"} at ${path}`,
+      message: `${name} ${v ?? "(version unknown)"} at ${path}${note}`,
     });
   }
 
