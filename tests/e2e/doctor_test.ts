@@ -201,3 +201,18 @@ Deno.test("doctor: a setting in two files, the farther one ignored, is a warning
   );
   assert.match(warn.hint!, /Remove logging\.level from one of the two files/);
 });
+
+Deno.test("doctor: a remote server signing in with OAuth and no tokens stored names `mcpx auth login`", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      remote: { url: "http://127.0.0.1:9/mcp", mcpx: { oauth: { clientId: "mcpx-test" } } },
+    },
+  });
+  const r = await doctor(box, ["--no-start"]);
+  assert.equal(r.code, 1);
+  const c = r.failed.find((c) => c.area === "credentials");
+  assert.ok(c, JSON.stringify(r.checks));
+  assert.equal(c.message, "remote: no OAuth tokens stored");
+  assert.equal(c.hint, "Run `mcpx auth login remote`");
+});
