@@ -6,7 +6,7 @@ import type { Context } from "../context.ts";
 type Registry = typeof import("../registry/registry.ts");
 
 function registryModule(): Promise<Registry> {
-  return load<Registry>("../registry/registry.ts", import.meta.url);
+  return load<typeof import("../registry/registry.ts")>("../registry/registry.ts", import.meta.url);
 }
 
 async function baseUrl(ctx: Context): Promise<string> {
