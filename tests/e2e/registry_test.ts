@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Sandbox } from "../_helpers.ts";
 
+const REPO = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+
 const OFFICIAL = "io.modelcontextprotocol.registry/official";
 
 function wrap(server: { name: string; version?: string; [k: string]: unknown }, status = "active") {
@@ -284,6 +286,34 @@ Deno.test("registry add --write keeps the file's comments; a broken or read-only
     assert.match(ro.stderr, /read-only/);
     assert.equal(Deno.readTextFileSync(path), text);
     Deno.chmodSync(path, 0o600);
+  } finally {
+    await reg.close();
+  }
+});
+
+Deno.test("registry add --write on a terminal shows the diff before writing", async () => {
+  const reg = serveRegistry();
+  try {
+    await using box = await Sandbox.create();
+    const path = await box.write("work/.mcpx.json", { mcpServers: {} });
+    // `script` gives the command a terminal of its own.
+    const line = [Deno.execPath(), "run", "-A", "--config", join(REPO, "deno.json"), box.entry]
+      .concat(["registry", "add", "io.github.someone/weather-py", "--write"]).join(" ");
+    const out = await new Deno.Command("script", {
+      args: ["-qec", line, "/dev/null"],
+      cwd: join(box.root, "work"),
+      env: { ...box.env, MCPX_REGISTRY_URL: reg.url },
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout).replaceAll("\r", "");
+    assert.equal(out.code, 0, text);
+    assert.match(text, /@@ line 2 @@\n/);
+    assert.match(text, /^\+\s+"weather_py": \{$/m);
+    assert.ok(text.indexOf("@@ line") < text.indexOf('added "weather_py"'), text);
+    assert.match(Deno.readTextFileSync(path), /"weather_py"/);
   } finally {
     await reg.close();
   }
