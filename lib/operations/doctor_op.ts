@@ -318,8 +318,13 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
     }
   }
   const logs = logsDir(boot, env);
+  let info: Deno.FileInfo | undefined;
   try {
-    const info = Deno.statSync(logs);
+    info = Deno.statSync(logs);
+  } catch { /* not made yet */ }
+  if (!info) {
+    add({ area: "logindex", status: "ok", message: `${logs} (made when first needed)` });
+  } else {
     if (!info.isDirectory) {
       add({
         area: "logindex",
@@ -328,21 +333,48 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
         hint: `Move ${logs} away, or set logging.dir to a folder`,
       });
     } else {
-      const { INDEX_FILE } = await load<typeof import("../logindex/index.ts")>(
+      const { INDEX_FILE, openIndex } = await load<typeof import("../logindex/index.ts")>(
         "../logindex/index.ts",
         import.meta.url,
       );
       const db = `${logs}/${INDEX_FILE}`;
-      add({
-        area: "logindex",
-        status: "ok",
-        message: modeOf(db) === undefined
-          ? `${logs} (no index yet: \`mcpx log\` builds it)`
-          : `${db}`,
-      });
+      if (modeOf(db) === undefined) {
+        add({
+          area: "logindex",
+          status: "ok",
+          message: `${logs} (no index yet: \`mcpx log\` builds it)`,
+        });
+      } else {
+        // Opened as `mcpx log` opens it: a corrupt one is set aside and rebuilt, and said so.
+        const said: string[] = [];
+        try {
+          const index = openIndex(logs, (line) => said.push(line));
+          try {
+            const row = index.db.prepare("SELECT count(*) AS n FROM records").get() as {
+              n: number;
+            };
+            add({ area: "logindex", status: "ok", message: `${db} (${row.n} records)` });
+          } finally {
+            index.close();
+          }
+          for (const line of said) {
+            add({
+              area: "logindex",
+              status: "warn",
+              message: line,
+              hint: "Nothing to do: `mcpx log` fills the new index from the JSONL files",
+            });
+          }
+        } catch (e) {
+          add({
+            area: "logindex",
+            status: "fail",
+            message: `${db} cannot be opened: ${messageOfError(e)}`,
+            hint: `Move ${db} away: \`mcpx log\` builds a new one from the JSONL files`,
+          });
+        }
+      }
     }
-  } catch {
-    add({ area: "logindex", status: "ok", message: `${logs} (made when first needed)` });
   }
 
   // The daemon.

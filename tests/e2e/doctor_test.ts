@@ -216,3 +216,24 @@ Deno.test("doctor: a remote server signing in with OAuth and no tokens stored na
   assert.equal(c.message, "remote: no OAuth tokens stored");
   assert.equal(c.hint, "Run `mcpx auth login remote`");
 });
+
+Deno.test("doctor: a corrupt log index is set aside and said so; a sound one is counted", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { a: { command: "true" } } });
+  const logs = join(box.root, "state", "mcpx", "logs");
+  await Deno.mkdir(logs, { recursive: true, mode: 0o700 });
+  await Deno.chmod(join(box.root, "state", "mcpx"), 0o700);
+  await Deno.writeTextFile(
+    join(logs, "index.db"),
+    "this is not a database, not even close".repeat(100),
+  );
+  const r = await doctor(box, ["--no-start"]);
+  assert.equal(r.code, 0, JSON.stringify(r.failed));
+  const warn = r.checks.find((c) => c.area === "logindex" && c.status === "warn");
+  assert.ok(warn, JSON.stringify(r.checks));
+  assert.match(warn.hint!, /mcpx log/);
+  const again = await doctor(box, ["--no-start"]);
+  const ok = again.checks.find((c) => c.area === "logindex");
+  assert.equal(ok?.status, "ok");
+  assert.match(ok?.message ?? "", /index\.db \(\d+ records\)/);
+});
