@@ -224,12 +224,23 @@ export const registryAdd = defineOperation<
         { hint: "Make it writable, or add the entry printed by `mcpx registry show` by hand" },
       );
     }
+    // A file trusted as it was stays trusted as mcpx changed it: the edit is the user's own.
+    const trust = await load<typeof import("../config/trust.ts")>(
+      "../config/trust.ts",
+      import.meta.url,
+    );
+    const real = Deno.realPathSync(path);
+    const before = await trust.trustState(real, text, ctx.trustOptions(path));
     if (ctx.io.isTerminal) ctx.io.err(registry.lineDiff(text, after));
     try {
       file.truncateSync(0);
       file.writeSync(new TextEncoder().encode(after));
     } finally {
       file.close();
+    }
+    if (before.trusted && before.why === "recorded") {
+      const { stateDir } = await load<typeof import("../paths.ts")>("../paths.ts", import.meta.url);
+      await trust.trustFile(`${stateDir(ctx.boot, ctx.io.env)}/${trust.TRUST_FILE}`, real, after);
     }
     return { ...shown, file: path, written: true };
   },

@@ -342,6 +342,24 @@ Deno.test("a registry answering 500, HTML or 20 MB is one line each", async () =
   }
 });
 
+Deno.test("registry add --write keeps a trusted project trusted", async () => {
+  const reg = serveRegistry();
+  try {
+    await using box = await Sandbox.create(undefined, { trustAll: false });
+    const env = { MCPX_REGISTRY_URL: reg.url };
+    await box.write("work/.mcpx.json", { mcpServers: {} });
+    await box.json(["trust"]);
+    const added = await box.mcpx(["registry", "add", "io.github.someone/weather-py", "--write"], {
+      env,
+    });
+    assert.equal(added.code, 0, added.stderr);
+    const list = await box.json<{ entries: { state: string }[] }>(["trust", "--list"]);
+    assert.deepEqual(list.entries.map((e) => e.state), ["current"]);
+  } finally {
+    await reg.close();
+  }
+});
+
 Deno.test("registry add names the file it needs", async () => {
   const reg = serveRegistry();
   try {
