@@ -427,6 +427,26 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
     }
   }
 
+  // A registry named in the settings answers (the default one is not asked: doctor works offline).
+  const registryUrl = boot.describe("registry.url");
+  if (registryUrl.source.kind !== "default") {
+    const r = await load<typeof import("../registry/registry.ts")>(
+      "../registry/registry.ts",
+      import.meta.url,
+    );
+    try {
+      await r.searchRegistry(String(registryUrl.value), "", 1);
+      add({ area: "registry", status: "ok", message: `${registryUrl.value} answers` });
+    } catch (e) {
+      add({
+        area: "registry",
+        status: "fail",
+        message: messageOfError(e),
+        hint: `Fix registry.url (set in ${registryUrl.source.kind} ${registryUrl.source.where})`,
+      });
+    }
+  }
+
   // Every server starts: through the daemon, as `mcpx refresh` does.
   if (options.start && defs && defs.some((d) => !d.disabled) && trusted && commandsOk) {
     try {
@@ -478,7 +498,7 @@ export const doctor = defineOperation<{ noStart?: boolean }, DoctorOutput>({
   summary:
     "Check the runtimes, settings, configuration, servers, directories, daemon and log index",
   description:
-    "Checks, in order: the runtimes scripts use (deno, node, bun), git, settings that contradict each other (a value overriding another from a file or variable, unknown keys and MCPX_* variables), whether the configuration parses and is trusted, whether every enabled server's command is installed, the ${VAR} references and OAuth tokens servers need, the state, cache and log directories and their modes, the daemon (running, same version as this CLI), and then starts every server through the daemon as `mcpx refresh` does (not with --no-start), reporting the first lines a server that does not start wrote. Every failed check says what to do. Exits 1 when any check failed; warnings do not fail.",
+    "Checks, in order: the runtimes scripts use (deno, node, bun), git, settings that contradict each other (a value overriding another from a file or variable, unknown keys and MCPX_* variables), whether the configuration parses and is trusted, whether every enabled server's command is installed, the ${VAR} references and OAuth tokens servers need, the state, cache and log directories and their modes, the daemon (running, same version as this CLI), a registry.url that was set (it answers), and then starts every server through the daemon as `mcpx refresh` does (not with --no-start), reporting the first lines a server that does not start wrote. Every failed check says what to do. Exits 1 when any check failed; warnings do not fail.",
   params: [
     {
       name: "noStart",

@@ -237,3 +237,28 @@ Deno.test("doctor: a corrupt log index is set aside and said so; a sound one is 
   assert.equal(ok?.status, "ok");
   assert.match(ok?.message ?? "", /index\.db \(\d+ records\)/);
 });
+
+Deno.test("doctor: a registry named in the settings is asked; one answering 500 fails", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { a: { command: "true" } } });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (req) =>
+      new URL(req.url).pathname.startsWith("/bad/")
+        ? new Response("no", { status: 500 })
+        : Response.json({ servers: [], metadata: { count: 0 } }),
+  );
+  const base = `http://127.0.0.1:${(server.addr as Deno.NetAddr).port}`;
+  try {
+    const good = await doctor(box, ["--no-start"], { MCPX_REGISTRY_URL: base });
+    assert.equal(good.code, 0, JSON.stringify(good.failed));
+    assert.ok(good.checks.some((c) => c.area === "registry" && c.status === "ok"));
+    const bad = await doctor(box, ["--no-start"], { MCPX_REGISTRY_URL: `${base}/bad` });
+    assert.equal(bad.code, 1);
+    const c = bad.failed.find((c) => c.area === "registry");
+    assert.match(c?.message ?? "", /HTTP 500/);
+    assert.equal(c?.hint, "Fix registry.url (set in env MCPX_REGISTRY_URL)");
+  } finally {
+    await server.shutdown();
+  }
+});
