@@ -142,7 +142,11 @@ function answer(db: DatabaseSync, report: OpencodeReport, since: number, limit: 
         session: String(r.session_id),
         time,
         role: typeof d.role === "string" ? d.role : undefined,
-        agent: typeof d.agent === "string" ? d.agent : typeof d.mode === "string" ? d.mode : undefined,
+        agent: typeof d.agent === "string"
+          ? d.agent
+          : typeof d.mode === "string"
+          ? d.mode
+          : undefined,
         model: modelName(d),
         tokensIn: num(tokens.input),
         tokensOut: num(tokens.output) + num(tokens.reasoning),
@@ -183,7 +187,9 @@ function answer(db: DatabaseSync, report: OpencodeReport, since: number, limit: 
   }
   /** A tool part that ran mcpx: a shell command naming it, or a tool mcpx serves over MCP. */
   const mcpxOf = (p: ToolPart) =>
-    p.command !== undefined ? mcpxCommand(p.command) : p.tool.startsWith("mcpx_")
+    p.command !== undefined
+      ? mcpxCommand(p.command)
+      : p.tool.startsWith("mcpx_")
       ? p.tool.slice(5)
       : undefined;
   const mcpxCalls = tools.filter((p) => mcpxOf(p) !== undefined);
@@ -208,7 +214,7 @@ function answer(db: DatabaseSync, report: OpencodeReport, since: number, limit: 
   });
   const byCost = (a: Row, b: Row) =>
     num(b.cost) - num(a.cost) || num(b.tokensOut) - num(a.tokensOut);
-  const assistant = msgs.filter((m) => m.role !== "user");
+  const assistant = msgs.filter((m) => m.role === "assistant");
 
   switch (report) {
     case "overview": {
@@ -259,14 +265,16 @@ function answer(db: DatabaseSync, report: OpencodeReport, since: number, limit: 
         };
       }).sort(byCost).slice(0, limit);
     case "activity":
-      return [...group(msgs, (m) => m.time ? new Date(m.time).toISOString().slice(0, 10) : undefined)]
+      return [
+        ...group(msgs, (m) => m.time ? new Date(m.time).toISOString().slice(0, 10) : undefined),
+      ]
         .map(([day, ms]) => ({
           day,
           sessions: new Set(ms.map((m) => m.session)).size,
           ...totals(ms),
-          mcpxCalls: mcpxCalls.filter((p) =>
-            p.time && new Date(p.time).toISOString().slice(0, 10) === day
-          ).length,
+          mcpxCalls:
+            mcpxCalls.filter((p) => p.time && new Date(p.time).toISOString().slice(0, 10) === day)
+              .length,
         })).sort((a, b) => String(a.day).localeCompare(String(b.day)));
     case "mcpx":
       return [...group(mcpxCalls, mcpxOf)].map(([command, ps]) => {

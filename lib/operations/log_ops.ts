@@ -271,7 +271,8 @@ export const statsShow = defineOperation<
     {
       name: "opencode",
       type: "boolean",
-      doc: "Report over opencode's database ($XDG_DATA_HOME/opencode/opencode.db), opened read-only",
+      doc:
+        "Report over opencode's database ($XDG_DATA_HOME/opencode/opencode.db), opened read-only",
     },
     { name: "since", type: "string", doc: "Records from this long ago (15m, 2h, 7d) or this time" },
     {
