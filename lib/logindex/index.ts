@@ -223,12 +223,41 @@ export function ingest(
   };
   const moved = (seen: Seen, row: FileRow | undefined) =>
     !row || row.size !== seen.size || row.mtime !== seen.mtime || row.ino !== seen.ino;
-  let seen = statAll(index.dir);
+  const seen = statAll(index.dir);
   report.files = seen.length;
-  let rows = known();
+  const rows = known();
   if (!seen.some((s) => moved(s, rows.get(s.path)))) return report;
 
   db.exec("PRAGMA cache_size = -65536");
+  // The index is derived data: a transaction lost to a power cut is read again from the JSONL
+  // (its files rows roll back with its records), and an index left unusable is set aside and
+  // rebuilt. So the ingest does not wait for the disk at commit; the connection's other
+  // writes keep NORMAL.
+  db.exec("PRAGMA synchronous = OFF");
+  try {
+    return ingestLocked(index, options, report);
+  } finally {
+    db.exec("PRAGMA synchronous = NORMAL");
+  }
+}
+
+function ingestLocked(
+  index: LogIndex,
+  options: { bulkBytes?: number },
+  report: IngestReport,
+): IngestReport {
+  const { db } = index;
+  const known = () => {
+    const map = new Map<string, FileRow>();
+    for (const row of db.prepare("SELECT * FROM files").all() as unknown as FileRow[]) {
+      map.set(row.path, row);
+    }
+    return map;
+  };
+  const moved = (seen: Seen, row: FileRow | undefined) =>
+    !row || row.size !== seen.size || row.mtime !== seen.mtime || row.ino !== seen.ino;
+  let seen: Seen[];
+  let rows: Map<string, FileRow>;
   db.exec("BEGIN IMMEDIATE");
   try {
     rows = known();
