@@ -267,62 +267,6 @@ export class ConnectionLife {
   }
 }
 
-/** What mcpx can declare to a server (ConnectOptions.capabilities), before the handshake. */
-export interface ClientCapabilityOptions {
-  roots?: boolean;
-  elicitation?: { form?: boolean; url?: boolean };
-  sampling?: boolean;
-}
-
-/**
- * The `capabilities` of `initialize`: only what was asked for, and only where a handler
- * (`onServerRequest`) is there to answer it; claiming more would have a server wait on silence.
- */
-export function clientCapabilities(
-  caps: ClientCapabilityOptions | undefined,
-  answers: boolean,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (!caps || !answers) return out;
-  if (caps.roots) out.roots = { listChanged: true };
-  if (caps.elicitation && (caps.elicitation.form || caps.elicitation.url)) {
-    const modes: Record<string, unknown> = {};
-    if (caps.elicitation.form) modes.form = {};
-    if (caps.elicitation.url) modes.url = {};
-    out.elicitation = modes;
-  }
-  if (caps.sampling) out.sampling = {};
-  return out;
-}
-
-/** The server→client requests mcpx passes to `onServerRequest`, each under its capability. */
-export const SERVER_REQUESTS: Record<string, keyof ClientCapabilityOptions> = {
-  "roots/list": "roots",
-  "elicitation/create": "elicitation",
-  "sampling/createMessage": "sampling",
-};
-
-/** Whether `method` is a request the declared capabilities let a server send. */
-export function answerable(
-  method: string,
-  caps: Record<string, unknown>,
-): boolean {
-  const needs = SERVER_REQUESTS[method];
-  return needs !== undefined && caps[needs] !== undefined;
-}
-
-/** A handler's failure as a JSON-RPC error: `{code,message}` kept, anything else -32603. */
-export function rpcFailureOf(error: unknown): { code: number; message: string; data?: unknown } {
-  const e = error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
-  const message = typeof e?.message === "string" ? e.message : String(error);
-  if (typeof e?.code === "number") {
-    return e.data === undefined
-      ? { code: e.code, message }
-      : { code: e.code, message, data: e.data };
-  }
-  return { code: -32603, message };
-}
-
 /** A progress report of one call, as `notifications/progress` carries it. */
 export interface Progress {
   progress: number;

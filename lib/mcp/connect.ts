@@ -5,7 +5,6 @@
 
 import type { VersionNegotiationOptions } from "@modelcontextprotocol/client";
 import { load } from "../_load.ts";
-import type { ClientCapabilityOptions } from "./_connection.ts";
 import type { McpConnection, ServerSpec } from "./types.ts";
 
 /** Options of {@linkcode connectServer}. */

@@ -16,7 +16,6 @@ import {
   type Attempt,
   calling,
   callTimeout,
-  clientCapabilities,
   ConnectionLife,
   LISTING,
   listTimeout,
@@ -24,8 +23,6 @@ import {
   progressOf,
   requesting,
   rpcError,
-  rpcFailureOf,
-  SERVER_REQUESTS,
   START_REASONS,
   startFailed,
   toToolInfo,
@@ -87,12 +84,6 @@ class Connection implements McpConnection {
     this.#options = options;
     this.#life = new ConnectionLife(spec.name, () => this.stderrTail());
     this.#transport = this.#createTransport();
-    // Declared here, at construction: a handler installed after the handshake is one the
-    // server was never told about (the reference shipped sampling unreachable that way).
-    const capabilities = clientCapabilities(
-      options.capabilities,
-      options.onServerRequest !== undefined,
-    );
     const notify = (method: string, params: unknown) => {
       try {
         options.onNotification?.(method, params);
@@ -101,8 +92,9 @@ class Connection implements McpConnection {
       }
     };
     this.#client = new Client(options.clientInfo ?? { name: "mcpx", version: VERSION }, {
-      // Declared only where a handler answers them: a server that believes it can ask would
-      // otherwise wait on silence.
+      // Declared here, at construction (a handler installed after the handshake is one the server
+      // was never told about), and only where a handler answers them: a server that believes it
+      // can ask would otherwise wait on silence.
       capabilities: options.onServerRequest ? declaredCapabilities(options.capabilities) : {},
       // 2026-07-28: an input_required result is answered through the same handlers as a
       // 2025-era server request, and resent with inputResponses and the requestState exactly as

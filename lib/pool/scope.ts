@@ -66,6 +66,11 @@ export interface ScopeKey {
    * Not part of `key`.
    */
   cwd?: string;
+  /**
+   * The log id (`ses-…`) of the session a `session`-scoped key belongs to: named by the
+   * instance's `server.start` record. Not part of `key`.
+   */
+  sessionId?: string;
 }
 
 /** The repository facts the `repo` and `worktree` scopes need. */
