@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { Sandbox } from "../_helpers.ts";
+import { wireRequest } from "../../lib/daemon/wire.ts";
 
 type Rec = Record<string, unknown>;
 const T0 = Date.parse("2026-11-02T10:00:00Z");
@@ -146,6 +147,16 @@ Deno.test("stats --opencode: reports over opencode's database, opened read-only"
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /^command\s+calls\s+errors/);
   assert.match(text.stdout, /call fixture\.echo\s+2\s+1/);
+  // The same answer over the daemon's /v1 (whose HOME is the sandbox's).
+  await b.write("work/.mcpx.json", { mcpServers: {} });
+  const started = await b.mcpx(["start"]);
+  assert.equal(started.code, 0, started.stderr);
+  const health = await b.json<{ socket: string }>(["health"]);
+  const res = await wireRequest(health.socket, "GET", "/v1/stats/mcpx?opencode=true", {
+    headers: { "x-mcpx-token": b.daemonToken(health) },
+  });
+  assert.equal(res.status, 200, res.text);
+  assert.deepEqual(JSON.parse(res.text).rows, mcpx);
   assert.deepEqual(Deno.readFileSync(dbPath(b)), before, "the database was not written");
 });
 
