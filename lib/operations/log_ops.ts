@@ -244,8 +244,8 @@ function table(rows: Row[]): string {
 const KINDS = ["calls", "slowest", "servers", "instances", "errors", "sessions", "volume"] as const;
 /** Reports over opencode's database (`--opencode`); `sessions` names one in both lists. */
 const OPENCODE_KINDS = ["overview", "agents", "models", "projects", "activity", "mcpx"] as const;
-type Opencode = typeof import("../logindex/opencode.ts");
-const loadOpencode = () => load<Opencode>("../logindex/opencode.ts", import.meta.url);
+const loadOpencode = () =>
+  load<typeof import("../logindex/opencode.ts")>("../logindex/opencode.ts", import.meta.url);
 
 /** `mcpx stats <kind>`. */
 export const statsShow = defineOperation<
