@@ -284,7 +284,7 @@ export const statsShow = defineOperation<
     },
   ],
   cli: { command: ["stats"] },
-  http: { method: "GET", path: "/v1/stats/{kind}" },
+  http: { method: "GET", path: "/v1/stats" },
   mcp: { expose: true, readOnly: true },
   where: "local",
   output: (z) =>

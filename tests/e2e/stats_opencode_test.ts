@@ -152,7 +152,7 @@ Deno.test("stats --opencode: reports over opencode's database, opened read-only"
   const started = await b.mcpx(["start"]);
   assert.equal(started.code, 0, started.stderr);
   const health = await b.json<{ socket: string }>(["health"]);
-  const res = await wireRequest(health.socket, "GET", "/v1/stats/mcpx?opencode=true", {
+  const res = await wireRequest(health.socket, "GET", "/v1/stats?kind=mcpx&opencode=true", {
     headers: { "x-mcpx-token": b.daemonToken(health) },
   });
   assert.equal(res.status, 200, res.text);
