@@ -4,6 +4,8 @@ import { didYouMean, editDistance } from "../near.ts";
 import { toNamespace } from "../names.ts";
 import type { McpxConfig } from "./load.ts";
 import { ENV_FROM, referencedVariables } from "./server_env.ts";
+import type { Adapter } from "../adapters/declare.ts";
+import { selfCommand } from "../_self.ts";
 
 /** One entry of `mcpServers`, as other MCP hosts write it, plus mcpx's own block. */
 export interface ServerConfig {
@@ -72,6 +74,8 @@ export interface ServerDef {
   envFrom: (typeof ENV_FROM)[number];
   /** The variables its entry references as `${VAR}`. */
   envNames: string[];
+  /** The adapter declaration this server runs (`mcpx adapter serve`), if it is one. */
+  adapter?: Adapter;
   /** The server this one exposes again under another namespace, if it is an alias. */
   aliasOf?: string;
   /** Profiles that select this server; see {@linkcode selectServers}. */
@@ -404,7 +408,7 @@ function tagsOfBlock(block: Record<string, unknown>, where: string): (tool: stri
  */
 export function serverDefs(
   config: McpxConfig,
-  options: { warnings?: string[]; queueTimeoutMs?: number } = {},
+  options: { warnings?: string[]; queueTimeoutMs?: number; adapters?: readonly Adapter[] } = {},
 ): ServerDef[] {
   const warnings = options.warnings ?? [];
   for (const key of Object.keys(config.pool)) {
@@ -430,6 +434,23 @@ export function serverDefs(
   const entries: Record<string, ServerConfig> = {};
   for (const [name, raw] of Object.entries(config.mcpServers)) {
     entries[name] = checkServer(name, raw, config.path);
+  }
+  // Each adapter is a server entry running `mcpx adapter serve` on its own declaration.
+  const adapters = new Map<string, Adapter>();
+  for (const a of options.adapters ?? []) {
+    if (Object.hasOwn(entries, a.name)) {
+      throw new McpxError(
+        "CONFIG_INVALID",
+        `Adapter "${a.name}" in ${a.file} has the name of a configured server in ${config.path}; rename one`,
+      );
+    }
+    const self = selfCommand(["adapter", "serve", a.name, "--file", a.file]);
+    entries[a.name] = {
+      command: self.command,
+      args: self.args,
+      ...(a.description ? { mcpx: { description: a.description } } : {}),
+    };
+    adapters.set(a.name, a);
   }
   const defs: ServerDef[] = [];
   const namespaces = new Map<string, string>();
@@ -518,20 +539,30 @@ export function serverDefs(
         },
       );
     }
-    const identity = JSON.stringify([
-      envFrom,
-      entry.command,
-      entry.args,
-      entry.env,
-      entry.cwd,
-      entry.url,
-      entry.headers,
-      entry.auth,
-      transport,
-      protocol,
-      // How long a caller may queue changes neither the process nor who shares it.
-      { ...pool, queueTimeoutMs: undefined },
-    ]);
+    const adapter = adapters.get(name);
+    // An adapter's process is its declaration: where mcpx itself is installed does not matter.
+    const identity = adapter
+      ? JSON.stringify([
+        "adapter",
+        adapter.file,
+        adapter.digest,
+        protocol,
+        { ...pool, queueTimeoutMs: undefined },
+      ])
+      : JSON.stringify([
+        envFrom,
+        entry.command,
+        entry.args,
+        entry.env,
+        entry.cwd,
+        entry.url,
+        entry.headers,
+        entry.auth,
+        transport,
+        protocol,
+        // How long a caller may queue changes neither the process nor who shares it.
+        { ...pool, queueTimeoutMs: undefined },
+      ]);
     defs.push({
       name,
       namespace,
@@ -545,6 +576,7 @@ export function serverDefs(
       envFrom: envFrom as ServerDef["envFrom"],
       envNames: referencedVariables(entry),
       aliasOf,
+      ...(adapter ? { adapter } : {}),
       profiles,
       isDefault: defaultOn,
       showsTool,

@@ -1,3 +1,4 @@
+import { configuredAdapters } from "../adapters/declare.ts";
 import { dirname } from "../_path.ts";
 import { McpxError, messageOf, toProblem } from "../errors.ts";
 import { Context, type DaemonHandle } from "../context.ts";
@@ -248,7 +249,7 @@ export async function runDaemon(
     let next: McpxConfig, defs: ServerDef[];
     try {
       next = await loadConfig(now.path, now.text);
-      defs = defsOf(next, settings, log);
+      defs = defsOf(next, settings, log, ctx.io.cwd);
     } catch (e) {
       const error = e instanceof McpxError ? e : new McpxError("CONFIG_INVALID", messageOf(e));
       refused = { hash: now.hash, error };
@@ -555,11 +556,17 @@ function recordChildren(
 }
 
 /** The servers of a configuration, its warnings logged. */
-function defsOf(config: McpxConfig, settings: Settings, log: DaemonLog): ServerDef[] {
+function defsOf(
+  config: McpxConfig,
+  settings: Settings,
+  log: DaemonLog,
+  cwd: string,
+): ServerDef[] {
   const warnings: string[] = [];
   const defs = serverDefs(config, {
     warnings,
     queueTimeoutMs: settings.get("pool.queueTimeout"),
+    adapters: configuredAdapters(settings, cwd),
   });
   for (const w of warnings) log.write("warn", "config.warning", w);
   return defs;
@@ -625,7 +632,7 @@ async function makeRegistry(
     children: (list: { pid: number; server: string; instance: string }[]) => void;
   },
 ): Promise<Registry> {
-  const defs = defsOf(config, settings, log);
+  const defs = defsOf(config, settings, log, ctx.io.cwd);
   const fp = await ctx.fingerprint();
   const cache = await cacheFor(ctx, fp, defs, log);
   const { resolveAuth } = await load<typeof import("../mcp/auth.ts")>(

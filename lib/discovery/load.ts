@@ -1,3 +1,4 @@
+import { configuredAdapters } from "../adapters/declare.ts";
 import { McpxError } from "../errors.ts";
 import { didYouMean } from "../near.ts";
 import type { Context } from "../context.ts";
@@ -37,7 +38,9 @@ export async function loadNamespaces(
   const fp = ctx.fingerprintSync();
   const config = loadConfigSync(fp.path, fp.text) ?? await loadConfig(fp.path, fp.text);
   const warnings: string[] = [];
-  const all = serverDefs(config, { warnings });
+  const settings = await ctx.settings();
+  const adapters = configuredAdapters(settings, ctx.io.cwd);
+  const all = serverDefs(config, { warnings, adapters });
   const defs = selectServers(all, ctx.selection());
   const dir = cacheDir(ctx.boot, ctx.io.env);
   const stamp = options.summarize ? summaryStamp(dir, fp.hash) : undefined;
