@@ -112,7 +112,9 @@ export function buildArgv(tool: AdapterTool, args: Record<string, unknown>): str
     if (m) {
       // A whole-word hole: the value's words (none when absent), each one word.
       holes.add(m[1]);
-      for (const v of values.get(m[1]) ?? []) words.push(String(v));
+      const own = (values.get(m[1]) ?? []).map(String);
+      refuseOptions(m[1], own);
+      words.push(...own);
       continue;
     }
     let missing = false;
@@ -138,17 +140,20 @@ export function buildArgv(tool: AdapterTool, args: Record<string, unknown>): str
   });
   positionals.sort((a, b) => a.at - b.at || a.order - b.order);
   for (const p of positionals) {
-    // A positional that starts with a dash would reach the program as an option nobody declared.
-    const dash = p.words.find((w) => w.startsWith("-") && !/^-\d/.test(w));
-    if (dash !== undefined) {
-      const pname = tool.params[p.order].name;
-      throw new ArgumentProblem(
-        `"${pname}" is ${JSON.stringify(dash)}, which the program would read as an option`,
-      );
-    }
+    refuseOptions(tool.params[p.order].name, p.words);
     words.push(...p.words);
   }
   return words;
+}
+
+/** A word standing alone that starts with a dash would reach the program as an undeclared option. */
+function refuseOptions(name: string, words: readonly string[]): void {
+  const dash = words.find((w) => w.startsWith("-") && !/^-\d/.test(w));
+  if (dash !== undefined) {
+    throw new ArgumentProblem(
+      `"${name}" is ${JSON.stringify(dash)}, which the program would read as an option`,
+    );
+  }
 }
 
 function article(type: string): string {

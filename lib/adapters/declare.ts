@@ -308,3 +308,34 @@ export function configuredAdapters(settings: Settings, cwd: string): Adapter[] {
   const source = settings.describe("paths.adapters").source;
   return readAdapters(text, source.kind === "file" ? dirname(source.where) : cwd);
 }
+
+/**
+ * Sizes and mtimes of what `paths.adapters` names (each entry, and each file of a folder), for the
+ * daemon to notice an edited declaration: those do not change the configuration's fingerprint.
+ */
+export function adapterStamp(settings: Settings, cwd: string): string {
+  const text = settings.get("paths.adapters");
+  if (text === "") return "";
+  const source = settings.describe("paths.adapters").source;
+  const base = source.kind === "file" ? dirname(source.where) : cwd;
+  const parts: string[] = [];
+  const stat = (path: string) => {
+    try {
+      const info = Deno.statSync(path);
+      parts.push(`${path}:${info.size}:${info.mtime?.getTime()}:${info.ino}`);
+      return info;
+    } catch {
+      parts.push(`${path}:absent`);
+    }
+  };
+  for (const entry of text.split(",").map((p) => p.trim()).filter((p) => p !== "")) {
+    const path = resolve(base, entry);
+    if (!stat(path)?.isDirectory) continue;
+    try {
+      for (const e of [...Deno.readDirSync(path)].sort((a, b) => a.name < b.name ? -1 : 1)) {
+        if (FILE_ENDINGS.test(e.name)) stat(join(path, e.name));
+      }
+    } catch { /* unreadable: reading the adapters says why */ }
+  }
+  return parts.join("\n");
+}

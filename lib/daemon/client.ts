@@ -1,4 +1,4 @@
-import { dirname, fromFileUrl, resolve } from "../_path.ts";
+import { dirname, resolve } from "../_path.ts";
 import { sleep } from "../_timer.ts";
 import { SETTINGS, type SettingSpec } from "../settings/table.ts";
 import { fromProblem, isErrorCode, McpxError, messageOf } from "../errors.ts";

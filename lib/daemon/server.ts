@@ -1,4 +1,4 @@
-import { configuredAdapters } from "../adapters/declare.ts";
+import { adapterStamp, configuredAdapters } from "../adapters/declare.ts";
 import { dirname } from "../_path.ts";
 import { McpxError, messageOf, toProblem } from "../errors.ts";
 import { Context, type DaemonHandle } from "../context.ts";
@@ -214,7 +214,8 @@ export async function runDaemon(
   // One daemon serves its configuration file across edits: an edit is taken up in place, and
   // only the servers it changed are restarted (docs/daemon.md, "Configuration edits").
   let reloading: Promise<McpxError | undefined> | undefined;
-  let refused: { hash: string; error: McpxError } | undefined;
+  let refused: { hash: string; adapters: string; error: McpxError } | undefined;
+  let adapters = adapterStamp(settings, ctx.io.cwd);
   let untrustedSaid: string | undefined;
   const reload = async (vouched?: string): Promise<McpxError | undefined> => {
     let now: Fingerprint;
@@ -223,8 +224,10 @@ export async function runDaemon(
     } catch (e) {
       return e instanceof McpxError ? e : new McpxError("CONFIG_INVALID", messageOf(e));
     }
-    if (now.hash === state.fingerprint) return undefined;
-    if (refused?.hash === now.hash) return refused.error;
+    // An edited adapter declaration (docs/adapters.md) is taken up like an edit of the file.
+    const adaptersNow = adapterStamp(settings, ctx.io.cwd);
+    if (now.hash === state.fingerprint && adaptersNow === adapters) return undefined;
+    if (refused?.hash === now.hash && refused.adapters === adaptersNow) return refused.error;
     // An edit starts nothing before it is trusted: a command that found this very version
     // trusted says so; without that word, the daemon asks as a command that did not name the file
     // would (a file named with --config is trusted only by the command that named it).
@@ -252,7 +255,7 @@ export async function runDaemon(
       defs = defsOf(next, settings, log, ctx.io.cwd);
     } catch (e) {
       const error = e instanceof McpxError ? e : new McpxError("CONFIG_INVALID", messageOf(e));
-      refused = { hash: now.hash, error };
+      refused = { hash: now.hash, adapters: adaptersNow, error };
       log.write(
         "error",
         "config.reload_failed",
@@ -275,6 +278,7 @@ export async function runDaemon(
       );
     }
     fp = now;
+    adapters = adaptersNow;
     state.fingerprint = now.hash;
     state.config = next;
     if (!stopping) writeRecord();
@@ -361,13 +365,17 @@ export async function runDaemon(
             // A command that read another version of the file: take up the file as it is now
             // first, or say why it cannot be.
             const wanted = req.headers.get(FINGERPRINT_HEADER);
-            if (!(ready instanceof Response) && wanted && wanted !== state.fingerprint) {
-              const vouched = req.headers.get(TRUSTED_HEADER) === wanted ? wanted : undefined;
+            const edited = (wanted && wanted !== state.fingerprint) ||
+              adapterStamp(settings, ctx.io.cwd) !== adapters;
+            if (!(ready instanceof Response) && edited) {
+              const vouched = wanted && req.headers.get(TRUSTED_HEADER) === wanted
+                ? wanted
+                : undefined;
               const failed = await current(vouched);
               if (failed) {
                 // The answer is about the version the command read: it carries its fingerprint.
                 const res = problemResponse(failed);
-                res.headers.set(FINGERPRINT_HEADER, wanted);
+                if (wanted) res.headers.set(FINGERPRINT_HEADER, wanted);
                 return res;
               }
             }
@@ -464,7 +472,10 @@ export async function runDaemon(
       return;
     }
     try {
-      if (fingerprintConfig(fp.path).hash !== state.fingerprint) void current();
+      if (
+        fingerprintConfig(fp.path).hash !== state.fingerprint ||
+        adapterStamp(settings, ctx.io.cwd) !== adapters
+      ) void current();
     } catch {
       state.requestStop("config removed");
     }

@@ -186,6 +186,26 @@ Deno.test("adapters: git and scripts as namespaces through ls, types, call, a sc
   } finally {
     client.close();
   }
+
+  // An edited declaration is taken up by the running daemon, as an edited configuration is.
+  const scripts = JSON.parse(await Deno.readTextFile(join(box.root, "work/adapters/scripts.json")));
+  scripts.adapters[1].tools.push({
+    name: "again",
+    args: ["x"],
+    params: { n: { type: "integer", flag: "-n" } },
+  });
+  await box.write("work/adapters/scripts.json", scripts);
+  const again = await box.mcpx(["--json", "call", "fails.again", "n=1"]);
+  assert.equal(
+    JSON.parse(again.stdout).structuredContent?.exitCode,
+    3,
+    again.stdout + again.stderr,
+  );
+  assert.equal((await box.mcpx(["refresh"])).code, 0);
+  assert.match(
+    (await box.mcpx(["types", "fails"])).stdout,
+    /function again\(args\?: \{ n\?: number \}\)/,
+  );
 });
 
 Deno.test("adapters: a missing program, a name taken by a server, a malformed declaration", async () => {
