@@ -8,6 +8,7 @@ import { hash64 } from "../_hash.ts";
 import { stripJsonc } from "../config/load.ts";
 import { unsafeReason } from "../config/trust.ts";
 import type { Settings } from "../settings/resolve.ts";
+import type { AdapterSource } from "../config/servers.ts";
 
 /** The types a parameter takes. */
 export const PARAM_TYPES = ["string", "number", "integer", "boolean"] as const;
@@ -38,7 +39,7 @@ export interface AdapterTool {
 }
 
 /** One adapter: a program and the tools that may run it. */
-export interface Adapter {
+export interface Adapter extends AdapterSource {
   name: string;
   command: string;
   description?: string;

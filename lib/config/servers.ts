@@ -4,7 +4,6 @@ import { didYouMean, editDistance } from "../near.ts";
 import { toNamespace } from "../names.ts";
 import type { McpxConfig } from "./load.ts";
 import { ENV_FROM, referencedVariables } from "./server_env.ts";
-import type { Adapter } from "../adapters/declare.ts";
 import { selfCommand } from "../_self.ts";
 
 /** One entry of `mcpServers`, as other MCP hosts write it, plus mcpx's own block. */
@@ -52,6 +51,17 @@ export interface PoolSettings {
   /** How long a call may queue for a lease (the `pool.queueTimeout` setting, or the block's own). */
   queueTimeoutMs: number;
 }
+
+/** What the server model needs of an adapter declaration (lib/adapters/declare.ts). */
+export interface AdapterSource {
+  name: string;
+  description?: string;
+  /** The file it was declared in. */
+  file: string;
+  /** 16 hex digits over the declaration: a server's identity changes when it does. */
+  digest: string;
+}
+type Adapter = AdapterSource;
 
 /** A configured server as the daemon uses it. */
 export interface ServerDef {
