@@ -158,7 +158,7 @@ export async function runDaemon(
   const events = new EventBus();
   let half: ClientHalf;
   try {
-    half = new ClientHalf(defsOf(config, settings, log), {
+    half = new ClientHalf(defsOf(config, settings, log, ctx.io.cwd), {
       configDir: dirname(config.path),
       roots: settings.get("servers.roots"),
       logLevel: settings.get("servers.logLevel"),
