@@ -97,6 +97,13 @@ export interface ServerDef {
   profiles: string[];
   /** Whether the server is in the default set. */
   isDefault: boolean;
+  /**
+   * The tools as this namespace shows them, after its `curate` block: renamed, with fixed and
+   * hidden parameters taken out of their input schemas. Filters (`showsTool`) apply first.
+   */
+  curateTools<T extends { name: string; inputSchema: Record<string, unknown> }>(tools: T[]): T[];
+  /** The server's own name of a tool shown as `name`, and the arguments fixed for it. */
+  curatedCall(name: string): { tool: string; fixed: Record<string, unknown>; hidden: string[] };
   /** Whether a tool is visible (and callable) through this namespace. */
   showsTool(name: string): boolean;
   /** The configured tags of one tool: the server's `tags`, then its `toolTags` entries. */
@@ -313,6 +320,7 @@ const MCPX_KEYS = [
   "envFrom",
   "roots",
   "oauth",
+  "curate",
 ];
 
 /** Keys of a server entry outside its `mcpx` block that mcpx reads. */
@@ -344,6 +352,7 @@ const BLOCK_ONLY = new Set([
   "toolTags",
   "envFrom",
   "oauth",
+  "curate",
 ]);
 
 /**
@@ -411,6 +420,111 @@ function tagsOfBlock(block: Record<string, unknown>, where: string): (tool: stri
     const out = [...own];
     for (const [matches, tags] of per) if (matches(tool)) out.push(...tags);
     return [...new Set(out)];
+  };
+}
+
+/** One tool's curation: a new name, arguments fixed (and hidden), parameters hidden. */
+interface Curation {
+  rename?: string;
+  fixed: Record<string, unknown>;
+  hide: string[];
+}
+
+/**
+ * The `curate` block: `{ "<tool>": { "rename"?: "new_name", "fixed"?: { arg: value }, "hide"?:
+ * ["param"] } }` (docs/configuration.md, "Curating tools").
+ */
+function curationOf(
+  block: Record<string, unknown>,
+  where: string,
+): Pick<ServerDef, "curateTools" | "curatedCall"> {
+  const raw = block.curate;
+  const byTool = new Map<string, Curation>();
+  if (raw !== undefined) {
+    if (!isObject(raw)) {
+      throw new McpxError(
+        "CONFIG_INVALID",
+        `${where}: "curate" must be an object from tool names to { rename, fixed, hide }`,
+        { hint: `e.g. "curate": { "search": { "rename": "find", "fixed": { "limit": 5 } } }` },
+      );
+    }
+    const shown = new Map<string, string>();
+    for (const [tool, c] of Object.entries(raw)) {
+      const at = `${where}: "curate.${tool}"`;
+      if (!isObject(c)) throw new McpxError("CONFIG_INVALID", `${at} must be an object`);
+      for (const k of Object.keys(c)) {
+        if (!["rename", "fixed", "hide"].includes(k)) {
+          throw new McpxError(
+            "CONFIG_INVALID",
+            `${at}: unknown field "${k}"${didYouMean(k, ["rename", "fixed", "hide"])}`,
+          );
+        }
+      }
+      if (c.rename !== undefined && (typeof c.rename !== "string" || c.rename === "")) {
+        throw new McpxError("CONFIG_INVALID", `${at}: "rename" must be a tool name`);
+      }
+      if (c.fixed !== undefined && !isObject(c.fixed)) {
+        throw new McpxError("CONFIG_INVALID", `${at}: "fixed" must be an object of arguments`);
+      }
+      if (
+        c.hide !== undefined &&
+        !(Array.isArray(c.hide) && c.hide.every((h) => typeof h === "string"))
+      ) {
+        throw new McpxError("CONFIG_INVALID", `${at}: "hide" must be an array of parameter names`);
+      }
+      const name = (c.rename as string | undefined) ?? tool;
+      const clash = shown.get(name);
+      if (clash !== undefined) {
+        throw new McpxError(
+          "CONFIG_INVALID",
+          `${at}: "${name}" is also the name "curate.${clash}" shows`,
+        );
+      }
+      shown.set(name, tool);
+      byTool.set(tool, {
+        rename: c.rename as string | undefined,
+        fixed: (c.fixed ?? {}) as Record<string, unknown>,
+        hide: (c.hide ?? []) as string[],
+      });
+    }
+  }
+  const original = new Map<string, string>();
+  for (const [tool, c] of byTool) if (c.rename !== undefined) original.set(c.rename, tool);
+  return {
+    curateTools<T extends { name: string; inputSchema: Record<string, unknown> }>(tools: T[]) {
+      if (byTool.size === 0) return tools;
+      const out: T[] = [];
+      for (const t of tools) {
+        const c = byTool.get(t.name);
+        // A tool whose name another tool was renamed to is shadowed by it.
+        if (c?.rename === undefined && (original.get(t.name) ?? t.name) !== t.name) continue;
+        if (!c) {
+          out.push(t);
+          continue;
+        }
+        const drop = new Set([...Object.keys(c.fixed), ...c.hide]);
+        const schema = { ...t.inputSchema };
+        if (isObject(schema.properties)) {
+          schema.properties = Object.fromEntries(
+            Object.entries(schema.properties).filter(([k]) => !drop.has(k)),
+          );
+        }
+        if (Array.isArray(schema.required)) {
+          schema.required = schema.required.filter((k) => !drop.has(String(k)));
+        }
+        out.push({ ...t, name: c.rename ?? t.name, inputSchema: schema });
+      }
+      return out;
+    },
+    curatedCall(name: string) {
+      const tool = original.get(name) ?? name;
+      const c = byTool.get(tool);
+      return {
+        tool,
+        fixed: c?.fixed ?? {},
+        hidden: c ? [...Object.keys(c.fixed), ...c.hide] : [],
+      };
+    },
   };
 }
 
@@ -533,6 +647,7 @@ export function serverDefs(
     const only = patterns(block.tools, "tools", where);
     const extra = patterns(block.extraIncludeTools, "extraIncludeTools", where) ?? [];
     const exclude = patterns(block.excludeTools, "excludeTools", where) ?? [];
+    const curation = curationOf(block, where);
     const showsTool = (tool: string) =>
       (!only || only.some((m) => m(tool)) || extra.some((m) => m(tool))) &&
       !exclude.some((m) => m(tool));
@@ -606,6 +721,7 @@ export function serverDefs(
       profiles,
       isDefault: defaultOn,
       showsTool,
+      ...curation,
       tagsOf,
     });
   }

@@ -56,9 +56,10 @@ export function namespacesOf(defs: readonly ServerDef[], cache: SchemaCache): Na
   return defs.map((def): Namespace => {
     const entry = cache.servers[def.name];
     const cached = entry && entry.identity === def.identity ? entry : undefined;
-    const tools = (cached?.tools ?? []).filter((t) => def.showsTool(t.name)).sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0
-    );
+    const tools = def.curateTools((cached?.tools ?? []).filter((t) => def.showsTool(t.name))).sort((
+      a,
+      b,
+    ) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     const state = def.disabled
       ? "disabled"
       : cached?.error
