@@ -243,4 +243,15 @@ Deno.test("adapters: a missing program, a name taken by a server, a malformed de
   const bad = await box.mcpx(["ls"]);
   assert.equal(bad.code, 3);
   assert.match(bad.stderr, /the hole \{nope\}, which names no param/);
+
+  // A declaration another user could write decides what runs: refused, as a configuration is.
+  const open = await box.write("work/a/missing.json", {
+    name: "m",
+    command: "git",
+    tools: [{ name: "x" }],
+  });
+  await Deno.chmod(open, 0o666);
+  const unsafe = await box.mcpx(["ls"]);
+  assert.equal(unsafe.code, 9, unsafe.stderr);
+  assert.match(unsafe.stderr, /Adapter file .*missing\.json is not used: .*writable/);
 });
