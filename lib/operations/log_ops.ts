@@ -5,13 +5,14 @@ import { load } from "../_load.ts";
 import { logsDir } from "../paths.ts";
 
 type Row = Record<string, unknown>;
-type Index = typeof import("../logindex/index.ts");
-type Query = typeof import("../logindex/query.ts");
-type LogModule = typeof import("../../launcher/log.ts");
 
-const loadIndex = () => load<Index>("../logindex/index.ts", import.meta.url);
-const loadQuery = () => load<Query>("../logindex/query.ts", import.meta.url);
-const loadLog = () => load<LogModule>("../../launcher/log.ts", import.meta.url);
+// Each loader in the literal form tools/build.ts rewrites into an import of its bundle.
+const loadIndex = () =>
+  load<typeof import("../logindex/index.ts")>("../logindex/index.ts", import.meta.url);
+const loadQuery = () =>
+  load<typeof import("../logindex/query.ts")>("../logindex/query.ts", import.meta.url);
+const loadLog = () =>
+  load<typeof import("../../launcher/log.ts")>("../../launcher/log.ts", import.meta.url);
 
 /** Opens the index of this state folder's logs and brings it up to date. */
 async function fresh(ctx: Context) {
