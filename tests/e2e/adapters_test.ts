@@ -114,6 +114,13 @@ Deno.test("adapters: git and scripts as namespaces through ls, types, call, a sc
     (await box.json<{ structuredContent: Record<string, unknown> }>(["call", ...args]))
       .structuredContent as { exitCode: number; stdout: string; stderr: string };
 
+  const search = await box.json<{ hits: { fn: string }[] }>(["search", "commit subjects"]);
+  assert.equal(search.hits[0]?.fn, "gitx.log", JSON.stringify(search.hits));
+  const catalog = await box.json<{ text: string }>(["catalog"]);
+  for (const fn of ["log", "status", "echo", "run"]) {
+    assert.match(catalog.text, new RegExp(`function ${fn}\\(`), fn);
+  }
+
   // A flag with a value, and its default.
   const two = await call("gitx.log", "limit=2");
   assert.deepEqual(two, { exitCode: 0, stdout: "third; rm -rf ~\nsecond\n", stderr: "" });
