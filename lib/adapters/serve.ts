@@ -45,7 +45,7 @@ export async function callAdapterTool(
   adapter: Adapter,
   toolName: string,
   args: Record<string, unknown>,
-  env?: Record<string, string>,
+  signal?: AbortSignal,
 ): Promise<Record<string, unknown>> {
   const fail = (message: string) => ({ content: [{ type: "text", text: message }], isError: true });
   const tool = adapter.tools.find((t) => t.name === toolName);
@@ -65,14 +65,25 @@ export async function callAdapterTool(
   }
   let output: Deno.CommandOutput;
   try {
-    output = await new Deno.Command(adapter.command, {
+    const child = new Deno.Command(adapter.command, {
       args: argv,
       cwd: adapter.cwd,
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
-      ...(env ? { env } : {}),
-    }).output();
+    }).spawn();
+    // A cancelled call (its caller gone, or callTimeout) stops the program it started.
+    const stop = () => {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* already gone */ }
+    };
+    signal?.addEventListener("abort", stop, { once: true });
+    try {
+      output = await child.output();
+    } finally {
+      signal?.removeEventListener("abort", stop);
+    }
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) {
       return fail(
@@ -96,12 +107,19 @@ export async function callAdapterTool(
   };
 }
 
+/** The tool calls in progress, by request id, for notifications/cancelled. */
+const running = new Map<Id, AbortController>();
+
 /** Answers one JSON-RPC message; undefined for a notification. */
 export async function answer(
   adapter: Adapter,
   message: { id?: Id; method?: string; params?: Record<string, unknown> },
 ): Promise<Record<string, unknown> | undefined> {
   const { id, method, params } = message;
+  if (method === "notifications/cancelled") {
+    running.get(params?.requestId as Id)?.abort();
+    return undefined;
+  }
   if (id === undefined) return undefined;
   const ok = (result: unknown) => ({ jsonrpc: "2.0", id, result });
   switch (method) {
@@ -121,7 +139,13 @@ export async function answer(
     case "tools/call": {
       const name = String(params?.name ?? "");
       const args = (params?.arguments ?? {}) as Record<string, unknown>;
-      return ok(await callAdapterTool(adapter, name, args));
+      const abort = new AbortController();
+      running.set(id, abort);
+      try {
+        return ok(await callAdapterTool(adapter, name, args, abort.signal));
+      } finally {
+        running.delete(id);
+      }
     }
     default:
       return {
