@@ -26,6 +26,7 @@ import { eventsList } from "./events_op.ts";
 import { logShow, statsShow } from "./log_ops.ts";
 import { elicitAnswer, elicitDecline, elicitList, elicitShow } from "./elicit_ops.ts";
 import { openapiShow } from "./openapi_op.ts";
+import { adapterCheck, adapterServe } from "./adapter_ops.ts";
 import { promptsGet, resourcesRead } from "./feature_ops.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
@@ -56,6 +57,8 @@ export const OPERATIONS: readonly Operation[] = [
   daemonsList,
   daemonRun,
   mcpServe,
+  adapterServe,
+  adapterCheck,
   health,
   logShow,
   statsShow,

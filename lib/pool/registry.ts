@@ -134,7 +134,7 @@ const NAMES = new WeakMap<ServerDef, WeakMap<ToolInfo[], Map<string, string>>>()
 /** Finds a tool by its real name or by its identifier form (`fancy-name` as `fancy_name`). */
 export function findTool(def: ServerDef, all: ToolInfo[], name: string): ToolInfo {
   const server = def.namespace;
-  const tools = all.filter((t) => def.showsTool(t.name));
+  const tools = def.curateTools(all.filter((t) => def.showsTool(t.name)));
   let byList = NAMES.get(def);
   if (!byList) NAMES.set(def, byList = new WeakMap());
   let fn = byList.get(all);
@@ -653,14 +653,27 @@ export class Registry {
         ? typeWords(tool.inputSchema, req.words, `${def.namespace}.${tool.name}`, req.arguments)
         : req.arguments;
       validateArguments(def.namespace, tool.name, tool.inputSchema, args);
+      // The server's own name and the arguments the configuration fixed (its `curate` block).
+      const real = def.curatedCall(tool.name);
+      const unwanted = real.hidden.filter((k) => Object.hasOwn(args, k));
+      if (unwanted.length) {
+        throw new McpxError(
+          "INVALID_ARGUMENTS",
+          `Invalid arguments for ${def.namespace}.${tool.name}: ${
+            unwanted.map((k) => `"${k}"`).join(", ")
+          } is not a parameter here (the configuration fixes or hides it)`,
+          { hint: `\`mcpx types ${def.namespace}.${tool.name}\` shows the accepted fields` },
+        );
+      }
+      const sent = Object.keys(real.fixed).length ? { ...args, ...real.fixed } : args;
       lease.instance.calls++;
       let envelope: CallToolEnvelope;
       try {
         envelope = await this.#invoke(
           lease,
           def,
-          tool.name,
-          args,
+          real.tool,
+          sent,
           signal,
           req.elicitWaitMs,
           req.onProgress,
@@ -970,7 +983,10 @@ export class Registry {
     const out = await Promise.all(enabled.map(async ({ def, pool }) => {
       const got = await byPool.get(pool)!;
       return got.tools
-        ? { namespace: def.namespace, tools: got.tools.filter((t) => def.showsTool(t.name)) }
+        ? {
+          namespace: def.namespace,
+          tools: def.curateTools(got.tools.filter((t) => def.showsTool(t.name))),
+        }
         : { namespace: def.namespace, error: got.error };
     }));
     // The answer means the schema cache file says so too, rewritten whole (a refresh is also how a

@@ -326,6 +326,14 @@ export const SETTINGS = {
     detail:
       "Empty searches the built-in locations: .mcpx/scripts upward from the working directory, then $XDG_CONFIG_HOME/mcpx/scripts, then ~/.config/mcpx/scripts. A list without `-` replaces them; `./mine,-` searches ./mine first and then the usual places. An entry ending in .ts, .mts, .js or .mjs names one script file. Relative entries are read against the configuration file's folder (or the working directory, from the environment or a flag).",
   },
+  "paths.adapters": {
+    type: "string",
+    default: "",
+    doc:
+      "Adapter declarations (command-line programs as servers): files or folders, comma-separated",
+    detail:
+      'Each .json or .jsonc file declares an adapter (or `{ "adapters": [...] }`): a program and the tools that run it with declared parameters, no shell involved (docs/adapters.md). Each becomes a namespace, run by the daemon as `mcpx adapter serve <name>`. Relative entries are read against the configuration file\'s folder (or the working directory, from the environment or a flag).',
+  },
   "script.runtime": {
     type: "enum",
     values: ["worker", "deno", "bun", "node"],
