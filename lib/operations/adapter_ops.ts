@@ -4,10 +4,8 @@ import { McpxError } from "../errors.ts";
 import { didYouMean } from "../near.ts";
 import type { Context } from "../context.ts";
 
-type Declare = typeof import("../adapters/declare.ts");
-
 async function declared(ctx: Context, file?: string) {
-  const { configuredAdapters, readAdapters } = await load<Declare>(
+  const { configuredAdapters, readAdapters } = await load<typeof import("../adapters/declare.ts")>(
     "../adapters/declare.ts",
     import.meta.url,
   );
