@@ -16,6 +16,8 @@ const tools = () => load<typeof import("./tool_ops.ts")>("./tool_ops.ts", import
 const scripts = () => load<typeof import("./script_ops.ts")>("./script_ops.ts", import.meta.url);
 const daemon = () => load<typeof import("./daemon_ops.ts")>("./daemon_ops.ts", import.meta.url);
 const config = () => load<typeof import("./config_show.ts")>("./config_show.ts", import.meta.url);
+const configImports = () =>
+  load<typeof import("./config_import.ts")>("./config_import.ts", import.meta.url);
 const serve = () => load<typeof import("./serve_op.ts")>("./serve_op.ts", import.meta.url);
 const trust = () => load<typeof import("./trust_op.ts")>("./trust_op.ts", import.meta.url);
 const auth = () => load<typeof import("./auth_ops.ts")>("./auth_ops.ts", import.meta.url);
@@ -60,7 +62,10 @@ export const COMMANDS: Record<string, Load> = {
   health: from(daemon, "health"),
   log: from(logs, "logShow"),
   stats: from(logs, "statsShow"),
-  config: from(config, "configShow"),
+  config: () =>
+    Promise.all([config(), configImports()]).then(([a, b]) =>
+      [a.configShow, b.configImport] as unknown as Operation[]
+    ),
   trust: from(trust, "configTrust"),
   auth: from(auth, "auth"),
   openapi: from(openapi, "openapiShow"),

@@ -1,5 +1,6 @@
 import type { Operation } from "./define.ts";
 import { configShow } from "./config_show.ts";
+import { configImport } from "./config_import.ts";
 import { configTrust } from "./trust_op.ts";
 import { auth } from "./auth_ops.ts";
 import {
@@ -58,6 +59,7 @@ export const OPERATIONS: readonly Operation[] = [
   logShow,
   statsShow,
   configShow,
+  configImport,
   configTrust,
   auth,
   openapiShow,

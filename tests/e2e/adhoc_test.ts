@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { freePort, npmServerScript, Sandbox } from "../_helpers.ts";
 
 interface Call {
@@ -74,4 +75,73 @@ Deno.test("call --url: an ad-hoc HTTP server", async () => {
     server.kill("SIGKILL");
     await server.status;
   }
+});
+
+Deno.test("config import: other hosts' servers, --write keeps the comments", async () => {
+  await using box = await Sandbox.create();
+  const everything = npmServerScript("server-everything");
+  await box.write("config/Claude/claude_desktop_config.json", {
+    mcpServers: { desk: { command: "node", args: [everything], env: { A: "1" } } },
+  });
+  await box.write("home/.claude.json", {
+    numStartups: 3,
+    mcpServers: { code: { type: "http", url: "http://127.0.0.1:1/mcp" } },
+    projects: {
+      [join(box.root, "work")]: { mcpServers: { proj: { command: "node", args: [everything] } } },
+    },
+  });
+  await box.write("home/.cursor/mcp.json", {
+    mcpServers: { cur: { url: "http://127.0.0.1:2/sse", type: "sse" } },
+  });
+  await box.write(
+    "work/.vscode/mcp.json",
+    '{\n  // VS Code names them "servers"\n  "servers": { "vs": { "type": "stdio", "command": "node", "args": ["x.js"] } }\n}\n',
+  );
+  const config = await box.write(
+    "work/.mcpx.json",
+    '{\n  // my servers\n  "mcpServers": {\n    "desk": { "command": "true" } // already here\n  }\n}\n',
+  );
+
+  interface Out {
+    servers: { name: string; status: string; entry: Record<string, unknown> }[];
+    written: boolean;
+  }
+  const preview = await box.json<Out>(["config", "import", "claude-desktop"]);
+  assert.deepEqual(preview.servers.map((s) => [s.name, s.status]), [["desk", "exists"]]);
+  assert.equal(Deno.readTextFileSync(config).includes("already here"), true);
+
+  const code = await box.json<Out>(["config", "import", "claude-code"]);
+  assert.deepEqual(code.servers.map((s) => [s.name, s.status]).sort(), [
+    ["code", "new"],
+    ["proj", "new"],
+  ]);
+  assert.deepEqual(code.servers.find((s) => s.name === "code")!.entry, {
+    type: "http",
+    url: "http://127.0.0.1:1/mcp",
+  });
+  const before = Deno.readTextFileSync(config);
+  assert.equal(before.includes("code"), false, "no --write, no edit");
+
+  for (const host of ["claude-code", "cursor", "vscode"]) {
+    const r = await box.mcpx(["config", "import", host, "--write"]);
+    assert.equal(r.code, 0, r.stderr);
+  }
+  const after = Deno.readTextFileSync(config);
+  assert.match(after, /\/\/ my servers/);
+  assert.match(after, /\/\/ already here/);
+  const { parse } = await import("jsonc-parser");
+  const servers = parse(after).mcpServers;
+  assert.deepEqual(Object.keys(servers).sort(), ["code", "cur", "desk", "proj", "vs"]);
+  assert.deepEqual(servers.cur, { url: "http://127.0.0.1:2/sse", type: "sse" });
+  assert.deepEqual(servers.vs, { command: "node", args: ["x.js"] });
+  assert.deepEqual(servers.desk, { command: "true" }, "an existing name is left alone");
+
+  const missing = await box.mcpx(["config", "import", "nowhere.json"]);
+  assert.equal(missing.code, 5);
+  assert.match(missing.stderr, /No file "nowhere\.json"/);
+  await box.write("work/broken.json", "{ nope");
+  const broken = await box.mcpx(["config", "import", "broken.json", "--write"]);
+  assert.notEqual(broken.code, 0);
+  assert.equal(broken.stderr.trim().split("\n").length <= 2, true, broken.stderr);
+  assert.equal(Deno.readTextFileSync(config), after, "the configuration is untouched");
 });
