@@ -45,6 +45,7 @@ export const COMMANDS: Record<string, Load> = {
   schema: from(discovery, "toolsSchema"),
   client: from(discovery, "clientWrite"),
   call: from(tools, "toolsCall"),
+  tools: from(tools, "toolsAdHoc"),
   restart: from(tools, "serversRestart"),
   refresh: from(tools, "serversRefresh"),
   "end-session": from(tools, "sessionsEnd"),

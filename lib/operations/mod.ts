@@ -20,7 +20,7 @@ import {
   toolsSearch,
   toolsTypes,
 } from "./discovery_ops.ts";
-import { serversRefresh, serversRestart, sessionsEnd, toolsCall } from "./tool_ops.ts";
+import { serversRefresh, serversRestart, sessionsEnd, toolsAdHoc, toolsCall } from "./tool_ops.ts";
 import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
 import { mcpServe } from "./serve_op.ts";
 import { logShow, statsShow } from "./log_ops.ts";
@@ -37,6 +37,7 @@ export const OPERATIONS: readonly Operation[] = [
   toolsSchema,
   clientWrite,
   toolsCall,
+  toolsAdHoc,
   promptsGet,
   resourcesRead,
   scriptsRun,

@@ -382,3 +382,64 @@ export const sessionsEnd = defineOperation<
   offline: (input) => Promise.resolve({ session: input.session, stopped: 0 }),
   render: (o) => `session ${o.session}: stopped ${o.stopped} process(es)\n`,
 });
+
+/** What `mcpx tools --stdio …` answers: an ad-hoc server's namespace and its tools. */
+export interface AdHocTools {
+  namespace: string;
+  tools: {
+    name: string;
+    description?: string;
+    inputSchema: Record<string, unknown>;
+    outputSchema?: Record<string, unknown>;
+  }[];
+}
+
+/** `mcpx tools --stdio '<command line>'` (or `--url`): an ad-hoc server's tools, listed live. */
+export const toolsAdHoc = defineOperation<
+  { stdio?: string; url?: string; name?: string },
+  AdHocTools
+>({
+  id: "tools.adhoc",
+  summary: "List the tools of an ad-hoc server (--stdio or --url), started through the daemon",
+  description:
+    "The server is taken up by the daemon as `mcpx call --stdio` takes it up: the same command line (or URL) is the same pool, so a later call reuses the process. `ls` and `types` with --stdio or --url answer from this listing.",
+  params: [...AD_HOC_PARAMS],
+  cli: {
+    command: ["tools"],
+    example: ["--stdio", "npx -y @modelcontextprotocol/server-everything"],
+  },
+  http: { method: "POST", path: "/v1/adhoc/tools" },
+  mcp: { expose: false },
+  where: { daemon: "start" },
+  output: (z) =>
+    z.object({
+      namespace: z.string(),
+      tools: z.array(z.object({ name: z.string(), inputSchema: z.unknown() }).loose()),
+    }),
+  async run(input, ctx) {
+    const key = await adHocKey(input, ctx);
+    if (!key) {
+      throw new McpxError(
+        "USAGE",
+        "Name an ad-hoc server with --stdio '<command line>' or --url <url>",
+      );
+    }
+    return await registry(ctx).withConnection(
+      key,
+      ctx.caller,
+      (_conn, def, tools) =>
+        Promise.resolve({
+          namespace: def.namespace,
+          tools: tools.map((t) => ({
+            name: t.name,
+            ...(t.description ? { description: t.description } : {}),
+            inputSchema: t.inputSchema,
+            ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+          })),
+        }),
+    );
+  },
+  render: (o) =>
+    o.tools.map((t) => `${o.namespace}.${t.name}  ${(t.description ?? "").split("\n")[0]}`)
+      .join("\n") + "\n",
+});

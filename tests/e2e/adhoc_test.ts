@@ -31,6 +31,28 @@ Deno.test("call --stdio: an ad-hoc server through the daemon, one process for on
   assert.equal(plain.code, 0, plain.stderr);
   assert.equal(plain.stdout, "Echo: plain\n");
 
+  // ls → types → tools on the same command line: the same process answers.
+  const ls = await box.json<{ namespaces: { namespace: string; tools: number }[] }>([
+    "ls",
+    "--stdio",
+    line,
+  ]);
+  assert.equal(ls.namespaces[0].namespace, "server_everything");
+  assert.ok(ls.namespaces[0].tools > 5);
+  const types = await box.mcpx(["types", "--stdio", line, "echo"]);
+  assert.equal(types.code, 0, types.stderr);
+  assert.match(types.stdout, /declare namespace server_everything/);
+  assert.match(types.stdout, /function echo\(args: \{[^}]*message: string;/s);
+  const missing = await box.mcpx(["types", "--stdio", line, "nope"]);
+  assert.equal(missing.code, 5);
+  assert.match(missing.stderr, /No tool "nope" on server_everything/);
+  const listed = await box.json<{ tools: { name: string }[] }>(["tools", "--stdio", line]);
+  assert.ok(listed.tools.some((t) => t.name === "echo"));
+  const status = await box.json<{ servers: unknown[] }>(["status"]);
+  assert.deepEqual(status.servers, [], "ad-hoc servers are not configured ones");
+  const after = await box.json<Call>(["call", "--stdio", line, "echo", "message=3"]);
+  assert.equal(after.mcpx.instance.pid, first.mcpx.instance.pid, "listing used the same pool");
+
   const bare = await box.mcpx(["call", "echo", "message=x"]);
   assert.equal(bare.code, 2);
   assert.match(bare.stderr, /"echo" is not <namespace\.tool>/);
