@@ -18,6 +18,7 @@ const daemon = () => load<typeof import("./daemon_ops.ts")>("./daemon_ops.ts", i
 const config = () => load<typeof import("./config_show.ts")>("./config_show.ts", import.meta.url);
 const configImports = () =>
   load<typeof import("./config_import.ts")>("./config_import.ts", import.meta.url);
+const apis = () => load<typeof import("./api_ops.ts")>("./api_ops.ts", import.meta.url);
 const serve = () => load<typeof import("./serve_op.ts")>("./serve_op.ts", import.meta.url);
 const trust = () => load<typeof import("./trust_op.ts")>("./trust_op.ts", import.meta.url);
 const auth = () => load<typeof import("./auth_ops.ts")>("./auth_ops.ts", import.meta.url);
@@ -78,4 +79,5 @@ export const COMMANDS: Record<string, Load> = {
       [m.elicitList, m.elicitShow, m.elicitAnswer, m.elicitDecline] as unknown as Operation[]
     ),
   version: from(misc, "version"),
+  api: () => apis().then((m) => [m.apiTools, m.apiCall] as unknown as Operation[]),
 };

@@ -1,6 +1,7 @@
 import type { Operation } from "./define.ts";
 import { configShow } from "./config_show.ts";
 import { configImport } from "./config_import.ts";
+import { apiCall, apiTools } from "./api_ops.ts";
 import { configTrust } from "./trust_op.ts";
 import { auth } from "./auth_ops.ts";
 import {
@@ -61,6 +62,8 @@ export const OPERATIONS: readonly Operation[] = [
   statsShow,
   configShow,
   configImport,
+  apiTools,
+  apiCall,
   configTrust,
   auth,
   openapiShow,
