@@ -197,3 +197,46 @@ export const apiCall = defineOperation<
     (typeof o.body === "string" ? o.body : JSON.stringify(o.body, null, 2)) +
     (o.ok ? "" : `\nHTTP ${o.status}`) + "\n",
 });
+
+/** `mcpx api serve --spec <doc>`: the document's operations as an MCP server on stdio. */
+export const apiServe = defineOperation<
+  SpecInput & {
+    bearerEnv?: string;
+    apiKeyEnv?: string;
+    apiKeyHeader?: string;
+    apiKeyQuery?: string;
+  },
+  Record<string, never>
+>({
+  id: "api.serve",
+  summary: "Serve an OpenAPI document's operations as an MCP server on stdio",
+  description:
+    'What a configured server entry runs to make an API a namespace: `"petstore": {"command": "mcpx", "args": ["api", "serve", "--spec", "https://…/openapi.json"]}`, or `mcpx call --stdio \'mcpx api serve --spec …\' <operation>`. A status of 400 or more is a tool error carrying the answer.',
+  params: [
+    ...SPEC_PARAMS,
+    { name: "bearerEnv", type: "string", doc: "Send the value of this variable as a bearer token" },
+    { name: "apiKeyEnv", type: "string", doc: "Send the value of this variable as an API key" },
+    { name: "apiKeyHeader", type: "string", doc: "The API key's header (default X-API-Key)" },
+    {
+      name: "apiKeyQuery",
+      type: "string",
+      doc: "Send the API key as this query parameter instead",
+    },
+  ],
+  cli: { command: ["api", "serve"] },
+  http: { none: "It serves MCP on its own stdin and stdout" },
+  mcp: { expose: false },
+  where: "local",
+  output: (z) => z.object({}),
+  async run(input, ctx) {
+    const auth = authOf(input, ctx.io.env);
+    const api = await apiOf(input, ctx);
+    const { serveApi } = await load<typeof import("../apis/serve.ts")>(
+      "../apis/serve.ts",
+      import.meta.url,
+    );
+    await serveApi(api, auth);
+    return {};
+  },
+  render: () => "",
+});

@@ -79,5 +79,5 @@ export const COMMANDS: Record<string, Load> = {
       [m.elicitList, m.elicitShow, m.elicitAnswer, m.elicitDecline] as unknown as Operation[]
     ),
   version: from(misc, "version"),
-  api: () => apis().then((m) => [m.apiTools, m.apiCall] as unknown as Operation[]),
+  api: () => apis().then((m) => [m.apiTools, m.apiCall, m.apiServe] as unknown as Operation[]),
 };

@@ -1,7 +1,7 @@
 import type { Operation } from "./define.ts";
 import { configShow } from "./config_show.ts";
 import { configImport } from "./config_import.ts";
-import { apiCall, apiTools } from "./api_ops.ts";
+import { apiCall, apiServe, apiTools } from "./api_ops.ts";
 import { configTrust } from "./trust_op.ts";
 import { auth } from "./auth_ops.ts";
 import {
@@ -64,6 +64,7 @@ export const OPERATIONS: readonly Operation[] = [
   configImport,
   apiTools,
   apiCall,
+  apiServe,
   configTrust,
   auth,
   openapiShow,

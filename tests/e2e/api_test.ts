@@ -271,3 +271,60 @@ Deno.test("api tools/call: OpenAPI 3.0, 3.1 and Swagger 2.0 documents as tools",
     await api.server.shutdown();
   }
 });
+
+Deno.test("api serve: a document as a configured namespace and as an ad-hoc server", async () => {
+  await using box = await Sandbox.create();
+  const api = petstore();
+  try {
+    const root = new URL("../../", import.meta.url).pathname;
+    const serve = [
+      "run",
+      "-A",
+      "--config",
+      `${root}deno.json`,
+      `${root}main.ts`,
+      "api",
+      "serve",
+      "--spec",
+      `${api.base}/docs/3.0.json`,
+      "--bearer-env",
+      "PET_TOKEN",
+    ];
+    await box.write("work/.mcpx.json", {
+      mcpServers: {
+        petstore: { command: Deno.execPath(), args: serve, env: { PET_TOKEN: "t0k" } },
+      },
+    });
+    const found = await box.json<{ content: { text: string }[] }>([
+      "call",
+      "petstore.findPetsByStatus",
+      "status=sold",
+    ]);
+    assert.deepEqual(JSON.parse(found.content[0].text).map((p: { name: string }) => p.name), [
+      "a/b",
+    ]);
+    assert.equal(api.seen.at(-1)!.auth, "Bearer t0k");
+    const types = await box.mcpx(["types", "petstore.get_pet_name"]);
+    assert.equal(types.code, 0, types.stderr);
+    assert.match(types.stdout, /name: string/);
+    const failed = await box.mcpx(["call", "petstore.get_pet_name", "name=nobody"]);
+    assert.equal(failed.code, 8);
+    assert.match(failed.stderr + failed.stdout, /HTTP 404/);
+
+    const line = [Deno.execPath(), ...serve.slice(0, -2)].map((w) => `'${w}'`).join(" ");
+    const adHoc = await box.json<{ content: { text: string }[]; mcpx: { server: string } }>([
+      "call",
+      "--stdio",
+      line,
+      "--name",
+      "pets",
+      "get_pet_name",
+      "name=Rex",
+    ]);
+    assert.equal(JSON.parse(adHoc.content[0].text).id, 1);
+    assert.equal(adHoc.mcpx.server, "pets");
+    await box.mcpx(["daemon", "stop"]);
+  } finally {
+    await api.server.shutdown();
+  }
+});
