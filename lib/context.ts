@@ -1,3 +1,4 @@
+import type { EventBus } from "./events/bus.ts";
 import { type ConfigLocation, discoverConfig, noConfigError } from "./config/discover.ts";
 import { type Fingerprint, fingerprintConfig } from "./config/fingerprint.ts";
 import type { Io } from "./io.ts";
@@ -40,6 +41,11 @@ export interface DaemonHandle {
   readonly registry: Registry;
   /** Stops the daemon after the current answer is sent. */
   requestStop(reason: string): void;
+  /**
+   * The daemon's event bus (`GET /v1/events`): `publish(type, data)` never blocks. Absent
+   * outside the daemon.
+   */
+  readonly events?: EventBus;
   /** What it stopped at its start that a daemon which died had left running, if anything. */
   readonly recovered?: string;
   /** The daemon's log. */

@@ -116,6 +116,8 @@ export const RUNTIME_NAMES: readonly string[] = [
   "ToolMeta",
   "SearchHit",
   "HttpAnswer",
+  "CallOptions",
+  "denoProgress",
   "g",
   "deno",
   "env",

@@ -74,6 +74,11 @@ export interface ServerDef {
   envNames: string[];
   /** The server this one exposes again under another namespace, if it is an alias. */
   aliasOf?: string;
+  /**
+   * Its mcpx block's `roots`, as written (paths or `file:` URIs; relative to the configuration's
+   * directory). Not part of its identity: a change is told to the running process instead.
+   */
+  roots?: string[];
   /** Profiles that select this server; see {@linkcode selectServers}. */
   profiles: string[];
   /** Whether the server is in the default set. */
@@ -292,6 +297,7 @@ const MCPX_KEYS = [
   "tags",
   "toolTags",
   "envFrom",
+  "roots",
   "oauth",
 ];
 
@@ -507,6 +513,15 @@ export function serverDefs(
     if (typeof defaultOn !== "boolean") {
       throw new McpxError("CONFIG_INVALID", `${where}: "default" must be true or false`);
     }
+    const roots = block.roots;
+    if (
+      roots !== undefined &&
+      (!Array.isArray(roots) || !roots.every((r) => typeof r === "string" && r !== ""))
+    ) {
+      throw new McpxError("CONFIG_INVALID", `${where}: "roots" must be an array of directories`, {
+        hint: `Write "mcpx": { "roots": ["./src", "/srv/data"] }`,
+      });
+    }
     const envFrom = block.envFrom ?? "daemon";
     if (!ENV_FROM.includes(envFrom as never)) {
       throw new McpxError(
@@ -545,6 +560,7 @@ export function serverDefs(
       envFrom: envFrom as ServerDef["envFrom"],
       envNames: referencedVariables(entry),
       aliasOf,
+      roots: roots as string[] | undefined,
       profiles,
       isDefault: defaultOn,
       showsTool,

@@ -44,6 +44,8 @@ import {
   writeChildren,
 } from "./children.ts";
 import { removeLive, writeLive } from "./live.ts";
+import { EventBus } from "../events/bus.ts";
+import { ClientHalf } from "./client_half.ts";
 import {
   hostPort,
   isLoopback,
@@ -152,9 +154,18 @@ export async function runDaemon(
 
   let registry: Registry;
   let stopping = false;
+  const events = new EventBus();
+  let half: ClientHalf;
   try {
+    half = new ClientHalf(defsOf(config, settings, log), {
+      configDir: dirname(config.path),
+      roots: settings.get("servers.roots"),
+      logLevel: settings.get("servers.logLevel"),
+      log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
+      bus: events,
+    });
     // Once stopping, the live state is no longer written: a successor may own the file by then.
-    registry = await makeRegistry(config, ctx, settings, log, {
+    registry = await makeRegistry(config, ctx, settings, log, half, events, {
       live: (state) => {
         if (!stopping) writeLive(paths.live, state);
       },
@@ -186,6 +197,7 @@ export async function runDaemon(
     inflight: 0,
     log,
     registry,
+    events,
     requestStop(reason: string) {
       if (stopReason) return;
       stopReason = reason;
@@ -265,6 +277,7 @@ export async function runDaemon(
     await registry.flushCache();
     const cache = await cacheFor(ctx, now, defs, log);
     const { kept, stopped } = await registry.reconfigure(defs, cache);
+    half.setDefs(defs);
     if (settingsText(next) !== settingsText(state.config)) {
       log.write(
         "warn",
@@ -476,6 +489,9 @@ export async function runDaemon(
   stopping = true;
   log.write("info", "daemon.stopping", `Daemon stopping: ${stopReason}`, { reason: stopReason });
   await registry.flushCache();
+  // Event streams end first: the listener's drain would otherwise wait on every follower.
+  events.publish("daemon.stopping", { reason: stopReason });
+  events.close();
   // Servers go while the listener drains: a call in flight then fails at once (its server was
   // stopped) instead of holding the shutdown until its callTimeout.
   await Promise.all([server!.shutdown(), tcp?.shutdown(), registry.close()]);
@@ -554,6 +570,14 @@ function recordChildren(
   writeChildren(path, { pid: Deno.pid, start }, out);
 }
 
+/** The pool's log events that are also bus events (lib/events/bus.ts), by their bus type. */
+const BUS_EVENTS: Record<string, string> = {
+  "server.ready": "server.started",
+  "server.start_failed": "server.failed",
+  "server.exited": "server.crashed",
+  "server.stop": "server.stopped",
+};
+
 /** The servers of a configuration, its warnings logged. */
 function defsOf(config: McpxConfig, settings: Settings, log: DaemonLog): ServerDef[] {
   const warnings: string[] = [];
@@ -620,6 +644,8 @@ async function makeRegistry(
   ctx: Context,
   settings: Settings,
   log: DaemonLog,
+  half: ClientHalf,
+  events: EventBus,
   watch: {
     live: (state: LiveState) => void;
     children: (list: { pid: number; server: string; instance: string }[]) => void;
@@ -650,6 +676,16 @@ async function makeRegistry(
     maxPending: settings.get("elicit.maxPending"),
     log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
   });
+  const write = (
+    level: "debug" | "info" | "warn" | "error",
+    event: string,
+    msg: string,
+    attrs?: Record<string, unknown>,
+  ) => {
+    log.write(level, event, msg, attrs);
+    const type = BUS_EVENTS[event];
+    if (type) events.publish(type, { message: msg, ...attrs });
+  };
   return new Registry(defs, {
     // The SDK is loaded when the first server starts, not with the daemon (~100 ms of start-up).
     connect: async (spec, startTimeoutMs, signal) => {
@@ -663,14 +699,20 @@ async function makeRegistry(
         signal,
         maxMessageBytes,
         log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
-        capabilities: { elicitation: { form: true, url: true }, sampling: true },
+        ...half.options(spec),
+        capabilities: { roots: true, elicitation: { form: true, url: true }, sampling: true },
         inputRounds: settings.get("elicit.inputRounds"),
+        // Roots are answered from the configuration; questions become stored state.
         onServerRequest: (method, params, rctx) =>
-          questions.ask(self.conn ?? self, spec.name, method, params, rctx.signal),
+          method === "roots/list"
+            ? half.options(spec).onServerRequest!(method, params, rctx)
+            : questions.ask(self.conn ?? self, spec.name, method, params, rctx.signal),
       });
       self.conn = conn;
+      half.started(spec, conn, startTimeoutMs);
       return conn;
     },
+    called: (call) => events.publish("call.finished", { ...call }),
     questions,
     elicitWaitMs: settings.get("elicit.wait"),
     spec(def, key) {
@@ -702,10 +744,11 @@ async function makeRegistry(
         headers: auth.headers,
         ...(oauth ? { oauth } : {}),
         protocol: def.protocol,
+        ...(key?.cwd === undefined ? {} : { callerCwd: key.cwd }),
       };
     },
     discover: (cwd) => discoverRepository(cwd),
-    log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
+    log: write,
     logParent: log.id,
     trace: settings.get("logging.trace"),
     reapIntervalMs: settings.get("plumbing.reapInterval"),

@@ -39,6 +39,7 @@ const CALLER_FIELDS: Record<string, string> = {
   parentSession: "string",
   selection: "object",
   env: "object",
+  progress: "string",
 };
 
 /**

@@ -43,6 +43,6 @@ Deno.test("the client runtime sends the caller under the same header, encoded th
   assert.deepEqual(sent, [CALLER_HEADER, CALLER_HEADER], "the Deno and the Node request");
   assert.match(
     runtime,
-    /function callerHeader\(\): string \{\n\s*return encodeURIComponent\(JSON\.stringify\(/,
+    /function callerHeader\((progress\?: string)?\): string \{\n\s*return encodeURIComponent\(JSON\.stringify\(/,
   );
 });

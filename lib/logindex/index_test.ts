@@ -193,6 +193,16 @@ Deno.test("logindex: filters, globs, grep, a chain and exact percentiles", () =>
       server: "fx",
       msg: "start",
     });
+    daemon += rec({
+      ts: t(1),
+      level: "info",
+      event: "session.start",
+      id: "ses-1",
+      parent: "dmn-1",
+      session: "s",
+      runId: "run-1",
+      msg: "began",
+    });
     for (let i = 1; i <= 100; i++) {
       daemon += rec({
         ts: t(2),
@@ -201,6 +211,7 @@ Deno.test("logindex: filters, globs, grep, a chain and exact percentiles", () =>
         id: `cal-${i}`,
         parent: "run-1",
         instanceId: "ins-1",
+        sessionId: "ses-1",
         server: "fx",
         tool: "echo",
         durationMs: i,
@@ -227,7 +238,7 @@ Deno.test("logindex: filters, globs, grep, a chain and exact percentiles", () =>
       assert.deepEqual(findRecords(x, { grep: "timed o+ut" }).map((f) => f.record.id), ["cal-100"]);
       assert.deepEqual(findRecords(x, { level: "warn" }).map((f) => f.record.id), ["cal-100"]);
       assert.equal(findRecords(x, { limit: 3 }).length, 3);
-      assert.equal(findRecords(x, { session: "s" }).length, 2);
+      assert.equal(findRecords(x, { session: "s" }).length, 3);
       const [calls] = stats(x, "calls").rows;
       assert.deepEqual([calls.calls, calls.p50Ms, calls.p95Ms, calls.p99Ms, calls.failed], [
         100,
@@ -238,9 +249,16 @@ Deno.test("logindex: filters, globs, grep, a chain and exact percentiles", () =>
       ]);
       const roots = chain(x, "cal-7");
       assert.deepEqual(roots.map((r) => r.id), ["dmn-1"]);
-      assert.deepEqual(roots[0].children.map((c) => c.id).sort(), ["ins-1", "run-1"]);
+      assert.deepEqual(roots[0].children.map((c) => c.id).sort(), ["ins-1", "run-1", "ses-1"]);
       assert.deepEqual(roots[0].children.find((c) => c.id === "run-1")!.children.map((c) => c.id), [
         "cal-7",
+      ]);
+      const [run] = stats(x, "sessions").rows;
+      assert.deepEqual([run.run, run.session, run.sessionId, run.calls], [
+        "run-1",
+        "s",
+        "ses-1",
+        100,
       ]);
     });
   } finally {

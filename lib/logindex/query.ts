@@ -125,9 +125,9 @@ export interface ChainNode {
 }
 
 /**
- * From `id` back through what led to it: a call → the run that made it (its `parent`) and the
- * instance that served it (`instanceId`) → the daemon (the instance's `parent`, the run's
- * `daemonId`). The roots, oldest first, each with its descendants on the way to `id`.
+ * From `id` back through what led to it: a call → the run that made it (its `parent`), the
+ * instance that served it (`instanceId`) and the session it was part of (`sessionId`) → the
+ * daemon (the instance's and the session's `parent`, the run's `daemonId`). The roots, oldest first, each with its descendants on the way to `id`.
  */
 export function chain(index: LogIndex, id: string): ChainNode[] {
   const byId = index.db.prepare("SELECT raw FROM records WHERE id = ? ORDER BY tsms, seq");
@@ -141,6 +141,7 @@ export function chain(index: LogIndex, id: string): ChainNode[] {
     for (const r of records) {
       if (typeof r.parent === "string") links.push(r.parent);
       if (typeof r.instanceId === "string") links.push(r.instanceId);
+      if (typeof r.sessionId === "string") links.push(r.sessionId);
       if (typeof r.daemonId === "string") links.push(r.daemonId);
     }
     for (const link of links) {
@@ -149,8 +150,10 @@ export function chain(index: LogIndex, id: string): ChainNode[] {
       // The tree: a call sits under its run, an instance under its daemon, a run under the daemon
       // that served it; the instance that served a call is shown beside the run, under the daemon.
       if (!up.has(at) && nodes.get(link)!.records.length + 1 > 0) {
-        const isInstanceOfCall = at.startsWith("cal-") && link.startsWith("ins-");
-        if (!isInstanceOfCall) up.set(at, link);
+        // So is the session a call (or an instance) happened inside: beside, under its daemon.
+        const beside = (at.startsWith("cal-") && link.startsWith("ins-")) ||
+          link.startsWith("ses-");
+        if (!beside) up.set(at, link);
       }
     }
   };
@@ -158,7 +161,7 @@ export function chain(index: LogIndex, id: string): ChainNode[] {
   if (nodes.get(id)!.records.length === 0) {
     throw new McpxError("NOT_FOUND", `No record has the id "${id}"`, {
       hint:
-        "Ids look like cal-…, run-…, ins-…, dmn-…; `mcpx stats slowest` lists calls with theirs",
+        "Ids look like cal-…, run-…, ses-…, ins-…, dmn-…; `mcpx stats slowest` lists calls with theirs",
     });
   }
   const roots: ChainNode[] = [];
@@ -406,7 +409,10 @@ export function stats(
         rows: plain(
           db.prepare(
             `SELECT r.id AS run, max(CASE WHEN r.event = 'run.start' THEN json_extract(r.raw, '$.script') END) AS script,
-               max(r.session) AS session, min(r.ts) AS started,
+               max(r.session) AS session,
+               (SELECT s.id FROM records s WHERE s.event = 'session.start'
+                  AND json_extract(s.raw, '$.runId') = r.id ORDER BY s.seq LIMIT 1) AS sessionId,
+               min(r.ts) AS started,
                max(CASE WHEN r.event = 'run.end' THEN r.duration END) AS durationMs,
                max(CASE WHEN r.event = 'run.end' THEN json_extract(r.raw, '$.exitCode') END) AS exitCode,
                count(*) AS records,

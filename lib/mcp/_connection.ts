@@ -266,3 +266,20 @@ export class ConnectionLife {
     }
   }
 }
+
+/** A progress report of one call, as `notifications/progress` carries it. */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** The fields of a `notifications/progress` params object, or undefined when it is not one. */
+export function progressOf(params: unknown): Progress | undefined {
+  const p = params as { progress?: unknown; total?: unknown; message?: unknown } | undefined;
+  if (typeof p?.progress !== "number") return undefined;
+  const out: Progress = { progress: p.progress };
+  if (typeof p.total === "number") out.total = p.total;
+  if (typeof p.message === "string") out.message = p.message;
+  return out;
+}

@@ -42,6 +42,55 @@ export const MODERN = {
   args: ["run", ...MODERN_FLAGS, "--cached-only", "--allow-env", "--allow-read", MODERN_MAIN],
 };
 
+const ASKING_MAIN = new URL("./testdata/asking_server.ts", import.meta.url).pathname;
+
+/** The SDK-server fixture that asks for roots, reports progress, logs (testdata/asking_server.ts). */
+export const ASKING = {
+  command: Deno.execPath(),
+  args: [
+    "run",
+    ...MODERN_FLAGS,
+    "--cached-only",
+    "--allow-env",
+    "--allow-read",
+    "--allow-net=127.0.0.1",
+    ASKING_MAIN,
+  ],
+};
+
+/** The asking server over Streamable HTTP; dispose it to kill it. */
+export async function startHttpAsking(): Promise<{ url: string } & AsyncDisposable> {
+  await cacheModern();
+  const child = new Deno.Command(ASKING.command, {
+    args: [...ASKING.args, "--http"],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!/PORT \d+/.test(text)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  const port = /PORT (\d+)/.exec(text)?.[1];
+  const stop = async () => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // Already gone.
+    }
+    await child.status;
+    await reader.cancel().catch(() => {});
+  };
+  if (!port) {
+    await stop();
+    throw new Error(`the asking server did not listen: ${text}`);
+  }
+  return { url: `http://127.0.0.1:${port}/mcp`, [Symbol.asyncDispose]: stop };
+}
+
 let modernCached: Promise<void> | undefined;
 
 /**
@@ -51,7 +100,7 @@ let modernCached: Promise<void> | undefined;
 export function cacheModern(): Promise<void> {
   return modernCached ??= (async () => {
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["cache", ...MODERN_FLAGS, MODERN_MAIN],
+      args: ["cache", ...MODERN_FLAGS, MODERN_MAIN, ASKING_MAIN],
       stdin: "null",
       stdout: "null",
       stderr: "piped",

@@ -31,6 +31,11 @@ export interface ConnectOptions {
     attrs: Record<string, unknown>,
   ) => void;
   /**
+   * Hears the server's notifications: `notifications/message`, `notifications/progress` (also
+   * delivered to the call's `onProgress`) and `notifications/{tools,prompts,resources}/list_changed`.
+   */
+  onNotification?: (method: string, params: unknown) => void;
+  /**
    * Answers a request the server sends the client (`elicitation/create`,
    * `sampling/createMessage`): its result is the reply; a thrown error is a JSON-RPC error.
    * Without it every such request but `ping` is refused.

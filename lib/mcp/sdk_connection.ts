@@ -20,6 +20,7 @@ import {
   LISTING,
   listTimeout,
   logOversized,
+  progressOf,
   requesting,
   rpcError,
   START_REASONS,
@@ -36,6 +37,7 @@ import {
 import { oauthFetch } from "./oauth.ts";
 import { describeEnd, oversizedData, StdioTransport } from "./stdio_transport.ts";
 import type {
+  CallOptions,
   CallToolEnvelope,
   ConnectionEnd,
   McpConnection,
@@ -82,9 +84,17 @@ class Connection implements McpConnection {
     this.#options = options;
     this.#life = new ConnectionLife(spec.name, () => this.stderrTail());
     this.#transport = this.#createTransport();
+    const notify = (method: string, params: unknown) => {
+      try {
+        options.onNotification?.(method, params);
+      } catch {
+        // A listener's failure is its own.
+      }
+    };
     this.#client = new Client(options.clientInfo ?? { name: "mcpx", version: VERSION }, {
-      // Declared only where a handler answers them: a server that believes it can ask would
-      // otherwise wait on silence.
+      // Declared here, at construction (a handler installed after the handshake is one the server
+      // was never told about), and only where a handler answers them: a server that believes it
+      // can ask would otherwise wait on silence.
       capabilities: options.onServerRequest ? declaredCapabilities(options.capabilities) : {},
       // 2026-07-28: an input_required result is answered through the same handlers as a
       // 2025-era server request, and resent with inputResponses and the requestState exactly as
@@ -92,7 +102,14 @@ class Connection implements McpConnection {
       inputRequired: { autoFulfill: true, maxRounds: options.inputRounds ?? 8 },
       versionNegotiation: negotiationFor(spec.protocol, options.startTimeoutMs),
       listChanged: {
-        tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.#life.toolsChanged() },
+        tools: {
+          autoRefresh: false,
+          debounceMs: 0,
+          onChanged: () => {
+            this.#life.toolsChanged();
+            notify("notifications/tools/list_changed", undefined);
+          },
+        },
       },
     });
     // Transport errors are not fatal (a stray stdout line, a failed DELETE); what is fatal
@@ -103,6 +120,7 @@ class Connection implements McpConnection {
       const methods = [
         ...(options.capabilities?.elicitation ? ["elicitation/create" as const] : []),
         ...(options.capabilities?.sampling ? ["sampling/createMessage" as const] : []),
+        ...(options.capabilities?.roots ? ["roots/list" as const] : []),
       ];
       for (const method of methods) {
         this.#client.setRequestHandler(
@@ -115,12 +133,15 @@ class Connection implements McpConnection {
       }
     }
     // Whatever else the server says (log messages, prompt and resource list changes) goes to
-    // whoever listens: a gateway relays it to its own clients.
+    // whoever listens: the connection's listeners (a gateway relays it to its own clients) and
+    // the daemon's onNotification.
     this.#client.fallbackNotificationHandler = (n) => {
+      const params = (n as { params?: unknown }).params;
       this.#life.notify({
         method: n.method,
-        params: n.params as Record<string, unknown> | undefined,
+        params: params as Record<string, unknown> | undefined,
       });
+      notify(n.method, params);
       return Promise.resolve();
     };
   }
@@ -231,16 +252,30 @@ class Connection implements McpConnection {
   async callTool(
     name: string,
     args: Record<string, unknown>,
-    options: { timeoutMs: number; signal?: AbortSignal },
+    options: CallOptions,
   ): Promise<CallToolEnvelope> {
     this.#life.assertOpen(`call "${name}"`);
     const server = this.#spec.name;
     try {
       // The SDK's own timeout and signal: either one sends notifications/cancelled for the
       // request (and, over HTTP, aborts the POST that carries it; see CancellableHttpTransport).
+      const onProgress = options.onProgress;
       const result = await this.#client.callTool({ name, arguments: args }, {
         timeout: options.timeoutMs,
         signal: options.signal,
+        onprogress: onProgress
+          ? (p: unknown) => {
+            const report = progressOf(p);
+            // The SDK reports its own input_required rounds (2026-07-28) as progress: those are
+            // mcpx answering, not the server working, and are not passed on.
+            if (!report || report.message?.startsWith("Fulfilling input required by ")) return;
+            try {
+              onProgress(report);
+            } catch {
+              // A listener's failure is its own.
+            }
+          }
+          : undefined,
       });
       return result as CallToolEnvelope;
     } catch (error) {
@@ -269,6 +304,21 @@ class Connection implements McpConnection {
 
   onToolsChanged(listener: () => void): void {
     this.#life.onToolsChanged(listener);
+  }
+
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    if (this.#life.end) return;
+    if (method === "notifications/roots/list_changed") {
+      await this.#client.sendRootsListChanged().catch(() => {});
+      return;
+    }
+    await this.#client.notification({ method, params } as never).catch(() => {});
+  }
+
+  async setLoggingLevel(level: string, timeoutMs: number): Promise<void> {
+    // A server that declared no logging would refuse the request; it is not asked.
+    if (this.#client.getServerCapabilities()?.logging === undefined || this.#life.end) return;
+    await this.#client.setLoggingLevel(level as "info", { timeout: timeoutMs }).catch(() => {});
   }
 
   onNotification(listener: (n: UpstreamNotification) => void): () => void {

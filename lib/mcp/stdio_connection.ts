@@ -17,6 +17,7 @@ import {
   LISTING,
   listTimeout,
   logOversized,
+  progressOf,
   requesting,
   rpcError,
   START_REASONS,
@@ -27,6 +28,7 @@ import { waitAtMost } from "./_wait.ts";
 import { type ConnectOptions, declaredCapabilities } from "./connect.ts";
 import { describeEnd, oversizedData, StdioTransport } from "./stdio_transport.ts";
 import type {
+  CallOptions,
   CallToolEnvelope,
   ConnectionEnd,
   McpConnection,
@@ -114,6 +116,8 @@ class StdioConnection implements McpConnection {
   #closing?: Promise<void>;
   /** What the server declared in its initialize answer. */
   #capabilities?: Record<string, unknown>;
+  /** The server's requests being answered, by id: aborted when it cancels one. */
+  readonly #answering = new Map<string | number, AbortController>();
   /** Progress listeners of requests in flight, by the progress token sent (the request's id). */
   readonly #progress = new Map<string | number, (p: Record<string, unknown>) => void>();
 
@@ -248,7 +252,7 @@ class StdioConnection implements McpConnection {
   async callTool(
     name: string,
     args: Record<string, unknown>,
-    options: { timeoutMs: number; signal?: AbortSignal },
+    options: CallOptions,
   ): Promise<CallToolEnvelope> {
     this.#life.assertOpen(`call "${name}"`);
     const server = this.#spec.name;
@@ -259,6 +263,7 @@ class StdioConnection implements McpConnection {
         timeoutMs: options.timeoutMs,
         signal: options.signal,
         cancel: true,
+        onprogress: progressListener(options.onProgress),
       }) as CallToolEnvelope;
     } catch (error) {
       throw await this.#failure(error, {
@@ -318,6 +323,22 @@ class StdioConnection implements McpConnection {
         ...requesting(method),
       });
     }
+  }
+
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    if (this.#life.end) return;
+    const message = params === undefined
+      ? { jsonrpc: "2.0" as const, method }
+      : { jsonrpc: "2.0" as const, method, params };
+    await this.#transport.send(message as JSONRPCMessage).catch(() => {});
+  }
+
+  async setLoggingLevel(level: string, timeoutMs: number): Promise<void> {
+    // A server that declared no logging would refuse the request; it is not asked.
+    if (this.#capabilities?.logging === undefined || this.#life.end) return;
+    await this.#request("logging/setLevel", { level }, { timeoutMs, cancel: true }).catch(
+      () => {},
+    );
   }
 
   close(): Promise<void> {
@@ -403,21 +424,24 @@ class StdioConnection implements McpConnection {
   ): void {
     const abort = new AbortController();
     this.#life.ended.then(() => abort.abort(new Error("the connection ended")));
-    handler(method, params, { signal: abort.signal }).then(
-      (result) => ({ jsonrpc: "2.0" as const, id, result: result ?? {} }),
-      (error) => ({
-        jsonrpc: "2.0" as const,
-        id,
-        error: {
-          code: typeof (error as { rpcCode?: unknown })?.rpcCode === "number"
-            ? (error as { rpcCode: number }).rpcCode
-            : INTERNAL_ERROR,
-          message: error instanceof Error ? error.message : String(error),
-        },
-      }),
-    ).then((answer) => {
-      if (!abort.signal.aborted) this.#transport.send(answer as JSONRPCMessage).catch(() => {});
-    });
+    // The server's notifications/cancelled for it aborts the signal (see #receive).
+    this.#answering.set(id, abort);
+    handler(method, params, { signal: abort.signal }).finally(() => this.#answering.delete(id))
+      .then(
+        (result) => ({ jsonrpc: "2.0" as const, id, result: result ?? {} }),
+        (error) => ({
+          jsonrpc: "2.0" as const,
+          id,
+          error: {
+            code: typeof (error as { rpcCode?: unknown })?.rpcCode === "number"
+              ? (error as { rpcCode: number }).rpcCode
+              : INTERNAL_ERROR,
+            message: error instanceof Error ? error.message : String(error),
+          },
+        }),
+      ).then((answer) => {
+        if (!abort.signal.aborted) this.#transport.send(answer as JSONRPCMessage).catch(() => {});
+      });
   }
 
   #receive(message: JSONRPCMessage): void {
@@ -440,7 +464,18 @@ class StdioConnection implements McpConnection {
             const { progressToken: _token, ...progress } = params!;
             listener(progress);
           }
-        } else this.#life.notify({ method: m.method, ...(params ? { params } : {}) });
+        } else {
+          if (m.method === "notifications/cancelled") {
+            const id = params?.requestId;
+            if (typeof id === "string" || typeof id === "number") this.#answering.get(id)?.abort();
+          }
+          this.#life.notify({ method: m.method, ...(params ? { params } : {}) });
+        }
+        try {
+          this.#options.onNotification?.(m.method, params);
+        } catch {
+          // A listener's failure is its own.
+        }
         return;
       }
       const handler = this.#options.onServerRequest;
@@ -498,6 +533,8 @@ class StdioConnection implements McpConnection {
   }
 
   #stopAll(stop: Stop): void {
+    for (const controller of this.#answering.values()) controller.abort();
+    this.#answering.clear();
     for (const [id, pending] of [...this.#pending]) {
       this.#pending.delete(id);
       pending.reject(new Stopped(stop));
@@ -543,4 +580,20 @@ class StdioConnection implements McpConnection {
     }
     return error instanceof Error ? error.message : String(error);
   }
+}
+
+/** A call's `onProgress` as the `onprogress` of a request: reports that are not progress dropped. */
+function progressListener(
+  onProgress: CallOptions["onProgress"],
+): ((p: Record<string, unknown>) => void) | undefined {
+  if (!onProgress) return undefined;
+  return (p) => {
+    const report = progressOf(p);
+    if (!report) return;
+    try {
+      onProgress(report);
+    } catch {
+      // A listener's failure is its own.
+    }
+  };
 }

@@ -14,6 +14,11 @@ export interface ServerSpec {
   url?: string;
   headers: Record<string, string>;
   /**
+   * The working directory of the caller whose call starts it: its MCP root when the
+   * configuration names none (lib/daemon/client_half.ts).
+   */
+  callerCwd?: string;
+  /**
    * http/sse: where stored OAuth tokens for this endpoint are looked up and refreshed
    * (lib/mcp/oauth.ts); absent when the entry sets its own `Authorization` header.
    */
@@ -53,6 +58,14 @@ export interface ConnectionEnd {
   reason: string;
 }
 
+/** The options of one `callTool`. */
+export interface CallOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Asks for progress (a `progressToken` is sent) and hears each report. */
+  onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
+}
+
 /** A notification a server sent, as it came. */
 export interface UpstreamNotification {
   method: string;
@@ -78,7 +91,7 @@ export interface McpConnection {
   callTool(
     name: string,
     args: Record<string, unknown>,
-    options: { timeoutMs: number; signal?: AbortSignal },
+    options: CallOptions,
   ): Promise<CallToolEnvelope>;
   /**
    * Sends any other request (prompts, resources, completion; a gateway's relayed call) and
@@ -101,6 +114,10 @@ export interface McpConnection {
   onNotification?(listener: (notification: UpstreamNotification) => void): () => void;
   /** Called when the server sends `notifications/tools/list_changed`. */
   onToolsChanged(listener: () => void): void;
+  /** Sends a notification to the server (`notifications/roots/list_changed`). */
+  notify?(method: string, params?: Record<string, unknown>): Promise<void>;
+  /** Asks the server to send `notifications/message` at `level` and above (`logging/setLevel`). */
+  setLoggingLevel?(level: string, timeoutMs: number): Promise<void>;
   /** Closes: HTTP sessions are ended with DELETE; stdio children are killed by process group. */
   close(): Promise<void>;
 }

@@ -15,6 +15,7 @@ const discovery = () =>
 const tools = () => load<typeof import("./tool_ops.ts")>("./tool_ops.ts", import.meta.url);
 const scripts = () => load<typeof import("./script_ops.ts")>("./script_ops.ts", import.meta.url);
 const daemon = () => load<typeof import("./daemon_ops.ts")>("./daemon_ops.ts", import.meta.url);
+const events = () => load<typeof import("./events_op.ts")>("./events_op.ts", import.meta.url);
 const config = () => load<typeof import("./config_show.ts")>("./config_show.ts", import.meta.url);
 const configImports = () =>
   load<typeof import("./config_import.ts")>("./config_import.ts", import.meta.url);
@@ -54,6 +55,7 @@ export const COMMANDS: Record<string, Load> = {
   exec: from(scripts, "scriptsExec"),
   scripts: from(scripts, "scriptsList"),
   status: from(daemon, "daemonStatus"),
+  events: from(events, "eventsList"),
   start: from(daemon, "daemonStart"),
   stop: from(daemon, "daemonStop"),
   daemons: from(daemon, "daemonsList"),

@@ -24,6 +24,7 @@ import {
 import { serversRefresh, serversRestart, sessionsEnd, toolsAdHoc, toolsCall } from "./tool_ops.ts";
 import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
 import { mcpServe } from "./serve_op.ts";
+import { eventsList } from "./events_op.ts";
 import { logShow, statsShow } from "./log_ops.ts";
 import { elicitAnswer, elicitDecline, elicitList, elicitShow } from "./elicit_ops.ts";
 import { openapiShow } from "./openapi_op.ts";
@@ -45,6 +46,7 @@ export const OPERATIONS: readonly Operation[] = [
   scriptsExec,
   scriptsList,
   daemonStatus,
+  eventsList,
   serversRestart,
   serversRefresh,
   sessionsEnd,

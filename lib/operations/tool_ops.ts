@@ -214,12 +214,26 @@ export const toolsCall = defineOperation<
     }),
   async run(input, ctx) {
     const server = await adHocKey(input, ctx) ?? input.server;
+    const token = ctx.caller.progress;
+    const events = ctx.daemon?.events;
     return await registry(ctx).call({
       server,
       tool: input.tool,
       arguments: input.arguments ?? {},
       words: input.words,
       raw: input.raw,
+      // The caller hears its progress on the bus, under the token it made up.
+      ...(token && events
+        ? {
+          onProgress: (p: { progress: number; total?: number; message?: string }) =>
+            void events.publish("call.progress", {
+              token,
+              server: input.server,
+              tool: input.tool,
+              ...p,
+            }),
+        }
+        : {}),
       ...(input.handOff ? { elicitWaitMs: 0 } : {}),
       caller: {
         ...ctx.caller,

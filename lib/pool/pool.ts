@@ -395,6 +395,7 @@ export class Pool {
       server: this.def.name,
       instance: inst.id,
       key: key.key,
+      ...(key.sessionId ? { sessionId: key.sessionId } : {}),
     });
     inst.ready = (async () => {
       try {

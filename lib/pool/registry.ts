@@ -53,6 +53,15 @@ export interface RegistryDeps {
    * serve whenever they change, at most once per turn of the event loop.
    */
   live?(state: LiveState): void;
+  /** Told each call that finished, answered or not (the `call.finished` event). */
+  called?(call: {
+    server: string;
+    tool: string;
+    instance: string;
+    durationMs: number;
+    ok: boolean;
+    error?: string;
+  }): void;
   /** Told the server processes (pid, server, instance) whenever they change, like `live`. */
   children?(list: { pid: number; server: string; instance: string }[]): void;
   /**
@@ -84,6 +93,8 @@ export interface CallRequest {
    * (lib/pool/words.ts), over `arguments`.
    */
   words?: readonly string[];
+  /** Hears the call's progress (`notifications/progress`); a progress token is sent with it. */
+  onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
   /** How long a question waits for an inline answer before INPUT_REQUIRED (elicit.wait). */
   elicitWaitMs?: number;
 }
@@ -155,6 +166,15 @@ interface Run {
 
 /** How many ended sessions are remembered, so that a late call of one is refused. */
 const ENDED_KEPT = 4096;
+/** Sessions whose log id is remembered (oldest forgotten first; it then starts anew). */
+const SESSIONS_KEPT = 4096;
+
+/** What a call learnt on its way to a process: the server, the instance, the session's log id. */
+interface Served {
+  instance?: Instance;
+  server?: string;
+  sessionId?: string;
+}
 
 /** Every configured server's pool, with calls, status, restart and refresh over them. */
 export class Registry {
@@ -181,6 +201,8 @@ export class Registry {
   readonly #owned = new Map<string, Owned>();
   /** Sessions ended (oldest first): a call that names one with an owner is refused. */
   readonly #ended = new Set<string>();
+  /** Each session seen (by its key): the log id (`ses-…`) its `session.start` record created. */
+  readonly #sessionIds = new Map<string, string>();
   /** Calls in flight whose caller said which process it is: cancelled should that one die. */
   readonly #callers = new Set<{ pid: number; start: string; abort: AbortController }>();
   /** Owned sessions' calls still waiting for their process. */
@@ -386,7 +408,7 @@ export class Registry {
         "warn",
         "session.owner_exited",
         `Process ${o.pid}, which owned session "${session}", exited without ending it; ending it`,
-        { session, owner: o.pid },
+        { session, owner: o.pid, ...this.#sessionAttr(session) },
       );
       void this.endSession(session);
     }
@@ -443,6 +465,37 @@ export class Registry {
     }
   }
 
+  /**
+   * The log id of the caller's session: on the first call the daemon sees of a session key, a
+   * new `ses-…` id whose `session.start` record names the daemon as its parent, the key, and
+   * the run whose call it was (`runId`, with `minted` when that run made the key up).
+   */
+  #sessionLogId(caller: Caller): string | undefined {
+    const session = caller.session;
+    if (session === undefined) return undefined;
+    const known = this.#sessionIds.get(session);
+    if (known) return known;
+    const id = newId("ses");
+    this.#sessionIds.set(session, id);
+    if (this.#sessionIds.size > SESSIONS_KEPT) {
+      this.#sessionIds.delete(this.#sessionIds.keys().next().value!);
+    }
+    this.#deps.log("info", "session.start", `Session "${session}" began`, {
+      id,
+      parent: this.#deps.logParent,
+      session,
+      ...(caller.runId ? { runId: caller.runId } : {}),
+      ...(caller.sessionMinted ? { minted: true } : {}),
+    });
+    return id;
+  }
+
+  /** `{ sessionId }` of a session seen, else nothing. */
+  #sessionAttr(session: string): { sessionId?: string } {
+    const id = this.#sessionIds.get(session);
+    return id ? { sessionId: id } : {};
+  }
+
   #markEnded(session: string): void {
     this.#owned.delete(session);
     this.#ended.delete(session);
@@ -485,7 +538,7 @@ export class Registry {
     // One `call.end` record per call, the creating record of its `cal-…` id: made by the run
     // that asked (or the daemon), served by an instance (`instanceId`).
     const started = performance.now();
-    const served: { instance?: Instance; server?: string } = {};
+    const served: Served = {};
     let failure: unknown;
     try {
       return await this.#watched(req, served, signal);
@@ -501,6 +554,7 @@ export class Registry {
         tool: req.tool,
         ...(inst ? { instanceId: inst.logId, instance: inst.id } : {}),
         ...(req.caller.session ? { session: req.caller.session } : {}),
+        ...(served.sessionId ? { sessionId: served.sessionId } : {}),
         durationMs: Math.round((performance.now() - started) * 100) / 100,
         ok: !failure,
         ...(failure ? { error: messageOf(failure) } : {}),
@@ -510,7 +564,7 @@ export class Registry {
 
   async #watched(
     req: CallRequest,
-    served: { instance?: Instance; server?: string },
+    served: Served,
     signal?: AbortSignal,
   ): Promise<CallOutput> {
     const pid = req.caller.process;
@@ -548,7 +602,7 @@ export class Registry {
     def: ServerDef,
     pool: Pool,
     caller: Caller,
-    served: { instance?: Instance; server?: string },
+    served: Served,
   ): Promise<Lease> {
     served.server = def.name;
     const key = scopeKey(def, caller, this.#deps.discover);
@@ -565,6 +619,10 @@ export class Registry {
     const session = caller.session;
     const owned = session !== undefined && caller.owner !== undefined;
     if (owned) this.#own(session, caller);
+    served.sessionId = this.#sessionLogId(caller);
+    if (served.sessionId && session !== undefined && scopeOf(key.key) === sessionKey(session)) {
+      key.sessionId = served.sessionId;
+    }
     const acquiring = pool.acquire(key, def.pool.queueTimeoutMs);
     let lease: Lease;
     if (owned) {
@@ -597,6 +655,7 @@ export class Registry {
           server: def.name,
           key: key.key,
           instance: lease.instance.id,
+          ...(served.sessionId ? { sessionId: served.sessionId } : {}),
           reason: lease.restarted,
         },
       );
@@ -606,7 +665,7 @@ export class Registry {
 
   async #call(
     req: CallRequest,
-    served: { instance?: Instance; server?: string },
+    served: Served,
     signal?: AbortSignal,
   ): Promise<CallOutput> {
     const { def, pool } = this.entry(req.server, req.caller.selection);
@@ -620,7 +679,28 @@ export class Registry {
         : req.arguments;
       validateArguments(def.namespace, tool.name, tool.inputSchema, args);
       lease.instance.calls++;
-      const envelope = await this.#invoke(lease, def, tool.name, args, signal, req.elicitWaitMs);
+      let envelope: CallToolEnvelope;
+      try {
+        envelope = await this.#invoke(
+          lease,
+          def,
+          tool.name,
+          args,
+          signal,
+          req.elicitWaitMs,
+          req.onProgress,
+        );
+      } catch (e) {
+        this.#finished(def, tool.name, lease.instance, started, messageOf(e));
+        throw e;
+      }
+      this.#finished(
+        def,
+        tool.name,
+        lease.instance,
+        started,
+        envelope.isError ? errorText(envelope) : undefined,
+      );
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       this.#trace(def, tool.name, lease.instance, durationMs, envelope.isError === true);
       if (envelope.isError) {
@@ -653,6 +733,27 @@ export class Registry {
     }
   }
 
+  #finished(
+    def: ServerDef,
+    tool: string,
+    inst: Instance,
+    started: number,
+    error: string | undefined,
+  ): void {
+    try {
+      this.#deps.called?.({
+        server: def.namespace,
+        tool,
+        instance: inst.id,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        ok: error === undefined,
+        ...(error === undefined ? {} : { error }),
+      });
+    } catch {
+      // A listener's failure is not the call's.
+    }
+  }
+
   /**
    * One tool call with the daemon's questions watched: a call whose server asks a question waits
    * `elicitWaitMs` for the answer, then rejects INPUT_REQUIRED naming the ticket, while the call
@@ -665,10 +766,16 @@ export class Registry {
     args: Record<string, unknown>,
     signal?: AbortSignal,
     waitMs = this.#deps.elicitWaitMs ?? 2000,
+    onProgress?: CallRequest["onProgress"],
   ): Promise<CallToolEnvelope> {
     const broker = this.#deps.questions;
+    const progress = onProgress ? { onProgress } : {};
     if (!broker) {
-      return lease.conn.callTool(tool, args, { timeoutMs: def.pool.callTimeoutMs, signal });
+      return lease.conn.callTool(tool, args, {
+        timeoutMs: def.pool.callTimeoutMs,
+        signal,
+        ...progress,
+      });
     }
     // The caller's going away no longer cancels the call once it has been handed a ticket.
     const own = new AbortController();
@@ -695,6 +802,7 @@ export class Registry {
     const calling = lease.conn.callTool(tool, args, {
       timeoutMs: 2 ** 31 - 1,
       signal: own.signal,
+      ...progress,
     }).catch((e) => {
       if (!timedOut) throw e;
       throw new McpxError(
@@ -841,6 +949,15 @@ export class Registry {
     }
     // A call still waiting for its process stops it once it has it (see call()).
     await Promise.allSettled([...this.#acquiring.get(session) ?? []]);
+    const id = this.#sessionIds.get(session);
+    if (id) {
+      this.#sessionIds.delete(session);
+      this.#deps.log("info", "session.end", `Session "${session}" ended`, {
+        id,
+        session,
+        stopped: n,
+      });
+    }
     return n;
   }
 

@@ -29,6 +29,11 @@ export interface Caller {
    * call is in flight, the call is cancelled and its lease freed.
    */
   process?: number;
+  /**
+   * A token the caller made up to hear this request's progress: each report is published on the
+   * event bus as `call.progress` with it (lib/events/bus.ts).
+   */
+  progress?: string;
   /** MCPX_PARENT_SESSION_ID. */
   parentSession?: string;
   /** The profiles the caller selected: a call outside them is refused. */
@@ -56,6 +61,16 @@ export interface ScopeKey {
   degraded?: string;
   /** For a server with `"envFrom": "caller"`: the caller's values its `${VAR}` references read. */
   env?: Record<string, string>;
+  /**
+   * The working directory of the caller whose call starts the process: its default MCP root.
+   * Not part of `key`.
+   */
+  cwd?: string;
+  /**
+   * The log id (`ses-…`) of the session a `session`-scoped key belongs to: named by the
+   * instance's `server.start` record. Not part of `key`.
+   */
+  sessionId?: string;
 }
 
 /** The repository facts the `repo` and `worktree` scopes need. */
@@ -82,7 +97,8 @@ export function scopeOf(key: string): string {
  * sharing a stateful process by accident corrupts results, over-isolating only costs a process.
  */
 export function scopeKey(def: ServerDef, caller: Caller, discover: Discover): ScopeKey {
-  const key = scopeOnly(def, caller, discover);
+  const only = scopeOnly(def, caller, discover);
+  const key: ScopeKey = caller.cwd === undefined ? only : { ...only, cwd: caller.cwd };
   if (def.envFrom !== "caller") return key;
   // A process started with one caller's values never serves a caller with other values.
   const env = pick(caller.env ?? {}, def.envNames);

@@ -87,8 +87,9 @@ async function token(): Promise<string | undefined> {
   }
 }
 
-function callerHeader(): string {
+function callerHeader(progress?: string): string {
   return encodeURIComponent(JSON.stringify({
+    progress,
     cwd: env("MCPX_CALLER_CWD") ?? (deno ? deno.cwd() : g.process?.cwd?.()),
     session: env("MCPX_SESSION_ID") || undefined,
     runId: env("MCPX_RUN_ID") || undefined,
@@ -212,12 +213,20 @@ async function denoPost(
   text: string,
   caller: string,
   key: string | undefined,
+  signal?: AbortSignal,
 ): Promise<{ status: number; json: Json }> {
   const tcp = tcpEndpoint();
   const bearer = env("MCPX_DAEMON_TOKEN");
   const conn = tcp
     ? await deno.connect({ hostname: tcp.hostname, port: tcp.port })
     : await deno.connect({ transport: "unix", path: socket() });
+  // Cancelled: the connection closes, and the daemon cancels the call upstream with it.
+  const onAbort = () => {
+    try {
+      conn.close();
+    } catch { /* already closed */ }
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const body = new TextEncoder().encode(text);
     const head = new TextEncoder().encode(
@@ -238,10 +247,66 @@ async function denoPost(
     if (!answer) throw new Error("the daemon closed the connection before answering");
     return { status: answer.status, json: JSON.parse(new TextDecoder().decode(answer.body)) };
   } finally {
+    signal?.removeEventListener("abort", onAbort);
     try {
       conn.close();
     } catch { /* already closed */ }
   }
+}
+
+/**
+ * Under Deno: subscribes to the daemon's events (`GET /v1/events`, live) and hands each
+ * `call.progress` event carrying `progress` (the token) to `each`; resolves once subscribed, to
+ * the function that ends the subscription.
+ */
+async function denoProgress(
+  progress: string,
+  key: string | undefined,
+  each: (p: { progress: number; total?: number; message?: string }) => void,
+): Promise<() => void> {
+  const conn = await deno.connect({ transport: "unix", path: socket() });
+  const head = `GET /v1/events HTTP/1.1\r\nhost: mcpx\r\nconnection: close\r\n` +
+    (key === undefined ? "" : `x-mcpx-token: ${key}\r\n`) + "\r\n";
+  await conn.write(new TextEncoder().encode(head));
+  const decoder = new TextDecoder();
+  const buf = new Uint8Array(65536);
+  let text = "";
+  let subscribed = false;
+  const stop = () => {
+    try {
+      conn.close();
+    } catch { /* already closed */ }
+  };
+  // The answer's head (and the opening comment) arrive once the daemon has subscribed.
+  while (!subscribed) {
+    const n = await conn.read(buf);
+    if (n === null) return stop;
+    text += decoder.decode(buf.subarray(0, n), { stream: true });
+    subscribed = text.includes("\r\n\r\n");
+  }
+  void (async () => {
+    try {
+      for (;;) {
+        let at: number;
+        while ((at = text.indexOf("\n")) >= 0) {
+          const line = text.slice(0, at);
+          text = text.slice(at + 1);
+          if (!line.startsWith("data: ") || !line.includes(progress)) continue;
+          const event = JSON.parse(line.slice(6));
+          if (event?.type === "call.progress" && event.data?.token === progress) {
+            const { progress: p, total, message } = event.data;
+            try {
+              each({ progress: p, total, message });
+            } catch { /* the script's handler failed: not the call's failure */ }
+          }
+        }
+        const n = await conn.read(buf);
+        if (n === null) return;
+        text += decoder.decode(buf.subarray(0, n), { stream: true });
+      }
+    } catch { /* closed */ }
+  })();
+  return stop;
 }
 
 async function nodePost(
@@ -249,6 +314,7 @@ async function nodePost(
   text: string,
   caller: string,
   key: string | undefined,
+  signal?: AbortSignal,
 ): Promise<{ status: number; json: Json }> {
   const headers: Record<string, string> = {
     "content-type": "application/json",
@@ -262,8 +328,8 @@ async function nodePost(
   const http = await import("node:http");
   return await new Promise((resolve, reject) => {
     const options = tcp
-      ? { host: tcp.hostname, port: tcp.port, path, method: "POST", headers }
-      : { socketPath: socket(), path, method: "POST", headers };
+      ? { host: tcp.hostname, port: tcp.port, path, method: "POST", headers, signal }
+      : { socketPath: socket(), path, method: "POST", headers, signal };
     const req = http.request(options, (res) => {
       const chunks: string[] = [];
       res.setEncoding("utf8");
@@ -281,7 +347,11 @@ async function nodePost(
   });
 }
 
-async function post(path: string, body: unknown): Promise<{ status: number; json: Json }> {
+async function post(
+  path: string,
+  body: unknown,
+  options: CallOptions = {},
+): Promise<{ status: number; json: Json }> {
   // In mcpx's Worker the run may start before the daemon has answered: wait for the word.
   const ready = g[Symbol.for("mcpx.daemon")];
   if (ready) {
@@ -289,7 +359,28 @@ async function post(path: string, body: unknown): Promise<{ status: number; json
     if (problem) throw new Error(problem);
   }
   const text = JSON.stringify(body);
-  return await (deno ? denoPost : nodePost)(path, text, callerHeader(), await token());
+  const key = await token();
+  if (!deno) return await nodePost(path, text, callerHeader(), key, options.signal);
+  const onProgress = options.onProgress;
+  // Progress is heard over the local socket; a daemon reached over TCP gives none.
+  if (!onProgress || tcpEndpoint()) {
+    return await denoPost(path, text, callerHeader(), key, options.signal);
+  }
+  const progress = crypto.randomUUID();
+  const stop = await denoProgress(progress, key, onProgress).catch(() => () => {});
+  try {
+    return await denoPost(path, text, callerHeader(progress), key, options.signal);
+  } finally {
+    stop();
+  }
+}
+
+/** What a call may be given besides its arguments. */
+export interface CallOptions {
+  /** Hears the tool's progress reports (under Deno). */
+  onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
+  /** Cancels the call: the server is sent `notifications/cancelled`. */
+  signal?: AbortSignal;
 }
 
 function withRaw(value: Json, raw: RawResult): Json {
@@ -305,13 +396,21 @@ export async function call(
   server: string,
   tool: string,
   args: Record<string, unknown> = {},
+  options: CallOptions = {},
 ): Promise<ToolResult> {
   let answer: { status: number; json: Json };
   try {
     // With a handler installed, a question comes back at once rather than after elicit.wait.
     const ask = handlers.elicit || handlers.sample ? "&handOff=true" : "";
-    answer = await post(`/v1/call/${server}/${encodeURIComponent(tool)}?raw=true${ask}`, args);
+    answer = await post(
+      `/v1/call/${server}/${encodeURIComponent(tool)}?raw=true${ask}`,
+      args,
+      options,
+    );
   } catch (e) {
+    if (options.signal?.aborted) {
+      throw new ToolError(server, tool, "CANCELLED", `${server}.${tool} was cancelled`);
+    }
     throw new ToolError(
       server,
       tool,

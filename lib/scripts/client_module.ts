@@ -79,9 +79,9 @@ export function renderClientModule(
       // starts), instead of a script failing on "x.y is not a function".
       api += `\n${jsdoc(`${n.description ? `${n.description}\n` : ""}Not listed: ${n.error}`, "")}`;
       api +=
-        `export const ${n.ns}: Record<string, (args?: Record<string, unknown>) => Promise<ToolResult>> = new Proxy({}, {\n  get: (_, tool) => typeof tool === "string" && tool !== "then" ? (args: Record<string, unknown> = {}) => call(${
+        `export const ${n.ns}: Record<string, (args?: Record<string, unknown>, options?: CallOptions) => Promise<ToolResult>> = new Proxy({}, {\n  get: (_, tool) => typeof tool === "string" && tool !== "then" ? (args: Record<string, unknown> = {}, options?: CallOptions) => call(${
           JSON.stringify(n.ns)
-        }, tool, args) : undefined,\n});\n`;
+        }, tool, args, options) : undefined,\n});\n`;
       continue;
     }
     api += `\n${jsdoc(n.description, "")}export const ${n.ns} = {\n`;
@@ -95,9 +95,9 @@ export function renderClientModule(
       const required = t.inputSchema?.required;
       api += `  ${id}: (args: ${options.typeOf(t.inputSchema)}${
         Array.isArray(required) && required.length > 0 ? "" : " = {}"
-      }): Promise<ToolResult<${out}>> =>\n    call(${JSON.stringify(n.ns)}, ${
-        JSON.stringify(t.name)
-      }, args) as Promise<ToolResult<${out}>>,\n`;
+      }, options?: CallOptions): Promise<ToolResult<${out}>> =>\n    call(${
+        JSON.stringify(n.ns)
+      }, ${JSON.stringify(t.name)}, args, options) as Promise<ToolResult<${out}>>,\n`;
       meta.push({
         namespace: n.ns,
         tool: t.name,

@@ -170,6 +170,31 @@ export const SETTINGS = {
     detail:
       "A stdio server starts with PATH, HOME, USER, LOGNAME, SHELL, TZ, TMPDIR, LANG, LANGUAGE, LC_*, the proxy and certificate variables (HTTPS_PROXY, NO_PROXY, SSL_CERT_FILE, NODE_EXTRA_CA_CERTS and the like) from the daemon's environment, then these names, then its own `env` - never the rest of the environment of whichever command started the daemon, such as its secrets or MCPX_SESSION_ID. A `${VAR}` in a server's entry reads the daemon's environment, or each calling command's when its mcpx block says \"envFrom\": \"caller\".",
   },
+  "servers.roots": {
+    type: "string",
+    default: "",
+    doc:
+      "Directories every server is told it may work within (MCP roots), comma-separated; empty for the caller's working directory",
+    detail:
+      "A server that asks (`roots/list`) is answered with its mcpx block's \"roots\" if it has them, else these, else the working directory of the command whose call started its process. Relative paths are read from the configuration file's directory. A configuration edit that changes them sends `notifications/roots/list_changed` to the servers already running.",
+  },
+  "servers.logLevel": {
+    type: "enum",
+    values: [
+      "off",
+      "debug",
+      "info",
+      "notice",
+      "warning",
+      "error",
+      "critical",
+      "alert",
+      "emergency",
+    ],
+    default: "info",
+    doc:
+      "The level asked of servers that log (`logging/setLevel`); their messages go to the daemon's log with the server's name",
+  },
   "daemon.maxMessageBytes": {
     type: "integer",
     default: "67108864",

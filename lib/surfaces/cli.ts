@@ -260,13 +260,22 @@ export async function execute(
     op as Operation & { http: { method: string; path: string } },
     input,
   );
-  const answer = await callDaemon(ctx, {
-    method: op.http.method,
-    path,
-    body,
-    start: op.where.daemon === "start",
-    caller: ctx.callerInfo(),
-  });
+  const method = op.http.method;
+  const send = (progress?: string) =>
+    callDaemon(ctx, {
+      method,
+      path,
+      body,
+      start: (op.where as { daemon: string }).daemon === "start",
+      caller: progress === undefined ? ctx.callerInfo() : { ...ctx.callerInfo(), progress },
+    });
+  // A tool call's progress is drawn on stderr while it runs (lib/surfaces/progress.ts).
+  const answer = op.id === "tools.call"
+    ? await (await load<typeof import("./progress.ts")>(
+      "./progress.ts",
+      import.meta.url,
+    )).withProgress(ctx, send)
+    : await send();
   return answer ? answer.value : await op.offline!(input, ctx);
 }
 

@@ -6,6 +6,7 @@ import { messageOf } from "../errors.ts";
 import { buildRouter } from "./http.ts";
 import { CALLER_HEADER, decodeCaller } from "../daemon/wire.ts";
 import type { McpHost, McpHttpHandler } from "./mcp.ts";
+import { McpxError, toProblem } from "../errors.ts";
 import type { McpConnection } from "../mcp/types.ts";
 
 /** `--json` as a flag: a tool's answer is the operation's document, never its terminal form. */
@@ -26,7 +27,9 @@ export function runDaemon(
     let mcp: Promise<McpHttpHandler> | undefined;
     const gateways = new Map<string, Promise<McpHttpHandler>>();
     return (req) => {
-      const path = new URL(req.url).pathname;
+      const url = new URL(req.url);
+      const path = url.pathname;
+      if (path === "/v1/events") return Promise.resolve(eventsResponse(req, url, context));
       const exposed = /^\/mcp\/([^/]+)$/.exec(path);
       if (exposed) {
         // Gateway mode: /mcp/<ns> (or <ns>,<ns>… with namespaced names), each its own endpoint.
@@ -44,6 +47,38 @@ export function runDaemon(
       return mcp.then((h) => h.fetch(req));
     };
   });
+}
+
+/**
+ * `GET /v1/events`: the daemon's bus as server-sent events (lib/events/bus.ts). `?since=N` or
+ * `Last-Event-ID` replays what followed N (`0`: all retained), no position is live only;
+ * `?follow=false` ends after the replay.
+ */
+async function eventsResponse(
+  req: Request,
+  url: URL,
+  context: (req: Request) => Context,
+): Promise<Response> {
+  const problem = (error: McpxError) => {
+    const body = toProblem(error);
+    return new Response(JSON.stringify(body), {
+      status: body.status,
+      headers: { "content-type": "application/problem+json" },
+    });
+  };
+  if (req.method !== "GET") {
+    return problem(new McpxError("USAGE", `${req.method} is not allowed on /v1/events: use GET`));
+  }
+  const { sseResponse, startOf } = await load<typeof import("../events/bus.ts")>(
+    "../events/bus.ts",
+    import.meta.url,
+  );
+  const bus = context(req).daemon?.events;
+  if (!bus) return problem(new McpxError("INTERNAL", "This daemon has no event bus"));
+  const since = startOf(url, req.headers);
+  if (typeof since === "string") return problem(new McpxError("USAGE", since));
+  const follow = url.searchParams.get("follow") !== "false";
+  return sseResponse(bus, since, { follow, signal: req.signal });
 }
 
 /** The `/mcp` handler: each tool's operation runs here, in the daemon, under its MCP session. */

@@ -47,7 +47,12 @@ Deno.test("call: real servers over stdio, result forms, and what goes wrong", as
   await box.write("work/.mcpx.json", {
     mcpServers: {
       everything: npmServer("server-everything"),
-      filesystem: npmServer("server-filesystem", [join(box.root, "files")]),
+      // The server works within the roots mcpx answers with (by default the caller's directory),
+      // in place of its arguments' directories: the roots name the same one.
+      filesystem: {
+        ...npmServer("server-filesystem", [join(box.root, "files")]),
+        mcpx: { roots: [join(box.root, "files")] },
+      },
       memory: {
         ...npmServer("server-memory"),
         env: { MEMORY_FILE_PATH: join(box.root, "memory.jsonl") },

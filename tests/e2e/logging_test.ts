@@ -111,6 +111,69 @@ Deno.test("logging: a run's tool call links to its run, its server instance and 
   assert.deepEqual(env.logs.map((x) => x.msg), ["asking for hi", "answered"]);
 });
 
+Deno.test("logging: a call inside a session links to the session, which the daemon created, and to its instance", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { sess: { ...faultyServer(), mcpx: { sharing: "exclusive", scope: "session" } } },
+  });
+  await box.write(
+    "work/s.ts",
+    `export default async () => String(await sess.echo({ text: "a" })) + String(await sess.echo({ text: "b" }));\n`,
+  );
+  const first = await box.mcpx(["run", "./s.ts"]);
+  assert.equal(first.code, 0, first.stderr);
+  const all = records(box);
+  const byId = (id: unknown, event: string) =>
+    all.filter((x) => x.id === id && x.event === event) as Rec[];
+  const calls = all.filter((x) => x.event === "call.end" && x.server === "sess");
+  assert.equal(calls.length, 2, JSON.stringify(all.map((x) => x.event)));
+  const [call] = calls;
+  assert.match(String(call.sessionId), /^ses-[0-9a-f]{16}$/);
+  assert.equal(calls[1].sessionId, call.sessionId, "one session, one id");
+
+  // call → session → daemon: one session.start, created by the daemon, naming the key and the run.
+  const [start, ...more] = byId(call.sessionId, "session.start");
+  assert.ok(start, `no session.start for ${call.sessionId}`);
+  assert.equal(more.length, 0);
+  assert.equal(start.session, call.session);
+  assert.equal(start.runId, call.parent);
+  assert.equal(start.minted, true);
+  const [daemon] = byId(start.parent, "daemon.start");
+  assert.ok(daemon, `no daemon.start for ${start.parent}`);
+  // The run minted the session, so it ended with the run: a session.end without a parent.
+  const [end] = byId(call.sessionId, "session.end");
+  assert.ok(end, `no session.end for ${call.sessionId}`);
+  assert.equal(end.parent, undefined, "only the creating record carries a parent");
+  assert.equal(end.stopped, 1);
+
+  // call → instance: the session-scoped instance names the same session, and the same daemon.
+  const [instance] = byId(call.instanceId, "server.start");
+  assert.ok(instance, `no server.start for ${call.instanceId}`);
+  assert.equal(instance.sessionId, call.sessionId);
+  assert.equal(instance.parent, daemon.id);
+  assert.equal(instance.key, `session:${call.session}`);
+
+  // A chain from the call shows its session beside its instance and its run, under the daemon.
+  const chained = await box.json<{ chain: { id: string; children: { id: string }[] }[] }>([
+    "log",
+    "--chain",
+    String(call.id),
+  ]);
+  assert.deepEqual(chained.chain.map((n) => n.id), [daemon.id]);
+  assert.deepEqual(
+    chained.chain[0].children.map((c) => c.id).sort(),
+    [call.instanceId, call.parent, call.sessionId].map(String).sort(),
+  );
+
+  // Another run mints another session: another id, another session.start.
+  const second = await box.mcpx(["run", "./s.ts"]);
+  assert.equal(second.code, 0, second.stderr);
+  const later = records(box).filter((x) => x.event === "call.end" && x.server === "sess");
+  assert.equal(later.length, 4);
+  assert.notEqual(later[3].sessionId, call.sessionId);
+  assert.equal(records(box).filter((x) => x.event === "session.start").length, 2);
+});
+
 const BUSY = `export default async function main(args: string[]) {
   for (let i = 0; i < 200; i++) {
     log.info("record {i} of {tag}", { i, tag: args[0], fill: "x".repeat(i * 37) });
