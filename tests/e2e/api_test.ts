@@ -328,3 +328,31 @@ Deno.test("api serve: a document as a configured namespace and as an ad-hoc serv
     await api.server.shutdown();
   }
 });
+
+Deno.test("paths.apis: documents in the configuration are namespaces", async () => {
+  await using box = await Sandbox.create();
+  const api = petstore();
+  try {
+    await box.write("work/.mcpx.json", {
+      paths: { apis: `${api.base}/docs/3.1.json, pets2=${api.base}/docs/2.0.json` },
+      mcpServers: {},
+    });
+    const refreshed = await box.mcpx(["refresh"]);
+    assert.equal(refreshed.code, 0, refreshed.stderr + refreshed.stdout);
+    const ls = await box.json<{ namespaces: { namespace: string; tools: number }[] }>(["ls"]);
+    assert.deepEqual(ls.namespaces.map((n) => [n.namespace, n.tools]), [["_3_1", 2], ["pets2", 1]]);
+    const out = await box.json<{ content: { text: string }[] }>([
+      "call",
+      "pets2.findPetsByStatus",
+      "status=available",
+    ]);
+    assert.deepEqual(JSON.parse(out.content[0].text).map((p: { id: number }) => p.id), [1]);
+    await box.write("work/.mcpx.json", { paths: { apis: "=x" }, mcpServers: {} });
+    const bad = await box.mcpx(["ls"]);
+    assert.equal(bad.code, 3);
+    assert.match(bad.stderr, /"=x" in paths\.apis/);
+    await box.mcpx(["daemon", "stop"]);
+  } finally {
+    await api.server.shutdown();
+  }
+});
