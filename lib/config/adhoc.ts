@@ -66,9 +66,11 @@ function stem(word: string): string {
 export function stdioNamespace(words: readonly string[]): string {
   const program = stem(words[0]);
   if (RUNNERS.has(program)) {
-    const skip = new Set(["run", "x", "exec", "--from", "-p", "--package"]);
+    // Subcommands of a runner (`deno run`, `bun x`), and options whose value is the next word.
+    const verbs = new Set(["run", "x", "exec"]);
+    const valued = new Set(["--from", "-p", "--package", "--with", "--config", "-c"]);
     const target = words.slice(1).find((w, i, all) =>
-      !w.startsWith("-") && !skip.has(w) && !skip.has(all[i - 1] ?? "")
+      !w.startsWith("-") && !verbs.has(w) && !valued.has(all[i - 1] ?? "")
     );
     if (target) return toNamespace(stem(target));
   }
