@@ -164,7 +164,9 @@ export const namespacesList = defineOperation<
           state: "ready",
           description: `ad hoc: ${input.stdio ?? input.url}`,
         }],
-        next: NEXT_READY,
+        next: `Next: \`mcpx types ${
+          input.stdio !== undefined ? "--stdio <the same command line>" : "--url <the same URL>"
+        }\` for signatures, \`mcpx call\` with it and a tool's name to call one.`,
       };
     }
     // The daemon is asked first, so that it answers while the cache is read.
