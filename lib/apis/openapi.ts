@@ -168,9 +168,12 @@ export async function loadApi(
   options: { methods?: "reads" | "all"; deprecated?: boolean } = {},
 ): Promise<Api> {
   const at = locationOf(spec, cwd);
-  const { default: SwaggerParser } = await load<
-    { default: typeof import("@apidevtools/swagger-parser") }
-  >("@apidevtools/swagger-parser", import.meta.url);
+  const parser = await load<typeof import("@apidevtools/swagger-parser")>(
+    "@apidevtools/swagger-parser",
+    import.meta.url,
+  );
+  // A CommonJS module: its class is the namespace's default export.
+  const SwaggerParser = (parser as unknown as { default: typeof parser }).default;
   let doc: Obj;
   // The servers as written: the parser rewrites relative ones (and loses the port doing so).
   let written: Obj = {};
