@@ -565,6 +565,9 @@ export function serverDefs(
   for (const [name, raw] of Object.entries(config.mcpServers)) {
     entries[name] = checkServer(name, raw, config.path);
   }
+  for (const [name, entry] of Object.entries(apiEntries(config))) {
+    if (!Object.hasOwn(entries, name)) entries[name] = entry;
+  }
   // Each adapter is a server entry running `mcpx adapter serve` on its own declaration.
   const adapters = new Map<string, Adapter>();
   for (const a of options.adapters ?? []) {
@@ -726,6 +729,50 @@ export function serverDefs(
     });
   }
   return defs;
+}
+
+/**
+ * The `paths.apis` of the primary configuration file, as server entries running
+ * `mcpx api serve --spec <document>` (docs/sources.md).
+ */
+function apiEntries(config: McpxConfig): Record<string, ServerConfig> {
+  const nested = isObject(config.data.paths) ? config.data.paths.apis : undefined;
+  const value = nested ?? config.data["paths.apis"];
+  if (value === undefined || value === "") return {};
+  const list = Array.isArray(value) ? value : typeof value === "string" ? value.split(",") : null;
+  if (!list || !list.every((v) => typeof v === "string")) {
+    throw new McpxError(
+      "CONFIG_INVALID",
+      `"paths.apis" in ${config.path} must be a list of OpenAPI documents (files or URLs)`,
+    );
+  }
+  const dir = config.path.slice(0, config.path.lastIndexOf("/")) || "/";
+  const out: Record<string, ServerConfig> = {};
+  for (const raw of list.map((v) => v.trim()).filter((v) => v)) {
+    const eq = /^([A-Za-z_][\w-]*)=(.+)$/.exec(raw);
+    if (!eq && raw.includes("=") && !/^https?:/i.test(raw)) {
+      throw new McpxError(
+        "CONFIG_INVALID",
+        `"${raw}" in paths.apis of ${config.path} is not <name>=<document>`,
+        { hint: "Write a file or URL, or name=<file or URL>" },
+      );
+    }
+    let spec = eq ? eq[2] : raw;
+    const remote = /^https?:\/\//i.test(spec);
+    if (!remote && !spec.startsWith("/")) spec = `${dir}/${spec.replace(/^\.\//, "")}`;
+    const last = (remote ? new URL(spec).pathname : spec).split("/").filter((p) => p).at(-1) ?? "";
+    let name = eq ? eq[1] : last.replace(/\.(json|ya?ml)$/i, "");
+    if (!eq && (name === "" || /^(openapi|swagger|api|spec)$/i.test(name)) && remote) {
+      name = new URL(spec).hostname.split(".")[0];
+    }
+    if (!Object.hasOwn(out, name)) {
+      out[name] = {
+        ...selfCommand(["api", "serve", "--spec", spec]),
+        mcpx: { description: `OpenAPI document ${spec}` },
+      };
+    }
+  }
+  return out;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

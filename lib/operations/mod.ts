@@ -1,5 +1,7 @@
 import type { Operation } from "./define.ts";
 import { configShow } from "./config_show.ts";
+import { configImport } from "./config_import.ts";
+import { apiCall, apiServe, apiTools } from "./api_ops.ts";
 import { configTrust } from "./trust_op.ts";
 import { auth } from "./auth_ops.ts";
 import {
@@ -19,7 +21,7 @@ import {
   toolsSearch,
   toolsTypes,
 } from "./discovery_ops.ts";
-import { serversRefresh, serversRestart, sessionsEnd, toolsCall } from "./tool_ops.ts";
+import { serversRefresh, serversRestart, sessionsEnd, toolsAdHoc, toolsCall } from "./tool_ops.ts";
 import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
 import { mcpServe } from "./serve_op.ts";
 import { eventsList } from "./events_op.ts";
@@ -38,6 +40,7 @@ export const OPERATIONS: readonly Operation[] = [
   toolsSchema,
   clientWrite,
   toolsCall,
+  toolsAdHoc,
   promptsGet,
   resourcesRead,
   scriptsRun,
@@ -63,6 +66,10 @@ export const OPERATIONS: readonly Operation[] = [
   logShow,
   statsShow,
   configShow,
+  configImport,
+  apiTools,
+  apiCall,
+  apiServe,
   configTrust,
   auth,
   openapiShow,

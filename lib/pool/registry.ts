@@ -187,6 +187,8 @@ export class Registry {
   /** Per pool: the configured names and the namespaces leasing from it, in configuration order. */
   readonly #names = new Map<Pool, string[]>();
   readonly #namespaces = new Map<Pool, string[]>();
+  /** Ad-hoc servers (`--stdio`, `--url`) by their key, `adhoc:<identity>`; kept over reloads. */
+  readonly #adHoc = new Map<string, { def: ServerDef; pool: Pool }>();
   /** Pools with at least one instance: what the timers and the live state walk. */
   readonly #active = new Set<Pool>();
   readonly #deps: RegistryDeps;
@@ -255,6 +257,27 @@ export class Registry {
       this.#entries.set(def.namespace, entry);
       if (!this.#byName.has(def.name)) this.#byName.set(def.name, entry);
     }
+    // Ad-hoc pools outlive a reload: nothing in the configuration names them.
+    for (const [key, { pool }] of this.#adHoc) this.#pools.set(key, pool);
+  }
+
+  /**
+   * Takes up an ad-hoc server (`mcpx call --stdio …`, `--url …`) and returns the key a call
+   * names it by. The same definition gets the same key, so repeated calls reuse its pool and its
+   * processes; the key (`adhoc:` and the identity) is never a configured namespace.
+   */
+  adHoc(def: ServerDef): string {
+    const key = `adhoc:${def.identity}`;
+    const known = this.#adHoc.get(key);
+    if (known) {
+      known.def = def;
+      known.pool.def = def;
+      return key;
+    }
+    const pool = new Pool(def, this.#poolDeps);
+    this.#adHoc.set(key, { def, pool });
+    this.#pools.set(key, pool);
+    return key;
   }
 
   /**
@@ -484,6 +507,8 @@ export class Registry {
   entry(name: string, selection?: Selection): { def: ServerDef; pool: Pool } {
     const all = () => [...this.#entries.values()];
     const visible = selection ? selectServers(all().map((e) => e.def), selection) : undefined;
+    const adHoc = this.#adHoc.get(name);
+    if (adHoc) return adHoc;
     const found = this.#entries.get(name) ?? this.#byName.get(name);
     if (found && visible && !visible.includes(found.def)) {
       throw new McpxError(

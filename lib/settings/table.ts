@@ -319,6 +319,14 @@ export const SETTINGS = {
     detail:
       "Linux allows 107 bytes and macOS 103. Lowering it forces the fallback, which tests use.",
   },
+  "paths.apis": {
+    type: "string",
+    default: "",
+    doc:
+      "OpenAPI documents served as namespaces, comma-separated files or URLs (`name=` in front names one)",
+    detail:
+      'Read from the primary configuration file only (`"paths": { "apis": "./petstore.json, pets=https://…/openapi.json" }`), so that the daemon and `ls` see the same servers. Each document becomes a server running `mcpx api serve --spec <document>`: reads only, deprecated operations left out. Its namespace is the name given, else the file\'s or URL\'s last part without its extension. A configured server of the same name wins. Relative files are read against the configuration file\'s folder. Credentials need a server entry of its own (`mcpx api serve --bearer-env …`, docs/sources.md).',
+  },
   "paths.scripts": {
     type: "string",
     default: "",
