@@ -13,3 +13,4 @@ export { buildRouter } from "./lib/surfaces/http.ts";
 export { VERSION } from "./lib/version.ts";
 export { ingest, type LogIndex, openIndex } from "./lib/logindex/index.ts";
 export { chain, findRecords, readSql, STATS, stats } from "./lib/logindex/query.ts";
+export { OPENCODE_REPORTS, opencodeDbPath, opencodeStats } from "./lib/logindex/opencode.ts";

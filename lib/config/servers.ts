@@ -4,6 +4,7 @@ import { didYouMean, editDistance } from "../near.ts";
 import { toNamespace } from "../names.ts";
 import type { McpxConfig } from "./load.ts";
 import { ENV_FROM, referencedVariables } from "./server_env.ts";
+import { selfCommand } from "../_self.ts";
 
 /** One entry of `mcpServers`, as other MCP hosts write it, plus mcpx's own block. */
 export interface ServerConfig {
@@ -51,6 +52,17 @@ export interface PoolSettings {
   queueTimeoutMs: number;
 }
 
+/** What the server model needs of an adapter declaration (lib/adapters/declare.ts). */
+export interface AdapterSource {
+  name: string;
+  description?: string;
+  /** The file it was declared in. */
+  file: string;
+  /** 16 hex digits over the declaration: a server's identity changes when it does. */
+  digest: string;
+}
+type Adapter = AdapterSource;
+
 /** A configured server as the daemon uses it. */
 export interface ServerDef {
   /** The key under `mcpServers`. */
@@ -72,6 +84,8 @@ export interface ServerDef {
   envFrom: (typeof ENV_FROM)[number];
   /** The variables its entry references as `${VAR}`. */
   envNames: string[];
+  /** The adapter declaration this server runs (`mcpx adapter serve`), if it is one. */
+  adapter?: Adapter;
   /** The server this one exposes again under another namespace, if it is an alias. */
   aliasOf?: string;
   /**
@@ -83,6 +97,13 @@ export interface ServerDef {
   profiles: string[];
   /** Whether the server is in the default set. */
   isDefault: boolean;
+  /**
+   * The tools as this namespace shows them, after its `curate` block: renamed, with fixed and
+   * hidden parameters taken out of their input schemas. Filters (`showsTool`) apply first.
+   */
+  curateTools<T extends { name: string; inputSchema: Record<string, unknown> }>(tools: T[]): T[];
+  /** The server's own name of a tool shown as `name`, and the arguments fixed for it. */
+  curatedCall(name: string): { tool: string; fixed: Record<string, unknown>; hidden: string[] };
   /** Whether a tool is visible (and callable) through this namespace. */
   showsTool(name: string): boolean;
   /** The configured tags of one tool: the server's `tags`, then its `toolTags` entries. */
@@ -299,6 +320,7 @@ const MCPX_KEYS = [
   "envFrom",
   "roots",
   "oauth",
+  "curate",
 ];
 
 /** Keys of a server entry outside its `mcpx` block that mcpx reads. */
@@ -330,6 +352,7 @@ const BLOCK_ONLY = new Set([
   "toolTags",
   "envFrom",
   "oauth",
+  "curate",
 ]);
 
 /**
@@ -400,6 +423,111 @@ function tagsOfBlock(block: Record<string, unknown>, where: string): (tool: stri
   };
 }
 
+/** One tool's curation: a new name, arguments fixed (and hidden), parameters hidden. */
+interface Curation {
+  rename?: string;
+  fixed: Record<string, unknown>;
+  hide: string[];
+}
+
+/**
+ * The `curate` block: `{ "<tool>": { "rename"?: "new_name", "fixed"?: { arg: value }, "hide"?:
+ * ["param"] } }` (docs/configuration.md, "Curating tools").
+ */
+function curationOf(
+  block: Record<string, unknown>,
+  where: string,
+): Pick<ServerDef, "curateTools" | "curatedCall"> {
+  const raw = block.curate;
+  const byTool = new Map<string, Curation>();
+  if (raw !== undefined) {
+    if (!isObject(raw)) {
+      throw new McpxError(
+        "CONFIG_INVALID",
+        `${where}: "curate" must be an object from tool names to { rename, fixed, hide }`,
+        { hint: `e.g. "curate": { "search": { "rename": "find", "fixed": { "limit": 5 } } }` },
+      );
+    }
+    const shown = new Map<string, string>();
+    for (const [tool, c] of Object.entries(raw)) {
+      const at = `${where}: "curate.${tool}"`;
+      if (!isObject(c)) throw new McpxError("CONFIG_INVALID", `${at} must be an object`);
+      for (const k of Object.keys(c)) {
+        if (!["rename", "fixed", "hide"].includes(k)) {
+          throw new McpxError(
+            "CONFIG_INVALID",
+            `${at}: unknown field "${k}"${didYouMean(k, ["rename", "fixed", "hide"])}`,
+          );
+        }
+      }
+      if (c.rename !== undefined && (typeof c.rename !== "string" || c.rename === "")) {
+        throw new McpxError("CONFIG_INVALID", `${at}: "rename" must be a tool name`);
+      }
+      if (c.fixed !== undefined && !isObject(c.fixed)) {
+        throw new McpxError("CONFIG_INVALID", `${at}: "fixed" must be an object of arguments`);
+      }
+      if (
+        c.hide !== undefined &&
+        !(Array.isArray(c.hide) && c.hide.every((h) => typeof h === "string"))
+      ) {
+        throw new McpxError("CONFIG_INVALID", `${at}: "hide" must be an array of parameter names`);
+      }
+      const name = (c.rename as string | undefined) ?? tool;
+      const clash = shown.get(name);
+      if (clash !== undefined) {
+        throw new McpxError(
+          "CONFIG_INVALID",
+          `${at}: "${name}" is also the name "curate.${clash}" shows`,
+        );
+      }
+      shown.set(name, tool);
+      byTool.set(tool, {
+        rename: c.rename as string | undefined,
+        fixed: (c.fixed ?? {}) as Record<string, unknown>,
+        hide: (c.hide ?? []) as string[],
+      });
+    }
+  }
+  const original = new Map<string, string>();
+  for (const [tool, c] of byTool) if (c.rename !== undefined) original.set(c.rename, tool);
+  return {
+    curateTools<T extends { name: string; inputSchema: Record<string, unknown> }>(tools: T[]) {
+      if (byTool.size === 0) return tools;
+      const out: T[] = [];
+      for (const t of tools) {
+        const c = byTool.get(t.name);
+        // A tool whose name another tool was renamed to is shadowed by it.
+        if (c?.rename === undefined && (original.get(t.name) ?? t.name) !== t.name) continue;
+        if (!c) {
+          out.push(t);
+          continue;
+        }
+        const drop = new Set([...Object.keys(c.fixed), ...c.hide]);
+        const schema = { ...t.inputSchema };
+        if (isObject(schema.properties)) {
+          schema.properties = Object.fromEntries(
+            Object.entries(schema.properties).filter(([k]) => !drop.has(k)),
+          );
+        }
+        if (Array.isArray(schema.required)) {
+          schema.required = schema.required.filter((k) => !drop.has(String(k)));
+        }
+        out.push({ ...t, name: c.rename ?? t.name, inputSchema: schema });
+      }
+      return out;
+    },
+    curatedCall(name: string) {
+      const tool = original.get(name) ?? name;
+      const c = byTool.get(tool);
+      return {
+        tool,
+        fixed: c?.fixed ?? {},
+        hidden: c ? [...Object.keys(c.fixed), ...c.hide] : [],
+      };
+    },
+  };
+}
+
 /**
  * Turns a configuration into server definitions, checking every field mcpx reads: the
  * entries' connection fields, their `mcpx` blocks and the top-level `pool` block.
@@ -410,7 +538,7 @@ function tagsOfBlock(block: Record<string, unknown>, where: string): (tool: stri
  */
 export function serverDefs(
   config: McpxConfig,
-  options: { warnings?: string[]; queueTimeoutMs?: number } = {},
+  options: { warnings?: string[]; queueTimeoutMs?: number; adapters?: readonly Adapter[] } = {},
 ): ServerDef[] {
   const warnings = options.warnings ?? [];
   for (const key of Object.keys(config.pool)) {
@@ -436,6 +564,26 @@ export function serverDefs(
   const entries: Record<string, ServerConfig> = {};
   for (const [name, raw] of Object.entries(config.mcpServers)) {
     entries[name] = checkServer(name, raw, config.path);
+  }
+  for (const [name, entry] of Object.entries(apiEntries(config))) {
+    if (!Object.hasOwn(entries, name)) entries[name] = entry;
+  }
+  // Each adapter is a server entry running `mcpx adapter serve` on its own declaration.
+  const adapters = new Map<string, Adapter>();
+  for (const a of options.adapters ?? []) {
+    if (Object.hasOwn(entries, a.name)) {
+      throw new McpxError(
+        "CONFIG_INVALID",
+        `Adapter "${a.name}" in ${a.file} has the name of a configured server in ${config.path}; rename one`,
+      );
+    }
+    const self = selfCommand(["adapter", "serve", a.name, "--file", a.file]);
+    entries[a.name] = {
+      command: self.command,
+      args: self.args,
+      ...(a.description ? { mcpx: { description: a.description } } : {}),
+    };
+    adapters.set(a.name, a);
   }
   const defs: ServerDef[] = [];
   const namespaces = new Map<string, string>();
@@ -502,6 +650,7 @@ export function serverDefs(
     const only = patterns(block.tools, "tools", where);
     const extra = patterns(block.extraIncludeTools, "extraIncludeTools", where) ?? [];
     const exclude = patterns(block.excludeTools, "excludeTools", where) ?? [];
+    const curation = curationOf(block, where);
     const showsTool = (tool: string) =>
       (!only || only.some((m) => m(tool)) || extra.some((m) => m(tool))) &&
       !exclude.some((m) => m(tool));
@@ -533,20 +682,30 @@ export function serverDefs(
         },
       );
     }
-    const identity = JSON.stringify([
-      envFrom,
-      entry.command,
-      entry.args,
-      entry.env,
-      entry.cwd,
-      entry.url,
-      entry.headers,
-      entry.auth,
-      transport,
-      protocol,
-      // How long a caller may queue changes neither the process nor who shares it.
-      { ...pool, queueTimeoutMs: undefined },
-    ]);
+    const adapter = adapters.get(name);
+    // An adapter's process is its declaration: where mcpx itself is installed does not matter.
+    const identity = adapter
+      ? JSON.stringify([
+        "adapter",
+        adapter.file,
+        adapter.digest,
+        protocol,
+        { ...pool, queueTimeoutMs: undefined },
+      ])
+      : JSON.stringify([
+        envFrom,
+        entry.command,
+        entry.args,
+        entry.env,
+        entry.cwd,
+        entry.url,
+        entry.headers,
+        entry.auth,
+        transport,
+        protocol,
+        // How long a caller may queue changes neither the process nor who shares it.
+        { ...pool, queueTimeoutMs: undefined },
+      ]);
     defs.push({
       name,
       namespace,
@@ -560,14 +719,60 @@ export function serverDefs(
       envFrom: envFrom as ServerDef["envFrom"],
       envNames: referencedVariables(entry),
       aliasOf,
+      ...(adapter ? { adapter } : {}),
       roots: roots as string[] | undefined,
       profiles,
       isDefault: defaultOn,
       showsTool,
+      ...curation,
       tagsOf,
     });
   }
   return defs;
+}
+
+/**
+ * The `paths.apis` of the primary configuration file, as server entries running
+ * `mcpx api serve --spec <document>` (docs/sources.md).
+ */
+function apiEntries(config: McpxConfig): Record<string, ServerConfig> {
+  const nested = isObject(config.data.paths) ? config.data.paths.apis : undefined;
+  const value = nested ?? config.data["paths.apis"];
+  if (value === undefined || value === "") return {};
+  const list = Array.isArray(value) ? value : typeof value === "string" ? value.split(",") : null;
+  if (!list || !list.every((v) => typeof v === "string")) {
+    throw new McpxError(
+      "CONFIG_INVALID",
+      `"paths.apis" in ${config.path} must be a list of OpenAPI documents (files or URLs)`,
+    );
+  }
+  const dir = config.path.slice(0, config.path.lastIndexOf("/")) || "/";
+  const out: Record<string, ServerConfig> = {};
+  for (const raw of list.map((v) => v.trim()).filter((v) => v)) {
+    const eq = /^([A-Za-z_][\w-]*)=(.+)$/.exec(raw);
+    if (!eq && raw.includes("=") && !/^https?:/i.test(raw)) {
+      throw new McpxError(
+        "CONFIG_INVALID",
+        `"${raw}" in paths.apis of ${config.path} is not <name>=<document>`,
+        { hint: "Write a file or URL, or name=<file or URL>" },
+      );
+    }
+    let spec = eq ? eq[2] : raw;
+    const remote = /^https?:\/\//i.test(spec);
+    if (!remote && !spec.startsWith("/")) spec = `${dir}/${spec.replace(/^\.\//, "")}`;
+    const last = (remote ? new URL(spec).pathname : spec).split("/").filter((p) => p).at(-1) ?? "";
+    let name = eq ? eq[1] : last.replace(/\.(json|ya?ml)$/i, "");
+    if (!eq && (name === "" || /^(openapi|swagger|api|spec)$/i.test(name)) && remote) {
+      name = new URL(spec).hostname.split(".")[0];
+    }
+    if (!Object.hasOwn(out, name)) {
+      out[name] = {
+        ...selfCommand(["api", "serve", "--spec", spec]),
+        mcpx: { description: `OpenAPI document ${spec}` },
+      };
+    }
+  }
+  return out;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

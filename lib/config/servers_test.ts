@@ -200,3 +200,52 @@ Deno.test("serverDefs() takes queueTimeout from the setting or the mcpx block, o
   assert.equal(other.identity, a.identity, "how long a caller queues is not the process");
   assert.equal(serverDefs(config({ a: { command: "x" } }))[0].pool.queueTimeoutMs, 30_000);
 });
+
+Deno.test("serverDefs(): curate renames, fixes and hides, and an alias curates on its own", () => {
+  const [a, b] = serverDefs(config({
+    a: {
+      command: "x",
+      mcpx: {
+        curate: {
+          search: { rename: "find", fixed: { limit: 5 }, hide: ["debug"] },
+        },
+      },
+    },
+    b: { aliasOf: "a" },
+  }));
+  const tools = [
+    {
+      name: "search",
+      inputSchema: {
+        type: "object",
+        properties: { q: {}, limit: {}, debug: {} },
+        required: ["q", "limit"],
+      },
+    },
+    { name: "other", inputSchema: { type: "object" } },
+  ];
+  assert.deepEqual(a.curateTools(tools), [
+    { name: "find", inputSchema: { type: "object", properties: { q: {} }, required: ["q"] } },
+    tools[1],
+  ]);
+  assert.deepEqual(a.curatedCall("find"), {
+    tool: "search",
+    fixed: { limit: 5 },
+    hidden: ["limit", "debug"],
+  });
+  assert.deepEqual(a.curatedCall("other"), { tool: "other", fixed: {}, hidden: [] });
+  assert.equal(b.curateTools(tools), tools);
+  assert.equal(a.identity, b.identity, "curation restarts nothing");
+  // A tool named what another was renamed to is shadowed by it.
+  const [c] = serverDefs(config({ c: { command: "x", mcpx: { curate: { a: { rename: "b" } } } } }));
+  const shadow = [{ name: "a", inputSchema: {} }, { name: "b", inputSchema: {} }];
+  assert.deepEqual(c.curateTools(shadow).map((t) => t.name), ["b"]);
+  assert.deepEqual(c.curatedCall("b").tool, "a");
+  assert.throws(
+    () =>
+      serverDefs(config({
+        c: { command: "x", mcpx: { curate: { a: { rename: "z" }, b: { rename: "z" } } } },
+      })),
+    /"curate.b": "z" is also the name "curate.a" shows/,
+  );
+});

@@ -1,3 +1,4 @@
+import { adapterStamp, configuredAdapters } from "../adapters/declare.ts";
 import { dirname } from "../_path.ts";
 import { McpxError, messageOf, toProblem } from "../errors.ts";
 import { Context, type DaemonHandle } from "../context.ts";
@@ -157,7 +158,7 @@ export async function runDaemon(
   const events = new EventBus();
   let half: ClientHalf;
   try {
-    half = new ClientHalf(defsOf(config, settings, log), {
+    half = new ClientHalf(defsOf(config, settings, log, ctx.io.cwd), {
       configDir: dirname(config.path),
       roots: settings.get("servers.roots"),
       logLevel: settings.get("servers.logLevel"),
@@ -225,7 +226,8 @@ export async function runDaemon(
   // One daemon serves its configuration file across edits: an edit is taken up in place, and
   // only the servers it changed are restarted (docs/daemon.md, "Configuration edits").
   let reloading: Promise<McpxError | undefined> | undefined;
-  let refused: { hash: string; error: McpxError } | undefined;
+  let refused: { hash: string; adapters: string; error: McpxError } | undefined;
+  let adapters = adapterStamp(settings, ctx.io.cwd);
   let untrustedSaid: string | undefined;
   const reload = async (vouched?: string): Promise<McpxError | undefined> => {
     let now: Fingerprint;
@@ -234,8 +236,10 @@ export async function runDaemon(
     } catch (e) {
       return e instanceof McpxError ? e : new McpxError("CONFIG_INVALID", messageOf(e));
     }
-    if (now.hash === state.fingerprint) return undefined;
-    if (refused?.hash === now.hash) return refused.error;
+    // An edited adapter declaration (docs/adapters.md) is taken up like an edit of the file.
+    const adaptersNow = adapterStamp(settings, ctx.io.cwd);
+    if (now.hash === state.fingerprint && adaptersNow === adapters) return undefined;
+    if (refused?.hash === now.hash && refused.adapters === adaptersNow) return refused.error;
     // An edit starts nothing before it is trusted: a command that found this very version
     // trusted says so; without that word, the daemon asks as a command that did not name the file
     // would (a file named with --config is trusted only by the command that named it).
@@ -260,10 +264,10 @@ export async function runDaemon(
     let next: McpxConfig, defs: ServerDef[];
     try {
       next = await loadConfig(now.path, now.text);
-      defs = defsOf(next, settings, log);
+      defs = defsOf(next, settings, log, ctx.io.cwd);
     } catch (e) {
       const error = e instanceof McpxError ? e : new McpxError("CONFIG_INVALID", messageOf(e));
-      refused = { hash: now.hash, error };
+      refused = { hash: now.hash, adapters: adaptersNow, error };
       log.write(
         "error",
         "config.reload_failed",
@@ -287,6 +291,7 @@ export async function runDaemon(
       );
     }
     fp = now;
+    adapters = adaptersNow;
     state.fingerprint = now.hash;
     state.config = next;
     if (!stopping) writeRecord();
@@ -373,13 +378,17 @@ export async function runDaemon(
             // A command that read another version of the file: take up the file as it is now
             // first, or say why it cannot be.
             const wanted = req.headers.get(FINGERPRINT_HEADER);
-            if (!(ready instanceof Response) && wanted && wanted !== state.fingerprint) {
-              const vouched = req.headers.get(TRUSTED_HEADER) === wanted ? wanted : undefined;
+            const edited = (wanted && wanted !== state.fingerprint) ||
+              adapterStamp(settings, ctx.io.cwd) !== adapters;
+            if (!(ready instanceof Response) && edited) {
+              const vouched = wanted && req.headers.get(TRUSTED_HEADER) === wanted
+                ? wanted
+                : undefined;
               const failed = await current(vouched);
               if (failed) {
                 // The answer is about the version the command read: it carries its fingerprint.
                 const res = problemResponse(failed);
-                res.headers.set(FINGERPRINT_HEADER, wanted);
+                if (wanted) res.headers.set(FINGERPRINT_HEADER, wanted);
                 return res;
               }
             }
@@ -476,7 +485,10 @@ export async function runDaemon(
       return;
     }
     try {
-      if (fingerprintConfig(fp.path).hash !== state.fingerprint) void current();
+      if (
+        fingerprintConfig(fp.path).hash !== state.fingerprint ||
+        adapterStamp(settings, ctx.io.cwd) !== adapters
+      ) void current();
     } catch {
       state.requestStop("config removed");
     }
@@ -579,11 +591,17 @@ const BUS_EVENTS: Record<string, string> = {
 };
 
 /** The servers of a configuration, its warnings logged. */
-function defsOf(config: McpxConfig, settings: Settings, log: DaemonLog): ServerDef[] {
+function defsOf(
+  config: McpxConfig,
+  settings: Settings,
+  log: DaemonLog,
+  cwd: string,
+): ServerDef[] {
   const warnings: string[] = [];
   const defs = serverDefs(config, {
     warnings,
     queueTimeoutMs: settings.get("pool.queueTimeout"),
+    adapters: configuredAdapters(settings, cwd),
   });
   for (const w of warnings) log.write("warn", "config.warning", w);
   return defs;
@@ -651,7 +669,7 @@ async function makeRegistry(
     children: (list: { pid: number; server: string; instance: string }[]) => void;
   },
 ): Promise<Registry> {
-  const defs = defsOf(config, settings, log);
+  const defs = defsOf(config, settings, log, ctx.io.cwd);
   const fp = await ctx.fingerprint();
   const cache = await cacheFor(ctx, fp, defs, log);
   const { resolveAuth } = await load<typeof import("../mcp/auth.ts")>(

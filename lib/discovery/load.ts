@@ -1,3 +1,4 @@
+import { configuredAdapters } from "../adapters/declare.ts";
 import { McpxError } from "../errors.ts";
 import { didYouMean } from "../near.ts";
 import type { Context } from "../context.ts";
@@ -37,7 +38,9 @@ export async function loadNamespaces(
   const fp = ctx.fingerprintSync();
   const config = loadConfigSync(fp.path, fp.text) ?? await loadConfig(fp.path, fp.text);
   const warnings: string[] = [];
-  const all = serverDefs(config, { warnings });
+  const settings = await ctx.settings();
+  const adapters = configuredAdapters(settings, ctx.io.cwd);
+  const all = serverDefs(config, { warnings, adapters });
   const defs = selectServers(all, ctx.selection());
   const dir = cacheDir(ctx.boot, ctx.io.env);
   const stamp = options.summarize ? summaryStamp(dir, fp.hash) : undefined;
@@ -53,9 +56,10 @@ export function namespacesOf(defs: readonly ServerDef[], cache: SchemaCache): Na
   return defs.map((def): Namespace => {
     const entry = cache.servers[def.name];
     const cached = entry && entry.identity === def.identity ? entry : undefined;
-    const tools = (cached?.tools ?? []).filter((t) => def.showsTool(t.name)).sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0
-    );
+    const tools = def.curateTools((cached?.tools ?? []).filter((t) => def.showsTool(t.name))).sort((
+      a,
+      b,
+    ) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     const state = def.disabled
       ? "disabled"
       : cached?.error

@@ -38,7 +38,21 @@ interface LsSummary {
   version: string;
   fingerprint: string;
   cache: string;
+  /**
+   * The adapter files the rows came from, and their folders, each with its size and mtime: an
+   * edited declaration (or one added beside it) does not change the configuration's fingerprint.
+   */
+  adapters?: Record<string, string>;
   rows: SummaryRow[];
+}
+
+function fileStat(path: string): string {
+  try {
+    const info = Deno.statSync(path);
+    return `${info.size}:${info.mtime?.getTime()}:${info.ino}`;
+  } catch {
+    return "absent";
+  }
 }
 
 /** `<cache>/ls-<fingerprint16>.json`. */
@@ -90,6 +104,9 @@ export function readSummary(cacheDir: string, fingerprint: string): SummaryRow[]
     summary?.format !== 1 || summary.version !== VERSION || summary.fingerprint !== fingerprint ||
     !Array.isArray(summary.rows)
   ) return undefined;
+  for (const [path, stamp] of Object.entries(summary.adapters ?? {})) {
+    if (fileStat(path) !== stamp) return undefined;
+  }
   const stat = cacheStat(cacheDir, short);
   return stat !== undefined && summary.cache === stat ? summary.rows : undefined;
 }
@@ -113,11 +130,20 @@ export function writeSummary(
   namespaces: readonly Namespace[],
 ): void {
   if (stamp === undefined) return;
+  const adapters: Record<string, string> = {};
+  for (const { def } of namespaces) {
+    if (!def.adapter) continue;
+    const file = def.adapter.file;
+    adapters[file] = fileStat(file);
+    const dir = file.slice(0, file.lastIndexOf("/")) || "/";
+    adapters[dir] = fileStat(dir);
+  }
   const summary: LsSummary = {
     format: 1,
     version: VERSION,
     fingerprint,
     cache: stamp,
+    ...(Object.keys(adapters).length ? { adapters } : {}),
     rows: namespaces.map((ns) => ({
       ...lsRow(ns),
       profiles: ns.def.profiles,

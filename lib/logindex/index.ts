@@ -2,7 +2,7 @@
 // them, never by a background thread. The JSONL files stay the record of truth; this file can be
 // deleted at any time and costs a rescan.
 
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { join } from "../_path.ts";
 
 /** The index's file name, in the logs folder. */
@@ -192,6 +192,7 @@ function statAll(dir: string): Seen[] {
 }
 
 const CHUNK = 8 << 20;
+const BATCH = 64;
 const decoder = new TextDecoder();
 
 function str(v: unknown): string | null {
@@ -223,22 +224,58 @@ export function ingest(
   };
   const moved = (seen: Seen, row: FileRow | undefined) =>
     !row || row.size !== seen.size || row.mtime !== seen.mtime || row.ino !== seen.ino;
-  let seen = statAll(index.dir);
+  const seen = statAll(index.dir);
   report.files = seen.length;
-  let rows = known();
+  const rows = known();
   if (!seen.some((s) => moved(s, rows.get(s.path)))) return report;
 
   db.exec("PRAGMA cache_size = -65536");
+  // The index is derived data: a transaction lost to a power cut is read again from the JSONL
+  // (its files rows roll back with its records), and an index left unusable is set aside and
+  // rebuilt. So the ingest does not wait for the disk at commit; the connection's other
+  // writes keep NORMAL.
+  db.exec("PRAGMA synchronous = OFF");
+  try {
+    return ingestLocked(index, options, report);
+  } finally {
+    db.exec("PRAGMA synchronous = NORMAL");
+  }
+}
+
+function ingestLocked(
+  index: LogIndex,
+  options: { bulkBytes?: number },
+  report: IngestReport,
+): IngestReport {
+  const { db } = index;
+  const known = () => {
+    const map = new Map<string, FileRow>();
+    for (const row of db.prepare("SELECT * FROM files").all() as unknown as FileRow[]) {
+      map.set(row.path, row);
+    }
+    return map;
+  };
+  const moved = (seen: Seen, row: FileRow | undefined) =>
+    !row || row.size !== seen.size || row.mtime !== seen.mtime || row.ino !== seen.ino;
+  let seen: Seen[];
+  let rows: Map<string, FileRow>;
   db.exec("BEGIN IMMEDIATE");
   try {
     rows = known();
     seen = statAll(index.dir);
     report.files = seen.length;
-    const insert = db.prepare(
-      `INSERT INTO records (fid, off, ts, tsms, level, lrank, event, id, parent, server, tool,
-        session, instance, duration, ok, raw)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    // Rows go in BATCH at a time, one statement each: one call into SQLite per batch rather
+    // than per row. What is left at the end of a file goes in one row at a time.
+    const COLS = `INSERT INTO records (fid, off, ts, tsms, level, lrank, event, id, parent, server,
+      tool, session, instance, duration, ok, raw) VALUES `;
+    const ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    const insert = db.prepare(COLS + ROW);
+    const insertBatch = db.prepare(COLS + Array(BATCH).fill(ROW).join(", "));
+    const batch: SQLInputValue[] = [];
+    const flush = () => {
+      for (let i = 0; i < batch.length; i += 16) insert.run(...batch.slice(i, i + 16));
+      batch.length = 0;
+    };
     const add = db.prepare(
       `INSERT INTO files (path, size, mtime, ino, offset, bad) VALUES (?, -1, 0, 0, 0, 0)
        RETURNING fid`,
@@ -327,7 +364,7 @@ export function ingest(
             const level = str(r.level);
             const dur = r.durationMs;
             const ok = r.ok;
-            insert.run(
+            batch.push(
               fid,
               lineOff,
               ts,
@@ -345,11 +382,16 @@ export function ingest(
               typeof ok === "boolean" ? (ok ? 1 : 0) : null,
               line,
             );
+            if (batch.length === BATCH * 16) {
+              insertBatch.run(...batch);
+              batch.length = 0;
+            }
             report.records++;
           }
           carryStart += bytePos;
           carry = bytes.slice(last + 1);
         }
+        flush();
         offset = carryStart;
         // What was read may be more than the size seen (a writer appended meanwhile): remember
         // the size at the last whole line only when it is past what was seen.

@@ -17,6 +17,9 @@ const scripts = () => load<typeof import("./script_ops.ts")>("./script_ops.ts", 
 const daemon = () => load<typeof import("./daemon_ops.ts")>("./daemon_ops.ts", import.meta.url);
 const events = () => load<typeof import("./events_op.ts")>("./events_op.ts", import.meta.url);
 const config = () => load<typeof import("./config_show.ts")>("./config_show.ts", import.meta.url);
+const configImports = () =>
+  load<typeof import("./config_import.ts")>("./config_import.ts", import.meta.url);
+const apis = () => load<typeof import("./api_ops.ts")>("./api_ops.ts", import.meta.url);
 const serve = () => load<typeof import("./serve_op.ts")>("./serve_op.ts", import.meta.url);
 const trust = () => load<typeof import("./trust_op.ts")>("./trust_op.ts", import.meta.url);
 const auth = () => load<typeof import("./auth_ops.ts")>("./auth_ops.ts", import.meta.url);
@@ -27,6 +30,7 @@ const logs = () => load<typeof import("./log_ops.ts")>("./log_ops.ts", import.me
 const doctorOp = () => load<typeof import("./doctor_op.ts")>("./doctor_op.ts", import.meta.url);
 const registry = () =>
   load<typeof import("./registry_ops.ts")>("./registry_ops.ts", import.meta.url);
+const adapter = () => load<typeof import("./adapter_ops.ts")>("./adapter_ops.ts", import.meta.url);
 const elicit = () => load<typeof import("./elicit_ops.ts")>("./elicit_ops.ts", import.meta.url);
 
 /** The loader of the operation `name` of the module `module()` loads. */
@@ -47,6 +51,7 @@ export const COMMANDS: Record<string, Load> = {
   schema: from(discovery, "toolsSchema"),
   client: from(discovery, "clientWrite"),
   call: from(tools, "toolsCall"),
+  tools: from(tools, "toolsAdHoc"),
   restart: from(tools, "serversRestart"),
   refresh: from(tools, "serversRefresh"),
   "end-session": from(tools, "sessionsEnd"),
@@ -65,7 +70,10 @@ export const COMMANDS: Record<string, Load> = {
   health: from(daemon, "health"),
   log: from(logs, "logShow"),
   stats: from(logs, "statsShow"),
-  config: from(config, "configShow"),
+  config: () =>
+    Promise.all([config(), configImports()]).then(([a, b]) =>
+      [a.configShow, b.configImport] as unknown as Operation[]
+    ),
   trust: from(trust, "configTrust"),
   auth: from(auth, "auth"),
   openapi: from(openapi, "openapiShow"),
@@ -81,5 +89,7 @@ export const COMMANDS: Record<string, Load> = {
     registry().then((m) =>
       [m.registrySearch, m.registryShow, m.registryAdd] as unknown as Operation[]
     ),
+  adapter: () => adapter().then((m) => [m.adapterServe, m.adapterCheck] as unknown as Operation[]),
   version: from(misc, "version"),
+  api: () => apis().then((m) => [m.apiTools, m.apiCall, m.apiServe] as unknown as Operation[]),
 };

@@ -143,34 +143,64 @@ function renderedDeclarations(
 
 /** `mcpx types <ns>` or `<ns>.<tool>`: TypeScript declarations from the cached schemas. */
 export const toolsTypes = defineOperation<
-  { target: string },
+  { target?: string; stdio?: string; url?: string; name?: string },
   { target: string; declarations: string }
 >({
   id: "tools.types",
   summary: "Print TypeScript declarations for one namespace, or one tool (no server is started)",
   description:
     "Compiled from each tool's own JSON Schema, so it is authoritative: enums as literal unions, nullable as `| null`, `$ref` resolved, descriptions as JSDoc. A namespace's descriptions are cut to their first paragraph or sentences (a cut ends in `…`); one tool (`ns.tool`) is printed whole, and is far cheaper.",
-  params: [{
-    name: "target",
-    type: "string",
-    positional: true,
-    required: true,
-    doc: "A namespace, or namespace.tool",
-  }],
-  cli: { command: ["types"], complete: "targets" },
+  params: [
+    {
+      name: "target",
+      type: "string",
+      required: true,
+      doc: "A namespace, or namespace.tool (with --stdio or --url: a tool, or nothing)",
+    },
+    {
+      name: "stdio",
+      type: "string",
+      doc: "Type this command line's tools as an ad-hoc server (started through the daemon)",
+    },
+    { name: "url", type: "string", doc: "Type the tools of the MCP server at this URL, ad hoc" },
+    { name: "name", type: "string", doc: "The namespace of the ad-hoc server (--stdio, --url)" },
+  ],
+  cli: {
+    command: ["types"],
+    complete: "targets",
+    usage: "<target> [options]",
+    // Parsed here, not as a required positional: with --stdio or --url the target may be left out.
+    positionals: (words) => {
+      if (words.length > 1) {
+        throw new McpxError("USAGE", `Unexpected argument "${words[1]}" for "mcpx types"`, {
+          hint: "Run `mcpx types --help`",
+        });
+      }
+      return words.length ? { target: words[0] } : {};
+    },
+    fills: ["target"],
+    example: ["everything"],
+  },
   http: { method: "GET", path: "/v1/types/{target}" },
   mcp: { expose: true, readOnly: true },
   where: "local",
   output: (z) => z.object({ target: z.string(), declarations: z.string() }),
   async run(input, ctx) {
-    const dot = input.target.indexOf(".");
+    if (input.stdio !== undefined || input.url !== undefined) return await adHocTypes(input, ctx);
+    if (!input.target) {
+      throw new McpxError("USAGE", '"mcpx types" needs <target>', {
+        hint: "Run `mcpx types --help`",
+      });
+    }
+    const target = input.target;
+    const dot = target.indexOf(".");
     const cache = await load<typeof import("../cache/rendered.ts")>(
       "../cache/rendered.ts",
       import.meta.url,
     );
     const keep = dot < 0 ? renderedDeclarations(ctx, cache) : undefined;
     const { namespaces } = await loadNamespaces(ctx);
-    const ns = pickNamespace(namespaces, dot < 0 ? input.target : input.target.slice(0, dot));
+    const ns = pickNamespace(namespaces, dot < 0 ? target : target.slice(0, dot));
     if (ns.state === "unlisted" || (ns.state === "error" && ns.tools.length === 0)) {
       throw unlistedError(ns);
     }
@@ -187,7 +217,7 @@ export const toolsTypes = defineOperation<
     // marks around it), a read well under 1.
     const rendered = keep?.(ns.def.namespace);
     const again = rendered && cache.readRendered(rendered.path, rendered.stamp);
-    if (again !== undefined) return { target: input.target, declarations: again };
+    if (again !== undefined) return { target: target, declarations: again };
     const { namespaceDeclarations, toolSignature } = await load<
       typeof import("../codegen/declarations.ts")
     >("../codegen/declarations.ts", import.meta.url);
@@ -196,11 +226,11 @@ export const toolsTypes = defineOperation<
         brief: true,
       });
       if (rendered) cache.writeRendered(rendered.path, rendered.stamp, declarations);
-      return { target: input.target, declarations };
+      return { target: target, declarations };
     }
-    const tool = pickTool(ns, input.target.slice(dot + 1));
+    const tool = pickTool(ns, target.slice(dot + 1));
     return {
-      target: input.target,
+      target: target,
       declarations: toolSignature(ns.def.namespace, tool, { tools: ns.tools }),
     };
   },
@@ -393,3 +423,38 @@ export const clientWrite = defineOperation<{ output: string }, { path: string; s
   },
   render: (out) => `wrote ${out.path}\n`,
 });
+
+/** `mcpx types --stdio …` / `--url …`: declarations of an ad-hoc server's tools, listed live. */
+async function adHocTypes(
+  input: { target?: string; stdio?: string; url?: string; name?: string },
+  ctx: Context,
+): Promise<{ target: string; declarations: string }> {
+  const { adHocTools } = await load<typeof import("./_adhoc.ts")>("./_adhoc.ts", import.meta.url);
+  const got = await adHocTools(input, ctx);
+  const { namespaceDeclarations, toolSignature } = await load<
+    typeof import("../codegen/declarations.ts")
+  >("../codegen/declarations.ts", import.meta.url);
+  // A tool may be named alone or as <namespace>.<tool>.
+  const wanted = input.target?.startsWith(`${got.namespace}.`)
+    ? input.target.slice(got.namespace.length + 1)
+    : input.target;
+  if (!wanted) {
+    return {
+      target: got.namespace,
+      declarations: namespaceDeclarations(got.namespace, undefined, got.tools, { brief: true }),
+    };
+  }
+  const tool = got.tools.find((t) => t.name === wanted);
+  if (!tool) {
+    const names = got.tools.map((t) => t.name);
+    throw new McpxError(
+      "TOOL_NOT_FOUND",
+      `No tool "${wanted}" on ${got.namespace}${didYouMean(wanted, names)}`,
+      { hint: `Its tools: ${names.join(", ")}` },
+    );
+  }
+  return {
+    target: `${got.namespace}.${tool.name}`,
+    declarations: toolSignature(got.namespace, tool, { tools: got.tools }),
+  };
+}

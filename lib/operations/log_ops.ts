@@ -5,13 +5,14 @@ import { load } from "../_load.ts";
 import { logsDir } from "../paths.ts";
 
 type Row = Record<string, unknown>;
-type Index = typeof import("../logindex/index.ts");
-type Query = typeof import("../logindex/query.ts");
-type LogModule = typeof import("../../launcher/log.ts");
 
-const loadIndex = () => load<Index>("../logindex/index.ts", import.meta.url);
-const loadQuery = () => load<Query>("../logindex/query.ts", import.meta.url);
-const loadLog = () => load<LogModule>("../../launcher/log.ts", import.meta.url);
+// Each loader in the literal form tools/build.ts rewrites into an import of its bundle.
+const loadIndex = () =>
+  load<typeof import("../logindex/index.ts")>("../logindex/index.ts", import.meta.url);
+const loadQuery = () =>
+  load<typeof import("../logindex/query.ts")>("../logindex/query.ts", import.meta.url);
+const loadLog = () =>
+  load<typeof import("../../launcher/log.ts")>("../../launcher/log.ts", import.meta.url);
 
 /** Opens the index of this state folder's logs and brings it up to date. */
 async function fresh(ctx: Context) {
@@ -241,24 +242,38 @@ function table(rows: Row[]): string {
 }
 
 const KINDS = ["calls", "slowest", "servers", "instances", "errors", "sessions", "volume"] as const;
+/** Reports over opencode's database (`--opencode`); `sessions` names one in both lists. */
+const OPENCODE_KINDS = ["overview", "agents", "models", "projects", "activity", "mcpx"] as const;
+const loadOpencode = () =>
+  load<typeof import("../logindex/opencode.ts")>("../logindex/opencode.ts", import.meta.url);
 
 /** `mcpx stats <kind>`. */
 export const statsShow = defineOperation<
-  { kind: (typeof KINDS)[number]; since?: string; limit?: number },
-  { kind: string; rows: Row[]; disk?: Row }
+  {
+    kind?: (typeof KINDS)[number] | (typeof OPENCODE_KINDS)[number];
+    since?: string;
+    limit?: number;
+    opencode?: boolean;
+  },
+  { kind: string; rows: Row[]; disk?: Row; source?: string; missing?: string }
 >({
   id: "log.stats",
   summary: "Aggregate the log: calls, slowest, servers, instances, errors, sessions, volume",
   description:
-    "calls: by server and tool with exact p50/p95/p99; slowest: single calls with their ids (for `mcpx log --chain`); servers and instances: lifecycle; errors: warn and above by template; sessions: what each script run did; volume: records per level per hour and the bytes on disk.",
+    "calls: by server and tool with exact p50/p95/p99; slowest: single calls with their ids (for `mcpx log --chain`); servers and instances: lifecycle; errors: warn and above by template; sessions: what each script run did; volume: records per level per hour and the bytes on disk. With --opencode, read-only reports over opencode's database instead: overview (the default), agents, models, projects, sessions (busiest by cost), activity (per day) and mcpx (the mcpx commands opencode's shell ran, with counts, output bytes and durations).",
   params: [
     {
       name: "kind",
       type: "enum",
-      values: KINDS,
+      values: [...KINDS, ...OPENCODE_KINDS],
       positional: true,
-      required: true,
-      doc: "What to aggregate",
+      doc: "What to aggregate (default calls; overview with --opencode)",
+    },
+    {
+      name: "opencode",
+      type: "boolean",
+      doc:
+        "Report over opencode's database ($XDG_DATA_HOME/opencode/opencode.db), opened read-only",
     },
     { name: "since", type: "string", doc: "Records from this long ago (15m, 2h, 7d) or this time" },
     {
@@ -269,7 +284,7 @@ export const statsShow = defineOperation<
     },
   ],
   cli: { command: ["stats"] },
-  http: { method: "GET", path: "/v1/stats/{kind}" },
+  http: { method: "GET", path: "/v1/stats" },
   mcp: { expose: true, readOnly: true },
   where: "local",
   output: (z) =>
@@ -277,17 +292,38 @@ export const statsShow = defineOperation<
       kind: z.string(),
       rows: z.array(z.record(z.string(), z.unknown())),
       disk: z.record(z.string(), z.unknown()).optional(),
+      source: z.string().optional(),
+      missing: z.string().optional(),
     }),
   async run(input, ctx) {
+    if (input.opencode) {
+      const kind = input.kind ?? "overview";
+      const { opencodeStats, opencodeDbPath, OPENCODE_REPORTS } = await loadOpencode();
+      if (!(OPENCODE_REPORTS as readonly string[]).includes(kind)) {
+        throw new McpxError("USAGE", `"${kind}" is not a report over opencode's database`, {
+          hint: `One of: ${OPENCODE_REPORTS.join(", ")}`,
+        });
+      }
+      const path = opencodeDbPath(ctx.io.env);
+      const rows = opencodeStats(path, kind as never, { since: input.since, limit: input.limit });
+      return rows ? { kind, rows, source: path } : { kind, rows: [], missing: path };
+    }
+    const kind = input.kind ?? "calls";
+    if ((OPENCODE_KINDS as readonly string[]).includes(kind)) {
+      throw new McpxError("USAGE", `"${kind}" is a report over opencode's database`, {
+        hint: `mcpx stats --opencode ${kind}`,
+      });
+    }
     const index = await fresh(ctx);
     try {
       const { stats } = await loadQuery();
-      return stats(index, input.kind, { since: input.since, limit: input.limit });
+      return stats(index, kind as never, { since: input.since, limit: input.limit });
     } finally {
       index.close();
     }
   },
   render(out) {
+    if (out.missing) return `no opencode database at ${out.missing}\n`;
     let text = table(out.rows);
     if (out.disk) {
       const d = out.disk;

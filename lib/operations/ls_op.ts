@@ -111,14 +111,22 @@ async function fromCache(ctx: Context): Promise<Row[]> {
 
 /** `mcpx ls`: every namespace, from the schema cache; no server is started. */
 export const namespacesList = defineOperation<
-  Record<string, never>,
+  { stdio?: string; url?: string; name?: string },
   { namespaces: LsRow[]; next: string }
 >({
   id: "namespaces.list",
   summary: "List the namespaces: tools, sharing, scope, live processes, state",
   description:
     "Answers from the schema cache without starting a server (or a daemon). A server that failed to list says why in its row; one never listed says `unlisted` until `mcpx refresh`.",
-  params: [],
+  params: [
+    {
+      name: "stdio",
+      type: "string",
+      doc: "List this command line as an ad-hoc server instead (started through the daemon)",
+    },
+    { name: "url", type: "string", doc: "List the MCP server at this URL as an ad-hoc server" },
+    { name: "name", type: "string", doc: "The namespace of the ad-hoc server (--stdio, --url)" },
+  ],
   cli: { command: ["ls"] },
   http: { method: "GET", path: "/v1/namespaces" },
   mcp: { expose: true, readOnly: true },
@@ -138,7 +146,29 @@ export const namespacesList = defineOperation<
       ),
       next: z.string(),
     }),
-  async run(_input, ctx) {
+  async run(input, ctx) {
+    if (input.stdio !== undefined || input.url !== undefined) {
+      const { adHocTools } = await load<typeof import("./_adhoc.ts")>(
+        "./_adhoc.ts",
+        import.meta.url,
+      );
+      const got = await adHocTools(input, ctx);
+      return {
+        namespaces: [{
+          namespace: got.namespace,
+          name: got.namespace,
+          tools: got.tools.length,
+          sharing: "shared",
+          scope: "global",
+          live: 1,
+          state: "ready",
+          description: `ad hoc: ${input.stdio ?? input.url}`,
+        }],
+        next: `Next: \`mcpx types ${
+          input.stdio !== undefined ? "--stdio <the same command line>" : "--url <the same URL>"
+        }\` for signatures, \`mcpx call\` with it and a tool's name to call one.`,
+      };
+    }
     // The daemon is asked first, so that it answers while the cache is read.
     const counts = liveCounts(ctx);
     const found = fromSummary(ctx) ?? await fromCache(ctx);

@@ -1,5 +1,7 @@
 import type { Operation } from "./define.ts";
 import { configShow } from "./config_show.ts";
+import { configImport } from "./config_import.ts";
+import { apiCall, apiServe, apiTools } from "./api_ops.ts";
 import { configTrust } from "./trust_op.ts";
 import { auth } from "./auth_ops.ts";
 import {
@@ -19,13 +21,14 @@ import {
   toolsSearch,
   toolsTypes,
 } from "./discovery_ops.ts";
-import { serversRefresh, serversRestart, sessionsEnd, toolsCall } from "./tool_ops.ts";
+import { serversRefresh, serversRestart, sessionsEnd, toolsAdHoc, toolsCall } from "./tool_ops.ts";
 import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
 import { mcpServe } from "./serve_op.ts";
 import { eventsList } from "./events_op.ts";
 import { logShow, statsShow } from "./log_ops.ts";
 import { elicitAnswer, elicitDecline, elicitList, elicitShow } from "./elicit_ops.ts";
 import { openapiShow } from "./openapi_op.ts";
+import { adapterCheck, adapterServe } from "./adapter_ops.ts";
 import { promptsGet, resourcesRead } from "./feature_ops.ts";
 import { doctor } from "./doctor_op.ts";
 import { registryAdd, registrySearch, registryShow } from "./registry_ops.ts";
@@ -39,6 +42,7 @@ export const OPERATIONS: readonly Operation[] = [
   toolsSchema,
   clientWrite,
   toolsCall,
+  toolsAdHoc,
   promptsGet,
   resourcesRead,
   scriptsRun,
@@ -58,6 +62,8 @@ export const OPERATIONS: readonly Operation[] = [
   daemonsList,
   daemonRun,
   mcpServe,
+  adapterServe,
+  adapterCheck,
   health,
   doctor,
   registrySearch,
@@ -66,6 +72,10 @@ export const OPERATIONS: readonly Operation[] = [
   logShow,
   statsShow,
   configShow,
+  configImport,
+  apiTools,
+  apiCall,
+  apiServe,
   configTrust,
   auth,
   openapiShow,

@@ -27,10 +27,11 @@ export function parseCallWords(words: readonly string[]): Record<string, unknown
     throw usage('"mcpx call" needs <namespace.tool>, e.g. `mcpx call everything.echo message=hi`');
   }
   const dot = target.indexOf(".");
-  if (dot <= 0 || dot === target.length - 1) {
+  // A bare tool name is for an ad-hoc server (--stdio, --url); `request` refuses it otherwise.
+  if (dot === 0 || dot === target.length - 1) {
     throw usage(`"${target}" is not <namespace.tool>: write it like everything.echo`);
   }
-  const input: Record<string, unknown> = {
+  const input: Record<string, unknown> = dot < 0 ? { server: "", tool: target } : {
     server: target.slice(0, dot),
     tool: target.slice(dot + 1),
   };
@@ -87,6 +88,22 @@ async function readArguments(from: string, ctx: Context): Promise<Record<string,
   return argumentsJson(text, `The arguments in "${from.slice(1)}"`);
 }
 
+/** `--stdio`, `--url` and `--name`: a server used without configuring it. */
+export const AD_HOC_PARAMS = [
+  {
+    name: "stdio",
+    type: "string",
+    doc:
+      "Use this command line as an ad-hoc stdio server (split into words without a shell; the namespace is the program's or package's name)",
+  },
+  {
+    name: "url",
+    type: "string",
+    doc: "Use the MCP server at this URL ad hoc (Streamable HTTP, SSE as a fallback)",
+  },
+  { name: "name", type: "string", doc: "The namespace of the ad-hoc server (--stdio, --url)" },
+] as const;
+
 /** `mcpx call ns.tool …`: one tool call through the daemon's pools. */
 export const toolsCall = defineOperation<
   {
@@ -97,6 +114,9 @@ export const toolsCall = defineOperation<
     raw?: boolean;
     session?: string;
     handOff?: boolean;
+    stdio?: string;
+    url?: string;
+    name?: string;
   },
   CallOutput
 >({
@@ -135,6 +155,7 @@ export const toolsCall = defineOperation<
       doc:
         "A question the server asks fails the call INPUT_REQUIRED at once, without waiting elicit.wait (a script with onElicit / onSample answers it itself)",
     },
+    ...AD_HOC_PARAMS,
   ],
   cli: {
     command: ["call"],
@@ -146,6 +167,14 @@ export const toolsCall = defineOperation<
     // The envelope is what the command renders: binary saved to files, long output bounded.
     request: async (input, ctx) => {
       const from = (input as { [FROM]?: string })[FROM];
+      const adHoc = input.stdio !== undefined || input.url !== undefined;
+      if (!adHoc && !input.server) {
+        throw new McpxError(
+          "USAGE",
+          `"${input.tool}" is not <namespace.tool>: write it like everything.echo`,
+          { hint: "Or name an ad-hoc server: mcpx call --stdio '<command line>' <tool>" },
+        );
+      }
       return {
         ...input,
         ...(from === undefined ? {} : { arguments: await readArguments(from, ctx) }),
@@ -184,10 +213,11 @@ export const toolsCall = defineOperation<
       restartReason: z.string().optional(),
     }),
   async run(input, ctx) {
+    const server = await adHocKey(input, ctx) ?? input.server;
     const token = ctx.caller.progress;
     const events = ctx.daemon?.events;
     return await registry(ctx).call({
-      server: input.server,
+      server,
       tool: input.tool,
       arguments: input.arguments ?? {},
       words: input.words,
@@ -232,6 +262,34 @@ export const toolsCall = defineOperation<
     return callErrorDocument(error, input, await bound(ctx, input));
   },
 });
+
+/**
+ * The registry's key of the ad-hoc server `input` names, taken up by the daemon's registry (the
+ * same command line is the same pool), or undefined when it names none.
+ */
+export async function adHocKey(
+  input: { stdio?: string; url?: string; name?: string },
+  ctx: Context,
+): Promise<string | undefined> {
+  if (input.stdio === undefined && input.url === undefined) return undefined;
+  const { adHocEntry } = await load<typeof import("../config/adhoc.ts")>(
+    "../config/adhoc.ts",
+    import.meta.url,
+  );
+  const { serverDefs } = await load<typeof import("../config/servers.ts")>(
+    "../config/servers.ts",
+    import.meta.url,
+  );
+  const { name, entry } = adHocEntry(input);
+  const settings = await ctx.settings();
+  const [def] = serverDefs({
+    path: "(ad hoc)",
+    mcpServers: { [name]: entry },
+    pool: {},
+    data: {},
+  }, { queueTimeoutMs: settings.get("pool.queueTimeout") });
+  return registry(ctx).adHoc(def);
+}
 
 function outputModule() {
   return load<typeof import("../output/call.ts")>("../output/call.ts", import.meta.url);
@@ -337,4 +395,65 @@ export const sessionsEnd = defineOperation<
   },
   offline: (input) => Promise.resolve({ session: input.session, stopped: 0 }),
   render: (o) => `session ${o.session}: stopped ${o.stopped} process(es)\n`,
+});
+
+/** What `mcpx tools --stdio …` answers: an ad-hoc server's namespace and its tools. */
+export interface AdHocTools {
+  namespace: string;
+  tools: {
+    name: string;
+    description?: string;
+    inputSchema: Record<string, unknown>;
+    outputSchema?: Record<string, unknown>;
+  }[];
+}
+
+/** `mcpx tools --stdio '<command line>'` (or `--url`): an ad-hoc server's tools, listed live. */
+export const toolsAdHoc = defineOperation<
+  { stdio?: string; url?: string; name?: string },
+  AdHocTools
+>({
+  id: "tools.adhoc",
+  summary: "List the tools of an ad-hoc server (--stdio or --url), started through the daemon",
+  description:
+    "The server is taken up by the daemon as `mcpx call --stdio` takes it up: the same command line (or URL) is the same pool, so a later call reuses the process. `ls` and `types` with --stdio or --url answer from this listing.",
+  params: [...AD_HOC_PARAMS],
+  cli: {
+    command: ["tools"],
+    example: ["--stdio", "npx -y @modelcontextprotocol/server-everything"],
+  },
+  http: { method: "POST", path: "/v1/adhoc/tools" },
+  mcp: { expose: false },
+  where: { daemon: "start" },
+  output: (z) =>
+    z.object({
+      namespace: z.string(),
+      tools: z.array(z.object({ name: z.string(), inputSchema: z.unknown() }).loose()),
+    }),
+  async run(input, ctx) {
+    const key = await adHocKey(input, ctx);
+    if (!key) {
+      throw new McpxError(
+        "USAGE",
+        "Name an ad-hoc server with --stdio '<command line>' or --url <url>",
+      );
+    }
+    return await registry(ctx).withConnection(
+      key,
+      ctx.caller,
+      (_conn, def, tools) =>
+        Promise.resolve({
+          namespace: def.namespace,
+          tools: tools.map((t) => ({
+            name: t.name,
+            ...(t.description ? { description: t.description } : {}),
+            inputSchema: t.inputSchema,
+            ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+          })),
+        }),
+    );
+  },
+  render: (o) =>
+    o.tools.map((t) => `${o.namespace}.${t.name}  ${(t.description ?? "").split("\n")[0]}`)
+      .join("\n") + "\n",
 });

@@ -134,7 +134,7 @@ const NAMES = new WeakMap<ServerDef, WeakMap<ToolInfo[], Map<string, string>>>()
 /** Finds a tool by its real name or by its identifier form (`fancy-name` as `fancy_name`). */
 export function findTool(def: ServerDef, all: ToolInfo[], name: string): ToolInfo {
   const server = def.namespace;
-  const tools = all.filter((t) => def.showsTool(t.name));
+  const tools = def.curateTools(all.filter((t) => def.showsTool(t.name)));
   let byList = NAMES.get(def);
   if (!byList) NAMES.set(def, byList = new WeakMap());
   let fn = byList.get(all);
@@ -187,6 +187,8 @@ export class Registry {
   /** Per pool: the configured names and the namespaces leasing from it, in configuration order. */
   readonly #names = new Map<Pool, string[]>();
   readonly #namespaces = new Map<Pool, string[]>();
+  /** Ad-hoc servers (`--stdio`, `--url`) by their key, `adhoc:<identity>`; kept over reloads. */
+  readonly #adHoc = new Map<string, { def: ServerDef; pool: Pool }>();
   /** Pools with at least one instance: what the timers and the live state walk. */
   readonly #active = new Set<Pool>();
   readonly #deps: RegistryDeps;
@@ -255,6 +257,27 @@ export class Registry {
       this.#entries.set(def.namespace, entry);
       if (!this.#byName.has(def.name)) this.#byName.set(def.name, entry);
     }
+    // Ad-hoc pools outlive a reload: nothing in the configuration names them.
+    for (const [key, { pool }] of this.#adHoc) this.#pools.set(key, pool);
+  }
+
+  /**
+   * Takes up an ad-hoc server (`mcpx call --stdio …`, `--url …`) and returns the key a call
+   * names it by. The same definition gets the same key, so repeated calls reuse its pool and its
+   * processes; the key (`adhoc:` and the identity) is never a configured namespace.
+   */
+  adHoc(def: ServerDef): string {
+    const key = `adhoc:${def.identity}`;
+    const known = this.#adHoc.get(key);
+    if (known) {
+      known.def = def;
+      known.pool.def = def;
+      return key;
+    }
+    const pool = new Pool(def, this.#poolDeps);
+    this.#adHoc.set(key, { def, pool });
+    this.#pools.set(key, pool);
+    return key;
   }
 
   /**
@@ -484,6 +507,8 @@ export class Registry {
   entry(name: string, selection?: Selection): { def: ServerDef; pool: Pool } {
     const all = () => [...this.#entries.values()];
     const visible = selection ? selectServers(all().map((e) => e.def), selection) : undefined;
+    const adHoc = this.#adHoc.get(name);
+    if (adHoc) return adHoc;
     const found = this.#entries.get(name) ?? this.#byName.get(name);
     if (found && visible && !visible.includes(found.def)) {
       throw new McpxError(
@@ -653,14 +678,27 @@ export class Registry {
         ? typeWords(tool.inputSchema, req.words, `${def.namespace}.${tool.name}`, req.arguments)
         : req.arguments;
       validateArguments(def.namespace, tool.name, tool.inputSchema, args);
+      // The server's own name and the arguments the configuration fixed (its `curate` block).
+      const real = def.curatedCall(tool.name);
+      const unwanted = real.hidden.filter((k) => Object.hasOwn(args, k));
+      if (unwanted.length) {
+        throw new McpxError(
+          "INVALID_ARGUMENTS",
+          `Invalid arguments for ${def.namespace}.${tool.name}: ${
+            unwanted.map((k) => `"${k}"`).join(", ")
+          } is not a parameter here (the configuration fixes or hides it)`,
+          { hint: `\`mcpx types ${def.namespace}.${tool.name}\` shows the accepted fields` },
+        );
+      }
+      const sent = Object.keys(real.fixed).length ? { ...args, ...real.fixed } : args;
       lease.instance.calls++;
       let envelope: CallToolEnvelope;
       try {
         envelope = await this.#invoke(
           lease,
           def,
-          tool.name,
-          args,
+          real.tool,
+          sent,
           signal,
           req.elicitWaitMs,
           req.onProgress,
@@ -970,7 +1008,10 @@ export class Registry {
     const out = await Promise.all(enabled.map(async ({ def, pool }) => {
       const got = await byPool.get(pool)!;
       return got.tools
-        ? { namespace: def.namespace, tools: got.tools.filter((t) => def.showsTool(t.name)) }
+        ? {
+          namespace: def.namespace,
+          tools: def.curateTools(got.tools.filter((t) => def.showsTool(t.name))),
+        }
         : { namespace: def.namespace, error: got.error };
     }));
     // The answer means the schema cache file says so too, rewritten whole (a refresh is also how a

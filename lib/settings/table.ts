@@ -324,12 +324,28 @@ export const SETTINGS = {
     detail:
       "Linux allows 107 bytes and macOS 103. Lowering it forces the fallback, which tests use.",
   },
+  "paths.apis": {
+    type: "string",
+    default: "",
+    doc:
+      "OpenAPI documents served as namespaces, comma-separated files or URLs (`name=` in front names one)",
+    detail:
+      'Read from the primary configuration file only (`"paths": { "apis": "./petstore.json, pets=https://…/openapi.json" }`), so that the daemon and `ls` see the same servers. Each document becomes a server running `mcpx api serve --spec <document>`: reads only, deprecated operations left out. Its namespace is the name given, else the file\'s or URL\'s last part without its extension. A configured server of the same name wins. Relative files are read against the configuration file\'s folder. Credentials need a server entry of its own (`mcpx api serve --bearer-env …`, docs/sources.md).',
+  },
   "paths.scripts": {
     type: "string",
     default: "",
     doc: "Where named scripts are searched, comma-separated; `-` stands for the built-in locations",
     detail:
       "Empty searches the built-in locations: .mcpx/scripts upward from the working directory, then $XDG_CONFIG_HOME/mcpx/scripts, then ~/.config/mcpx/scripts. A list without `-` replaces them; `./mine,-` searches ./mine first and then the usual places. An entry ending in .ts, .mts, .js or .mjs names one script file. Relative entries are read against the configuration file's folder (or the working directory, from the environment or a flag).",
+  },
+  "paths.adapters": {
+    type: "string",
+    default: "",
+    doc:
+      "Adapter declarations (command-line programs as servers): files or folders, comma-separated",
+    detail:
+      'Each .json or .jsonc file declares an adapter (or `{ "adapters": [...] }`): a program and the tools that run it with declared parameters, no shell involved (docs/adapters.md). Each becomes a namespace, run by the daemon as `mcpx adapter serve <name>`. Relative entries are read against the configuration file\'s folder (or the working directory, from the environment or a flag).',
   },
   "script.runtime": {
     type: "enum",

@@ -80,7 +80,12 @@ export function parseArgs(
     const arg = args[i];
     if (rest || !arg.startsWith("-") || arg === "-") {
       if (!op && !rest) {
-        op = ops.find((o) => o.cli.command[0] === arg);
+        // A two-word command beside a one-word one (`config import` beside `config`) wins its word.
+        const pair = ops.find((o) =>
+          o.cli.command.length > 1 && o.cli.command[0] === arg && o.cli.command[1] === args[i + 1]
+        );
+        op = pair ?? ops.find((o) => o.cli.command[0] === arg && o.cli.command.length === 1) ??
+          ops.find((o) => o.cli.command[0] === arg);
         if (!op) {
           throw usageError(
             `Unknown command "${arg}"${didYouMean(arg, ops.map((o) => o.cli.command[0]))}`,

@@ -180,7 +180,7 @@ Deno.test("log index: the same answers over /v1", async () => {
     });
     return { status: res.status, body: JSON.parse(res.text) };
   };
-  const calls = await ask("GET", "/v1/stats/calls");
+  const calls = await ask("GET", "/v1/stats?kind=calls");
   assert.equal(calls.status, 200, JSON.stringify(calls.body));
   const cli = await b.json<{ rows: Rec[] }>(["stats", "calls"]);
   assert.deepEqual(calls.body.rows, cli.rows);

@@ -1,0 +1,169 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { freePort, npmServerScript, Sandbox } from "../_helpers.ts";
+
+interface Call {
+  content: { type: string; text?: string }[];
+  mcpx: { server: string; tool: string; instance: { pid: number | null; key: string } };
+}
+
+Deno.test("call --stdio: an ad-hoc server through the daemon, one process for one command line", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: {} });
+  // Quoted words stay one argument; the command line is split without a shell.
+  const line = `node '${npmServerScript("server-everything")}'`;
+  const first = await box.json<Call>(["call", "--stdio", line, "echo", "message=hi; $(true)"]);
+  assert.equal(first.content[0].text, "Echo: hi; $(true)");
+  assert.equal(first.mcpx.server, "server_everything", "named after the package the runner runs");
+  assert.equal(typeof first.mcpx.instance.pid, "number");
+  const again = await box.json<Call>([
+    "call",
+    "--stdio",
+    line,
+    "--name",
+    "ev",
+    "echo",
+    "message=2",
+  ]);
+  assert.equal(again.mcpx.server, "ev");
+  assert.equal(again.mcpx.instance.pid, first.mcpx.instance.pid, "the same pool serves it again");
+  const plain = await box.mcpx(["call", "--stdio", line, "echo", "message=plain"]);
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.equal(plain.stdout, "Echo: plain\n");
+
+  // ls → types → tools on the same command line: the same process answers.
+  const ls = await box.json<{ namespaces: { namespace: string; tools: number }[] }>([
+    "ls",
+    "--stdio",
+    line,
+  ]);
+  assert.equal(ls.namespaces[0].namespace, "server_everything");
+  assert.ok(ls.namespaces[0].tools > 5);
+  const types = await box.mcpx(["types", "--stdio", line, "echo"]);
+  assert.equal(types.code, 0, types.stderr);
+  assert.match(types.stdout, /declare namespace server_everything/);
+  assert.match(types.stdout, /function echo\(args: \{[^}]*message: string;/s);
+  const missing = await box.mcpx(["types", "--stdio", line, "nope"]);
+  assert.equal(missing.code, 5);
+  assert.match(missing.stderr, /No tool "nope" on server_everything/);
+  const listed = await box.json<{ tools: { name: string }[] }>(["tools", "--stdio", line]);
+  assert.ok(listed.tools.some((t) => t.name === "echo"));
+  const status = await box.json<{ servers: unknown[] }>(["status"]);
+  assert.deepEqual(status.servers, [], "ad-hoc servers are not configured ones");
+  const after = await box.json<Call>(["call", "--stdio", line, "echo", "message=3"]);
+  assert.equal(after.mcpx.instance.pid, first.mcpx.instance.pid, "listing used the same pool");
+
+  const bare = await box.mcpx(["call", "echo", "message=x"]);
+  assert.equal(bare.code, 2);
+  assert.match(bare.stderr, /"echo" is not <namespace\.tool>/);
+  const open = await box.mcpx(["call", "--stdio", "node 'unclosed", "echo"]);
+  assert.notEqual(open.code, 0);
+  assert.match(open.stderr, /unclosed '/);
+  const both = await box.mcpx(["call", "--stdio", "node", "--url", "http://x/", "echo"]);
+  assert.match(both.stderr, /not both/);
+  await box.mcpx(["daemon", "stop"]);
+});
+
+Deno.test("call --url: an ad-hoc HTTP server", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: {} });
+  const port = freePort();
+  const server = new Deno.Command("node", {
+    args: [npmServerScript("server-everything"), "streamableHttp"],
+    env: { PORT: String(port) },
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  try {
+    const reader = server.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    while (!seen.includes("listening")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`server-everything exited before listening: ${seen}`);
+      seen += value;
+    }
+    reader.releaseLock();
+    void server.stderr.cancel().catch(() => {});
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const out = await box.json<Call>(["call", "--url", url, "echo", "message=over http"]);
+    assert.equal(out.content[0].text, "Echo: over http");
+    assert.equal(out.mcpx.server, "host_127_0_0_1");
+    assert.equal(out.mcpx.instance.pid, null);
+    const bad = await box.mcpx(["call", "--url", "ftp://x", "echo"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /not an http or https URL/);
+    await box.mcpx(["daemon", "stop"]);
+  } finally {
+    server.kill("SIGKILL");
+    await server.status;
+  }
+});
+
+Deno.test("config import: other hosts' servers, --write keeps the comments", async () => {
+  await using box = await Sandbox.create();
+  const everything = npmServerScript("server-everything");
+  await box.write("config/Claude/claude_desktop_config.json", {
+    mcpServers: { desk: { command: "node", args: [everything], env: { A: "1" } } },
+  });
+  await box.write("home/.claude.json", {
+    numStartups: 3,
+    mcpServers: { code: { type: "http", url: "http://127.0.0.1:1/mcp" } },
+    projects: {
+      [join(box.root, "work")]: { mcpServers: { proj: { command: "node", args: [everything] } } },
+    },
+  });
+  await box.write("home/.cursor/mcp.json", {
+    mcpServers: { cur: { url: "http://127.0.0.1:2/sse", type: "sse" } },
+  });
+  await box.write(
+    "work/.vscode/mcp.json",
+    '{\n  // VS Code names them "servers"\n  "servers": { "vs": { "type": "stdio", "command": "node", "args": ["x.js"] } }\n}\n',
+  );
+  const config = await box.write(
+    "work/.mcpx.json",
+    '{\n  // my servers\n  "mcpServers": {\n    "desk": { "command": "true" } // already here\n  }\n}\n',
+  );
+
+  interface Out {
+    servers: { name: string; status: string; entry: Record<string, unknown> }[];
+    written: boolean;
+  }
+  const preview = await box.json<Out>(["config", "import", "claude-desktop"]);
+  assert.deepEqual(preview.servers.map((s) => [s.name, s.status]), [["desk", "exists"]]);
+  assert.equal(Deno.readTextFileSync(config).includes("already here"), true);
+
+  const code = await box.json<Out>(["config", "import", "claude-code"]);
+  assert.deepEqual(code.servers.map((s) => [s.name, s.status]).sort(), [
+    ["code", "new"],
+    ["proj", "new"],
+  ]);
+  assert.deepEqual(code.servers.find((s) => s.name === "code")!.entry, {
+    type: "http",
+    url: "http://127.0.0.1:1/mcp",
+  });
+  const before = Deno.readTextFileSync(config);
+  assert.equal(before.includes("code"), false, "no --write, no edit");
+
+  for (const host of ["claude-code", "cursor", "vscode"]) {
+    const r = await box.mcpx(["config", "import", host, "--write"]);
+    assert.equal(r.code, 0, r.stderr);
+  }
+  const after = Deno.readTextFileSync(config);
+  assert.match(after, /\/\/ my servers/);
+  assert.match(after, /\/\/ already here/);
+  const { parse } = await import("jsonc-parser");
+  const servers = parse(after).mcpServers;
+  assert.deepEqual(Object.keys(servers).sort(), ["code", "cur", "desk", "proj", "vs"]);
+  assert.deepEqual(servers.cur, { url: "http://127.0.0.1:2/sse", type: "sse" });
+  assert.deepEqual(servers.vs, { command: "node", args: ["x.js"] });
+  assert.deepEqual(servers.desk, { command: "true" }, "an existing name is left alone");
+
+  const missing = await box.mcpx(["config", "import", "nowhere.json"]);
+  assert.equal(missing.code, 5);
+  assert.match(missing.stderr, /No file "nowhere\.json"/);
+  await box.write("work/broken.json", "{ nope");
+  const broken = await box.mcpx(["config", "import", "broken.json", "--write"]);
+  assert.notEqual(broken.code, 0);
+  assert.equal(broken.stderr.trim().split("\n").length <= 2, true, broken.stderr);
+  assert.equal(Deno.readTextFileSync(config), after, "the configuration is untouched");
+});

@@ -1,0 +1,358 @@
+import assert from "node:assert/strict";
+import { Sandbox } from "../_helpers.ts";
+
+/** A petstore-like API on 127.0.0.1: its documents (3.0 with a relative server, 3.1, 2.0) too. */
+function petstore() {
+  const pets = [
+    { id: 1, name: "Rex", status: "available" },
+    { id: 2, name: "a/b", status: "sold" },
+  ];
+  const seen: { method: string; url: string; auth: string | null; key: string | null }[] = [];
+  const pet = {
+    type: "object",
+    properties: { id: { type: "integer" }, name: { type: "string" }, status: { type: "string" } },
+  };
+  const paths30 = {
+    "/pet/findByStatus": {
+      get: {
+        operationId: "findPetsByStatus",
+        summary: "Finds pets by status",
+        parameters: [{
+          name: "status",
+          in: "query",
+          required: true,
+          schema: { type: "string", enum: ["available", "sold"] },
+        }],
+        responses: {
+          "200": {
+            description: "ok",
+            content: {
+              "application/json": {
+                schema: { type: "array", items: { $ref: "#/components/schemas/Pet" } },
+              },
+            },
+          },
+        },
+      },
+    },
+    "/pet/{name}": {
+      get: {
+        parameters: [{ name: "name", in: "path", required: true, schema: { type: "string" } }],
+        responses: {
+          "200": {
+            description: "ok",
+            content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } },
+          },
+        },
+      },
+      delete: {
+        operationId: "deletePet",
+        parameters: [{ name: "name", in: "path", required: true, schema: { type: "string" } }],
+        responses: { "204": { description: "gone" } },
+      },
+    },
+    "/pet": {
+      post: {
+        operationId: "addPet",
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } },
+        },
+        responses: { "200": { description: "ok" } },
+      },
+    },
+    "/old": {
+      get: {
+        operationId: "oldList",
+        deprecated: true,
+        responses: { "200": { description: "ok" } },
+      },
+    },
+  };
+  let port = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const url = new URL(req.url);
+    const doc = (v: string) => {
+      if (v === "2.0") {
+        return {
+          swagger: "2.0",
+          info: { title: "Petstore 2", version: "1" },
+          host: `127.0.0.1:${port}`,
+          basePath: "/api/v3",
+          schemes: ["http"],
+          paths: {
+            "/pet/findByStatus": {
+              get: {
+                operationId: "findPetsByStatus",
+                parameters: [{ name: "status", in: "query", required: true, type: "string" }],
+                responses: { "200": { description: "ok", schema: { type: "array", items: pet } } },
+              },
+            },
+            "/pet": {
+              post: {
+                operationId: "addPet",
+                parameters: [{ name: "body", in: "body", required: true, schema: pet }],
+                responses: { "200": { description: "ok" } },
+              },
+            },
+          },
+        };
+      }
+      return {
+        openapi: v === "3.1" ? "3.1.0" : "3.0.3",
+        info: { title: `Petstore ${v}`, version: "1" },
+        servers: [{ url: v === "3.1" ? `http://127.0.0.1:${port}/api/v3` : "/api/v3" }],
+        paths: paths30,
+        components: { schemas: { Pet: pet } },
+      };
+    };
+    const m = /^\/docs\/(3\.0|3\.1|2\.0)\.json$/.exec(url.pathname);
+    if (m) return Response.json(doc(m[1]));
+    seen.push({
+      method: req.method,
+      url: url.pathname + url.search,
+      auth: req.headers.get("authorization"),
+      key: req.headers.get("x-api-key"),
+    });
+    if (url.pathname === "/api/v3/pet/findByStatus") {
+      return Response.json(pets.filter((p) => p.status === url.searchParams.get("status")));
+    }
+    if (url.pathname === "/api/v3/pet" && req.method === "POST") {
+      const body = await req.json();
+      return Response.json({ id: 3, ...body });
+    }
+    const one = /^\/api\/v3\/pet\/(.+)$/.exec(url.pathname);
+    if (one) {
+      const name = decodeURIComponent(one[1]);
+      const found = pets.find((p) => p.name === name);
+      return found
+        ? Response.json(found)
+        : Response.json({ message: "no such pet" }, { status: 404 });
+    }
+    return new Response("not found", { status: 404 });
+  });
+  port = server.addr.port;
+  return { base: `http://127.0.0.1:${port}`, seen, server };
+}
+
+interface Tools {
+  base: string;
+  tools: { name: string; method: string; path: string; description?: string }[];
+}
+
+Deno.test("api tools/call: OpenAPI 3.0, 3.1 and Swagger 2.0 documents as tools", async () => {
+  await using box = await Sandbox.create();
+  const api = petstore();
+  try {
+    // 3.0: the relative server resolves against where the document was fetched.
+    const t30 = await box.json<Tools>(["api", "tools", "--spec", `${api.base}/docs/3.0.json`]);
+    assert.equal(t30.base, `${api.base}/api/v3`);
+    assert.deepEqual(t30.tools.map((t) => t.name), ["findPetsByStatus", "get_pet_name"]);
+    const all = await box.json<Tools>([
+      "api",
+      "tools",
+      "--spec",
+      `${api.base}/docs/3.0.json`,
+      "--methods",
+      "all",
+      "--deprecated",
+    ]);
+    assert.deepEqual(all.tools.map((t) => t.name).sort(), [
+      "addPet",
+      "deletePet",
+      "findPetsByStatus",
+      "get_pet_name",
+      "oldList",
+    ]);
+    assert.match(all.tools.find((t) => t.name === "oldList")!.description!, /deprecated/);
+
+    const found = await box.json<{ status: number; body: { name: string }[] }>([
+      "api",
+      "call",
+      "--spec",
+      `${api.base}/docs/3.0.json`,
+      "findPetsByStatus",
+      "status=available",
+    ]);
+    assert.equal(found.status, 200);
+    assert.deepEqual(found.body.map((p) => p.name), ["Rex"]);
+    // A slash in a path parameter stays in the parameter.
+    const slashed = await box.json<{ body: { id: number } }>([
+      "api",
+      "call",
+      "--spec",
+      `${api.base}/docs/3.1.json`,
+      "get_pet_name",
+      "name=a/b",
+    ]);
+    assert.equal(slashed.body.id, 2);
+    assert.equal(api.seen.at(-1)!.url, "/api/v3/pet/a%2Fb");
+
+    // Writes are refused unless asked for.
+    const refused = await box.mcpx([
+      "api",
+      "call",
+      "--spec",
+      `${api.base}/docs/3.0.json`,
+      "addPet",
+      '{"body":{"name":"Tom"}}',
+    ]);
+    assert.equal(refused.code, 5);
+    assert.match(refused.stderr, /No operation "addPet"/);
+    const added = await box.mcpx(
+      [
+        "api",
+        "call",
+        "--spec",
+        `${api.base}/docs/2.0.json`,
+        "--methods",
+        "all",
+        "addPet",
+        '{"body":{"name":"Tom"}}',
+        "--bearer-env",
+        "PET_TOKEN",
+      ],
+      { env: { PET_TOKEN: "s3cret" } },
+    );
+    assert.equal(added.code, 0, added.stderr);
+    assert.equal(JSON.parse(added.stdout).name, "Tom");
+    assert.equal(api.seen.at(-1)!.auth, "Bearer s3cret");
+    assert.equal(api.seen.at(-1)!.method, "POST");
+
+    const keyed = await box.mcpx(
+      [
+        "api",
+        "call",
+        "--spec",
+        `${api.base}/docs/2.0.json`,
+        "findPetsByStatus",
+        "status=sold",
+        "--api-key-env",
+        "PET_KEY",
+      ],
+      { env: { PET_KEY: "k1" } },
+    );
+    assert.equal(keyed.code, 0, keyed.stderr);
+    assert.equal(api.seen.at(-1)!.key, "k1");
+    const noKey = await box.mcpx([
+      "api",
+      "call",
+      "--spec",
+      `${api.base}/docs/2.0.json`,
+      "findPetsByStatus",
+      "status=sold",
+      "--api-key-env",
+      "NOT_SET_HERE",
+    ]);
+    assert.equal(noKey.code, 3);
+    assert.match(noKey.stderr, /NOT_SET_HERE is not set/);
+
+    const missing = await box.mcpx([
+      "api",
+      "call",
+      "--spec",
+      `${api.base}/docs/3.0.json`,
+      "get_pet_name",
+      "name=nobody",
+    ]);
+    assert.equal(missing.code, 8);
+    assert.match(missing.stdout, /no such pet/);
+
+    // A local copy of the 3.0 document: its relative server has no http location to resolve against.
+    const text = await (await fetch(`${api.base}/docs/3.0.json`)).text();
+    await box.write("work/pet.json", text);
+    const local = await box.mcpx(["api", "tools", "--spec", "pet.json"]);
+    assert.equal(local.code, 3);
+    assert.match(local.stderr, /not an http URL/);
+    const unreachable = await box.mcpx(["api", "tools", "--spec", "http://127.0.0.1:1/x.json"]);
+    assert.equal(unreachable.code, 3);
+    assert.equal(unreachable.stderr.trim().split("\n").length, 1, unreachable.stderr);
+  } finally {
+    await api.server.shutdown();
+  }
+});
+
+Deno.test("api serve: a document as a configured namespace and as an ad-hoc server", async () => {
+  await using box = await Sandbox.create();
+  const api = petstore();
+  try {
+    const root = new URL("../../", import.meta.url).pathname;
+    const serve = [
+      "run",
+      "-A",
+      "--config",
+      `${root}deno.json`,
+      `${root}main.ts`,
+      "api",
+      "serve",
+      "--spec",
+      `${api.base}/docs/3.0.json`,
+      "--bearer-env",
+      "PET_TOKEN",
+    ];
+    await box.write("work/.mcpx.json", {
+      mcpServers: {
+        petstore: { command: Deno.execPath(), args: serve, env: { PET_TOKEN: "t0k" } },
+      },
+    });
+    const found = await box.json<{ content: { text: string }[] }>([
+      "call",
+      "petstore.findPetsByStatus",
+      "status=sold",
+    ]);
+    assert.deepEqual(JSON.parse(found.content[0].text).map((p: { name: string }) => p.name), [
+      "a/b",
+    ]);
+    assert.equal(api.seen.at(-1)!.auth, "Bearer t0k");
+    const types = await box.mcpx(["types", "petstore.get_pet_name"]);
+    assert.equal(types.code, 0, types.stderr);
+    assert.match(types.stdout, /name: string/);
+    const failed = await box.mcpx(["call", "petstore.get_pet_name", "name=nobody"]);
+    assert.equal(failed.code, 8);
+    assert.match(failed.stderr + failed.stdout, /HTTP 404/);
+
+    const line = [Deno.execPath(), ...serve.slice(0, -2)].map((w) => `'${w}'`).join(" ");
+    const adHoc = await box.json<{ content: { text: string }[]; mcpx: { server: string } }>([
+      "call",
+      "--stdio",
+      line,
+      "--name",
+      "pets",
+      "get_pet_name",
+      "name=Rex",
+    ]);
+    assert.equal(JSON.parse(adHoc.content[0].text).id, 1);
+    assert.equal(adHoc.mcpx.server, "pets");
+    await box.mcpx(["daemon", "stop"]);
+  } finally {
+    await api.server.shutdown();
+  }
+});
+
+Deno.test("paths.apis: documents in the configuration are namespaces", async () => {
+  await using box = await Sandbox.create();
+  const api = petstore();
+  try {
+    await box.write("work/.mcpx.json", {
+      paths: { apis: `${api.base}/docs/3.1.json, pets2=${api.base}/docs/2.0.json` },
+      mcpServers: {},
+    });
+    const refreshed = await box.mcpx(["refresh"]);
+    assert.equal(refreshed.code, 0, refreshed.stderr + refreshed.stdout);
+    const ls = await box.json<{ namespaces: { namespace: string; tools: number }[] }>(["ls"]);
+    assert.deepEqual(ls.namespaces.map((n) => [n.namespace, n.tools]), [["_3_1", 2], ["pets2", 1]]);
+    const out = await box.json<{ content: { text: string }[] }>([
+      "call",
+      "pets2.findPetsByStatus",
+      "status=available",
+    ]);
+    assert.deepEqual(JSON.parse(out.content[0].text).map((p: { id: number }) => p.id), [1]);
+    await box.write("work/.mcpx.json", { paths: { apis: "=x" }, mcpServers: {} });
+    const bad = await box.mcpx(["ls"]);
+    assert.equal(bad.code, 3);
+    assert.match(bad.stderr, /"=x" in paths\.apis/);
+    await box.mcpx(["daemon", "stop"]);
+  } finally {
+    await api.server.shutdown();
+  }
+});
