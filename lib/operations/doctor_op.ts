@@ -301,6 +301,35 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
     }
   }
 
+  // Adapters (paths.adapters): each declared program is installed.
+  if (settingsOk && boot.get("paths.adapters") !== "") {
+    const { configuredAdapters } = await load<typeof import("../adapters/declare.ts")>(
+      "../adapters/declare.ts",
+      import.meta.url,
+    );
+    try {
+      for (const a of configuredAdapters(boot, ctx.io.cwd)) {
+        add(
+          installed(a.command, env, ctx.io.cwd, select.findOnPath)
+            ? { area: "adapter", status: "ok", message: `${a.name}: ${a.command} is installed` }
+            : {
+              area: "adapter",
+              status: "fail",
+              message: `${a.name}: "${a.command}" is not installed (declared in ${a.file})`,
+              hint: `Install ${a.command}, or fix "command" of adapter ${a.name}`,
+            },
+        );
+      }
+    } catch (e) {
+      add({
+        area: "adapter",
+        status: "fail",
+        message: messageOfError(e),
+        hint: hintOf(e) ?? "Fix the declaration named (docs/adapters.md)",
+      });
+    }
+  }
+
   // The directories and their permissions.
   for (const [what, dir] of [["state", state], ["cache", cacheDir(boot, env)]] as const) {
     const mode = modeOf(dir);
@@ -498,7 +527,7 @@ export const doctor = defineOperation<{ noStart?: boolean }, DoctorOutput>({
   summary:
     "Check the runtimes, settings, configuration, servers, directories, daemon and log index",
   description:
-    "Checks, in order: the runtimes scripts use (deno, node, bun), git, settings that contradict each other (a value overriding another from a file or variable, unknown keys and MCPX_* variables), whether the configuration parses and is trusted, whether every enabled server's command is installed, the ${VAR} references and OAuth tokens servers need, the state, cache and log directories and their modes, the daemon (running, same version as this CLI), a registry.url that was set (it answers), and then starts every server through the daemon as `mcpx refresh` does (not with --no-start), reporting the first lines a server that does not start wrote. Every failed check says what to do. Exits 1 when any check failed; warnings do not fail.",
+    "Checks, in order: the runtimes scripts use (deno, node, bun), git, settings that contradict each other (a value overriding another from a file or variable, unknown keys and MCPX_* variables), whether the configuration parses and is trusted, whether every enabled server's command and every adapter's program is installed, the ${VAR} references and OAuth tokens servers need, the state, cache and log directories and their modes, the daemon (running, same version as this CLI), a registry.url that was set (it answers), and then starts every server through the daemon as `mcpx refresh` does (not with --no-start), reporting the first lines a server that does not start wrote. Every failed check says what to do. Exits 1 when any check failed; warnings do not fail.",
   params: [
     {
       name: "noStart",

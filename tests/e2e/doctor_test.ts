@@ -262,3 +262,22 @@ Deno.test("doctor: a registry named in the settings is asked; one answering 500 
     await server.shutdown();
   }
 });
+
+Deno.test("doctor: an adapter whose program is not installed", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/adapters/tools.json", {
+    adapters: [
+      { name: "gitish", command: "git", tools: [{ name: "status", args: ["status"] }] },
+      { name: "ghost", command: "mcpx-no-such-program", tools: [{ name: "run", args: [] }] },
+    ],
+  });
+  await box.write("work/.mcpx.json", { mcpServers: {}, paths: { adapters: "adapters" } });
+  const r = await doctor(box, ["--no-start"]);
+  assert.equal(r.code, 1);
+  assert.equal(r.failed.length, 1, JSON.stringify(r.failed));
+  assert.match(r.failed[0].message, /ghost: "mcpx-no-such-program" is not installed/);
+  assert.match(r.failed[0].hint!, /Install mcpx-no-such-program/);
+  assert.ok(
+    r.checks.some((c) => c.area === "adapter" && c.status === "ok" && /gitish/.test(c.message)),
+  );
+});
