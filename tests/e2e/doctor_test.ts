@@ -281,3 +281,14 @@ Deno.test("doctor: an adapter whose program is not installed", async () => {
     r.checks.some((c) => c.area === "adapter" && c.status === "ok" && /gitish/.test(c.message)),
   );
 });
+
+Deno.test("doctor: an API document that cannot be read fails as its server, with the reason", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: {}, paths: { apis: "./missing-api.json" } });
+  const r = await doctor(box);
+  assert.equal(r.code, 1);
+  const c = r.failed.find((c) => c.area === "server");
+  assert.ok(c, JSON.stringify(r.checks));
+  assert.match(c.message, /missing_api: does not start: .*Cannot read the API document/);
+  await box.mcpx(["stop", "--all"]);
+});
