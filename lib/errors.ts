@@ -33,6 +33,7 @@ export const ERRORS = {
   POOL_BUSY: { exit: 7, http: 503, hint: "`mcpx status` shows who holds the processes" },
   TOOL_ERROR: { exit: 8, http: 422, hint: "" },
   CREDENTIALS_MISSING: { exit: 3, http: 422, hint: "" },
+  REGISTRY_UNAVAILABLE: { exit: 6, http: 502, hint: "" },
   SCRIPT_FAILED: { exit: 1, http: 422, hint: "" },
   // Exit 9: the configuration is not trusted (lib/config/trust.ts), so nothing it names was
   // started; `mcpx trust <path>` trusts it. Its own status, so an agent can tell a person.

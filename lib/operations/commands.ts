@@ -27,6 +27,9 @@ const openapi = () => load<typeof import("./openapi_op.ts")>("./openapi_op.ts", 
 const features = () => load<typeof import("./feature_ops.ts")>("./feature_ops.ts", import.meta.url);
 const misc = () => load<typeof import("./misc_ops.ts")>("./misc_ops.ts", import.meta.url);
 const logs = () => load<typeof import("./log_ops.ts")>("./log_ops.ts", import.meta.url);
+const doctorOp = () => load<typeof import("./doctor_op.ts")>("./doctor_op.ts", import.meta.url);
+const registry = () =>
+  load<typeof import("./registry_ops.ts")>("./registry_ops.ts", import.meta.url);
 const adapter = () => load<typeof import("./adapter_ops.ts")>("./adapter_ops.ts", import.meta.url);
 const elicit = () => load<typeof import("./elicit_ops.ts")>("./elicit_ops.ts", import.meta.url);
 
@@ -80,6 +83,11 @@ export const COMMANDS: Record<string, Load> = {
   elicit: () =>
     elicit().then((m) =>
       [m.elicitList, m.elicitShow, m.elicitAnswer, m.elicitDecline] as unknown as Operation[]
+    ),
+  doctor: from(doctorOp, "doctor"),
+  registry: () =>
+    registry().then((m) =>
+      [m.registrySearch, m.registryShow, m.registryAdd] as unknown as Operation[]
     ),
   adapter: () => adapter().then((m) => [m.adapterServe, m.adapterCheck] as unknown as Operation[]),
   version: from(misc, "version"),

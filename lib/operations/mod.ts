@@ -30,6 +30,8 @@ import { elicitAnswer, elicitDecline, elicitList, elicitShow } from "./elicit_op
 import { openapiShow } from "./openapi_op.ts";
 import { adapterCheck, adapterServe } from "./adapter_ops.ts";
 import { promptsGet, resourcesRead } from "./feature_ops.ts";
+import { doctor } from "./doctor_op.ts";
+import { registryAdd, registrySearch, registryShow } from "./registry_ops.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
 export const OPERATIONS: readonly Operation[] = [
@@ -63,6 +65,10 @@ export const OPERATIONS: readonly Operation[] = [
   adapterServe,
   adapterCheck,
   health,
+  doctor,
+  registrySearch,
+  registryShow,
+  registryAdd,
   logShow,
   statsShow,
   configShow,

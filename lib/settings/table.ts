@@ -102,6 +102,11 @@ export const SETTINGS = {
     flag: "--all-profiles",
     early: true,
   },
+  "registry.url": {
+    type: "string",
+    default: "https://registry.modelcontextprotocol.io",
+    doc: "The MCP registry `mcpx registry` asks: the official one, or any implementing its API",
+  },
   "catalog.budget": {
     type: "integer",
     default: "2000",

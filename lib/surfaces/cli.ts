@@ -333,7 +333,11 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
     const sent = op.cli.request ? await op.cli.request(parsed.input, ctx) : parsed.input;
     const output = await execute(op, sent, ctx);
     const loaded = ctx.loadedSettings();
-    if (loaded) { for (const w of (await loaded).warnings) io.err(`mcpx: warning: ${w}\n`); }
+    if (loaded) {
+      // An operation that reported broken settings itself (doctor) still succeeded.
+      const settings = await loaded.catch(() => undefined);
+      for (const w of settings?.warnings ?? []) io.err(`mcpx: warning: ${w}\n`);
+    }
     if (json) {
       const doc = op.json ? await op.json(output as never, ctx, typed as never) : output;
       io.out(JSON.stringify(doc, null, 2) + "\n");

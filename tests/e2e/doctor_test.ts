@@ -1,0 +1,294 @@
+// `mcpx doctor` (docs/doctor.md): a healthy setup passes and exits 0; each broken one produces the
+// failed check with its one-line advice, and exit status 1.
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { Sandbox } from "../_helpers.ts";
+import { namesServer } from "../fixtures/servers.ts";
+
+interface Check {
+  area: string;
+  status: string;
+  message: string;
+  hint?: string;
+}
+
+async function doctor(
+  box: Sandbox,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ code: number; checks: Check[]; failed: Check[] }> {
+  const r = await box.mcpx(["--json", "doctor", ...args], { env });
+  const out = JSON.parse(r.stdout) as { checks: Check[]; failed: number };
+  const failed = out.checks.filter((c) => c.status === "fail");
+  assert.equal(out.failed, failed.length);
+  for (const c of failed) {
+    assert.ok(c.hint && !c.hint.includes("\n"), `a one-line hint: ${c.message}`);
+  }
+  return { code: r.code, checks: out.checks, failed };
+}
+
+Deno.test("doctor: a healthy configuration passes, its server started through the daemon", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { names: namesServer() } });
+  const r = await doctor(box);
+  assert.deepEqual(r.failed, []);
+  assert.equal(r.code, 0);
+  const started = r.checks.find((c) =>
+    c.area === "server" && /names: starts, \d+ tools/.test(c.message)
+  );
+  assert.ok(started, JSON.stringify(r.checks));
+  const text = await box.mcpx(["doctor"]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /all checks passed/);
+  await box.mcpx(["stop", "--all"]);
+});
+
+Deno.test("doctor: a missing command fails with advice, and no server is started", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      gone: { command: "mcpx-no-such-binary" },
+      off: { command: "nope", disabled: true },
+    },
+  });
+  const r = await doctor(box);
+  assert.equal(r.code, 1);
+  assert.equal(r.failed.length, 1, JSON.stringify(r.failed));
+  assert.match(r.failed[0].message, /gone: command "mcpx-no-such-binary" is not installed/);
+  assert.match(r.failed[0].hint!, /Install mcpx-no-such-binary/);
+  assert.ok(r.checks.some((c) => c.status === "skip" && c.message === "off: disabled"));
+  assert.deepEqual(box.processes(), [], "no daemon started");
+});
+
+Deno.test("doctor: a configuration that does not parse", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", '{ "mcpServers": { "a": { "command": "true" } ');
+  const r = await doctor(box);
+  assert.equal(r.code, 1);
+  const c = r.failed.find((c) => c.area === "config");
+  assert.ok(c, JSON.stringify(r.checks));
+  assert.match(c.message, /\.mcpx\.json/);
+});
+
+Deno.test("doctor: a state directory open to others", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { a: { command: "true" } } });
+  const state = join(box.root, "state", "mcpx");
+  await Deno.mkdir(state, { recursive: true });
+  await Deno.chmod(state, 0o755);
+  const r = await doctor(box, ["--no-start"]);
+  assert.equal(r.code, 1);
+  const c = r.failed.find((c) => c.area === "dirs");
+  assert.ok(c, JSON.stringify(r.checks));
+  assert.match(c.message, /mode 0755/);
+  assert.equal(c.hint, `Run \`chmod 700 ${state}\``);
+});
+
+Deno.test("doctor: an unset ${VAR} and an unknown MCPX_ variable", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { a: { command: "true", env: { KEY: "${MCPX_DOCTOR_UNSET_KEY}" } } },
+  });
+  const r = await doctor(box, ["--no-start"], { MCPX_LOGGIN_LEVEL: "debug" });
+  assert.equal(r.code, 1);
+  assert.equal(r.failed.length, 1, JSON.stringify(r.failed));
+  assert.match(r.failed[0].message, /a: \$\{MCPX_DOCTOR_UNSET_KEY\} is referenced/);
+  assert.match(r.failed[0].hint!, /Set MCPX_DOCTOR_UNSET_KEY/);
+  const warn = r.checks.find((c) => c.area === "settings" && c.status === "warn");
+  assert.match(warn?.message ?? "", /Unknown variable MCPX_LOGGIN_LEVEL/);
+});
+
+Deno.test("doctor: an environment variable overriding a file's setting is a warning, not a failure", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    logging: { level: "warn" },
+    mcpServers: { a: { command: "true" } },
+  });
+  const r = await doctor(box, ["--no-start"], { MCPX_LOGGING_LEVEL: "debug" });
+  assert.equal(r.code, 0, JSON.stringify(r.failed));
+  const warn = r.checks.find((c) => c.area === "settings" && c.status === "warn");
+  assert.match(
+    warn?.message ?? "",
+    /logging\.level = "debug" from env MCPX_LOGGING_LEVEL overrides "warn"/,
+  );
+  assert.match(warn?.hint ?? "", /Unset MCPX_LOGGING_LEVEL/);
+});
+
+Deno.test("doctor: an untrusted project configuration names `mcpx trust`", async () => {
+  await using box = await Sandbox.create(undefined, { trustAll: false });
+  const config = await box.write("work/.mcpx.json", { mcpServers: { names: namesServer() } });
+  const r = await doctor(box);
+  assert.equal(r.code, 1);
+  const c = r.failed.find((c) => c.area === "trust");
+  assert.ok(c, JSON.stringify(r.checks));
+  assert.equal(c.hint, `Read it, then run \`mcpx trust ${config}\``);
+  assert.deepEqual(box.processes(), [], "an untrusted configuration starts nothing");
+});
+
+Deno.test("doctor: a log directory that is a file", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { a: { command: "true" } } });
+  const logs = join(box.root, "state", "mcpx", "logs");
+  await Deno.mkdir(join(box.root, "state", "mcpx"), { recursive: true, mode: 0o700 });
+  await Deno.writeTextFile(logs, "not a folder");
+  const r = await doctor(box, ["--no-start"]);
+  assert.equal(r.code, 1);
+  const c = r.failed.find((c) => c.area === "logindex");
+  assert.ok(c, JSON.stringify(r.checks));
+  assert.match(c.hint!, /set logging\.dir/);
+});
+
+Deno.test("doctor: a server that is installed but does not start shows what it wrote", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      broken: { command: "sh", args: ["-c", "echo 'missing API key for broken' >&2; exit 3"] },
+    },
+  });
+  const r = await doctor(box);
+  assert.equal(r.code, 1);
+  const c = r.failed.find((c) => c.area === "server");
+  assert.ok(c, JSON.stringify(r.checks));
+  assert.match(c.message, /broken: does not start: .*missing API key for broken/);
+  await box.mcpx(["stop", "--all"]);
+});
+
+Deno.test("doctor: a daemon of another mcpx version is stale: `mcpx stop`", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { a: { command: "true" } } });
+  const dir = join(box.root, "sock");
+  await Deno.mkdir(dir, { mode: 0o700 });
+  const socket = join(dir, "d.sock");
+  // Something answering as an older daemon would.
+  const old = Deno.serve(
+    { path: socket, onListen() {} },
+    () =>
+      Response.json({
+        service: "mcpx",
+        version: "0.0.1",
+        pid: 4242,
+        fingerprint: "old",
+        config: "x",
+      }),
+  );
+  try {
+    const r = await doctor(box, ["--no-start"], { MCPX_DAEMON_SOCKET: socket });
+    assert.equal(r.code, 1);
+    const c = r.failed.find((c) => c.area === "daemon");
+    assert.ok(c, JSON.stringify(r.checks));
+    assert.match(c.message, /daemon 4242 runs mcpx 0\.0\.1, this CLI is /);
+    assert.match(c.hint!, /mcpx stop/);
+  } finally {
+    await old.shutdown();
+  }
+});
+
+Deno.test("doctor: a setting in two files, the farther one ignored, is a warning naming both", async () => {
+  await using box = await Sandbox.create();
+  const user = await box.write("config/mcpx/config.json", { logging: { level: "info" } });
+  const project = await box.write("work/.mcpx.json", {
+    logging: { level: "warn" },
+    mcpServers: { a: { command: "true" } },
+  });
+  const r = await doctor(box, ["--no-start"]);
+  assert.equal(r.code, 0, JSON.stringify(r.failed));
+  const warn = r.checks.find((c) => c.area === "settings" && c.status === "warn");
+  assert.ok(warn, JSON.stringify(r.checks));
+  assert.ok(
+    warn.message.includes(`from file ${project} overrides "info" from file ${user}`),
+    warn.message,
+  );
+  assert.match(warn.hint!, /Remove logging\.level from one of the two files/);
+});
+
+Deno.test("doctor: a remote server signing in with OAuth and no tokens stored names `mcpx auth login`", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      remote: { url: "http://127.0.0.1:9/mcp", mcpx: { oauth: { clientId: "mcpx-test" } } },
+    },
+  });
+  const r = await doctor(box, ["--no-start"]);
+  assert.equal(r.code, 1);
+  const c = r.failed.find((c) => c.area === "credentials");
+  assert.ok(c, JSON.stringify(r.checks));
+  assert.equal(c.message, "remote: no OAuth tokens stored");
+  assert.equal(c.hint, "Run `mcpx auth login remote`");
+});
+
+Deno.test("doctor: a corrupt log index is set aside and said so; a sound one is counted", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { a: { command: "true" } } });
+  const logs = join(box.root, "state", "mcpx", "logs");
+  await Deno.mkdir(logs, { recursive: true, mode: 0o700 });
+  await Deno.chmod(join(box.root, "state", "mcpx"), 0o700);
+  await Deno.writeTextFile(
+    join(logs, "index.db"),
+    "this is not a database, not even close".repeat(100),
+  );
+  const r = await doctor(box, ["--no-start"]);
+  assert.equal(r.code, 0, JSON.stringify(r.failed));
+  const warn = r.checks.find((c) => c.area === "logindex" && c.status === "warn");
+  assert.ok(warn, JSON.stringify(r.checks));
+  assert.match(warn.hint!, /mcpx log/);
+  const again = await doctor(box, ["--no-start"]);
+  const ok = again.checks.find((c) => c.area === "logindex");
+  assert.equal(ok?.status, "ok");
+  assert.match(ok?.message ?? "", /index\.db \(\d+ records\)/);
+});
+
+Deno.test("doctor: a registry named in the settings is asked; one answering 500 fails", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { a: { command: "true" } } });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (req) =>
+      new URL(req.url).pathname.startsWith("/bad/")
+        ? new Response("no", { status: 500 })
+        : Response.json({ servers: [], metadata: { count: 0 } }),
+  );
+  const base = `http://127.0.0.1:${(server.addr as Deno.NetAddr).port}`;
+  try {
+    const good = await doctor(box, ["--no-start"], { MCPX_REGISTRY_URL: base });
+    assert.equal(good.code, 0, JSON.stringify(good.failed));
+    assert.ok(good.checks.some((c) => c.area === "registry" && c.status === "ok"));
+    const bad = await doctor(box, ["--no-start"], { MCPX_REGISTRY_URL: `${base}/bad` });
+    assert.equal(bad.code, 1);
+    const c = bad.failed.find((c) => c.area === "registry");
+    assert.match(c?.message ?? "", /HTTP 500/);
+    assert.equal(c?.hint, "Fix registry.url (set in env MCPX_REGISTRY_URL)");
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("doctor: an adapter whose program is not installed", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/adapters/tools.json", {
+    adapters: [
+      { name: "gitish", command: "git", tools: [{ name: "status", args: ["status"] }] },
+      { name: "ghost", command: "mcpx-no-such-program", tools: [{ name: "run", args: [] }] },
+    ],
+  });
+  await box.write("work/.mcpx.json", { mcpServers: {}, paths: { adapters: "adapters" } });
+  const r = await doctor(box, ["--no-start"]);
+  assert.equal(r.code, 1);
+  assert.equal(r.failed.length, 1, JSON.stringify(r.failed));
+  assert.match(r.failed[0].message, /ghost: "mcpx-no-such-program" is not installed/);
+  assert.match(r.failed[0].hint!, /Install mcpx-no-such-program/);
+  assert.ok(
+    r.checks.some((c) => c.area === "adapter" && c.status === "ok" && /gitish/.test(c.message)),
+  );
+});
+
+Deno.test("doctor: an API document that cannot be read fails as its server, with the reason", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: {}, paths: { apis: "./missing-api.json" } });
+  const r = await doctor(box);
+  assert.equal(r.code, 1);
+  const c = r.failed.find((c) => c.area === "server");
+  assert.ok(c, JSON.stringify(r.checks));
+  assert.match(c.message, /missing_api: does not start: .*Cannot read the API document/);
+  await box.mcpx(["stop", "--all"]);
+});

@@ -1,0 +1,376 @@
+// `mcpx registry` (docs/registry.md) against a registry the test serves on 127.0.0.1, implementing
+// the published `/v0.1/servers` API with fixture entries: remote-only, npm, pypi, docker, required
+// variables, an inactive one; and registries that answer 500, HTML and 20 MB.
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { Sandbox } from "../_helpers.ts";
+
+const REPO = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+
+const OFFICIAL = "io.modelcontextprotocol.registry/official";
+
+function wrap(server: { name: string; version?: string; [k: string]: unknown }, status = "active") {
+  return { server, _meta: { [OFFICIAL]: { status, isLatest: true } } };
+}
+
+const ENTRIES = [
+  wrap({
+    name: "com.example/weather-remote",
+    description: "Weather over HTTP",
+    version: "1.0.0",
+    remotes: [{
+      type: "streamable-http",
+      url: "https://{region}.weather.example/mcp",
+      variables: { region: { default: "eu" } },
+      headers: [{
+        name: "Authorization",
+        value: "Bearer {api_key}",
+        variables: { api_key: { isSecret: true, isRequired: true, description: "Your key" } },
+      }],
+    }],
+    packages: [{ registryType: "npm", identifier: "weather-npm", version: "9.9.9" }],
+  }),
+  wrap({
+    name: "io.github.someone/weather-npm",
+    description: "Weather from npm",
+    version: "2.3.4",
+    packages: [{
+      registryType: "npm",
+      identifier: "@someone/weather-mcp",
+      version: "2.3.4",
+      transport: { type: "stdio" },
+      packageArguments: [
+        {
+          type: "named",
+          name: "--units",
+          value: "{units}",
+          variables: { units: { default: "metric" } },
+        },
+        { type: "positional", valueHint: "data_dir", isRequired: true },
+      ],
+      environmentVariables: [
+        { name: "WEATHER_API_KEY", isRequired: true, isSecret: true, description: "API key" },
+        { name: "WEATHER_OPTIONAL", description: "not needed" },
+      ],
+    }],
+  }),
+  wrap({
+    name: "io.github.someone/weather-py",
+    version: "0.5.0",
+    packages: [{
+      registryType: "pypi",
+      identifier: "weather-mcp",
+      version: "0.5.0",
+      transport: { type: "stdio" },
+    }],
+  }),
+  wrap({
+    name: "io.github.someone/weather-docker",
+    version: "3.0.0",
+    packages: [{
+      registryType: "oci",
+      identifier: "ghcr.io/someone/weather",
+      version: "3.0.0",
+      transport: { type: "stdio" },
+      environmentVariables: [{ name: "TOKEN", isRequired: true, isSecret: true }],
+    }],
+  }),
+  wrap({
+    name: "io.github.someone/weather-hinted",
+    version: "1.1.0",
+    packages: [{
+      registryType: "npm",
+      identifier: "weather-hinted",
+      version: "1.1.0",
+      runtimeHint: "bunx",
+    }],
+  }),
+  wrap({ name: "io.github.someone/weather-gone", version: "1.0.0", packages: [] }, "deleted"),
+];
+
+function serveRegistry(): { url: string; requests: string[]; close(): Promise<void> } {
+  const requests: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
+    const url = new URL(req.url);
+    requests.push(url.pathname + url.search);
+    if (url.pathname.startsWith("/broken/")) return new Response("oops", { status: 500 });
+    if (url.pathname.startsWith("/html/")) {
+      return new Response("<html>hi</html>", { headers: { "content-type": "text/html" } });
+    }
+    if (url.pathname.startsWith("/huge/")) {
+      const chunk = new TextEncoder().encode(" ".repeat(1 << 20));
+      let n = 0;
+      return new Response(
+        new ReadableStream({
+          pull(c) {
+            n++ < 20 ? c.enqueue(chunk) : c.close();
+          },
+        }),
+      );
+    }
+    if (url.pathname === "/v0.1/servers") {
+      const words = (url.searchParams.get("search") ?? "").toLowerCase();
+      const hits = ENTRIES.filter((e) => e.server.name.toLowerCase().includes(words));
+      // Two per page, so the cursor is followed.
+      const at = Number(url.searchParams.get("cursor") ?? "0");
+      const page = hits.slice(at, at + 2);
+      return Response.json({
+        servers: page,
+        metadata: {
+          count: page.length,
+          ...(at + 2 < hits.length ? { nextCursor: String(at + 2) } : {}),
+        },
+      });
+    }
+    const m = /^\/v0\.1\/servers\/([^/]+)\/versions(?:\/([^/]+))?$/.exec(url.pathname);
+    if (m) {
+      const name = decodeURIComponent(m[1]);
+      const found = ENTRIES.filter((e) => e.server.name === name);
+      if (!found.length) return Response.json({ title: "Not Found" }, { status: 404 });
+      if (m[2]) {
+        const v = found.find((e) => e.server.version === decodeURIComponent(m[2]));
+        return v ? Response.json(v) : Response.json({}, { status: 404 });
+      }
+      return Response.json({ servers: found, metadata: { count: found.length } });
+    }
+    return new Response("not found", { status: 404 });
+  });
+  const port = (server.addr as Deno.NetAddr).port;
+  return { url: `http://127.0.0.1:${port}`, requests, close: () => server.shutdown() };
+}
+
+interface Shown {
+  as: string;
+  source: string;
+  entry: {
+    command?: string;
+    args?: string[];
+    env?: Record<string, string>;
+    url?: string;
+    type?: string;
+    headers?: Record<string, string>;
+  };
+  required: { name: string; secret: boolean }[];
+  written: boolean;
+}
+
+Deno.test("registry search follows the cursor and leaves out entries that are not active", async () => {
+  const reg = serveRegistry();
+  try {
+    await using box = await Sandbox.create();
+    const out = await box.json<{ servers: { name: string; kinds: string[] }[] }>(
+      ["registry", "search", "weather"],
+      { env: { MCPX_REGISTRY_URL: reg.url } },
+    );
+    assert.deepEqual(out.servers.map((s) => s.name), ENTRIES.slice(0, 5).map((e) => e.server.name));
+    assert.deepEqual(out.servers[0].kinds, ["remote", "npm"]);
+    assert.ok(reg.requests.some((r) => r.includes("cursor=2")), reg.requests.join("\n"));
+  } finally {
+    await reg.close();
+  }
+});
+
+Deno.test("registry show translates each kind of entry; required variables are named, never given values", async () => {
+  const reg = serveRegistry();
+  try {
+    await using box = await Sandbox.create();
+    const show = (name: string) =>
+      box.json<Shown>(["registry", "show", name], { env: { MCPX_REGISTRY_URL: reg.url } });
+
+    const remote = await show("com.example/weather-remote");
+    assert.equal(remote.source, "remote", "a remote is preferred over the package");
+    assert.equal(remote.as, "weather_remote");
+    assert.deepEqual(remote.entry, {
+      type: "http",
+      url: "https://eu.weather.example/mcp",
+      headers: { Authorization: "Bearer ${API_KEY}" },
+    });
+    assert.deepEqual(remote.required, [{ name: "API_KEY", description: "Your key", secret: true }]);
+
+    const npm = await show("io.github.someone/weather-npm");
+    assert.equal(npm.as, "weather_npm");
+    assert.deepEqual(npm.entry.command, "npx");
+    assert.deepEqual(npm.entry.args, [
+      "-y",
+      "@someone/weather-mcp@2.3.4",
+      "--units",
+      "metric",
+      "${DATA_DIR}",
+    ]);
+    assert.deepEqual(npm.entry.env, { WEATHER_API_KEY: "${WEATHER_API_KEY}" });
+    assert.deepEqual(npm.required.map((r) => r.name), ["DATA_DIR", "WEATHER_API_KEY"]);
+
+    const py = await show("io.github.someone/weather-py");
+    assert.deepEqual([py.entry.command, ...py.entry.args!], ["uvx", "weather-mcp==0.5.0"]);
+
+    const docker = await show("io.github.someone/weather-docker");
+    assert.deepEqual([docker.entry.command, ...docker.entry.args!], [
+      "docker",
+      "run",
+      "--rm",
+      "-i",
+      "-e",
+      "TOKEN",
+      "ghcr.io/someone/weather:3.0.0",
+    ]);
+    assert.deepEqual(docker.required.map((r) => r.name), ["TOKEN"]);
+
+    const hinted = await show("io.github.someone/weather-hinted");
+    assert.deepEqual([hinted.entry.command, ...hinted.entry.args!], [
+      "bunx",
+      "weather-hinted@1.1.0",
+    ], "the publisher's runtime hint wins");
+
+    const gone = await box.mcpx(["registry", "show", "io.github.someone/weather-gone"], {
+      env: { MCPX_REGISTRY_URL: reg.url },
+    });
+    assert.equal(gone.code, 5);
+    assert.match(gone.stderr, /no active server "io\.github\.someone\/weather-gone"/);
+  } finally {
+    await reg.close();
+  }
+});
+
+Deno.test("registry add --write keeps the file's comments; a broken or read-only file is left untouched", async () => {
+  const reg = serveRegistry();
+  try {
+    await using box = await Sandbox.create();
+    const env = { MCPX_REGISTRY_URL: reg.url };
+    const text =
+      `{\n  // my servers\n  "mcpServers": {\n    "keep": { "command": "true" } // this one stays\n  }\n}\n`;
+    const path = await box.write("work/.mcpx.json", text);
+    const dry = await box.mcpx(["registry", "add", "io.github.someone/weather-py"], { env });
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.equal(Deno.readTextFileSync(path), text, "without --write nothing is written");
+
+    const added = await box.json<Shown & { file: string }>([
+      "registry",
+      "add",
+      "io.github.someone/weather-py",
+      "--write",
+    ], { env });
+    assert.equal(added.written, true);
+    const after = Deno.readTextFileSync(path);
+    assert.ok(after.includes("// my servers") && after.includes("// this one stays"), after);
+    const ls = await box.json<{ namespaces: { namespace: string }[] }>(["ls"]);
+    assert.deepEqual(ls.namespaces.map((n) => n.namespace).sort(), ["keep", "weather_py"]);
+
+    const again = await box.mcpx(["registry", "add", "io.github.someone/weather-py", "--write"], {
+      env,
+    });
+    assert.equal(again.code, 3);
+    assert.match(again.stderr, /already has a server "weather_py"/);
+    assert.equal(Deno.readTextFileSync(path), after);
+
+    const broken = `{ "mcpServers": { `;
+    Deno.writeTextFileSync(path, broken);
+    const bad = await box.mcpx([
+      "registry",
+      "add",
+      "io.github.someone/weather-npm",
+      "--write",
+      "--config",
+      path,
+    ], { env });
+    assert.equal(bad.code, 3, bad.stderr);
+    assert.equal(bad.stderr.trim().split("\n").length, 1, bad.stderr);
+    assert.equal(Deno.readTextFileSync(path), broken);
+
+    Deno.writeTextFileSync(path, text);
+    Deno.chmodSync(path, 0o400);
+    const ro = await box.mcpx(["registry", "add", "io.github.someone/weather-npm", "--write"], {
+      env,
+    });
+    assert.equal(ro.code, 3, ro.stderr);
+    assert.match(ro.stderr, /read-only/);
+    assert.equal(Deno.readTextFileSync(path), text);
+    Deno.chmodSync(path, 0o600);
+  } finally {
+    await reg.close();
+  }
+});
+
+Deno.test("registry add --write on a terminal shows the diff before writing", async () => {
+  const reg = serveRegistry();
+  try {
+    await using box = await Sandbox.create();
+    const path = await box.write("work/.mcpx.json", { mcpServers: {} });
+    // `script` gives the command a terminal of its own.
+    const line = [Deno.execPath(), "run", "-A", "--config", join(REPO, "deno.json"), box.entry]
+      .concat(["registry", "add", "io.github.someone/weather-py", "--write"]).join(" ");
+    const out = await new Deno.Command("script", {
+      args: ["-qec", line, "/dev/null"],
+      cwd: join(box.root, "work"),
+      env: { ...box.env, MCPX_REGISTRY_URL: reg.url },
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout).replaceAll("\r", "");
+    assert.equal(out.code, 0, text);
+    assert.match(text, /@@ line 2 @@\n/);
+    assert.match(text, /^\+\s+"weather_py": \{$/m);
+    assert.ok(text.indexOf("@@ line") < text.indexOf('added "weather_py"'), text);
+    assert.match(Deno.readTextFileSync(path), /"weather_py"/);
+  } finally {
+    await reg.close();
+  }
+});
+
+Deno.test("a registry answering 500, HTML or 20 MB is one line each", async () => {
+  const reg = serveRegistry();
+  try {
+    await using box = await Sandbox.create();
+    for (
+      const [prefix, why] of [["broken", /HTTP 500/], ["html", /not JSON/], [
+        "huge",
+        /more than the \d+ bytes/,
+      ]] as const
+    ) {
+      const r = await box.mcpx(["registry", "search", "x"], {
+        env: { MCPX_REGISTRY_URL: `${reg.url}/${prefix}` },
+      });
+      assert.equal(r.code, 6, r.stderr);
+      const lines = r.stderr.trim().split("\n");
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0], why);
+    }
+  } finally {
+    await reg.close();
+  }
+});
+
+Deno.test("registry add --write keeps a trusted project trusted", async () => {
+  const reg = serveRegistry();
+  try {
+    await using box = await Sandbox.create(undefined, { trustAll: false });
+    const env = { MCPX_REGISTRY_URL: reg.url };
+    await box.write("work/.mcpx.json", { mcpServers: {} });
+    await box.json(["trust"]);
+    const added = await box.mcpx(["registry", "add", "io.github.someone/weather-py", "--write"], {
+      env,
+    });
+    assert.equal(added.code, 0, added.stderr);
+    const list = await box.json<{ entries: { state: string }[] }>(["trust", "--list"]);
+    assert.deepEqual(list.entries.map((e) => e.state), ["current"]);
+  } finally {
+    await reg.close();
+  }
+});
+
+Deno.test("registry add names the file it needs", async () => {
+  const reg = serveRegistry();
+  try {
+    await using box = await Sandbox.create();
+    await Deno.mkdir(join(box.root, "work"), { recursive: true });
+    const r = await box.mcpx(["registry", "add", "io.github.someone/weather-py", "--write"], {
+      env: { MCPX_REGISTRY_URL: reg.url },
+    });
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr, /No configuration file/);
+  } finally {
+    await reg.close();
+  }
+});
