@@ -194,7 +194,8 @@ export function readToken(path: string): string | undefined {
   return Deno.readTextFileSync(path).trim();
 }
 
-function problem(error: McpxError): Response {
+/** An error as the problem+json response every listener answers with. */
+export function problem(error: McpxError): Response {
   const body = toProblem(error);
   return new Response(JSON.stringify(body), {
     status: body.status,
@@ -203,7 +204,7 @@ function problem(error: McpxError): Response {
 }
 
 /** Compares in time independent of where the strings differ. */
-function sameText(a: string, b: string): boolean {
+export function sameText(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);

@@ -2,9 +2,9 @@
 // on it passes before it reaches a route, and where a command finds a daemon elsewhere
 // (`daemon.endpoint`). docs/security.md says what each check covers.
 
-import { McpxError, toProblem } from "../errors.ts";
+import { McpxError } from "../errors.ts";
 import { writeFileAtomic } from "../_atomic.ts";
-import { readToken, TOKEN_HEADER } from "./guard.ts";
+import { problem, readToken, sameText, TOKEN_HEADER } from "./guard.ts";
 
 /** A TCP address to listen on or connect to. */
 export interface TcpAddress {
@@ -86,22 +86,6 @@ export function listenerToken(given: string, file: string): string {
   ).join("");
   writeFileAtomic(file, token + "\n");
   return token;
-}
-
-function problem(error: McpxError): Response {
-  const body = toProblem(error);
-  return new Response(JSON.stringify(body), {
-    status: body.status,
-    headers: { "content-type": "application/problem+json" },
-  });
-}
-
-/** Compares in time independent of where the strings differ. */
-function sameText(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
 }
 
 /** The hostname of a Host header value (`a:1`, `[::1]:2`, `a`), lower-cased. */
