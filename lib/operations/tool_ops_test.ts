@@ -26,7 +26,11 @@ Deno.test("parseCallWords() sends key=value words as typed, for the daemon to ty
   usage(["fx.echo", "word"], /"word" is neither a JSON object, - \(JSON on stdin\), @file nor/);
   usage(["fx.echo", "{bad"], /^The arguments are not valid JSON/);
   usage(["fx.echo", "[1]"], /neither/);
-  usage(["fx"], /is not <namespace\.tool>/);
+  // A bare tool name is for an ad-hoc server (--stdio, --url): the request refuses it otherwise
+  // (tests/e2e/adhoc_test.ts).
+  assert.deepEqual(parseCallWords(["echo"]), { server: "", tool: "echo" });
+  usage(["fx."], /is not <namespace\.tool>/);
+  usage([".echo"], /is not <namespace\.tool>/);
 });
 
 Deno.test("toolsCall's command reads - from stdin and @file from the working directory", async () => {
