@@ -31,6 +31,8 @@ const doctorOp = () => load<typeof import("./doctor_op.ts")>("./doctor_op.ts", i
 const registry = () =>
   load<typeof import("./registry_ops.ts")>("./registry_ops.ts", import.meta.url);
 const adapter = () => load<typeof import("./adapter_ops.ts")>("./adapter_ops.ts", import.meta.url);
+const exploring = () =>
+  load<typeof import("./explore_ops.ts")>("./explore_ops.ts", import.meta.url);
 const elicit = () => load<typeof import("./elicit_ops.ts")>("./elicit_ops.ts", import.meta.url);
 
 /** The loader of the operation `name` of the module `module()` loads. */
@@ -58,6 +60,7 @@ export const COMMANDS: Record<string, Load> = {
   run: from(scripts, "scriptsRun"),
   exec: from(scripts, "scriptsExec"),
   scripts: from(scripts, "scriptsList"),
+  explore: from(exploring, "exploreRun"),
   status: from(daemon, "daemonStatus"),
   events: from(events, "eventsList"),
   start: from(daemon, "daemonStart"),
