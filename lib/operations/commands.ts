@@ -61,6 +61,7 @@ export const COMMANDS: Record<string, Load> = {
   exec: from(scripts, "scriptsExec"),
   scripts: from(scripts, "scriptsList"),
   explore: from(exploring, "exploreRun"),
+  repl: from(exploring, "scriptsRepl"),
   status: from(daemon, "daemonStatus"),
   events: from(events, "eventsList"),
   start: from(daemon, "daemonStart"),

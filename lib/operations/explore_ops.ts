@@ -92,3 +92,55 @@ export const exploreRun = defineOperation<Record<string, never>, Record<string, 
   },
   render: () => "",
 });
+
+/** `mcpx repl`: TypeScript statements in one session. */
+export const scriptsRepl = defineOperation<
+  { env?: string | string[]; envFile?: string },
+  { exitCode: number }
+>({
+  id: "scripts.repl",
+  summary: "Type TypeScript statements one at a time, in one session, every namespace a global",
+  description:
+    "Each statement runs in one Worker that lasts the whole repl, as a script does under `mcpx run`: every namespace is a global (memory.read_graph()), with tools, log and emit; top-level await works; a declared name stays for the next statement and may be declared again. A value is printed as `mcpx run` prints a result (a string as it is, anything else as JSON; what JSON cannot hold, inspected). A statement left open (a bracket, template literal or comment) continues on the next line. All statements share one session, so a server process leased by one (a browser, a memory graph) is the same process for the next; .exit, Ctrl-D, or Ctrl-C at the > prompt ends the session and its leases. Ctrl-C while a statement runs ends the repl. History is kept in repl_history under the state folder; Tab completes namespaces and their tools. With stdin or stdout not a terminal it says so and exits 2 at once.",
+  params: [
+    {
+      name: "env",
+      type: "string",
+      doc: "Set a variable for the session, as KEY=VALUE; repeat it for more",
+      repeatable: true,
+    },
+    {
+      name: "envFile",
+      type: "string",
+      doc:
+        "Read variables for the session from a dotenv file (KEY=VALUE lines); --env wins over it",
+    },
+  ],
+  cli: { command: ["repl"] },
+  http: { none: TERMINAL_ONLY },
+  mcp: { expose: false },
+  where: "local",
+  needsTrust: true,
+  output: (z) => z.object({ exitCode: z.number() }),
+  async run(input, ctx) {
+    requireTerminal(
+      ctx,
+      "repl",
+      "mcpx exec '<code>' (or mcpx exec - < file) and mcpx run <script>",
+    );
+    const [{ runRepl }, { terminalPrompter }, { History }, misc] = await Promise.all([
+      load<typeof import("../scripts/repl.ts")>("../scripts/repl.ts", import.meta.url),
+      load<typeof import("../explore/prompt.ts")>("../explore/prompt.ts", import.meta.url),
+      load<typeof import("../explore/history.ts")>("../explore/history.ts", import.meta.url),
+      load<typeof import("./misc_ops.ts")>("./misc_ops.ts", import.meta.url),
+    ]);
+    return await runRepl(ctx, {
+      env: input.env === undefined ? [] : Array.isArray(input.env) ? input.env : [input.env],
+      envFile: input.envFile,
+      prompter: terminalPrompter(),
+      history: new History(await stateFile(ctx, "repl_history")),
+      names: async () => (await misc.candidates.run({ kind: "targets" }, ctx)).candidates,
+    });
+  },
+  render: () => "",
+});

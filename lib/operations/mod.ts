@@ -32,7 +32,7 @@ import { adapterCheck, adapterServe } from "./adapter_ops.ts";
 import { promptsGet, resourcesRead } from "./feature_ops.ts";
 import { doctor } from "./doctor_op.ts";
 import { registryAdd, registrySearch, registryShow } from "./registry_ops.ts";
-import { exploreRun } from "./explore_ops.ts";
+import { exploreRun, scriptsRepl } from "./explore_ops.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
 export const OPERATIONS: readonly Operation[] = [
@@ -50,6 +50,7 @@ export const OPERATIONS: readonly Operation[] = [
   scriptsExec,
   scriptsList,
   exploreRun,
+  scriptsRepl,
   daemonStatus,
   eventsList,
   serversRestart,
