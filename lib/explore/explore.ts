@@ -75,21 +75,14 @@ export function splitWords(line: string): string[] {
 export function candidates(line: string, names: Names): string[] {
   const space = line.lastIndexOf(" ");
   const head = line.slice(0, space + 1);
-  const first = splitWords(line)[0];
-  let words: readonly string[];
-  if (space < 0) words = [...COMMAND_WORDS, ...names.namespaces, ...names.tools];
-  else if (first === "call" && head.trim() === "call") {
-    words = [...names.namespaces.map((n) => `${n}.`), ...names.tools];
-  } else if (first === "search" || first === "chain") words = [];
-  else words = [];
-  // A word that names a namespace and has tools completes on to `ns.` first.
   const current = line.slice(space + 1);
-  const out = words.filter((w) => w.startsWith(current)).map((w) => head + w);
-  if (space < 0 && names.namespaces.includes(current)) {
-    const tools = names.tools.filter((t) => t.startsWith(`${current}.`));
-    if (tools.length) return [...new Set([...out, ...tools.map((t) => head + t)])];
-  }
-  return [...new Set(out)];
+  // The first word is a command, a namespace or a tool; after `call`, a tool.
+  const words = space < 0
+    ? [...COMMAND_WORDS, ...names.namespaces, ...names.tools]
+    : head.trim() === "call"
+    ? names.tools
+    : [];
+  return [...new Set(words.filter((w) => w.startsWith(current)).map((w) => head + w))];
 }
 
 /** The help screen. */
