@@ -2,10 +2,10 @@
 // in one global scope, so what one statement declares or leases is there for the next. The
 // launcher has installed the globals (every namespace, log, emit) and captured the console, as
 // for any script. Statements are evaluated through the V8 inspector in REPL mode, which allows
-// top-level await and declaring a name again, as Deno's own REPL does. Erasable TypeScript only.
+// top-level await and declaring a name again, as Deno's own REPL does. Erasable TypeScript only;
+// only a Deno Worker runs it, so its node: modules are imported when it starts rather than at the
+// top, where every runtime's launcher files would have to have them.
 
-import { Session } from "node:inspector";
-import { stripTypeScriptTypes } from "node:module";
 import { renderResult } from "./runtime.ts";
 import { jsonProblem } from "./values.ts";
 import type { ReplReply, ReplRequest } from "./protocol.ts";
@@ -53,7 +53,11 @@ function describe(error: unknown): string {
 }
 
 /** Evaluates statements until the CLI says the session is over. */
-export default function repl(): Promise<void> {
+export default async function repl(): Promise<void> {
+  const [{ Session }, { stripTypeScriptTypes }] = await Promise.all([
+    import("node:inspector"),
+    import("node:module"),
+  ]);
   const session = new Session();
   session.connect();
   const post = <T>(method: string, params: Record<string, unknown>) =>
