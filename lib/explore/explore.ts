@@ -40,15 +40,27 @@ export const EXPLORE_WORDS: readonly (readonly [string, string])[] = [
   ["log [options]", "the newest log records (mcpx log -n 20)"],
   ["stats [options]", "calls, durations and errors per tool (mcpx stats)"],
   ["status", "the daemon and its server processes (mcpx status)"],
+  ["refresh", "list every server's tools again (mcpx refresh)"],
   ["help", "this list"],
   ["quit", "leave (Ctrl-D, or Ctrl-C at this prompt)"],
 ];
 
-const COMMAND_WORDS = ["call", "ls", "search", "chain", "log", "stats", "status", "help", "quit"];
+const COMMAND_WORDS = [
+  "call",
+  "ls",
+  "search",
+  "chain",
+  "log",
+  "stats",
+  "status",
+  "refresh",
+  "help",
+  "quit",
+];
 
-/** The recent traces `chain` lists: every call and run the log index holds, newest first. */
+/** The recent traces `chain` lists: the calls and runs the log index holds, newest first. */
 export const RECENT_TRACES =
-  "SELECT substr(ts, 12, 12) AS time, id, json_extract(raw, '$.msg') AS what, duration AS ms, ok FROM records WHERE event IN ('call.end', 'run.end') ORDER BY seq DESC LIMIT 20";
+  "SELECT substr(ts, 12, 12) AS time, id, coalesce(json_extract(raw, '$.script'), json_extract(raw, '$.msg')) AS what, duration AS ms, ok FROM records WHERE event IN ('call.end', 'run.start') ORDER BY tsms DESC LIMIT 20";
 
 /** Splits a line into words: spaces separate, '…' and "…" quote, as a shell does. */
 export function splitWords(line: string): string[] {
@@ -119,9 +131,10 @@ export async function explore(deps: ExploreDeps): Promise<void> {
     if (word === "quit" || word === "exit" || word === "q") break;
     if (word === "help" || word === "?") {
       out(exploreHelp());
-      footer(["--help"]);
+      footer(["explore", "--help"]);
     } else if (word === "ls") await screen(["ls", ...rest]);
     else if (word === "status") await screen(["status", ...rest]);
+    else if (word === "refresh") await screen(["refresh", ...rest]);
     else if (word === "stats") await screen(["stats", ...rest]);
     else if (word === "log") await screen(["log", ...(rest.length ? rest : ["-n", "20"])]);
     else if (word === "search") {
@@ -129,8 +142,10 @@ export async function explore(deps: ExploreDeps): Promise<void> {
       else await screen(["search", ...rest]);
     } else if (word === "types") await screen(["types", ...rest]);
     else if (word === "chain") {
-      await screen(rest.length ? ["log", "--chain", rest[0]] : ["log", "sql", RECENT_TRACES]);
+      const args = rest.length ? ["log", "--chain", rest[0]] : ["log", "sql", RECENT_TRACES];
+      await deps.run([...deps.flags, ...args]);
       if (rest.length === 0) out("chain <id> shows what led to one of them.\n");
+      footer(args);
     } else if (word === "call") {
       if (rest.length === 0) out("call needs a tool, e.g. call everything.echo (Tab completes)\n");
       else await call(deps, rest[0], footer);

@@ -11,7 +11,8 @@ import {
   useRef,
   useState,
 } from "@inquirer/core";
-import { input, select } from "@inquirer/prompts";
+import input from "@inquirer/input";
+import select from "@inquirer/select";
 import type { Field } from "./arguments.ts";
 import { answerProblem } from "./arguments.ts";
 

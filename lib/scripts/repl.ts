@@ -19,6 +19,7 @@ import { incomplete, lastWord } from "./repl_input.ts";
 import type { History } from "../explore/history.ts";
 import type { Prompter } from "../explore/prompt.ts";
 import { messageOf } from "../errors.ts";
+import { firstId } from "../log/trace_ids.ts";
 
 /** The script the repl's Worker runs: the statement loop. */
 const REPL_SCRIPT = new URL("../../launcher/repl.ts", import.meta.url);
@@ -36,6 +37,7 @@ export interface ReplOptions {
 
 /** Runs the repl until `.exit`, Ctrl-D or Ctrl-C at its first prompt; ends its session. */
 export async function runRepl(ctx: Context, options: ReplOptions): Promise<{ exitCode: number }> {
+  const started = performance.now();
   const { io } = ctx;
   const settings = await ctx.settings();
   const plan = await planRun(ctx, {
@@ -44,9 +46,11 @@ export async function runRepl(ctx: Context, options: ReplOptions): Promise<{ exi
     env: options.env,
     envFile: options.envFile,
   });
-  const session = plan.env.MCPX_SESSION_ID || io.env.MCPX_SESSION_ID ||
-    `repl-${crypto.randomUUID()}`;
-  const minted = !plan.env.MCPX_SESSION_ID && !io.env.MCPX_SESSION_ID;
+  // A session named for it (as `mcpx run` takes one) is joined; otherwise the repl makes one up.
+  const named = plan.env.MCPX_SESSION_ID || io.env.MCPX_SESSION_ID ||
+    firstId(ctx.traceIds(), "session");
+  const session = named || `repl-${crypto.randomUUID()}`;
+  const minted = !named;
   const primary = ctx.location().primary;
   const scratch = join(plan.cache, "scripts", primary ? (await ctx.fingerprint()).short : "none");
   Deno.mkdirSync(scratch, { recursive: true });
@@ -202,7 +206,11 @@ export async function runRepl(ctx: Context, options: ReplOptions): Promise<{ exi
     worker.terminate();
     signalAll(left);
     if (minted) await endSession(ctx, provision?.daemon, session);
-    runLog.event("info", "run.end", "Script run ended", { exitCode: 0, ok: true });
+    runLog.event("info", "run.end", "Script run ended", {
+      exitCode: interrupted ? 130 : 0,
+      ok: !interrupted,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+    });
     runLog.close();
   }
 }

@@ -174,7 +174,7 @@ Deno.test("mcpx explore in tmux: signatures, completion, a call with prompted ar
   await t.sees(/\nmcpx>\s*$/);
   await t.type("chain");
   await t.key("Enter");
-  screen = await t.sees("chain <id> shows what led to one of them.");
+  screen = await t.sees("chain <id> shows what led to one of them.\n→ mcpx log sql");
   assert.match(screen, /cal-[0-9a-f]+\s+everything\.echo/);
 
   // Ctrl-C at the top prompt leaves, and the terminal is as it was.
