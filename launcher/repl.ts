@@ -106,15 +106,18 @@ export default async function repl(): Promise<void> {
     write(1, show(await fetch(r.result)));
     return true;
   };
+  let ended = false;
   return new Promise((resolve) => {
     g.addEventListener("message", (event: MessageEvent<ReplRequest>) => {
       const m = event.data;
       if (m?.t === "end") {
+        // A statement still running is given up with the session: its failure is not news.
+        ended = true;
         session.disconnect();
         resolve();
       } else if (m?.t === "eval") {
         evaluate(m.code).catch((error) => {
-          write(2, describe(error));
+          if (!ended) write(2, describe(error));
           return false;
         }).then((ok) => g.postMessage({ t: "evaluated", ok } satisfies ReplReply));
       }

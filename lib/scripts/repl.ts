@@ -20,6 +20,7 @@ import type { History } from "../explore/history.ts";
 import type { Prompter } from "../explore/prompt.ts";
 import { messageOf } from "../errors.ts";
 import { firstId } from "../log/trace_ids.ts";
+import { after } from "../_timer.ts";
 
 /** The script the repl's Worker runs: the statement loop. */
 const REPL_SCRIPT = new URL("../../launcher/repl.ts", import.meta.url);
@@ -65,6 +66,8 @@ export async function runRepl(ctx: Context, options: ReplOptions): Promise<{ exi
   let interrupted = false;
   let pending: ((ok: boolean) => void) | undefined;
   const onInterrupt = () => {
+    // The shell's prompt, next, starts on a line of its own rather than after the ^C.
+    if (!interrupted) io.err("\n");
     interrupted = true;
     pending?.(false);
   };
@@ -190,10 +193,15 @@ export async function runRepl(ctx: Context, options: ReplOptions): Promise<{ exi
       Deno.removeSignalListener("SIGINT", onInterrupt);
       if (interrupted) break;
     }
-    if (!exited && !interrupted) {
+    if (!exited) {
+      // The Worker is told first, so that it closes its inspector session before it goes: a
+      // Worker ended with the session open takes the process down with it. A statement that
+      // holds its thread (a loop that never yields) cannot hear it; the Worker is ended anyway.
       const gone = reply();
       send({ t: "end" });
+      const cancel = interrupted ? after(1000, () => pending?.(false)) : undefined;
       await gone;
+      cancel?.();
     }
     return { exitCode: interrupted ? 130 : 0 };
   } finally {

@@ -245,6 +245,31 @@ Deno.test("mcpx repl in tmux: a memory entity made in one statement is there in 
   await t.sees(/\n\$\s*$/);
   assert.ok(await until(() => !alive(leased[0].pid)), "the session's memory process stopped");
   await terminalRestored(t);
+
+  // Ctrl-C while a statement runs ends the repl (exit 130) and its session, and nothing crashes.
+  await t.type(Terminal.mcpx("repl"));
+  await t.key("Enter");
+  await t.sees(/one session \(repl-[0-9a-f-]+\)[\s\S]*\n>\s*$/);
+  await t.type("await memory.read_graph(); await new Promise((r) => setTimeout(r, 600_000))");
+  await t.key("Enter");
+  let again: { key: string; pid: number }[] = [];
+  assert.ok(
+    await until(async () => {
+      const s = await box.json<
+        { servers: { namespace: string; instances: { key: string; pid: number }[] }[] }
+      >(["status"]);
+      again = s.servers.find((x) => x.namespace === "memory")!.instances;
+      return again.length === 1;
+    }),
+    "the second repl leased a memory process",
+  );
+  await t.key("C-c");
+  await t.sees(/\n\$\s*$/);
+  await t.type("echo status=$?");
+  await t.key("Enter");
+  await t.sees("\nstatus=130\n");
+  assert.ok(await until(() => !alive(again[0].pid)), "its memory process stopped");
+  await terminalRestored(t);
 });
 
 Deno.test("mcpx explore and mcpx repl with stdin from /dev/null exit at once, saying why", async () => {
