@@ -154,7 +154,7 @@ export async function runRepl(ctx: Context, options: ReplOptions): Promise<{ exi
     }
     await ready;
     const names = await options.names().catch(() => [] as string[]);
-    const words = [...names, "log", "emit", "args", ".exit"];
+    const words = [...names, "tools", "log", "emit", "args", ".exit"];
     io.out(
       `mcpx repl: TypeScript, one session (${session}); every namespace is a global. .exit or Ctrl-D leaves.\n`,
     );

@@ -75,6 +75,22 @@ class Terminal {
     return this.tmux("send-keys", "-t", "t", "-l", text);
   }
 
+  /**
+   * Types a line at the prompt and presses Enter once the line shows on the screen, so that a
+   * key is never sent before the prompt has taken the ones before it.
+   */
+  async enter(text: string): Promise<void> {
+    await this.type(text);
+    // The prompt wraps a long line itself, with a line break: read the screen without them.
+    const tail = text.slice(-24);
+    let last = "";
+    const shown = await until(async () =>
+      (last = await this.screen()).replaceAll("\n", "").includes(tail)
+    );
+    if (!shown) throw new Error(`the screen never showed what was typed, ${tail}:\n${last}`);
+    await this.key("Enter");
+  }
+
   key(...keys: string[]): Promise<string> {
     return this.tmux("send-keys", "-t", "t", ...keys);
   }
@@ -112,14 +128,12 @@ Deno.test("mcpx explore in tmux: signatures, completion, a call with prompted ar
   await box.write("work/.mcpx.json", exampleConfig(box));
   assert.equal((await box.mcpx(["refresh"])).code, 0);
   await using t = await Terminal.open(box);
-  await t.type(Terminal.mcpx("explore"));
-  await t.key("Enter");
+  await t.enter(Terminal.mcpx("explore"));
   await t.sees(/\nmcpx>\s*$/);
 
   // A bare namespace: its signatures, and the command that prints them.
   await t.sees(/\nmcpx>\s*$/);
-  await t.type("memory");
-  await t.key("Enter");
+  await t.enter("memory");
   let screen = await t.sees("→ mcpx types memory\n");
   assert.match(screen, /function read_graph\(\): Promise/);
 
@@ -138,8 +152,7 @@ Deno.test("mcpx explore in tmux: signatures, completion, a call with prompted ar
   // call: the enum is a choice (Down moves to the second); the optional boolean's default is
   // the schema's, taken with Enter.
   await t.sees(/\nmcpx>\s*$/);
-  await t.type("call everything.get_annotated_message");
-  await t.key("Enter");
+  await t.enter("call everything.get_annotated_message");
   await t.sees("? messageType");
   screen = await t.screen();
   assert.match(screen, /error\n.*success\n.*debug/);
@@ -155,25 +168,21 @@ Deno.test("mcpx explore in tmux: signatures, completion, a call with prompted ar
 
   // A typed argument, then Ctrl-C at a question cancels only that call.
   await t.sees(/\nmcpx>\s*$/);
-  await t.type("call everything.echo");
-  await t.key("Enter");
+  await t.enter("call everything.echo");
   await t.sees("? message");
-  await t.type("hello from tmux");
-  await t.key("Enter");
+  await t.enter("hello from tmux");
   await t.sees(`→ mcpx call everything.echo '{"message":"hello from tmux"}'`);
   screen = await t.screen();
   assert.match(screen, /Echo: hello from tmux/);
   await t.sees(/\nmcpx>\s*$/);
-  await t.type("call everything.get_sum");
-  await t.key("Enter");
+  await t.enter("call everything.get_sum");
   await t.sees("? a");
   await t.key("C-c");
   await t.sees(/Call cancelled\nmcpx>\s*$/);
 
   // chain with no argument lists the calls just made.
   await t.sees(/\nmcpx>\s*$/);
-  await t.type("chain");
-  await t.key("Enter");
+  await t.enter("chain");
   screen = await t.sees("chain <id> shows what led to one of them.\n→ mcpx log sql");
   assert.match(screen, /cal-[0-9a-f]+\s+everything\.echo/);
 
@@ -195,34 +204,27 @@ Deno.test("mcpx repl in tmux: a memory entity made in one statement is there in 
   await box.write("work/vars.env", "GREETING=hello\n");
   assert.equal((await box.mcpx(["refresh"])).code, 0);
   await using t = await Terminal.open(box);
-  await t.type(Terminal.mcpx("repl --env-file vars.env"));
-  await t.key("Enter");
+  await t.enter(Terminal.mcpx("repl --env-file vars.env"));
   await t.sees(/one session \(repl-[0-9a-f-]+\)[\s\S]*\n>\s*$/);
 
   await t.sees(/\n>\s*$/);
-  await t.type(
+  await t.enter(
     'await memory.create_entities({ entities: [{ name: "Ada", entityType: "person", observations: ["wrote notes"] }] })',
   );
-  await t.key("Enter");
   await t.sees('"name": "Ada"');
   await t.sees(/\n>\s*$/);
-  await t.type("const graph = await memory.read_graph()");
-  await t.key("Enter");
+  await t.enter("const graph = await memory.read_graph()");
   await t.sees(/\n>\s*$/);
-  await t.type('graph.entities.map((e) => e.name).join(",") + " " + Deno.env.get("GREETING")');
-  await t.key("Enter");
+  await t.enter('graph.entities.map((e) => e.name).join(",") + " " + Deno.env.get("GREETING")');
   await t.sees("\nAda hello\n");
 
   // An open brace continues on the next line.
   await t.sees(/\n>\s*$/);
-  await t.type("function twice(x: number) {");
-  await t.key("Enter");
+  await t.enter("function twice(x: number) {");
   await t.sees(/\n\.\.\.\s*$/);
-  await t.type("return x * 2 }");
-  await t.key("Enter");
+  await t.enter("return x * 2 }");
   await t.sees(/\n>\s*$/);
-  await t.type("twice(21)");
-  await t.key("Enter");
+  await t.enter("twice(21)");
   await t.sees("\n42\n");
 
   // One memory process, leased by the repl's session, while it runs.
@@ -247,8 +249,7 @@ Deno.test("mcpx repl in tmux: a memory entity made in one statement is there in 
   await terminalRestored(t);
 
   // Ctrl-C while a statement runs ends the repl (exit 130) and its session, and nothing crashes.
-  await t.type(Terminal.mcpx("repl"));
-  await t.key("Enter");
+  await t.enter(Terminal.mcpx("repl"));
   await t.sees(/one session \(repl-[0-9a-f-]+\)[\s\S]*\n>\s*$/);
   await t.type("await memory.read_graph(); await new Promise((r) => setTimeout(r, 600_000))");
   await t.key("Enter");
@@ -265,8 +266,7 @@ Deno.test("mcpx repl in tmux: a memory entity made in one statement is there in 
   );
   await t.key("C-c");
   await t.sees(/\n\$\s*$/);
-  await t.type("echo status=$?");
-  await t.key("Enter");
+  await t.enter("echo status=$?");
   await t.sees("\nstatus=130\n");
   assert.ok(await until(() => !alive(again[0].pid)), "its memory process stopped");
   await terminalRestored(t);
