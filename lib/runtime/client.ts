@@ -401,16 +401,17 @@ export interface CallOptions {
 
 // A text result is a String object, so that it can carry `raw`; it prints as the text it is
 // (`console.log(await fs.read_text_file(…))`), not as `[String: "…"]`.
-const plain = {
-  value: function (this: string) {
-    return String(this);
-  },
-  enumerable: false,
-};
-const PRINTS_AS_TEXT = {
-  [Symbol.for("Deno.customInspect")]: plain,
-  [Symbol.for("nodejs.util.inspect.custom")]: plain,
-};
+const PRINTS_AS_TEXT = Object.fromEntries(
+  ["Deno.customInspect", "nodejs.util.inspect.custom"].map((name) => [
+    Symbol.for(name),
+    {
+      value: function (this: string) {
+        return String(this);
+      },
+      enumerable: false,
+    },
+  ]),
+);
 
 function withRaw(value: Json, raw: RawResult): Json {
   const boxed = typeof value === "string" ? new String(value) : value;
