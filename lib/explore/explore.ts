@@ -33,6 +33,7 @@ export interface ExploreDeps {
 export const EXPLORE_WORDS: readonly (readonly [string, string])[] = [
   ["<namespace>", "its tools' signatures (mcpx types <namespace>)"],
   ["<namespace>.<tool>", "one signature (mcpx types <namespace>.<tool>)"],
+  ["types <namespace>", "the same, for a namespace named like one of these words"],
   ["call <namespace>.<tool>", "ask for each argument, then call it through the daemon"],
   ["ls", "the namespaces (mcpx ls)"],
   ["search <words>", "tools matching the words (mcpx search)"],
@@ -117,7 +118,14 @@ export async function explore(deps: ExploreDeps): Promise<void> {
     await deps.run([...deps.flags, ...args]);
     footer(args);
   };
-  out(`mcpx explore: ${names.namespaces.length} namespaces. Type help, or a namespace.\n`);
+  const listed = names.namespaces;
+  out(
+    listed.length === 0
+      ? "mcpx explore: no namespaces (`ls` says why). Type help.\n"
+      : `mcpx explore: ${listed.length} namespace${listed.length === 1 ? "" : "s"}${
+        listed.length <= 12 ? ` (${listed.join(", ")})` : ""
+      }. Type help, or a namespace.\n`,
+  );
   for (;;) {
     const line = await prompter.line("mcpx> ", {
       history: history.lines,

@@ -56,6 +56,7 @@ Deno.test("explore() shows a bare namespace's signatures, with the command in th
     ["--config=mcpx.json", "types", "memory"],
     ["--config=mcpx.json", "types", "memory.read_graph"],
   ]);
+  assert.match(r.out, /^mcpx explore: 2 namespaces \(everything, memory\)\. Type help/);
   assert.match(r.out, /→ mcpx --config=mcpx\.json types memory\n/);
   assert.match(r.out, /→ mcpx --config=mcpx\.json types memory\.read_graph\n/);
   assert.deepEqual(r.history, ["memory", "memory.read_graph"]);

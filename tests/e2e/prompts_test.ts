@@ -129,6 +129,7 @@ Deno.test("mcpx explore in tmux: signatures, completion, a call with prompted ar
   assert.equal((await box.mcpx(["refresh"])).code, 0);
   await using t = await Terminal.open(box);
   await t.enter(Terminal.mcpx("explore"));
+  await t.sees("mcpx explore: 3 namespaces (everything, filesystem, memory). Type help");
   await t.sees(/\nmcpx>\s*$/);
 
   // A bare namespace: its signatures, and the command that prints them.
