@@ -147,9 +147,6 @@ Deno.test("mcpx explore in tmux: signatures, completion, a call with prompted ar
   screen = await t.sees("→ mcpx types everything.echo\n");
   assert.match(screen, /function echo\(args: \{\n.*message: string;/);
 
-  // Narrower: what is drawn next still fits.
-  await t.tmux("resize-window", "-t", "t", "-x", "60", "-y", "24");
-
   // call: the enum is a choice (Down moves to the second); the optional boolean's default is
   // the schema's, taken with Enter.
   await t.sees(/\nmcpx>\s*$/);
@@ -157,6 +154,8 @@ Deno.test("mcpx explore in tmux: signatures, completion, a call with prompted ar
   await t.sees("? messageType");
   screen = await t.screen();
   assert.match(screen, /error\n.*success\n.*debug/);
+  // Narrower while the question is open: it is drawn again and still answers.
+  await t.tmux("resize-window", "-t", "t", "-x", "60", "-y", "24");
   await t.key("Down");
   await t.key("Enter");
   await t.sees("? includeImage (optional)");
@@ -180,6 +179,13 @@ Deno.test("mcpx explore in tmux: signatures, completion, a call with prompted ar
   await t.sees("? a");
   await t.key("C-c");
   await t.sees(/Call cancelled\nmcpx>\s*$/);
+
+  // A terminal 20 columns wide still takes a command and shows its footer.
+  await t.tmux("resize-window", "-t", "t", "-x", "20", "-y", "24");
+  await t.sees(/\nmcpx>\s*$/);
+  await t.enter("status");
+  await t.sees("→ mcpx status\n");
+  await t.tmux("resize-window", "-t", "t", "-x", "100", "-y", "30");
 
   // chain with no argument lists the calls just made.
   await t.sees(/\nmcpx>\s*$/);
