@@ -211,6 +211,10 @@ Deno.test("mcpx repl in tmux: a memory entity made in one statement is there in 
   await box.write("work/vars.env", "GREETING=hello\n");
   assert.equal((await box.mcpx(["refresh"])).code, 0);
   await using t = await Terminal.open(box);
+  // A file of variables that is not there: one line, before any prompt.
+  await t.enter(Terminal.mcpx("repl --env-file missing.env") + "; echo status=$?");
+  const refused = await t.sees("\nstatus=2\n");
+  assert.match(refused, /\nmcpx: Cannot read --env-file "missing\.env": [^\n]*\nstatus=2\n/);
   await t.enter(Terminal.mcpx("repl --env-file vars.env"));
   await t.sees(/one session \(repl-[0-9a-f-]+\)[\s\S]*\n>\s*$/);
 
