@@ -194,6 +194,7 @@ Deno.test("mcpx explore in tmux: signatures, completion, a call with prompted ar
   assert.match(screen, /cal-[0-9a-f]+\s+everything\.echo/);
 
   // Ctrl-C at the top prompt leaves, and the terminal is as it was.
+  await t.sees(/\nmcpx>\s*$/);
   await t.key("C-c");
   await t.sees(/mcpx>\s*\n\$\s*$/);
   await terminalRestored(t);
