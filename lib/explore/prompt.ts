@@ -59,6 +59,14 @@ export function completeLine(
   return { line: shared.length > line.length ? shared : line, shown: options };
 }
 
+function terminalColumns(): number {
+  try {
+    return Deno.consoleSize().columns;
+  } catch {
+    return 80;
+  }
+}
+
 const isUp = (key: KeypressEvent) => key.name === "up" || (key.ctrl && key.name === "p");
 const isDown = (key: KeypressEvent) => key.name === "down" || (key.ctrl && key.name === "n");
 
@@ -106,7 +114,7 @@ const linePrompt = createPrompt<string, LineConfig>((config, done) => {
   const line = `${config.message}${value}`;
   if (status === "done" || shown.length === 0) return line;
   const width = Math.max(...shown.map((s) => s.length)) + 2;
-  const columns = Math.max(1, Math.floor((Deno.consoleSize?.().columns ?? 80) / width));
+  const columns = Math.max(1, Math.floor(terminalColumns() / width));
   const rows: string[] = [];
   const limit = 60;
   const list = shown.slice(0, limit);
