@@ -15,10 +15,10 @@ import { askDaemon, endSession, type Provision, provisionClient } from "./provis
 import { scriptEnvironment } from "./run.ts";
 import { ownLauncherDir, WORKER_URL } from "./select.ts";
 import { descendants, signalAll } from "./processes.ts";
+import { tellDaemon } from "./launch.ts";
 import { incomplete, lastWord } from "./repl_input.ts";
 import type { History } from "../explore/history.ts";
 import type { Prompter } from "../explore/prompt.ts";
-import { messageOf } from "../errors.ts";
 import { firstId } from "../log/trace_ids.ts";
 import { after } from "../_timer.ts";
 
@@ -144,14 +144,7 @@ export async function runRepl(ctx: Context, options: ReplOptions): Promise<{ exi
     };
     const ready = reply();
     worker.postMessage(cfg);
-    const daemon = provision ? askDaemon(ctx, provision) : undefined;
-    if (!daemon) worker.postMessage({ t: "daemon", error: "no configuration, so no mcpx daemon" });
-    else {
-      daemon.then(
-        () => worker.postMessage({ t: "daemon" }),
-        (e) => worker.postMessage({ t: "daemon", error: messageOf(e) }),
-      );
-    }
+    tellDaemon(provision ? askDaemon(ctx, provision) : undefined, (m) => worker.postMessage(m));
     await ready;
     const names = await options.names().catch(() => [] as string[]);
     const words = [...names, "tools", "log", "emit", "args", ".exit"];
