@@ -4,6 +4,7 @@ import { type Fingerprint, fingerprintConfig } from "./config/fingerprint.ts";
 import type { Io } from "./io.ts";
 import type { Caller } from "./pool/scope.ts";
 import type { Registry } from "./pool/registry.ts";
+import type { NamedSessions } from "./sessions/named.ts";
 import type { Selection } from "./config/servers.ts";
 import { type DaemonPaths, daemonPaths, stateDir } from "./paths.ts";
 import { requireTrusted, shellWord, type TrustOptions, trustState } from "./config/trust.ts";
@@ -48,6 +49,8 @@ export interface DaemonHandle {
   readonly events?: EventBus;
   /** What it stopped at its start that a daemon which died had left running, if anything. */
   readonly recovered?: string;
+  /** The named sessions (`mcpx session …`, lib/sessions/named.ts). Absent outside the daemon. */
+  readonly sessions?: NamedSessions;
   /** The daemon's log. */
   readonly log?: {
     write(
@@ -109,6 +112,8 @@ export class Context {
       sessionMinted: (this.io.env.MCPX_SESSION_ID && this.io.env.MCPX_SESSION_MINTED === "1") ||
         undefined,
       parentSession: this.io.env.MCPX_PARENT_SESSION_ID || undefined,
+      holder: this.io.env.MCPX_SESSION_HOLDER || undefined,
+      user: this.io.env.USER || undefined,
       process: Deno.pid,
       selection: this.selection(),
       ...(Object.keys(this.callerEnv()).length ? { env: this.callerEnv() } : {}),

@@ -40,6 +40,8 @@ const CALLER_FIELDS: Record<string, string> = {
   selection: "object",
   env: "object",
   progress: "string",
+  holder: "string",
+  user: "string",
 };
 
 /**

@@ -48,7 +48,7 @@ export const eventsList = defineOperation<EventsInput, EventsOutput>({
       await ensureDaemon(ctx);
       const since = input.since === undefined ? "" : `&since=${input.since}`;
       let followed = 0;
-      await stream(ctx, `/v1/events?follow=true${since}`, (d) => {
+      await streamEvents(ctx, `/v1/events?follow=true${since}`, (d) => {
         followed++;
         ctx.io.out(
           ctx.flags.some((f) => f.key === "output.json") ? JSON.stringify(d) + "\n" : line(d),
@@ -99,8 +99,16 @@ export function parseSse(text: string): Delivery[] {
   return out;
 }
 
-/** Reads `path` from the daemon's socket as a stream of server-sent events. */
-async function stream(ctx: Context, path: string, each: (d: Delivery) => void): Promise<void> {
+/**
+ * Reads `path` from the daemon's socket as a stream of server-sent events, until it ends, the
+ * command is interrupted or `stop` aborts (which ends it quietly).
+ */
+export async function streamEvents(
+  ctx: Context,
+  path: string,
+  each: (d: Delivery) => void,
+  stop?: AbortSignal,
+): Promise<void> {
   const { readToken } = await load<typeof import("../daemon/guard.ts")>(
     "../daemon/guard.ts",
     import.meta.url,
@@ -112,7 +120,7 @@ async function stream(ctx: Context, path: string, each: (d: Delivery) => void): 
     const res = await fetch(`http://mcpx${path}`, {
       client,
       headers: token === undefined ? {} : { "x-mcpx-token": token },
-      signal: ctx.signal,
+      signal: stop && ctx.signal ? AbortSignal.any([stop, ctx.signal]) : stop ?? ctx.signal,
     });
     if (!res.ok || !res.body) {
       throw new McpxError("DAEMON_UNAVAILABLE", `The daemon refused ${path}: HTTP ${res.status}`);
@@ -127,6 +135,8 @@ async function stream(ctx: Context, path: string, each: (d: Delivery) => void): 
         for (const d of parseSse(block + "\n\n")) each(d);
       }
     }
+  } catch (e) {
+    if (!stop?.aborted) throw e;
   } finally {
     client.close();
   }

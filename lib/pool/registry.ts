@@ -53,7 +53,11 @@ export interface RegistryDeps {
    * serve whenever they change, at most once per turn of the event loop.
    */
   live?(state: LiveState): void;
-  /** Told each call that finished, answered or not (the `call.finished` event). */
+  /**
+   * Told each call that finished, answered or not (the `call.finished` event); a call in a
+   * session names it, with its arguments and its result, each summarised (`mcpx session attach
+   * --watch` shows them).
+   */
   called?(call: {
     server: string;
     tool: string;
@@ -61,7 +65,18 @@ export interface RegistryDeps {
     durationMs: number;
     ok: boolean;
     error?: string;
+    session?: string;
+    arguments?: string;
+    result?: string;
   }): void;
+  /**
+   * The named sessions (lib/sessions/named.ts): `enter` is told each call of a session before it
+   * is served (it may refuse it, or return why its processes start fresh), `leave` after.
+   */
+  sessions?: {
+    enter(caller: Caller): string | undefined;
+    leave(caller: Caller): void;
+  };
   /** Told the server processes (pid, server, instance) whenever they change, like `live`. */
   children?(list: { pid: number; server: string; instance: string }[]): void;
   /**
@@ -174,6 +189,20 @@ interface Served {
   instance?: Instance;
   server?: string;
   sessionId?: string;
+  /** Why a named session's processes start fresh (its servers did not survive a restart). */
+  note?: string;
+}
+
+/** At most `max` characters of a value as JSON (or text), for an event a person reads. */
+export function summarize(value: unknown, max = 200): string {
+  let text: string;
+  try {
+    text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  text = text.replace(/\s+/g, " ").trim();
+  return text.length > max ? text.slice(0, max - 1) + "…" : text;
 }
 
 /** Every configured server's pool, with calls, status, restart and refresh over them. */
@@ -540,12 +569,16 @@ export class Registry {
     const started = performance.now();
     const served: Served = {};
     let failure: unknown;
+    let entered = false;
     try {
+      served.note = this.#deps.sessions?.enter(req.caller);
+      entered = this.#deps.sessions !== undefined;
       return await this.#watched(req, served, signal);
     } catch (e) {
       failure = e;
       throw e;
     } finally {
+      if (entered) this.#deps.sessions!.leave(req.caller);
       const inst = served.instance;
       this.#deps.log(failure ? "warn" : "info", "call.end", `${req.server}.${req.tool}`, {
         id: newId("cal"),
@@ -590,11 +623,16 @@ export class Registry {
     fn: (conn: McpConnection, def: ServerDef, tools: ToolInfo[]) => Promise<T>,
   ): Promise<T> {
     const { def, pool } = this.entry(server, caller.selection);
-    const lease = await this.#lease(def, pool, caller, {});
+    this.#deps.sessions?.enter(caller);
     try {
-      return await fn(lease.conn, def, lease.instance.tools);
+      const lease = await this.#lease(def, pool, caller, {});
+      try {
+        return await fn(lease.conn, def, lease.instance.tools);
+      } finally {
+        lease.release();
+      }
     } finally {
-      lease.release();
+      this.#deps.sessions?.leave(caller);
     }
   }
 
@@ -704,7 +742,7 @@ export class Registry {
           req.onProgress,
         );
       } catch (e) {
-        this.#finished(def, tool.name, lease.instance, started, messageOf(e));
+        this.#finished(def, tool.name, lease.instance, started, messageOf(e), req, args);
         throw e;
       }
       this.#finished(
@@ -713,6 +751,9 @@ export class Registry {
         lease.instance,
         started,
         envelope.isError ? errorText(envelope) : undefined,
+        req,
+        args,
+        envelope,
       );
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       this.#trace(def, tool.name, lease.instance, durationMs, envelope.isError === true);
@@ -734,7 +775,11 @@ export class Registry {
           key: lease.instance.key,
         },
         durationMs,
-        ...(lease.restarted ? { restarted: true, restartReason: lease.restarted } : {}),
+        ...(lease.restarted
+          ? { restarted: true, restartReason: lease.restarted }
+          : served.note
+          ? { restarted: true, restartReason: served.note }
+          : {}),
       };
     } catch (e) {
       // A failed call's answer carries no report: the session's next call still says so.
@@ -752,15 +797,26 @@ export class Registry {
     inst: Instance,
     started: number,
     error: string | undefined,
+    req: CallRequest,
+    args: Record<string, unknown>,
+    envelope?: CallToolEnvelope,
   ): void {
+    if (!this.#deps.called) return;
     try {
-      this.#deps.called?.({
+      const session = req.caller.session;
+      this.#deps.called({
         server: def.namespace,
         tool,
         instance: inst.id,
         durationMs: Math.round((performance.now() - started) * 100) / 100,
         ok: error === undefined,
         ...(error === undefined ? {} : { error }),
+        // What a watcher of the session sees (`mcpx session attach --watch`).
+        ...(session === undefined ? {} : {
+          session,
+          arguments: summarize(args),
+          ...(envelope && error === undefined ? { result: summarize(unwrapResult(envelope)) } : {}),
+        }),
       });
     } catch {
       // A listener's failure is not the call's.
@@ -948,6 +1004,23 @@ export class Registry {
       : (key: string) =>
         scopeOf(key) === sessionKey(session) || scopeOf(key) === parentSessionKey(session);
     return await pool.stopAll(session ? `restart of session ${session}` : "restart", match);
+  }
+
+  /** The processes serving each session (`session:<name>` keys), by the session's name. */
+  sessionInstances(): Map<string, { server: string; instance: string; pid: number | null }[]> {
+    const out = new Map<string, { server: string; instance: string; pid: number | null }[]>();
+    for (const p of this.#active) {
+      for (const i of p.instances()) {
+        const scope = scopeOf(i.key);
+        if (!scope.startsWith("session:")) continue;
+        const name = scope.slice("session:".length);
+        let list = out.get(name);
+        if (!list) out.set(name, list = []);
+        const server = this.#namespaces.get(p)?.[0] ?? p.def.name;
+        list.push({ server, instance: i.id, pid: i.pid ?? null });
+      }
+    }
+    return out;
   }
 
   /** Stops every instance keyed to a session a caller minted, now that it has finished. */

@@ -216,6 +216,10 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       MCPX_SESSION_MINTED:
         minted || (io.env.MCPX_SESSION_MINTED === "1" && !plan.env.MCPX_SESSION_ID) ? "1" : "",
       MCPX_CALLER_CWD: io.cwd,
+      // The script's calls hold a named session as this command's caller does
+      // (lib/sessions/named.ts `holderOf`): a take-over of it refuses both alike.
+      MCPX_SESSION_HOLDER: io.env.MCPX_SESSION_HOLDER ||
+        (io.ppid !== undefined ? `pid:${io.ppid}` : ""),
       // The variables "envFrom": "caller" servers read, for the script's calls to send.
       ...(Object.keys(ctx.callerEnv()).length
         ? { MCPX_CALLER_ENV: JSON.stringify(ctx.callerEnv()) }
