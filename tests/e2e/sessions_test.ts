@@ -9,6 +9,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { faultyServer } from "../fixtures/servers.ts";
 import { alive, daemonLog, Sandbox, until } from "../_helpers.ts";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
 const REPO = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -265,4 +267,72 @@ Deno.test("sessions: bad input is one line and a non-zero exit", async () => {
     assert.match(r.stderr, message, args.join(" "));
     assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
   }
+});
+
+type CallResult = { content: { type: string; text?: string }[]; isError?: boolean };
+
+async function mcpCall(c: Client, tool: string, args: Record<string, unknown> = {}) {
+  const r = await c.callTool({
+    name: "mcpx_call",
+    arguments: { server: "f", tool, arguments: args },
+  }) as CallResult;
+  return r.content[0].text;
+}
+
+Deno.test("sessions: mcpx serve --session and the daemon's /mcp x-mcpx-session join a named session", async () => {
+  await using box = await sessionBox();
+  assert.equal((await box.mcpx(["session", "new", "--name", "served"])).code, 0);
+  const stdio = new Client({ name: "e2e", version: "1" });
+  await stdio.connect(
+    new StdioClientTransport({
+      command: Deno.execPath(),
+      args: [
+        "run",
+        "-A",
+        "--config",
+        `${REPO}/deno.json`,
+        box.entry,
+        "serve",
+        "--session",
+        "served",
+      ],
+      cwd: join(box.root, "work"),
+      env: box.env,
+      stderr: "pipe",
+    }),
+  );
+  let pid: number;
+  try {
+    assert.equal(await mcpCall(stdio, "set", { key: "k", value: "from-serve" }), "ok");
+    pid = Number(await mcpCall(stdio, "pid"));
+  } finally {
+    await stdio.close();
+  }
+  // The client went away; the named session did not end with it.
+  const got = await box.mcpx(["call", "f.get", "key=k", "--session", "served"]);
+  assert.equal(got.stdout, "from-serve\n", got.stderr);
+  assert.equal(await pidOf(box, "served"), pid);
+
+  const health = await box.json<{ socket: string }>(["status"]);
+  const http = Deno.createHttpClient({ proxy: { transport: "unix", path: health.socket } });
+  const token = box.daemonToken(health);
+  const fetcher = (input: string | URL | Request, init?: RequestInit) => {
+    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : {}));
+    headers.set("x-mcpx-token", token);
+    headers.set("x-mcpx-session", "served");
+    return fetch(input, { ...init, headers, client: http } as RequestInit);
+  };
+  try {
+    const transport = new StreamableHTTPClientTransport(new URL("http://mcpx/mcp"), {
+      fetch: fetcher,
+    });
+    const client = new Client({ name: "e2e", version: "1" });
+    await client.connect(transport);
+    assert.equal(await mcpCall(client, "get", { key: "k" }), "from-serve");
+    await transport.terminateSession();
+    await client.close();
+  } finally {
+    http.close();
+  }
+  assert.equal(await pidOf(box, "served"), pid, "closing the /mcp connection did not end it");
 });
