@@ -201,7 +201,7 @@ export const sessionsSearch = defineOperation<{ query: string }, { sessions: Ses
     fills: ["query"],
     example: ["login"],
   },
-  http: { method: "POST", path: "/v1/sessions/search" },
+  http: { method: "GET", path: "/v1/search/sessions" },
   mcp: { expose: true, readOnly: true },
   where: { daemon: "start" },
   output: (z) => z.object({ sessions: z.array(sessionSchema(z)) }),
@@ -261,7 +261,7 @@ export const sessionsAttach = defineOperation<
   summary:
     "Attach to a named session: --watch prints its calls as they happen, --take makes you its holder",
   description:
-    "--watch follows the daemon's event bus (GET /v1/events) and prints each call made in the session (tool, arguments and a summary of the result, or the error) until the session ends or expires, or until interrupted; with --json each is one JSON line. --take makes this caller (MCPX_SESSION_HOLDER, else the command's parent process) the session's holder: from then on every other caller's call in it fails with exit 10, saying who took it over and when. Both are recorded in the daemon log, on the event bus (session.attached, session.taken) and in the session's record. Only the daemon's own user reaches it (its socket is 0600; its TCP listener asks for the bearer token).",
+    "--watch (also what attach alone does) follows the daemon's event bus (GET /v1/events) and prints each call made in the session (tool, arguments and a summary of the result, or the error) until the session ends or expires, or until interrupted; with --json each is one JSON line. --take makes this caller (MCPX_SESSION_HOLDER, else the command's parent process) the session's holder: from then on every other caller's call in it fails with exit 10, saying who took it over and when. Both are recorded in the daemon log, on the event bus (session.attached, session.taken) and in the session's record. Only the daemon's own user reaches it (its socket is 0600; its TCP listener asks for the bearer token).",
   params: [
     NAME_PARAM,
     { name: "watch", type: "boolean", doc: "Print the session's calls as they happen" },
@@ -283,12 +283,8 @@ export const sessionsAttach = defineOperation<
       followed: z.number().optional(),
     }),
   run(input, ctx) {
+    // Neither flag is a watch: on the command line it prints (--watch), over HTTP it is recorded.
     const mode = input.take ? "take" : "watch";
-    if (!input.take && !input.watch) {
-      throw new McpxError("USAGE", '"mcpx session attach" needs --watch, --take or both', {
-        hint: "Run `mcpx session attach --help`",
-      });
-    }
     const since = ctx.daemon?.events?.last ?? 0;
     return Promise.resolve({
       session: named(ctx).attach(input.name, mode, ctx.caller),
@@ -300,13 +296,13 @@ export const sessionsAttach = defineOperation<
     const head = out.mode === "take"
       ? `session ${out.session.name}: you (${out.session.holder.id}) are its holder now; other callers' calls in it fail\n`
       : "";
-    if (!input.watch) return head;
+    if (!input.watch && input.take) return head;
     ctx.io.out(head + `watching session ${out.session.name} (interrupt to stop)\n`);
     await watch(ctx, out, (text) => ctx.io.out(text), false);
     return "";
   },
   async json(out, ctx, input) {
-    if (!input.watch) return out;
+    if (!input.watch && input.take) return out;
     ctx.io.out(JSON.stringify({ attached: out.session.name, mode: out.mode }) + "\n");
     const followed = await watch(ctx, out, (text) => ctx.io.out(text), true);
     return { followed };

@@ -256,7 +256,6 @@ Deno.test("sessions: bad input is one line and a non-zero exit", async () => {
     [["session", "new", "--name", "x".repeat(65)], 2, /is not valid/],
     [["session", "new", "--name", "run-mine"], 2, /keeps for the keys it makes up/],
     [["session", "attach", "nobody", "--watch"], 5, /No session "nobody"/],
-    [["session", "attach", "dup"], 2, /needs --watch, --take or both/],
     [["session", "show", "nobody"], 5, /No session "nobody"/],
     [["session", "end", "nobody"], 5, /No session "nobody"/],
     [["session", "search"], 2, /needs words/],
