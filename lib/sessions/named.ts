@@ -356,6 +356,10 @@ export class NamedSessions {
     if (caller.session) ids.session = caller.session;
     if (caller.parentSession) ids.parentSession = caller.parentSession;
     if (caller.runId) ids.run = caller.runId;
+    // What the harness said of the caller (MCPX_TRACE_IDS), as `id.<key>` like the log records.
+    for (const [k, v] of Object.entries(caller.ids ?? {})) {
+      ids[`id.${k}`] = Array.isArray(v) ? v.join(",") : v;
+    }
     const record: SessionRecord = {
       name,
       key: `session:${name}`,
