@@ -503,7 +503,11 @@ export async function runDaemon(
   );
   const timer = setInterval(() => {
     if (!autostarted || state.inflight > 0) return;
-    if (state.idleExitMs > 0 && Date.now() - state.lastActivity >= state.idleExitMs) {
+    if (
+      state.idleExitMs > 0 && Date.now() - state.lastActivity >= state.idleExitMs &&
+      // A named session's processes are kept until its TTL runs out (docs/sessions.md).
+      !sessions.holding()
+    ) {
       state.requestStop("idle");
       return;
     }

@@ -264,6 +264,21 @@ export class NamedSessions {
     this.#flush();
   }
 
+  /**
+   * Whether an open session has processes its TTL has not run out for: an auto-started daemon
+   * does not exit idle under them (the TTL bounds how long that is).
+   */
+  holding(): boolean {
+    // A TTL that ran out since the last tick ends its session first, and is said so.
+    this.#expire();
+    this.#flush();
+    const now = this.#now();
+    for (const r of this.#records.values()) {
+      if (r.state === "open" && r.servers.length > 0 && Date.parse(r.expiresAt) > now) return true;
+    }
+    return false;
+  }
+
   /** Starts the expiry clock (once a second). */
   start(): void {
     this.#timer ??= setInterval(() => {

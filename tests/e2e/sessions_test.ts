@@ -335,3 +335,22 @@ Deno.test("sessions: mcpx serve --session and the daemon's /mcp x-mcpx-session j
   }
   assert.equal(await pidOf(box, "served"), pid, "closing the /mcp connection did not end it");
 });
+
+Deno.test("sessions: an auto-started daemon does not idle out under a session's processes", async () => {
+  await using box = await sessionBox();
+  const env = { MCPX_DAEMON_IDLE_EXIT: "500ms" };
+  assert.equal(
+    (await box.mcpx(["session", "new", "--name", "held", "--ttl", "2s"], { env })).code,
+    0,
+  );
+  const pid = await pidOf(box, "held", env);
+  const daemons = join(box.root, "state", "mcpx", "daemons");
+  const record = () =>
+    [...Deno.readDirSync(daemons)].some((e) => /^[0-9a-f]{16}\.json$/.test(e.name));
+  assert.ok(await until(() => !record(), 15_000), "the daemon idled out in the end");
+  assert.ok(!alive(pid));
+  const events = (await daemonLog(box)).map((r) => r.event);
+  const expired = events.indexOf("session.expired");
+  assert.ok(expired >= 0, events.join(","));
+  assert.ok(expired < events.indexOf("daemon.stopping"), events.join(","));
+});
