@@ -550,6 +550,12 @@ export class NamedSessions {
     }
     if (r.state !== "open") throw this.#expiredError(r);
     if (r.holder.via === "take" && holderOf(caller) !== r.holder.id) {
+      // The holder, watching, sees who still tries.
+      this.#deps.publish?.("session.refused", {
+        session: name,
+        by: holderOf(caller),
+        holder: r.holder.id,
+      });
       throw new McpxError(
         "SESSION_TAKEN",
         `Session "${name}" was taken over by ${r.holder.id} at ${r.holder.since}`,

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { faultyServer } from "../fixtures/servers.ts";
-import { alive, daemonLog, Sandbox, until } from "../_helpers.ts";
+import { alive, daemonKey, daemonLog, freePort, Sandbox, until } from "../_helpers.ts";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
@@ -208,6 +208,10 @@ Deno.test("sessions: attach --watch sees another caller's calls; --take refuses 
     });
     assert.equal(holder.code, 0, holder.stderr);
     assert.ok(await until(() => watcher.text.includes("session.taken"), 10_000), watcher.text);
+    assert.ok(
+      await until(() => /session\.refused by=agent-a holder=agent-b/.test(watcher.text), 10_000),
+      watcher.text,
+    );
 
     const shown = await box.json<Shown>(["session", "show", "shared"]);
     assert.deepEqual(shown.attaches.map((x) => x.mode), ["watch", "take"]);
@@ -353,4 +357,41 @@ Deno.test("sessions: an auto-started daemon does not idle out under a session's 
   const expired = events.indexOf("session.expired");
   assert.ok(expired >= 0, events.join(","));
   assert.ok(expired < events.indexOf("daemon.stopping"), events.join(","));
+});
+
+Deno.test("sessions: over the TCP listener only a token holder attaches, and it is recorded", async () => {
+  await using box = await sessionBox();
+  const port = freePort();
+  const health = await box.json<{ socket: string }>(["start"], {
+    env: { MCPX_DAEMON_LISTEN: `127.0.0.1:${port}` },
+  });
+  const token = Deno.readTextFileSync(
+    join(box.root, "state", "mcpx", "daemons", `${daemonKey(health)}.listen-token`),
+  ).trim();
+  assert.equal((await box.mcpx(["session", "new", "--name", "remote"])).code, 0);
+  const attach = (headers: Record<string, string>) =>
+    fetch(`http://127.0.0.1:${port}/v1/sessions/remote/attach`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-mcpx-caller": encodeURIComponent(JSON.stringify({ holder: "over-tcp" })),
+        ...headers,
+      },
+      body: JSON.stringify({ take: true }),
+    });
+  const refused = await attach({});
+  assert.equal(refused.status, 401);
+  await refused.body?.cancel();
+  const wrong = await attach({ Authorization: `Bearer ${"0".repeat(64)}` });
+  assert.equal(wrong.status, 401);
+  await wrong.body?.cancel();
+  assert.equal((await box.json<Shown>(["session", "show", "remote"])).attaches.length, 0);
+  const took = await attach({ Authorization: `Bearer ${token}` });
+  assert.equal(took.status, 200, await took.clone().text());
+  assert.equal((await took.json()).session.holder.id, "over-tcp");
+  const shown = await box.json<Shown>(["session", "show", "remote"]);
+  assert.deepEqual(shown.attaches.map((a) => [a.mode, a.by]), [["take", "over-tcp"]]);
+  // The socket's caller is now refused in it.
+  const mine = await box.mcpx(["call", "f.pid", "--session", "remote"]);
+  assert.equal(mine.code, 10);
 });
