@@ -82,7 +82,7 @@ export function line(d: Delivery): string {
     return `gap   events ${g.after + 1}..${g.upTo} are no longer retained (${g.missed} missed)\n`;
   }
   const e = d as BusEvent;
-  const about = ["server", "tool", "instance", "durationMs", "reason", "error"]
+  const about = ["session", "server", "tool", "instance", "durationMs", "reason", "error"]
     .filter((k) => e.data[k] !== undefined)
     .map((k) => `${k}=${typeof e.data[k] === "string" ? e.data[k] : JSON.stringify(e.data[k])}`)
     .join(" ");
