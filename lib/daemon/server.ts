@@ -186,6 +186,7 @@ export async function runDaemon(
       sessions: {
         enter: (caller) => sessions?.enter(caller),
         leave: (caller) => sessions?.leave(caller),
+        keeps: (scope) => sessions?.keeps(scope) ?? false,
       },
     });
     sessions = new NamedSessions({

@@ -77,6 +77,8 @@ export interface RegistryDeps {
   sessions?: {
     enter(caller: Caller): string | undefined;
     leave(caller: Caller): void;
+    /** Whether a scope key is an open named session's: its TTL, not idleTimeout, stops it. */
+    keeps?(key: string): boolean;
   };
   /** Told the server processes (pid, server, instance) whenever they change, like `live`. */
   children?(list: { pid: number; server: string; instance: string }[]): void;
@@ -392,8 +394,11 @@ export class Registry {
 
   /** Starts the idle reaper and the pid watcher. */
   start(): void {
+    const keep = this.#deps.sessions?.keeps
+      ? (key: string) => this.#deps.sessions!.keeps!(scopeOf(key))
+      : undefined;
     const reap = () => {
-      for (const p of [...this.#active]) void p.reap(Date.now(), this.#deps.alive);
+      for (const p of [...this.#active]) void p.reap(Date.now(), this.#deps.alive, keep);
     };
     this.#timer = setInterval(reap, this.#deps.reapIntervalMs);
     // pid-scoped instances go as soon as their process does: there is no possible future caller.

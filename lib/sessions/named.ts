@@ -279,6 +279,15 @@ export class NamedSessions {
     return false;
   }
 
+  /**
+   * Whether `scope` (a key's scope part, `session:<name>`) is an open named session's: its
+   * processes are kept while it is (the idle reaper leaves them; its TTL stops them).
+   */
+  keeps(scope: string): boolean {
+    if (!scope.startsWith("session:")) return false;
+    return this.#records.get(scope.slice("session:".length))?.state === "open";
+  }
+
   /** Starts the expiry clock (once a second). */
   start(): void {
     this.#timer ??= setInterval(() => {

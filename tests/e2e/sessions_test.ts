@@ -395,3 +395,24 @@ Deno.test("sessions: over the TCP listener only a token holder attaches, and it 
   const mine = await box.mcpx(["call", "f.pid", "--session", "remote"]);
   assert.equal(mine.code, 10);
 });
+
+Deno.test("sessions: the idle reaper leaves an open named session's process; its TTL governs it", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { f: { ...faultyServer(), mcpx: { scope: "session", idleTimeout: "300ms" } } },
+  });
+  const env = { MCPX_PLUMBING_REAP_INTERVAL: "100ms" };
+  assert.equal(
+    (await box.mcpx(["session", "new", "--name", "kept", "--ttl", "1h"], { env })).code,
+    0,
+  );
+  const kept = await pidOf(box, "kept", env);
+  // Used after the named one: any pass of the reaper that stops it would have stopped both.
+  const plain = await pidOf(box, "plain-key", env);
+  assert.ok(
+    await until(() => !alive(plain), 10_000),
+    "the unnamed session's idle process is reaped",
+  );
+  assert.ok(alive(kept), "the named session's process is kept");
+  assert.equal(await pidOf(box, "kept", env), kept);
+});
