@@ -239,7 +239,12 @@ export class NamedSessions {
     }
     const me = this.#deps.daemon;
     for (const r of file.sessions) {
-      if (typeof r?.name !== "string") continue;
+      if (
+        typeof r?.name !== "string" || typeof r.ttlMs !== "number" ||
+        typeof r.expiresAt !== "string" || typeof r.holder?.id !== "string"
+      ) continue;
+      r.servers = Array.isArray(r.servers) ? r.servers : [];
+      r.attaches = Array.isArray(r.attaches) ? r.attaches : [];
       const ours = r.daemon?.pid === me.pid && r.daemon?.startedAt === me.startedAt;
       if (!ours) {
         if (r.state === "open" && r.servers.length > 0) {
@@ -257,7 +262,6 @@ export class NamedSessions {
         r.daemon = { ...me };
         this.#dirty = true;
       }
-      r.attaches ??= [];
       this.#records.set(r.name, r);
     }
     this.#expire();
