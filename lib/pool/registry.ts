@@ -204,8 +204,20 @@ export function summarize(value: unknown, max = 200): string {
   } catch {
     text = String(value);
   }
-  text = text.replace(/\s+/g, " ").trim();
+  // Cut before collapsing the white space: a result may be megabytes.
+  text = text.slice(0, max * 4).replace(/\s+/g, " ").trim();
   return text.length > max ? text.slice(0, max - 1) + "…" : text;
+}
+
+/**
+ * A result as {@linkcode summarize} shows it, read from the envelope without parsing or
+ * re-encoding all of it: its first text, else its structured content, else its content's types.
+ */
+export function summarizeResult(envelope: CallToolEnvelope, max = 200): string {
+  const text = envelope.content?.find((c) => c.type === "text" && typeof c.text === "string");
+  if (text) return summarize(text.text!.slice(0, max * 4), max);
+  if (envelope.structuredContent !== undefined) return summarize(envelope.structuredContent, max);
+  return summarize(`[${(envelope.content ?? []).map((c) => c.type).join(", ")}]`, max);
 }
 
 /** Every configured server's pool, with calls, status, restart and refresh over them. */
@@ -823,7 +835,7 @@ export class Registry {
         ...(session === undefined ? {} : {
           session,
           arguments: summarize(args),
-          ...(envelope && error === undefined ? { result: summarize(unwrapResult(envelope)) } : {}),
+          ...(envelope && error === undefined ? { result: summarizeResult(envelope) } : {}),
         }),
       });
     } catch {
