@@ -804,6 +804,7 @@ export class Registry {
     } catch (e) {
       // A failed call's answer carries no report: the session's next call still says so.
       if (lease.restarted) lease.instance.restarted ??= lease.restarted;
+      else if (served.note) lease.instance.restarted ??= served.note;
       if (e instanceof McpxError && e.code === "INPUT_REQUIRED") detached = true;
       throw e;
     } finally {

@@ -133,7 +133,10 @@ Deno.test("sessions: the record survives a daemon restart and says its servers d
     shown.notes.join("\n"),
     /its servers \(f\) did not survive the daemon restart at \d{4}-.*; they start fresh/,
   );
-  // The next call says so once, and runs on a fresh process without the old state.
+  // A call that fails carries no report: the one after it still says so.
+  const failed = await box.mcpx(["call", "f.fail", "--session", "keep"]);
+  assert.equal(failed.code, 8, failed.stderr);
+  // The next answer says so once, and runs on a fresh process without the old state.
   const next = await box.mcpx(["--json", "call", "f.get", "key=k", "--session", "keep"]);
   assert.equal(next.code, 0, next.stderr);
   const doc = JSON.parse(next.stdout);
