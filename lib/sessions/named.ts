@@ -145,12 +145,16 @@ export function parseTtl(text: string, what = "--ttl"): number {
 }
 
 /**
- * Who a caller is, for holding a session: MCPX_SESSION_HOLDER when it set one (a harness that
- * runs each command in a new shell sets it), else the process the command belongs to (its
- * parent: the agent's shell), `pid:<n>`.
+ * Who a caller is, for holding a session: MCPX_SESSION_HOLDER when it set one; else the agent
+ * session its harness names in MCPX_TRACE_IDS (`harness:<id>`, the same across the new shell a
+ * harness may start for each command); else the process the command belongs to (its parent: the
+ * agent's shell), `pid:<n>`.
  */
 export function holderOf(caller: Caller): string {
   if (caller.holder) return caller.holder;
+  const traced = caller.ids?.session;
+  const first = Array.isArray(traced) ? traced[0] : traced;
+  if (first) return `harness:${first}`;
   return caller.pid !== undefined ? `pid:${caller.pid}` : "unknown";
 }
 

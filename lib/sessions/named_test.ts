@@ -61,9 +61,11 @@ Deno.test("parseTtl() keeps a TTL within 1s..30d and names the range otherwise",
   }
 });
 
-Deno.test("holderOf() is MCPX_SESSION_HOLDER, else the caller's process", () => {
+Deno.test("holderOf() is MCPX_SESSION_HOLDER, else the harness's session id, else the process", () => {
   assert.equal(holderOf({ holder: "agent-a", pid: 4 }), "agent-a");
   assert.equal(holderOf({ pid: 4 }), "pid:4");
+  assert.equal(holderOf({ pid: 4, ids: { session: ["agent-1", "x"] } }), "harness:agent-1");
+  assert.equal(holderOf({ holder: "h", ids: { session: "agent-1" } }), "h");
 });
 
 Deno.test("NamedSessions: a record is written 0600, versioned, and a second of a name refused", () => {

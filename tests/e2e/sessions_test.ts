@@ -419,3 +419,27 @@ Deno.test("sessions: the idle reaper leaves an open named session's process; its
   assert.ok(alive(kept), "the named session's process is kept");
   assert.equal(await pidOf(box, "kept", env), kept);
 });
+
+Deno.test("sessions: a harness's session id (MCPX_TRACE_IDS) is who holds a session", async () => {
+  await using box = await sessionBox();
+  assert.equal((await box.mcpx(["session", "new", "--name", "traced"])).code, 0);
+  const agent = { MCPX_TRACE_IDS: "session=agent-c;parent=p-1" };
+  const took = await box.mcpx(["session", "attach", "traced", "--take"], { env: agent });
+  assert.equal(took.code, 0, took.stderr);
+  assert.match(took.stdout, /you \(harness:agent-c\) are its holder now/);
+  // The same parent process, no harness ids: another caller, refused.
+  const bare = await box.mcpx(["call", "f.pid", "--session", "traced"]);
+  assert.equal(bare.code, 10, bare.stderr);
+  assert.equal((await box.mcpx(["call", "f.pid", "--session", "traced"], { env: agent })).code, 0);
+  // A script the holder runs holds it as the holder does.
+  const ran = await box.mcpx(["exec", "--session", "traced", "return await f.pid()"], {
+    env: agent,
+  });
+  assert.equal(ran.code, 0, ran.stderr);
+  const show = await box.json<Shown & { createdBy: { holder: string } }>([
+    "session",
+    "show",
+    "traced",
+  ]);
+  assert.equal(show.holder.id, "harness:agent-c");
+});
