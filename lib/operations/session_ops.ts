@@ -10,7 +10,7 @@ function named(ctx: Context) {
   return s;
 }
 
-function module() {
+function namedModule() {
   return load<typeof import("../sessions/named.ts")>("../sessions/named.ts", import.meta.url);
 }
 
@@ -74,7 +74,7 @@ async function describe(s: SessionView): Promise<string> {
     "../duration.ts",
     import.meta.url,
   );
-  const by = s.createdBy as SessionView["createdBy"];
+  const by = s.createdBy;
   const rows: [string, string][] = [
     ["session", s.name],
     ["state", s.state],
@@ -143,7 +143,7 @@ export const sessionsCreate = defineOperation<{ name: string; ttl?: string }, Se
   where: { daemon: "start" },
   output: sessionSchema,
   async run(input, ctx) {
-    const { parseTtl, checkName } = await module();
+    const { parseTtl, checkName } = await namedModule();
     checkName(input.name);
     const settings = await ctx.settings();
     const ttlMs = input.ttl !== undefined
