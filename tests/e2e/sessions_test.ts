@@ -95,13 +95,14 @@ Deno.test("sessions: a named session is one process across commands; end stops i
 
 Deno.test("sessions: a session's TTL running out stops its processes and marks it expired", async () => {
   await using box = await sessionBox();
-  assert.equal((await box.mcpx(["session", "new", "--name", "brief", "--ttl", "1s"])).code, 0);
+  // Long enough for the next command to start on a loaded machine; short enough to wait for.
+  assert.equal((await box.mcpx(["session", "new", "--name", "brief", "--ttl", "3s"])).code, 0);
   const pid = await pidOf(box, "brief");
-  assert.ok(await until(() => !alive(pid), 6000), "the TTL stopped the session's process");
+  assert.ok(await until(() => !alive(pid), 10_000), "the TTL stopped the session's process");
   const shown = await box.json<Shown>(["session", "show", "brief"]);
   assert.equal(shown.state, "expired");
   assert.deepEqual(shown.servers, []);
-  assert.match(shown.notes.join("\n"), /expired at .*: its TTL of 1s ran out/);
+  assert.match(shown.notes.join("\n"), /expired at .*: its TTL of 3s ran out/);
   const late = await box.mcpx(["call", "f.pid", "--session", "brief"]);
   assert.equal(late.code, 5);
   assert.match(late.stderr, /Session "brief" expired at .*its servers were stopped/);
@@ -347,7 +348,7 @@ Deno.test("sessions: an auto-started daemon does not idle out under a session's 
   await using box = await sessionBox();
   const env = { MCPX_DAEMON_IDLE_EXIT: "500ms" };
   assert.equal(
-    (await box.mcpx(["session", "new", "--name", "held", "--ttl", "2s"], { env })).code,
+    (await box.mcpx(["session", "new", "--name", "held", "--ttl", "3s"], { env })).code,
     0,
   );
   const pid = await pidOf(box, "held", env);
@@ -359,7 +360,8 @@ Deno.test("sessions: an auto-started daemon does not idle out under a session's 
   const events = (await daemonLog(box)).map((r) => r.event);
   const expired = events.indexOf("session.expired");
   assert.ok(expired >= 0, events.join(","));
-  assert.ok(expired < events.indexOf("daemon.stopping"), events.join(","));
+  // (A daemon that idled out before the first call, the session holding nothing yet, is not it.)
+  assert.ok(expired < events.lastIndexOf("daemon.stopping"), events.join(","));
 });
 
 Deno.test("sessions: over the TCP listener only a token holder attaches, and it is recorded", async () => {
