@@ -445,3 +445,18 @@ Deno.test("sessions: a harness's session id (MCPX_TRACE_IDS) is who holds a sess
   ]);
   assert.equal(show.holder.id, "harness:agent-c");
 });
+
+Deno.test("sessions: after kill -9 of the daemon the record says its servers did not survive", async () => {
+  await using box = await sessionBox();
+  assert.equal((await box.mcpx(["session", "new", "--name", "crash"])).code, 0);
+  const server = await pidOf(box, "crash");
+  const { pid } = await box.json<{ pid: number }>(["status"]);
+  Deno.kill(pid, "SIGKILL");
+  assert.ok(await until(() => !alive(pid), 5000));
+  // The next daemon stops what the dead one left, and the session says its servers are gone.
+  const shown = await box.json<Shown>(["session", "show", "crash"]);
+  assert.match(shown.notes.join("\n"), /its servers \(f\) did not survive the daemon restart/);
+  assert.ok(await until(() => !alive(server), 5000), "no orphan is left");
+  const next = await pidOf(box, "crash");
+  assert.notEqual(next, server);
+});
