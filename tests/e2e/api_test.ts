@@ -356,3 +356,65 @@ Deno.test("paths.apis: documents in the configuration are namespaces", async () 
     await api.server.shutdown();
   }
 });
+
+Deno.test("paths.apis: an item's auth is the configuration's credential, never the document's", async () => {
+  await using box = await Sandbox.create();
+  const api = petstore();
+  try {
+    await box.write("work/.mcpx.json", {
+      paths: {
+        apis: [
+          {
+            name: "pets",
+            spec: `${api.base}/docs/2.0.json`,
+            auth: { type: "bearer", token: "${PET_TOKEN}" },
+          },
+          {
+            name: "keyed",
+            spec: `${api.base}/docs/2.0.json`,
+            auth: { type: "header", name: "X-API-Key", value: "k-${PET_KEY}" },
+          },
+        ],
+      },
+      mcpServers: {},
+    });
+    // Without the variable: doctor names it, and the call says what is missing before it starts.
+    const doctor = await box.mcpx(["--json", "doctor", "--no-start"]);
+    const checks = JSON.parse(doctor.stdout).checks as {
+      area: string;
+      status: string;
+      message: string;
+      hint?: string;
+    }[];
+    const missing = checks.find((c) => c.area === "credentials" && c.status === "fail");
+    assert.ok(missing, JSON.stringify(checks));
+    assert.equal(missing.message, "pets: ${PET_TOKEN} is referenced but PET_TOKEN is not set");
+    assert.match(missing.hint!, /Set PET_TOKEN/);
+    const unset = await box.mcpx(["call", "pets.findPetsByStatus", "status=sold"]);
+    assert.notEqual(unset.code, 0);
+    assert.match(unset.stderr, /PET_TOKEN/);
+    assert.equal(unset.stderr.trim().split("\n").length, 1, unset.stderr);
+    await box.mcpx(["stop", "--all"]);
+
+    const env = { PET_TOKEN: "t0k", PET_KEY: "42" };
+    const pets = await box.mcpx(["call", "pets.findPetsByStatus", "status=sold"], { env });
+    assert.equal(pets.code, 0, pets.stderr);
+    assert.equal(api.seen.at(-1)!.auth, "Bearer t0k");
+    assert.equal(api.seen.at(-1)!.key, null);
+    const keyed = await box.mcpx(["call", "keyed.findPetsByStatus", "status=sold"], { env });
+    assert.equal(keyed.code, 0, keyed.stderr);
+    assert.equal(api.seen.at(-1)!.key, "k-42");
+    assert.equal(api.seen.at(-1)!.auth, null);
+    // The list parses as the setting too (settings are read by every command above).
+    await box.write("work/.mcpx.json", {
+      paths: { apis: [{ spec: `${api.base}/docs/2.0.json`, auth: { type: "basic", token: "x" } }] },
+      mcpServers: {},
+    });
+    const bad = await box.mcpx(["ls"], { env });
+    assert.equal(bad.code, 3);
+    assert.match(bad.stderr, /an API takes bearer, header or query/);
+    await box.mcpx(["stop", "--all"]);
+  } finally {
+    await api.server.shutdown();
+  }
+});
