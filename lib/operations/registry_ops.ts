@@ -90,6 +90,8 @@ interface Shown {
   source: string;
   entry: Record<string, unknown>;
   required: { name: string; description?: string; secret: boolean }[];
+  /** The URL the package's fileSha256 was checked against, when it carries one. */
+  verified?: string;
 }
 
 async function translated(
@@ -100,6 +102,8 @@ async function translated(
   const r = await registryModule();
   const entry = await r.showRegistry(await baseUrl(ctx), name, version);
   const t = r.translate(entry.server);
+  // A fileSha256 is never passed over: checked now, before anything is shown or written.
+  const verified = await r.verifyFile(t.package);
   return {
     registry: r,
     shown: {
@@ -110,6 +114,7 @@ async function translated(
       source: t.source,
       entry: t.entry,
       required: t.required,
+      ...(verified ? { verified } : {}),
     },
   };
 }
@@ -126,6 +131,7 @@ const shownSchema = (z: typeof import("zod").z) => ({
     description: z.string().optional(),
     secret: z.boolean(),
   })),
+  verified: z.string().optional(),
 });
 
 function renderShown(o: Shown): string {
@@ -134,6 +140,7 @@ function renderShown(o: Shown): string {
     `as "${o.as}" (from its ${o.source === "remote" ? "remote" : `${o.source} package`}):`,
     JSON.stringify({ [o.as]: o.entry }, null, 2),
   ];
+  if (o.verified) lines.push(`fileSha256 matches ${o.verified}`);
   for (const v of o.required) {
     lines.push(
       `requires ${v.name}${v.secret ? " (secret)" : ""}${

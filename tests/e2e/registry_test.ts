@@ -14,6 +14,65 @@ function wrap(server: { name: string; version?: string; [k: string]: unknown }, 
   return { server, _meta: { [OFFICIAL]: { status, isLatest: true } } };
 }
 
+/** A package file the fixture registry serves, and its SHA-256 as a registry entry carries it. */
+const FILE = new TextEncoder().encode("the bytes of a published tarball\n");
+const FILE_SHA = Array.from(
+  new Uint8Array(await crypto.subtle.digest("SHA-256", FILE)),
+  (b) => b.toString(16).padStart(2, "0"),
+).join("");
+const OTHER_SHA = "0".repeat(64);
+
+/** Entries carrying fileSha256, their files served by the same fixture at `{base}`. */
+function hashed(base: string) {
+  const npm = (name: string, sha: string) =>
+    wrap({
+      name: `io.github.someone/${name}`,
+      version: "1.0.0",
+      packages: [{
+        registryType: "npm",
+        registryBaseUrl: `${base}/npm`,
+        identifier: `@someone/${name}`,
+        version: "1.0.0",
+        fileSha256: sha,
+      }],
+    });
+  return [
+    npm("sha-good", FILE_SHA),
+    npm("sha-bad", OTHER_SHA),
+    wrap({
+      name: "io.github.someone/sha-py",
+      version: "0.1.0",
+      packages: [{
+        registryType: "pypi",
+        registryBaseUrl: `${base}/pypi-index`,
+        identifier: "sha-py",
+        version: "0.1.0",
+        fileSha256: FILE_SHA,
+      }],
+    }),
+    wrap({
+      name: "io.github.someone/sha-docker",
+      version: "1.0.0",
+      packages: [{
+        registryType: "oci",
+        identifier: "ghcr.io/someone/sha",
+        version: "1.0.0",
+        fileSha256: FILE_SHA,
+      }],
+    }),
+    wrap({
+      name: "io.github.someone/bundle",
+      version: "1.0.0",
+      packages: [{
+        registryType: "mcpb",
+        identifier: `${base}/files/bundle.mcpb`,
+        version: "1.0.0",
+        fileSha256: FILE_SHA,
+      }],
+    }),
+  ];
+}
+
 const ENTRIES = [
   wrap({
     name: "com.example/weather-remote",
@@ -109,6 +168,14 @@ function serveRegistry(): { url: string; requests: string[]; close(): Promise<vo
         }),
       );
     }
+    if (url.pathname.startsWith("/npm/") && url.pathname.endsWith("-1.0.0.tgz")) {
+      return new Response(FILE);
+    }
+    if (url.pathname === "/pypi-index/pypi/sha-py/0.1.0/json") {
+      return Response.json({
+        urls: [{ filename: "sha_py-0.1.0.tar.gz", digests: { sha256: FILE_SHA } }],
+      });
+    }
     if (url.pathname === "/v0.1/servers") {
       const words = (url.searchParams.get("search") ?? "").toLowerCase();
       const hits = ENTRIES.filter((e) => e.server.name.toLowerCase().includes(words));
@@ -126,7 +193,9 @@ function serveRegistry(): { url: string; requests: string[]; close(): Promise<vo
     const m = /^\/v0\.1\/servers\/([^/]+)\/versions(?:\/([^/]+))?$/.exec(url.pathname);
     if (m) {
       const name = decodeURIComponent(m[1]);
-      const found = ENTRIES.filter((e) => e.server.name === name);
+      const found = [...ENTRIES, ...hashed(`http://${req.headers.get("host")}`)].filter((e) =>
+        e.server.name === name
+      );
       if (!found.length) return Response.json({ title: "Not Found" }, { status: 404 });
       if (m[2]) {
         const v = found.find((e) => e.server.version === decodeURIComponent(m[2]));
@@ -370,6 +439,53 @@ Deno.test("registry add names the file it needs", async () => {
     });
     assert.equal(r.code, 3, r.stderr);
     assert.match(r.stderr, /No configuration file/);
+  } finally {
+    await reg.close();
+  }
+});
+
+Deno.test("registry add: a fileSha256 is checked against the package's file, never passed over", async () => {
+  const reg = serveRegistry();
+  try {
+    await using box = await Sandbox.create();
+    const env = { MCPX_REGISTRY_URL: reg.url };
+    const text = `{\n  // mine\n  "mcpServers": {}\n}\n`;
+    const path = await box.write("work/.mcpx.json", text);
+
+    const good = await box.json<Shown & { verified?: string }>([
+      "registry",
+      "add",
+      "io.github.someone/sha-good",
+    ], { env });
+    assert.equal(good.verified, `${reg.url}/npm/@someone/sha-good/-/sha-good-1.0.0.tgz`);
+    assert.deepEqual(good.entry.args, ["-y", "@someone/sha-good@1.0.0"]);
+    const shown = await box.mcpx(["registry", "show", "io.github.someone/sha-good"], { env });
+    assert.match(shown.stdout, /fileSha256 matches http:\/\/127\.0\.0\.1:\d+\/npm\//);
+    const py = await box.json<Shown & { verified?: string }>([
+      "registry",
+      "show",
+      "io.github.someone/sha-py",
+    ], { env });
+    assert.equal(py.verified, `${reg.url}/pypi-index/pypi/sha-py/0.1.0/json`);
+
+    const refused: [string, number, RegExp][] = [
+      [
+        "sha-bad",
+        6,
+        new RegExp(`does not match its fileSha256 ${"0".repeat(64)}: .* hashes to ${FILE_SHA}`),
+      ],
+      ["sha-docker", 5, /an oci image is not one file mcpx can hash/],
+      ["bundle", 5, /is an MCP bundle \(mcpb\) with no remote: mcpx does not install bundles/],
+    ];
+    for (const [name, code, why] of refused) {
+      const r = await box.mcpx(["registry", "add", `io.github.someone/${name}`, "--write"], {
+        env,
+      });
+      assert.equal(r.code, code, `${name}: ${r.stderr}`);
+      assert.match(r.stderr, why);
+      assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+      assert.equal(Deno.readTextFileSync(path), text, `${name}: the configuration is untouched`);
+    }
   } finally {
     await reg.close();
   }
