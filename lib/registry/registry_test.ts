@@ -48,9 +48,17 @@ Deno.test("an entry with nothing runnable is refused", () => {
     () =>
       translate({
         name: "x/b",
+        packages: [{ registryType: "nuget", identifier: "B" }],
+      }),
+    /no remote and no npm, pypi or oci stdio package \(packages: nuget\)/,
+  );
+  assert.throws(
+    () =>
+      translate({
+        name: "x/b",
         packages: [{ registryType: "mcpb", identifier: "https://x/b.mcpb" }],
       }),
-    /no remote and no npm, pypi or oci stdio package \(packages: mcpb\)/,
+    /is an MCP bundle \(mcpb\) with no remote/,
   );
 });
 
