@@ -469,7 +469,8 @@ export async function verifyFile(
 }
 
 /**
- * The configuration text with `mcpServers.<name>` added, comments and formatting kept.
+ * The configuration text with `mcpServers.<name>` added, comments and formatting kept
+ * (lib/config/edit.ts, which `config import` uses too).
  * @throws {McpxError} CONFIG_INVALID for a file that does not parse or already has the name
  */
 export async function addToConfig(
@@ -478,32 +479,17 @@ export async function addToConfig(
   name: string,
   entry: Record<string, unknown>,
 ): Promise<string> {
-  const jsonc = await load<typeof import("jsonc-parser")>("jsonc-parser", import.meta.url);
-  const errors: { error: number; offset: number; length: number }[] = [];
-  const tree = jsonc.parse(text || "{}", errors, { allowTrailingComma: true });
-  if (errors.length) {
-    throw new McpxError(
-      "CONFIG_INVALID",
-      `Cannot add to ${path}: it does not parse (${
-        jsonc.printParseErrorCode(errors[0].error as never)
-      })`,
-      { hint: "Fix the file first; it was not changed" },
-    );
-  }
-  if (tree?.mcpServers?.[name] !== undefined) {
+  const { addServers } = await load<typeof import("../config/edit.ts")>(
+    "../config/edit.ts",
+    import.meta.url,
+  );
+  const out = await addServers(path, text, [{ name, entry }]);
+  if (out.skipped.length > 0) {
     throw new McpxError("CONFIG_INVALID", `${path} already has a server "${name}"`, {
       hint: "Remove or rename it first; the file was not changed",
     });
   }
-  const indent = /\n(\t| +)"/.exec(text)?.[1];
-  const edits = jsonc.modify(text || "{}", ["mcpServers", name], entry, {
-    formattingOptions: {
-      insertSpaces: indent !== "\t",
-      tabSize: indent && indent !== "\t" ? indent.length : 2,
-      eol: "\n",
-    },
-  });
-  return jsonc.applyEdits(text || "{}", edits);
+  return out.text;
 }
 
 /** A line diff of two texts (`-`/`+` for changed lines, with the common start and end cut). */
