@@ -6,7 +6,7 @@
  * (untimed), its daemon stopped, then `mcpx ls` runs `--runs` rounds, interleaved, after 3
  * untimed ones. Printed: the medians and their ratio (the target is at most 1.2×).
  *
- *     deno run -A bench/adapters.ts [--runs 20] [--json]
+ *     deno run -A bench/adapters.ts [--runs 20] [--operations 500] [--json]
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -25,9 +25,14 @@ import {
 
 const flags = parseArgs({
   args: Deno.args,
-  options: { runs: { type: "string", default: "20" }, json: { type: "boolean", default: false } },
+  options: {
+    runs: { type: "string", default: "20" },
+    operations: { type: "string", default: "500" },
+    json: { type: "boolean", default: false },
+  },
 });
 const runs = wholeNumber("--runs", flags.values.runs!, 1);
+const operations = wholeNumber("--operations", flags.values.operations!, 1);
 const iso = await makeIsolated("mcpx-bench-adapters-");
 // The API server is mcpx itself under deno: it reads the same module cache.
 iso.env.MCPX_SERVERS_ENV_PASSTHROUGH = "DENO_DIR";
@@ -96,7 +101,7 @@ await interruptible(() => teardown(iso.root, iso.env), async (stopIfInterrupted,
   for (const a of ADAPTERS) {
     await Deno.writeTextFile(join(adapters, "decl", `${a.name}.json`), JSON.stringify(a));
   }
-  await Deno.writeTextFile(join(adapters, "big.json"), JSON.stringify(bigDocument(500)));
+  await Deno.writeTextFile(join(adapters, "big.json"), JSON.stringify(bigDocument(operations)));
   await Deno.writeTextFile(
     join(adapters, ".mcpx.json"),
     JSON.stringify({ mcpServers: {}, paths: { adapters: "decl", apis: "big=./big.json" } }),
@@ -119,7 +124,7 @@ await interruptible(() => teardown(iso.root, iso.env), async (stopIfInterrupted,
     ),
   ) as { namespaces: { namespace: string; tools: number | null }[] };
   const tools = Object.fromEntries(listed.namespaces.map((n) => [n.namespace, n.tools]));
-  if (tools.big !== 500 || listed.namespaces.length !== 4) {
+  if (tools.big !== operations || listed.namespaces.length !== 4) {
     throw new Error(`the configuration did not list as expected: ${JSON.stringify(tools)}`);
   }
   const times: Record<string, number[]> = { plain: [], adapters: [] };
@@ -132,14 +137,22 @@ await interruptible(() => teardown(iso.root, iso.env), async (stopIfInterrupted,
   }
   const problems = await cleanup();
   const a = median(times.adapters), p = median(times.plain);
-  const result = { entry: ENTRY, runs, plainMs: p, adaptersMs: a, ratio: a / p, target: 1.2 };
+  const result = {
+    entry: ENTRY,
+    runs,
+    operations,
+    plainMs: p,
+    adaptersMs: a,
+    ratio: a / p,
+    target: 1.2,
+  };
   if (flags.values.json) console.log(JSON.stringify(result, null, 2));
   else {
     console.log(`mcpx ls from the cache, ${runs} rounds interleaved (${ENTRY})\n`);
     console.log(formatTable([
       ["configuration", "median ms"],
       ["no servers", p.toFixed(1)],
-      ["3 adapters + 500-operation API", a.toFixed(1)],
+      [`3 adapters + ${operations}-operation API`, a.toFixed(1)],
       ["ratio", `${(a / p).toFixed(3)}× (target ≤ 1.2×)`],
     ]));
   }
