@@ -177,7 +177,8 @@ export const scriptsRun = defineOperation<RunInput, RunOutcome>({
     example: ["hello"],
   },
   http: { none: LOCAL_ONLY },
-  mcp: { expose: true },
+  // An ad-hoc server is named by a command line a user typed, not by an MCP client.
+  mcp: { expose: true, hidden: ["stdio", "url", "name"] },
   where: "local",
   needsTrust: true,
   output: envelopeSchema,
@@ -232,7 +233,8 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
     example: ["1 + 1"],
   },
   http: { none: LOCAL_ONLY },
-  mcp: { expose: true },
+  // An ad-hoc server is named by a command line a user typed, not by an MCP client.
+  mcp: { expose: true, hidden: ["stdio", "url", "name"] },
   where: "local",
   needsTrust: true,
   output: envelopeSchema,

@@ -269,3 +269,48 @@ Deno.test("run --stdio beside a trusted configuration: both namespaces, a clash 
   assert.equal(clash.code, 2);
   assert.match(clash.stderr, /namespace "everything" is a configured server's too/);
 });
+
+Deno.test("an ad-hoc server is named only by a command of this user: not over TCP, not over MCP", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: {} });
+  const port = freePort();
+  const token = "listener-token-for-the-test";
+  const env = { MCPX_DAEMON_LISTEN: `127.0.0.1:${port}`, MCPX_DAEMON_TOKEN: token };
+  const started = await box.mcpx(["start"], { env });
+  assert.equal(started.code, 0, started.stderr);
+  const marker = join(box.root, "ran-over-tcp");
+  for (
+    const [path, body] of [
+      ["/v1/tools/call", { server: "", tool: "x", stdio: `touch ${marker}` }],
+      [`/v1/call/x/y?stdio=${encodeURIComponent(`touch ${marker}`)}`, {}],
+      ["/v1/adhoc/tools", { url: "http://127.0.0.1:1/mcp" }],
+      [`/v1/namespaces?stdio=${encodeURIComponent(`touch ${marker}`)}`, undefined],
+      [`/v1/types/x?stdio=${encodeURIComponent(`touch ${marker}`)}`, undefined],
+    ] as const
+  ) {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: body ? "POST" : "GET",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    const problem = await res.json();
+    assert.equal(res.status, 403, JSON.stringify(problem));
+    assert.match(
+      problem.detail,
+      /ad-hoc server \(--stdio, --url\) is refused over the daemon's TCP listener/,
+    );
+  }
+  assert.equal(await Deno.stat(marker).then(() => true, () => false), false);
+  // The same daemon on its socket: a command of this user's names one.
+  const line = `node '${npmServerScript("server-everything")}'`;
+  const call = await box.mcpx(["call", "--stdio", line, "echo", "message=local"]);
+  assert.equal(call.code, 0, call.stderr);
+
+  const { OPERATIONS } = await import("../../lib/operations/mod.ts");
+  const { buildMcpTools } = await import("../../lib/surfaces/mcp.ts");
+  for (const tool of buildMcpTools(OPERATIONS as never)) {
+    const props = Object.keys((tool.inputSchema as { properties: object }).properties);
+    assert.equal(props.includes("stdio") || props.includes("url"), false, `${tool.name}: ${props}`);
+  }
+  await box.mcpx(["stop", "--all"]);
+});
