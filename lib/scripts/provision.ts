@@ -49,22 +49,24 @@ export async function provisionClient(
   },
 ): Promise<Provision> {
   const { script, text, scratch, worker } = options;
-  const socket = (await ctx.paths()).socket;
-  if (options.adHoc) return await provisionAdHoc(ctx, options.adHoc, scratch, socket);
+  if (options.adHoc) return await provisionAdHoc(ctx, options.adHoc, scratch);
+  const known = (await ctx.paths()).socket;
   // Beside the script when it is a named one or imports the client (the reference's
   // `import tools from "./mcpx-client.ts"`); otherwise out of the way, in the cache.
   const beside = script && (script.named || text.includes("mcpx-client"))
     ? dirname(script.path)
     : undefined;
   const besidePath = beside && join(beside, "mcpx-client.ts");
-  if (besidePath && worker && isFresh(ctx, besidePath, socket)) {
-    return { socket, clientPath: besidePath };
+  if (besidePath && worker && isFresh(ctx, besidePath, known)) {
+    return { socket: known, clientPath: besidePath };
   }
-  if (!besidePath && worker && isFresh(ctx, join(scratch, "mcpx-client.ts"), socket)) {
-    return { socket, clientPath: join(scratch, "mcpx-client.ts") };
+  if (!besidePath && worker && isFresh(ctx, join(scratch, "mcpx-client.ts"), known)) {
+    return { socket: known, clientPath: join(scratch, "mcpx-client.ts") };
   }
   const daemon = ensureDaemon(ctx);
   await daemon;
+  // A daemon this command hosts inline answers on a socket of its own.
+  const socket = (await ctx.paths()).socket;
   let dir = scratch;
   if (beside) {
     if (writable(beside)) dir = beside;
@@ -94,10 +96,11 @@ async function provisionAdHoc(
   ctx: Context,
   adHoc: { stdio?: string; url?: string; name?: string },
   scratch: string,
-  socket: string,
 ): Promise<Provision> {
   const daemon = ensureDaemon(ctx);
   await daemon;
+  // A daemon this command hosts inline answers on a socket of its own.
+  const socket = (await ctx.paths()).socket;
   const [{ adHocTools }, { writeClient }] = await Promise.all([
     load<typeof import("../operations/_adhoc.ts")>("../operations/_adhoc.ts", import.meta.url),
     load<typeof import("./client_module.ts")>("./client_module.ts", import.meta.url),
