@@ -150,6 +150,7 @@ export const RUNTIME_NAMES: readonly string[] = [
   "handlers",
   "onElicit",
   "onSample",
+  "traceIds",
 ];
 
 function asciiWord(c: number): boolean {
