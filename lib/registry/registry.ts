@@ -212,7 +212,7 @@ export interface Translation {
   package?: RegistryPackage;
 }
 
-function envName(name: string): string {
+export function envName(name: string): string {
   return name.replace(/[^A-Za-z0-9_]/g, "_").toUpperCase();
 }
 
@@ -282,6 +282,23 @@ function argumentsOf(list: RegistryArgument[] | undefined, required: Translation
 const RUNNERS: Record<string, string> = { npm: "npx", pypi: "uvx", oci: "docker" };
 
 /**
+ * The MCP bundle (`mcpb`) an entry is configured from: its first one, when the entry offers no
+ * remote and no package {@linkcode translate} runs (lib/registry/mcpb.ts installs it).
+ */
+export function bundleOf(server: RegistryServer): RegistryPackage | undefined {
+  const remote = (server.remotes ?? []).some((r) =>
+    ["streamable-http", "sse", "http"].includes(r.type)
+  );
+  const runnable = (server.packages ?? []).some((p) =>
+    p.registryType in RUNNERS && (p.transport?.type ?? "stdio") === "stdio"
+  );
+  if (remote || runnable) return undefined;
+  return (server.packages ?? []).find((p) =>
+    p.registryType === "mcpb" && (p.transport?.type ?? "stdio") === "stdio"
+  );
+}
+
+/**
  * An `mcpServers` entry for a registry entry: a remote when one is offered, else the first package
  * with an ephemeral runner (`npx -y`, `uvx`, `docker run --rm -i`; the publisher's runtime hint
  * wins). npm versions are pinned; required variables become `${VAR}` references, named, never
@@ -312,13 +329,6 @@ export function translate(server: RegistryServer): Translation {
   );
   if (!pkg) {
     const kinds = (server.packages ?? []).map((p) => p.registryType).join(", ") || "none";
-    if ((server.packages ?? []).some((p) => p.registryType === "mcpb")) {
-      throw new McpxError(
-        "NOT_FOUND",
-        `Registry entry "${server.name}" is an MCP bundle (mcpb) with no remote: mcpx does not install bundles, so neither it nor its fileSha256 is used`,
-        { hint: "Install the bundle with a host that does, or configure its server by hand" },
-      );
-    }
     throw new McpxError(
       "NOT_FOUND",
       `Registry entry "${server.name}" has no remote and no npm, pypi or oci stdio package (packages: ${kinds})`,
@@ -363,13 +373,17 @@ export function translate(server: RegistryServer): Translation {
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;
 
 /** 64 lowercase hex digits of the SHA-256 of some bytes. */
-async function sha256(bytes: Uint8Array): Promise<string> {
+export async function sha256(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** GETs a package file whole (bounded by {@linkcode MAX_FILE_BYTES}). */
-async function fetchFile(url: string, what: string, fetcher: typeof fetch): Promise<Uint8Array> {
+export async function fetchFile(
+  url: string,
+  what: string,
+  fetcher: typeof fetch,
+): Promise<Uint8Array> {
   const fail = (why: string) =>
     new McpxError("REGISTRY_UNAVAILABLE", `Cannot check the fileSha256 of ${what}: ${url} ${why}`, {
       hint: "Try again later; the configuration was not changed",
