@@ -449,6 +449,7 @@ Deno.test("registry add --write keeps the file's comments; a broken or read-only
     });
     assert.equal(ro.code, 3, ro.stderr);
     assert.match(ro.stderr, /read-only/);
+    assert.equal(ro.stderr.trim().split("\n").length, 1, ro.stderr);
     assert.equal(Deno.readTextFileSync(path), text);
     Deno.chmodSync(path, 0o600);
   } finally {
