@@ -152,7 +152,6 @@ export const RUNTIME_NAMES: readonly string[] = [
   "handlers",
   "onElicit",
   "onSample",
-  "traceIds",
 ];
 
 function asciiWord(c: number): boolean {
