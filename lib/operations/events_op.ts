@@ -108,6 +108,7 @@ export async function streamEvents(
   path: string,
   each: (d: Delivery) => void,
   stop?: AbortSignal,
+  opened?: () => void,
 ): Promise<void> {
   const { readToken } = await load<typeof import("../daemon/guard.ts")>(
     "../daemon/guard.ts",
@@ -117,14 +118,25 @@ export async function streamEvents(
   const token = readToken(paths.token);
   const client = Deno.createHttpClient({ proxy: { transport: "unix", path: paths.socket } });
   try {
-    const res = await fetch(`http://mcpx${path}`, {
-      client,
-      headers: token === undefined ? {} : { "x-mcpx-token": token },
-      signal: stop && ctx.signal ? AbortSignal.any([stop, ctx.signal]) : stop ?? ctx.signal,
-    });
+    let res: Response;
+    try {
+      res = await fetch(`http://mcpx${path}`, {
+        client,
+        headers: token === undefined ? {} : { "x-mcpx-token": token },
+        signal: stop && ctx.signal ? AbortSignal.any([stop, ctx.signal]) : stop ?? ctx.signal,
+      });
+    } catch (e) {
+      if (stop?.aborted || ctx.signal?.aborted) throw e;
+      throw new McpxError(
+        "DAEMON_UNAVAILABLE",
+        `The daemon did not answer ${path.split("?")[0]}: it stopped, or is stopping`,
+        { cause: e, hint: "Run the command again: it starts a daemon" },
+      );
+    }
     if (!res.ok || !res.body) {
       throw new McpxError("DAEMON_UNAVAILABLE", `The daemon refused ${path}: HTTP ${res.status}`);
     }
+    opened?.();
     let buffer = "";
     for await (const chunk of res.body.pipeThrough(new TextDecoderStream())) {
       buffer += chunk;
@@ -136,7 +148,13 @@ export async function streamEvents(
       }
     }
   } catch (e) {
-    if (!stop?.aborted) throw e;
+    if (stop?.aborted) return;
+    if (e instanceof McpxError || ctx.signal?.aborted) throw e;
+    // The connection went from under the stream: a daemon killed, not one that stopped.
+    throw new McpxError("DAEMON_UNAVAILABLE", "The daemon's event stream broke off: it went away", {
+      cause: e,
+      hint: "Run the command again: it starts a daemon",
+    });
   } finally {
     client.close();
   }

@@ -297,27 +297,39 @@ export const sessionsAttach = defineOperation<
       ? `session ${out.session.name}: you (${out.session.holder.id}) are its holder now; other callers' calls in it fail\n`
       : "";
     if (!input.watch && input.take) return head;
-    ctx.io.out(head + `watching session ${out.session.name} (interrupt to stop)\n`);
-    await watch(ctx, out, (text) => ctx.io.out(text), false);
+    ctx.io.out(head);
+    await watch(
+      ctx,
+      out,
+      (text) => ctx.io.out(text),
+      false,
+      () => ctx.io.out(`watching session ${out.session.name} (interrupt to stop)\n`),
+    );
     return "";
   },
   async json(out, ctx, input) {
     if (!input.watch && input.take) return out;
-    ctx.io.out(JSON.stringify({ attached: out.session.name, mode: out.mode }) + "\n");
-    const followed = await watch(ctx, out, (text) => ctx.io.out(text), true);
+    const followed = await watch(
+      ctx,
+      out,
+      (text) => ctx.io.out(text),
+      true,
+      () => ctx.io.out(JSON.stringify({ attached: out.session.name, mode: out.mode }) + "\n"),
+    );
     return { followed };
   },
 });
 
 /**
- * Follows the bus from `since` and prints the session's events until it ends or expires.
- * Resolves to how many events it printed.
+ * Follows the bus from `since` and prints the session's events until it ends or expires, or the
+ * daemon stops; `opened` is told once the stream is open. Resolves to how many it printed.
  */
 async function watch(
   ctx: Context,
   out: Attached,
   print: (text: string) => void,
   json: boolean,
+  opened: () => void,
 ): Promise<number> {
   const { streamEvents } = await load<typeof import("./events_op.ts")>(
     "./events_op.ts",
@@ -326,13 +338,25 @@ async function watch(
   const name = out.session.name;
   let n = 0;
   const stop = new AbortController();
-  await streamEvents(ctx, `/v1/events?follow=true&since=${out.since}`, (d) => {
-    if (d.type === "gap" || !("data" in d)) return;
-    if (d.data.session !== name) return;
-    n++;
-    print(json ? JSON.stringify(d) + "\n" : eventLine(d));
-    if (d.type === "session.ended" || d.type === "session.expired") stop.abort();
-  }, stop.signal);
+  await streamEvents(
+    ctx,
+    `/v1/events?follow=true&since=${out.since}`,
+    (d) => {
+      if (d.type === "gap" || !("data" in d)) return;
+      // The daemon going takes the session's processes with it (its record stays): said, and done.
+      if (d.type === "daemon.stopping") {
+        print(json ? JSON.stringify(d) + "\n" : eventLine(d));
+        stop.abort();
+        return;
+      }
+      if (d.data.session !== name) return;
+      n++;
+      print(json ? JSON.stringify(d) + "\n" : eventLine(d));
+      if (d.type === "session.ended" || d.type === "session.expired") stop.abort();
+    },
+    stop.signal,
+    opened,
+  );
   return n;
 }
 

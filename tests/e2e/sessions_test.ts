@@ -460,3 +460,14 @@ Deno.test("sessions: after kill -9 of the daemon the record says its servers did
   const next = await pidOf(box, "crash");
   assert.notEqual(next, server);
 });
+
+Deno.test("sessions: a watch ends, saying so, when the daemon stops", async () => {
+  await using box = await sessionBox();
+  assert.equal((await box.mcpx(["session", "new", "--name", "watched"])).code, 0);
+  const watcher = spawn(box, ["session", "attach", "watched"]);
+  assert.ok(await until(() => watcher.text.includes("watching session watched"), 20_000));
+  assert.equal((await box.mcpx(["stop"])).code, 0);
+  const ended = await watcher.done();
+  assert.equal(ended.code, 0, ended.stderr);
+  assert.match(ended.stdout, /daemon\.stopping reason=stop requested/);
+});
