@@ -155,6 +155,7 @@ async function api(path) {
 /** The session: from the code in the fragment (exchanged once, then dropped), else the tab's. */
 async function signIn() {
   const m = /^#code=([0-9a-f]{1,64})$/.exec(location.hash);
+  performance.mark("mcpx-script");
   if (m) {
     // Off the address bar and out of history before anything else runs.
     history.replaceState(null, "", location.pathname + location.search);
@@ -165,7 +166,8 @@ async function signIn() {
     });
     if (res.ok) {
       state.token = (await res.json()).token;
-      sessionStorage.setItem(TOKEN_KEY, state.token);
+      // Kept for a reload of this tab, once the first view is asked for.
+      setTimeout(() => state.token && sessionStorage.setItem(TOKEN_KEY, state.token), 0);
       return true;
     }
   }
@@ -218,6 +220,7 @@ async function load(view) {
   switch (view) {
     case "tools": {
       const got = await api("/v1/namespaces");
+      performance.mark("mcpx-namespaces");
       state.namespaces = got.namespaces;
       if (state.ns === null && got.namespaces.length) selectNamespace(got.namespaces[0].namespace);
       return {};
@@ -703,8 +706,10 @@ document.addEventListener("keydown", (e) => {
 });
 
 async function start() {
+  // The code is sent before anything is drawn: the exchange is the first thing the page waits on.
+  const signing = signIn();
   draw();
-  if (!(await signIn())) return signedOut();
+  if (!(await signing)) return signedOut();
   await refresh();
   if (state.token === null) return;
   follow();
