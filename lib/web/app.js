@@ -552,7 +552,7 @@ const DRAW = {
         ? h("p", { class: "note" }, "not available")
         : oc.missing
         ? h("p", { class: "note" }, "no opencode database at " + oc.missing)
-        : grid(oc.rows, columnsOf(oc.rows), { id: "opencode" }),
+        : grid(merged(oc.rows, rows), columnsOf(merged(oc.rows, rows)), { id: "opencode" }),
     );
   },
 
@@ -578,6 +578,14 @@ const DRAW = {
     return h("div", {}, h("p", { class: "note" }, "total " + bytes(s.bytes)), table);
   },
 };
+
+/** opencode's sessions, each with the mcpx runs made under it (by session key). */
+function merged(opencode, runs) {
+  return opencode.map((o) => ({
+    ...o,
+    mcpxRuns: runs.filter((r) => r.session !== null && r.session === o.session).length,
+  }));
+}
 
 /** One histogram per server.tool: calls per latency bucket, from the log index. */
 function histograms(rows) {
