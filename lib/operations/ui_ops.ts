@@ -27,7 +27,9 @@ export const uiOpen = defineOperation<Record<string, never>, UiOutput>({
     const ui = ctx.daemon?.ui;
     if (!ui) throw new McpxError("INTERNAL", "The web page is served by the daemon");
     const { listen, code, expiresInMs } = await ui.open();
-    return { url: `http://${listen}/ui#code=${code}`, listen, expiresInMs };
+    // A listener on every address is reached, from a browser here, on loopback.
+    const at = listen.replace(/^0\.0\.0\.0:/, "127.0.0.1:").replace(/^\[::\]:/, "[::1]:");
+    return { url: `http://${at}/ui#code=${code}`, listen, expiresInMs };
   },
   render: (out) =>
     `${out.url}\nOpen it in a browser on this machine within ${

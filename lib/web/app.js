@@ -688,7 +688,15 @@ async function follow() {
           changed(type);
         }
       }
-    } catch { /* the daemon went away, or has no bus: poll until it answers again */ }
+    } catch (e) {
+      // The daemon went away (a restart listens elsewhere unless daemon.listen is set), or
+      // has no bus: poll until it answers again.
+      if (e instanceof TypeError) {
+        setLive("no daemon answers: run mcpx ui again", false);
+        await new Promise((r) => setTimeout(r, 2000));
+        continue;
+      }
+    }
     if (state.token === null) return;
     setLive("polling", false);
     await new Promise((r) => setTimeout(r, 2000));

@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { markupServer } from "../fixtures/servers.ts";
 import { MARKUP } from "../fixtures/servers/markup.ts";
-import { npmServer, Sandbox } from "../_helpers.ts";
+import { daemonKey, freePort, npmServer, Sandbox } from "../_helpers.ts";
 import { Chromium, type Page } from "../_cdp.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
@@ -255,6 +255,39 @@ Deno.test("ui: without a page session nothing is read; a code works once; only t
   const next = await box.json<Ui>(["ui"]);
   assert.equal(next.listen, ui.listen);
   assert.notEqual(next.url, ui.url);
+});
+
+Deno.test("ui: with daemon.listen the page is served there, beside the listener token's callers", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { markup: markupServer() } });
+  const listen = `127.0.0.1:${freePort()}`;
+  const health = await box.json<{ socket: string; listen: string }>(["start"], {
+    env: { MCPX_DAEMON_LISTEN: listen },
+  });
+  assert.equal(health.listen, listen);
+  const ui = await box.json<Ui>(["ui"]);
+  assert.equal(ui.listen, listen, "no second listener");
+  const base = `http://${listen}`;
+  const code = ui.url.slice(ui.url.indexOf("#code=") + 6);
+  const traded = await fetch(`${base}/ui/session`, {
+    method: "POST",
+    headers: { origin: base, "content-type": "application/json" },
+    body: JSON.stringify({ code }),
+  });
+  const { token } = await traded.json();
+  const read = await fetch(`${base}/v1/status`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(read.status, 200);
+  await read.body?.cancel();
+  const config = await fetch(`${base}/v1/config`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  assert.equal(config.status, 401, "a page session is not the listener token");
+  await config.body?.cancel();
+  const file = join(box.root, "state", "mcpx", "daemons", `${daemonKey(health)}.listen-token`);
+  const bearer = Deno.readTextFileSync(file).trim();
+  const full = await fetch(`${base}/v1/config`, { headers: { authorization: `Bearer ${bearer}` } });
+  assert.equal(full.status, 200, "the listener token still reads everything");
+  await full.body?.cancel();
 });
 
 Deno.test("ui: the built CLI serves the same page", async () => {
