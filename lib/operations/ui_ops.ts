@@ -97,15 +97,17 @@ export const storageShow = defineOperation<
     }),
   run(_input, ctx) {
     const parts = new Map<string, StoragePart>();
-    const add = (part: string, path: string, size = sizeOf(path)) => {
+    /** `shown`: the path the part is shown as, when several entries share it. */
+    const add = (part: string, path: string, shown?: string) => {
+      const size = sizeOf(path);
       if (size.files === 0) return;
       const had = parts.get(part);
-      if (!had) parts.set(part, { part, path, ...size });
+      if (!had) parts.set(part, { part, path: shown ?? path, ...size });
       else {
         had.bytes += size.bytes;
         had.files += size.files;
         // Several entries in one part: the folder holding them.
-        had.path = path.slice(0, path.lastIndexOf("/"));
+        had.path = shown ?? path.slice(0, path.lastIndexOf("/"));
       }
     };
     const entries = (dir: string): Deno.DirEntry[] => {
@@ -120,20 +122,22 @@ export const storageShow = defineOperation<
       const path = `${state}/${e.name}`;
       if (e.name === "logs" && e.isDirectory) {
         for (const f of entries(path)) {
+          const index = f.name.startsWith("index.db");
           add(
             f.name.endsWith(".jsonl")
               ? NAMES.logs
-              : f.name.startsWith("index.db")
+              : index
               ? "log index (index.db)"
               : "log folder, other",
             `${path}/${f.name}`,
+            index ? `${path}/index.db` : undefined,
           );
         }
         continue;
       }
       // A SQLite database with its -wal and -shm files is one part.
       const name = e.name.replace(/-(wal|shm|journal)$/, "");
-      add(NAMES[name] ?? name, path);
+      add(NAMES[name] ?? name, path, name === e.name ? undefined : `${state}/${name}`);
     }
     const cache = cacheDir(ctx.boot, ctx.io.env);
     for (const e of entries(cache)) {
