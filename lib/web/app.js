@@ -722,10 +722,9 @@ document.addEventListener("keydown", (e) => {
 });
 
 async function start() {
-  // The code is sent before anything is drawn: the exchange is the first thing the page waits on.
-  const signing = signIn();
-  draw();
-  if (!(await signing)) return signedOut();
+  // Nothing is drawn before the session is known (the header says "connecting…"): a first frame
+  // painted meanwhile held the next request back by tens of milliseconds (bench/ui.ts).
+  if (!(await signIn())) return signedOut();
   await refresh();
   if (state.token === null) return;
   follow();
