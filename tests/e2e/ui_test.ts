@@ -160,6 +160,41 @@ Deno.test("ui: the page shows every view from a real daemon, live, with server t
   await page.close();
 });
 
+Deno.test("ui: a log record with a 1 MB attribute is a clipped row that opens in full", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { markup: markupServer() } });
+  const ui = await box.json<Ui>(["ui"]);
+  // A writer's record as the index reads any: one JSON line in a .jsonl file of the logs folder.
+  const blob = "line one\n" + "x".repeat(1024 * 1024);
+  await box.write(
+    "state/mcpx/logs/runs.jsonl",
+    JSON.stringify({
+      ts: new Date().toISOString(),
+      level: "warn",
+      event: "test.big",
+      msg: "a big attribute",
+      blob,
+    }) + "\n",
+  );
+  await using browser = await Chromium.launch();
+  const page = await browser.page();
+  await page.goto(ui.url);
+  await page.until(`document.querySelector("#namespaces li[data-ns]")`);
+  await view(page, "log", `${text("#log tr.row td:nth-child(3)")}.includes("test.big")`);
+  const cell = await page.eval<string>(
+    `[...document.querySelectorAll("#log tr.row")].find((r) => r.children[2].textContent === "test.big").children[4].textContent`,
+  );
+  assert.ok(cell.length <= 200, `the row is clipped (${cell.length} characters)`);
+  await page.eval(
+    `[...document.querySelectorAll("#log tr.row")].find((r) => r.children[2].textContent === "test.big").click()`,
+  );
+  const opened = await page.until<string>(
+    `document.querySelector("#log tr.open-row pre")?.textContent`,
+  );
+  // Multi-line strings are indented, not escaped; all of it is there.
+  assert.match(opened, /^blob:\n {4}line one\n {4}x{1048576}$/m);
+});
+
 Deno.test("ui: without a page session nothing is read; a code works once; only the page's reads", async () => {
   await using box = await Sandbox.create();
   await box.write("work/.mcpx.json", { mcpServers: { markup: markupServer() } });
