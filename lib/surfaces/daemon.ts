@@ -22,6 +22,7 @@ export function runDaemon(
   ctx: Context,
   autostarted: boolean,
   listen?: string,
+  hooks?: Parameters<typeof runServer>[4],
 ): Promise<number> {
   return runServer(ctx, autostarted, listen, (context) => {
     const v1 = buildRouter(OPERATIONS, context);
@@ -52,7 +53,7 @@ export function runDaemon(
       mcp ??= mcpHandler(context(req));
       return mcp.then((h) => h.fetch(req));
     };
-  });
+  }, hooks);
 }
 
 /**
