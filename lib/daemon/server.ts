@@ -210,6 +210,12 @@ export async function runDaemon(
     events,
     ui: {
       open() {
+        // Hosted inline, the daemon ends with the command that prints the address.
+        if (hooks.ready) {
+          throw new McpxError("USAGE", "The web page needs a daemon that outlives this command", {
+            hint: "Run `mcpx start` first, or drop --inline (daemon.inline)",
+          });
+        }
         if (!openUi) throw new McpxError("DAEMON_UNAVAILABLE", "The daemon is not listening yet");
         return Promise.resolve({ listen: openUi(), ...gate.issue() });
       },

@@ -198,6 +198,10 @@ Deno.test("ui: a log record with a 1 MB attribute is a clipped row that opens in
 Deno.test("ui: without a page session nothing is read; a code works once; only the page's reads", async () => {
   await using box = await Sandbox.create();
   await box.write("work/.mcpx.json", { mcpServers: { markup: markupServer() } });
+  // A daemon hosted inline ends with the command: no address that would be dead at once.
+  const inline = await box.mcpx(["ui", "--inline"]);
+  assert.equal(inline.code, 2, inline.stderr);
+  assert.match(inline.stderr, /needs a daemon that outlives this command/);
   const ui = await box.json<Ui>(["ui"]);
   const base = `http://${ui.listen}`;
   const code = ui.url.slice(ui.url.indexOf("#code=") + 6);
