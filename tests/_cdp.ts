@@ -149,6 +149,16 @@ export class Chromium implements AsyncDisposable {
   }
 }
 
+/** Keys without a character, by their virtual key codes. */
+const NAMED_KEYS: Record<string, number> = {
+  Enter: 13,
+  Escape: 27,
+  ArrowLeft: 37,
+  ArrowUp: 38,
+  ArrowRight: 39,
+  ArrowDown: 40,
+};
+
 /** One tab. */
 export class Page {
   readonly browser: Chromium;
@@ -209,10 +219,18 @@ export class Page {
     if (!clicked) throw new Error(`nothing matches ${selector}`);
   }
 
-  /** Types one key into the page, as the keyboard would. */
+  /** Types one key into the page, as the keyboard would: a character, or `ArrowDown` and such. */
   async key(key: string): Promise<void> {
-    await this.send("Input.dispatchKeyEvent", { type: "keyDown", key, text: key });
-    await this.send("Input.dispatchKeyEvent", { type: "keyUp", key });
+    const named = NAMED_KEYS[key];
+    const down = named
+      ? { type: "rawKeyDown", key, code: key, windowsVirtualKeyCode: named }
+      : { type: "keyDown", key, text: key };
+    await this.send("Input.dispatchKeyEvent", down);
+    await this.send("Input.dispatchKeyEvent", {
+      type: "keyUp",
+      key,
+      ...(named ? { code: key, windowsVirtualKeyCode: named } : {}),
+    });
   }
 
   /** A PNG of the viewport. */

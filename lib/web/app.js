@@ -12,6 +12,8 @@ const POLL_MS = 5000;
 
 const state = {
   view: "tools",
+  /** Which list of the tools view the arrow keys move in: `ns` or `tools`. */
+  pane: "ns",
   token: null,
   namespaces: null,
   ns: null,
@@ -319,6 +321,10 @@ function draw() {
   scroller.replaceChildren(...parts);
   document.body.dataset.view = state.view;
   // The log follows: newest last, kept in view unless the reader scrolled up.
+  // Each list is drawn anew: its cursor is brought back into view.
+  for (const picked of scroller.querySelectorAll('li[aria-selected="true"]')) {
+    picked.scrollIntoView({ block: "nearest" });
+  }
   if (state.view === "log" && (atBottom || !scroller.dataset.seen)) {
     scroller.scrollTop = scroller.scrollHeight;
     scroller.dataset.seen = "1";
@@ -334,7 +340,8 @@ function draw() {
 }
 
 const HINTS = {
-  tools: "mcpx ls · mcpx types <ns> · mcpx types <ns>.<tool>    [ ] views  / filter  r refresh",
+  tools:
+    "mcpx ls · mcpx types <ns> · mcpx types <ns>.<tool>    [ ] views  ↑↓←→ cursor  / filter  r refresh",
   log: "mcpx log -f    [ ] views  r refresh  (click a row to open it)",
   stats: "mcpx stats <kind>    [ ] views  d next kind  r refresh",
   servers: "mcpx status · mcpx stats instances    [ ] views  r refresh",
@@ -360,14 +367,17 @@ const DRAW = {
     const all = state.namespaces;
     const nsList = h("ul", { id: "namespaces", role: "listbox" });
     if (all === null) nsList.append(h("li", { class: "note" }, "loading…"));
-    for (const n of (all ?? []).filter((n) => n.namespace.includes(state.nsFilter))) {
+    for (const n of shownNamespaces()) {
       nsList.append(h(
         "li",
         {
           role: "option",
           "aria-selected": n.namespace === state.ns ? "true" : "false",
           dataset: { ns: n.namespace },
-          onclick: () => selectNamespace(n.namespace),
+          onclick: () => {
+            state.pane = "ns";
+            selectNamespace(n.namespace);
+          },
         },
         h("span", { class: "count" }, n.tools === null ? n.state : String(n.tools)),
         h("span", { class: "mono" }, n.namespace),
@@ -378,14 +388,17 @@ const DRAW = {
     if (state.ns !== null && state.tools === null) {
       toolList.append(h("li", { class: "note" }, "loading…"));
     }
-    for (const t of (state.tools ?? []).filter((t) => t.name.includes(state.toolFilter))) {
+    for (const t of shownTools()) {
       toolList.append(h(
         "li",
         {
           role: "option",
           "aria-selected": t.name === state.tool ? "true" : "false",
           dataset: { tool: t.name },
-          onclick: () => selectTool(t.name),
+          onclick: () => {
+            state.pane = "tools";
+            selectTool(t.name);
+          },
         },
         h(
           "span",
@@ -413,14 +426,14 @@ const DRAW = {
       { class: "panes" },
       h(
         "div",
-        { class: "pane" },
+        { class: "pane" + (state.pane === "ns" ? " active" : "") },
         h("h2", {}, "namespaces"),
         filterBox("ns-filter", state.nsFilter, (v) => (state.nsFilter = v)),
         nsList,
       ),
       h(
         "div",
-        { class: "pane" },
+        { class: "pane" + (state.pane === "tools" ? " active" : "") },
         h("h2", {}, state.ns ?? "tools"),
         filterBox("tool-filter", state.toolFilter, (v) => (state.toolFilter = v)),
         toolList,
@@ -717,9 +730,44 @@ document.addEventListener("keydown", (e) => {
     setKind(KINDS[(KINDS.indexOf(state.kind) + 1) % KINDS.length]);
   } else if (e.key === "/" && state.view === "tools") {
     e.preventDefault();
-    document.getElementById(state.tool === null ? "ns-filter" : "tool-filter")?.focus();
+    document.getElementById(state.pane === "ns" ? "ns-filter" : "tool-filter")?.focus();
+  } else if (state.view === "tools" && e.key.startsWith("Arrow")) {
+    e.preventDefault();
+    cursor(e.key);
   }
 });
+
+/**
+ * The arrow keys in the tools view: up and down move the cursor in the namespaces or the tools,
+ * loading the next pane as it moves; right and left move between the two lists.
+ */
+function cursor(key) {
+  if (key === "ArrowRight" || key === "ArrowLeft") {
+    state.pane = key === "ArrowRight" ? "tools" : "ns";
+    if (state.pane === "tools" && state.tool === null && state.tools?.length) {
+      return selectTool(shownTools()[0].name);
+    }
+    return draw();
+  }
+  const step = key === "ArrowDown" ? 1 : key === "ArrowUp" ? -1 : 0;
+  if (!step) return;
+  const list = state.pane === "ns"
+    ? shownNamespaces().map((n) => n.namespace)
+    : shownTools().map((t) => t.name);
+  if (!list.length) return;
+  const at = list.indexOf(state.pane === "ns" ? state.ns : state.tool);
+  const next = list[Math.min(list.length - 1, Math.max(0, at + step))];
+  if (state.pane === "ns") selectNamespace(next);
+  else selectTool(next);
+}
+
+function shownNamespaces() {
+  return (state.namespaces ?? []).filter((n) => n.namespace.includes(state.nsFilter));
+}
+
+function shownTools() {
+  return (state.tools ?? []).filter((t) => t.name.includes(state.toolFilter));
+}
 
 async function start() {
   // Nothing is drawn before the session is known (the header says "connecting…"): a first frame

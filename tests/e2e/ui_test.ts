@@ -65,6 +65,25 @@ Deno.test("ui: the page shows every view from a real daemon, live, with server t
   // Marks the document: a reload would lose it.
   await page.eval("window.__stayed = true");
 
+  // The arrow keys move the cursor, and moving it loads the next pane.
+  const order = await page.eval<string[]>(
+    `[...document.querySelectorAll("#namespaces li")].map((e) => e.dataset.ns)`,
+  );
+  const selected = `document.querySelector('#namespaces li[aria-selected="true"]')?.dataset.ns`;
+  await page.until(`${selected} === ${JSON.stringify(order[0])}`);
+  await page.key("ArrowDown");
+  await page.until(`${selected} === ${JSON.stringify(order[1])}`);
+  await page.until(`document.querySelector('#tools li[data-tool^="${order[1]}."]')`);
+  await page.key("ArrowRight");
+  await page.until(
+    `document.querySelector('#tools li[aria-selected="true"]') && document.querySelector("#declarations")?.textContent.startsWith("declare namespace ${
+      order[1]
+    }")`,
+  );
+  await page.key("ArrowLeft");
+  await page.key("ArrowUp");
+  await page.until(`${selected} === ${JSON.stringify(order[0])}`);
+
   // A signature after a click on a tool.
   await page.click('#namespaces li[data-ns="memory"]');
   await page.until(`document.querySelector('#tools li[data-tool="memory.create_entities"]')`);
