@@ -27,6 +27,17 @@ function realPath(path: string): string {
   }
 }
 
+/** What the daemon offers the web page: its TCP address, opened on demand, and one-time codes. */
+export interface DaemonUi {
+  /**
+   * The address the page is served on (`daemon.listen`, else a loopback port opened at the
+   * first ask and kept) and a new one-time code for it.
+   */
+  open(): Promise<{ listen: string; code: string; expiresInMs: number }>;
+  /** The page session a code buys, once; undefined for a code unknown, used or expired. */
+  exchange(code: string): string | undefined;
+}
+
 /**
  * What the daemon exposes to operations that run inside it: the operations table reaches the
  * daemon only through this, so the daemon imports the table (lib/surfaces/daemon.ts serves it) and
@@ -58,6 +69,8 @@ export interface DaemonHandle {
   readonly recovered?: string;
   /** The named sessions (`mcpx session …`, lib/sessions/named.ts). Absent outside the daemon. */
   readonly sessions?: NamedSessions;
+  /** The web page (`mcpx ui`, lib/daemon/ui_gate.ts); absent outside the daemon. */
+  readonly ui?: DaemonUi;
   /** The daemon's log. */
   readonly log?: {
     write(
