@@ -11,7 +11,13 @@ import { readInputFile } from "../_input.ts";
 const LOCAL_ONLY =
   "A script runs in the caller's own process, with the caller's working directory, environment, stdin and terminal; the daemon only serves the tool calls it makes";
 
-interface RunInput {
+interface AdHocInput {
+  stdio?: string;
+  url?: string;
+  name?: string;
+}
+
+interface RunInput extends AdHocInput {
   script: string;
   args?: string[];
   export?: string;
@@ -19,9 +25,10 @@ interface RunInput {
   env?: string | string[];
   envFile?: string;
   noLauncher?: boolean;
+  session?: string;
 }
 
-interface ExecInput {
+interface ExecInput extends AdHocInput {
   code: string;
   args?: string[];
   export?: string;
@@ -29,10 +36,16 @@ interface ExecInput {
   env?: string | string[];
   envFile?: string;
   noLauncher?: boolean;
+  session?: string;
 }
 
 function usage(command: string, message: string): McpxError {
   return new McpxError("USAGE", message, { hint: `Run \`mcpx ${command} --help\`` });
+}
+
+/** `--session <name>` is the run's MCPX_SESSION_ID, after (so over) any --env of it. */
+function withSession(env: string[], session: string | undefined): string[] {
+  return session === undefined || session === "" ? env : [...env, `MCPX_SESSION_ID=${session}`];
 }
 
 /** `--env` given once is a string; a parser that collects repeats hands over a list. */
@@ -65,12 +78,47 @@ const RUN_PARAMS = [
     doc: "How the script's log records are shown on stderr; the logging.format setting when absent",
   },
   {
+    name: "session",
+    type: "string",
+    doc:
+      "Run in this session (a named one from `mcpx session new` rejoins it): MCPX_SESSION_ID for the run",
+  },
+  {
     name: "noLauncher",
     type: "boolean",
     doc:
       "Hand the script to its runtime as it is: no globals, no console capture, no wrapping of its errors",
   },
+  {
+    name: "stdio",
+    type: "string",
+    doc:
+      "Give the script this command line as an ad-hoc server, one more namespace (named as `mcpx ls --stdio` names it)",
+  },
+  {
+    name: "url",
+    type: "string",
+    doc: "Give the script the MCP server at this URL as an ad-hoc server, one more namespace",
+  },
+  { name: "name", type: "string", doc: "The namespace of the ad-hoc server (--stdio, --url)" },
 ] as const;
+
+/** The ad-hoc server a run names, if any. */
+function adHocOf(input: AdHocInput): { adHoc?: AdHocInput } {
+  if (input.stdio === undefined && input.url === undefined) {
+    if (input.name !== undefined) {
+      throw new McpxError("USAGE", "--name names an ad-hoc server: give --stdio or --url too");
+    }
+    return {};
+  }
+  return {
+    adHoc: {
+      ...(input.stdio !== undefined ? { stdio: input.stdio } : {}),
+      ...(input.url !== undefined ? { url: input.url } : {}),
+      ...(input.name !== undefined ? { name: input.name } : {}),
+    },
+  };
+}
 
 function envelopeSchema(z: Zod) {
   return z.object({
@@ -142,7 +190,8 @@ export const scriptsRun = defineOperation<RunInput, RunOutcome>({
     example: ["hello"],
   },
   http: { none: LOCAL_ONLY },
-  mcp: { expose: true },
+  // An ad-hoc server is named by a command line a user typed, not by an MCP client.
+  mcp: { expose: true, hidden: ["stdio", "url", "name"] },
   where: "local",
   needsTrust: true,
   output: envelopeSchema,
@@ -152,9 +201,10 @@ export const scriptsRun = defineOperation<RunInput, RunOutcome>({
       args: input.args ?? [],
       export: input.export,
       ...(input.format ? { format: input.format } : {}),
-      env: pairs(input.env),
+      env: withSession(pairs(input.env), input.session),
       envFile: input.envFile,
       noLauncher: input.noLauncher,
+      ...adHocOf(input),
     });
   },
   render: () => "",
@@ -196,7 +246,8 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
     example: ["1 + 1"],
   },
   http: { none: LOCAL_ONLY },
-  mcp: { expose: true },
+  // An ad-hoc server is named by a command line a user typed, not by an MCP client.
+  mcp: { expose: true, hidden: ["stdio", "url", "name"] },
   where: "local",
   needsTrust: true,
   output: envelopeSchema,
@@ -218,10 +269,11 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
       args: input.args ?? [],
       export: input.export,
       ...(input.format ? { format: input.format } : {}),
-      env: pairs(input.env),
+      env: withSession(pairs(input.env), input.session),
       envFile: input.envFile,
       stdinUsed: fromStdin,
       noLauncher: input.noLauncher,
+      ...adHocOf(input),
     });
   },
   render: () => "",

@@ -147,7 +147,8 @@ export const toolsCall = defineOperation<
     {
       name: "session",
       type: "string",
-      doc: "Join the lease of this session key (default MCPX_SESSION_ID)",
+      doc:
+        "Join the lease of this session key; the name of a named session (mcpx session new) rejoins it (default MCPX_SESSION_ID)",
     },
     {
       name: "handOff",
@@ -193,7 +194,8 @@ export const toolsCall = defineOperation<
   },
   mcp: {
     expose: true,
-    hidden: ["words", "raw", "handOff"],
+    // An ad-hoc server is named by a command line a user typed, not by an MCP client.
+    hidden: ["words", "raw", "handOff", "stdio", "url", "name"],
     // The called tool's own result, as its server sent it: isError passes through, not flattened.
     request: (input) => ({ ...input, raw: true }),
     result: (out) => out.raw,
@@ -272,6 +274,7 @@ export async function adHocKey(
   ctx: Context,
 ): Promise<string | undefined> {
   if (input.stdio === undefined && input.url === undefined) return undefined;
+  (await load<typeof import("./_adhoc.ts")>("./_adhoc.ts", import.meta.url)).refuseOverTcp(ctx);
   const { adHocEntry } = await load<typeof import("../config/adhoc.ts")>(
     "../config/adhoc.ts",
     import.meta.url,
@@ -312,7 +315,12 @@ export const serversRestart = defineOperation<
   summary: "Restart a server: stop its processes (or one session's) so the next call starts fresh",
   params: [
     { name: "server", type: "string", positional: true, required: true, doc: "The namespace" },
-    { name: "session", type: "string", doc: "Only the instance serving this session key" },
+    {
+      name: "session",
+      type: "string",
+      doc:
+        "Only the instance serving this session key or named session; other sessions' instances stay",
+    },
   ],
   cli: { command: ["restart"], complete: "namespaces" },
   http: { method: "POST", path: "/v1/servers/{server}/restart" },

@@ -45,10 +45,12 @@ export interface ToolMeta {
   signature: string;
 }
 
-// The generated client replaces the next three lines with its socket, token file and tools.
+// The generated client replaces the next four lines with its socket, token file, tools, and
+// the ad-hoc servers (`mcpx run --stdio …`) its namespaces stand for, as query text by namespace.
 const BAKED_SOCKET: string = "";
 const BAKED_TOKEN_FILE: string = "";
 const META: ToolMeta[] = [];
+const AD_HOC: Record<string, string> = {};
 
 // deno-lint-ignore no-explicit-any
 const g = globalThis as any;
@@ -98,6 +100,7 @@ function callerHeader(progress?: string): string {
       : undefined,
     sessionMinted: env("MCPX_SESSION_MINTED") === "1" || undefined,
     parentSession: env("MCPX_PARENT_SESSION_ID") || undefined,
+    holder: env("MCPX_SESSION_HOLDER") || undefined,
     pid: deno ? deno.pid : g.process?.pid,
     process: deno ? deno.pid : g.process?.pid,
     run: Number(env("MCPX_RUN_PID")) > 0 ? Number(env("MCPX_RUN_PID")) : undefined,
@@ -433,8 +436,10 @@ export async function call(
   try {
     // With a handler installed, a question comes back at once rather than after elicit.wait.
     const ask = handlers.elicit || handlers.sample ? "&handOff=true" : "";
+    // An ad-hoc server is named by its command line (or URL) on every call: any daemon takes it up.
+    const via = Object.hasOwn(AD_HOC, server) ? `&${AD_HOC[server]}` : "";
     answer = await post(
-      `/v1/call/${server}/${encodeURIComponent(tool)}?raw=true${ask}`,
+      `/v1/call/${server}/${encodeURIComponent(tool)}?raw=true${ask}${via}`,
       args,
       options,
     );

@@ -3,6 +3,7 @@
 
 import { dirname, join } from "../_path.ts";
 import { firstId, traceAttrs, traceIdsJson } from "../log/trace_ids.ts";
+import { holderOf } from "../sessions/named.ts";
 import { logsDir, outputDir, RUNS_LOG_STEM } from "../paths.ts";
 import { type Format, sourceLevel } from "../../launcher/log.ts";
 import { RunLog, wantsColor } from "../log/run_log.ts";
@@ -141,6 +142,13 @@ export async function scriptEnvironment(
       ? "1"
       : "",
     MCPX_CALLER_CWD: io.cwd,
+    // The script's calls hold a named session as this command's caller does
+    // (lib/sessions/named.ts `holderOf`): a take-over of it refuses both alike.
+    MCPX_SESSION_HOLDER: holderOf({
+      holder: io.env.MCPX_SESSION_HOLDER || undefined,
+      ids,
+      pid: io.ppid,
+    }),
     // Handed on as JSON pairs, the one spelling the script's runtime reads.
     ...(Object.keys(ids).length ? { MCPX_TRACE_IDS: traceIdsJson(ids) } : {}),
     // The variables "envFrom": "caller" servers read, for the script's calls to send.
@@ -235,7 +243,13 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
 
     // The daemon is asked for once the script is on its way.
     const provision: Provision | undefined = primary
-      ? await provisionClient(ctx, { script, text: plan.text, scratch, worker: !!worker })
+      ? await provisionClient(ctx, {
+        script,
+        text: plan.text,
+        scratch,
+        worker: !!worker,
+        ...(request.adHoc ? { adHoc: request.adHoc } : {}),
+      })
       : undefined;
     // With no client, a named script still has the launcher's globals: say so to an editor, unless
     // a client's fuller declaration is already there.

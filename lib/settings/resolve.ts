@@ -43,6 +43,7 @@ const CONFIG_KEYS = new Set(["mcpServers", "pool", "$schema"]);
 const OTHER_VARIABLES = new Set([
   "MCPX_SESSION_ID",
   "MCPX_SESSION_OWNER",
+  "MCPX_SESSION_HOLDER",
   "MCPX_RUN_PID",
   "MCPX_SESSION_MINTED",
   "MCPX_PARENT_SESSION_ID",
@@ -234,6 +235,17 @@ export function resolveSettings(input: {
           set(key, raw.map((x) => x ?? "-").join("\n"), { kind: "file", where: layer.path });
           continue;
         }
+      }
+      if (SPECS[key].items && Array.isArray(raw)) {
+        const text = raw.map((x) =>
+          typeof x === "string"
+            ? x
+            : x !== null && typeof x === "object" && typeof x.spec === "string"
+            ? (typeof x.name === "string" ? `${x.name}=${x.spec}` : x.spec)
+            : JSON.stringify(x)
+        );
+        set(key, text.join(", "), { kind: "file", where: layer.path });
+        continue;
       }
       if (raw !== null && typeof raw === "object") {
         throw new McpxError(

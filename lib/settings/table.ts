@@ -28,6 +28,11 @@ export interface SettingSpec {
    * of the layers below; in a variable or a flag, a line holding only `-` stands for it.
    */
   readonly splice?: boolean;
+  /**
+   * In a file, a list whose items are text or objects with a `spec` (and a `name`): the setting's
+   * value is their text, `name=spec`, comma-separated (what an object says besides is its owner's).
+   */
+  readonly items?: boolean;
 }
 
 /** Every setting mcpx has. Keys are dotted paths in a configuration file. */
@@ -250,6 +255,14 @@ export const SETTINGS = {
     detail:
       "A call waits when its process serves one call at a time (exclusive sharing) and is busy, or when the server already runs max processes and none of them can be stopped to make room (each is busy, or serves a named session). Waiters are served first come first served, and the wait fails with POOL_BUSY (exit 7) naming the sessions that hold the processes. It bounds the wait only, not the call (callTimeout, 60s by default, does that). In a file it sits in the top-level pool block; a server's mcpx block may set its own queueTimeout.",
   },
+  "session.ttl": {
+    type: "duration",
+    default: "2h",
+    doc:
+      "How long a named session (mcpx session new) lives after its last call before its servers are stopped",
+    detail:
+      "The default of `mcpx session new --ttl`. The clock restarts at each call in the session; once it runs out the session's server processes are stopped and the session is marked expired (its record stays for `mcpx session show`). Between 1s and 30d: a session is never unbounded (docs/sessions.md).",
+  },
   "auth.ci": {
     type: "boolean",
     default: "false",
@@ -335,10 +348,11 @@ export const SETTINGS = {
   "paths.apis": {
     type: "string",
     default: "",
+    items: true,
     doc:
       "OpenAPI documents served as namespaces, comma-separated files or URLs (`name=` in front names one)",
     detail:
-      'Read from the primary configuration file only (`"paths": { "apis": "./petstore.json, pets=https://…/openapi.json" }`), so that the daemon and `ls` see the same servers. Each document becomes a server running `mcpx api serve --spec <document>`: reads only, deprecated operations left out. Its namespace is the name given, else the file\'s or URL\'s last part without its extension. A configured server of the same name wins. Relative files are read against the configuration file\'s folder. Credentials need a server entry of its own (`mcpx api serve --bearer-env …`, docs/sources.md).',
+      'Read from the primary configuration file only (`"paths": { "apis": "./petstore.json, pets=https://…/openapi.json" }`), so that the daemon and `ls` see the same servers. Each document becomes a server running `mcpx api serve --spec <document>`: reads only, deprecated operations left out. Its namespace is the name given, else the file\'s or URL\'s last part without its extension. A configured server of the same name wins. Relative files are read against the configuration file\'s folder. In a file it may be a list whose items are documents or objects `{ "spec": …, "name": …, "auth": … }`, `auth` being a server entry\'s bearer, header or query credential with `${VAR}` values (docs/sources.md); credentials are never read from the document.',
   },
   "paths.scripts": {
     type: "string",
