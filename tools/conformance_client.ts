@@ -23,10 +23,60 @@ const revision = Deno.env.get("MCP_CONFORMANCE_PROTOCOL_VERSION") ?? "2025-11-25
 const context = JSON.parse(Deno.env.get("MCP_CONFORMANCE_CONTEXT") ?? "{}");
 const NS = "sut";
 
-/** The arguments the scenarios' tools expect, by tool name; others get `{}`. */
+/** The arguments the scenarios' tools expect, by tool name. */
 const ARGUMENTS: Record<string, Record<string, unknown>> = {
   add_numbers: { a: 5, b: 3 },
 };
+
+interface Tool {
+  name: string;
+  inputSchema: { properties?: Record<string, { type?: string }>; required?: string[] };
+}
+
+/** A value of a property's type, for a required argument no scenario names. */
+function sample(type: string | undefined): unknown {
+  switch (type) {
+    case "number":
+    case "integer":
+      return 1;
+    case "boolean":
+      return true;
+    case "object":
+      return {};
+    case "array":
+      return [];
+    default:
+      return "conformance";
+  }
+}
+
+/**
+ * The calls a scenario asks for: the suite's own list (MCP_CONFORMANCE_CONTEXT `toolCalls`) when
+ * it gives one, the schema round trip of json-schema-2020-12-preservation (the schema as mcpx's
+ * cache kept it, sent back), and otherwise every tool listed, with the known arguments or a value
+ * for each required one.
+ */
+function plan(tools: Tool[]): { name: string; args: Record<string, unknown> }[] {
+  if (scenario === "initialize") return [];
+  if (Array.isArray(context.toolCalls)) {
+    // mcpx checks arguments against the tool's schema, which refuses a null where it says
+    // boolean; the suite's null means "not provided" (its check: the header is then omitted),
+    // so a null-valued argument is left out.
+    return context.toolCalls.map((c: { name: string; arguments?: Record<string, unknown> }) => ({
+      name: c.name,
+      args: Object.fromEntries(Object.entries(c.arguments ?? {}).filter(([, v]) => v !== null)),
+    }));
+  }
+  const echo = tools.find((t) => t.name === "json_schema_echo");
+  const focal = tools.find((t) => t.name === "json_schema_2020_12_tool");
+  if (echo && focal) return [{ name: echo.name, args: { schema: focal.inputSchema } }];
+  return tools.map((t) => ({
+    name: t.name,
+    args: ARGUMENTS[t.name] ?? Object.fromEntries(
+      (t.inputSchema.required ?? []).map((k) => [k, sample(t.inputSchema.properties?.[k]?.type)]),
+    ),
+  }));
+}
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim().slice(0, 1500);
@@ -176,26 +226,31 @@ async function settle(run: Run): Promise<Run> {
   return run;
 }
 
+/** Stops this world's daemon and removes it. */
+async function cleanUp(): Promise<void> {
+  await mcpx(["stop"]);
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
+}
+
+// The suite ends a client that runs past its timeout with SIGTERM: leave no daemon behind.
+Deno.addSignalListener("SIGTERM", () => {
+  cleanUp().finally(() => Deno.exit(1));
+});
+
 let failed = false;
 try {
   const refreshed = await withLogin(["--json", "refresh"]);
   if (refreshed.code !== 0) failed = true;
   const schema = await mcpx(["--json", "schema", NS, "--format", "mcp"]);
-  const tools: { name: string }[] = schema.code === 0
-    ? (JSON.parse(schema.stdout).document?.tools ?? [])
-    : [];
-  if (scenario !== "initialize") {
-    for (const { name } of tools) {
-      const tool = name.slice(NS.length + 1);
-      const args = ARGUMENTS[tool] ?? {};
-      const run = await settle(
-        await withLogin(["--json", "call", `${NS}.${tool}`, JSON.stringify(args)]),
-      );
-      if (run.code !== 0 && run.code !== 8) failed = true;
-    }
+  const listed: Tool[] = schema.code === 0 ? (JSON.parse(schema.stdout).document?.tools ?? []) : [];
+  const tools = listed.map((t) => ({ ...t, name: t.name.slice(NS.length + 1) }));
+  for (const { name, args } of plan(tools)) {
+    const run = await settle(
+      await withLogin(["--json", "call", `${NS}.${name}`, JSON.stringify(args)]),
+    );
+    if (run.code !== 0 && run.code !== 8) failed = true;
   }
 } finally {
-  await mcpx(["stop"]);
-  await Deno.remove(dir, { recursive: true }).catch(() => {});
+  await cleanUp();
 }
 Deno.exit(failed ? 1 : 0);
