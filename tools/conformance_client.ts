@@ -115,12 +115,23 @@ for (const d of [env.HOME, env.XDG_STATE_HOME, env.XDG_CACHE_HOME, env.XDG_CONFI
   await Deno.mkdir(d, { recursive: true });
 }
 
-const oauth: Record<string, unknown> = context.client_id
-  ? {
+/**
+ * The server's `mcpx.oauth` block as a person would write it for the scenario: the suite's
+ * pre-registered client, a machine client (client credentials, with a secret or a private key)
+ * for the client-credentials scenarios, else a client ID metadata document.
+ */
+function oauthBlock(): Record<string, unknown> {
+  if (!context.client_id) {
+    return { clientMetadataUrl: "https://conformance-test.local/client-metadata.json" };
+  }
+  return {
     clientId: context.client_id,
     ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
-  }
-  : { clientMetadataUrl: "https://conformance-test.local/client-metadata.json" };
+    ...(context.private_key_pem ? { privateKey: context.private_key_pem } : {}),
+    ...(scenario.startsWith("auth/client-credentials") ? { grant: "client_credentials" } : {}),
+  };
+}
+const oauth = oauthBlock();
 const config = join(work, ".mcpx.json");
 await Deno.writeTextFile(
   config,

@@ -672,7 +672,7 @@ async function makeRegistry(
   const defs = defsOf(config, settings, log, ctx.io.cwd);
   const fp = await ctx.fingerprint();
   const cache = await cacheFor(ctx, fp, defs, log);
-  const { resolveAuth } = await load<typeof import("../mcp/auth.ts")>(
+  const { resolveAuth, oauthClientConfig } = await load<typeof import("../mcp/auth.ts")>(
     "../mcp/auth.ts",
     import.meta.url,
   );
@@ -742,12 +742,18 @@ async function makeRegistry(
       const ownAuthorization = Object.keys(auth.headers).some((h) =>
         h.toLowerCase() === "authorization"
       );
+      // A machine client (client credentials) gets its tokens in the daemon, so it needs its
+      // configuration here; any other refresh uses the client stored with the tokens at login.
+      const block = def.entry.mcpx?.oauth as Record<string, unknown> | undefined;
+      const machine = remote && block?.grant === "client_credentials"
+        ? oauthClientConfig(def.name, block, source)
+        : undefined;
       const oauth = remote && !ownAuthorization
         ? {
           namespace: def.namespace,
           url: auth.url as string,
           dir: oauthDir(stateDir(settings, ctx.io.env)),
-          // No client config: a refresh uses the client stored with the tokens at login.
+          ...(machine ? { client: machine } : {}),
           ci: settings.get("auth.ci") || ["true", "1"].includes(ctx.io.env.CI ?? ""),
         }
         : undefined;

@@ -181,6 +181,15 @@ export function redact<T extends Redactable>(spec: T, entry?: AuthEntry): T {
   return out;
 }
 
+const OAUTH_KEYS = [
+  "clientId",
+  "clientSecret",
+  "scopes",
+  "clientMetadataUrl",
+  "grant",
+  "privateKey",
+];
+
 /**
  * The `mcpx.oauth` block of a server entry (a pre-registered client, its scopes), checked and
  * with `${VAR}` expanded from `env`; undefined when the entry has none.
@@ -196,13 +205,17 @@ export function oauthClientConfig(
   if (!isObject(block)) throw bad(`"mcpx.oauth" must be an object`);
   const out: OAuthClientConfig = {};
   for (const key of Object.keys(block)) {
-    if (!["clientId", "clientSecret", "scopes", "clientMetadataUrl"].includes(key)) {
-      throw bad(
-        `unknown field "mcpx.oauth.${key}" (clientId, clientSecret, scopes, clientMetadataUrl)`,
-      );
+    if (!OAUTH_KEYS.includes(key)) {
+      throw bad(`unknown field "mcpx.oauth.${key}" (${OAUTH_KEYS.join(", ")})`);
     }
   }
-  for (const key of ["clientId", "clientSecret", "clientMetadataUrl"] as const) {
+  if (block.grant !== undefined) {
+    if (block.grant !== "authorization_code" && block.grant !== "client_credentials") {
+      throw bad(`"mcpx.oauth.grant" must be "authorization_code" or "client_credentials"`);
+    }
+    out.grant = block.grant;
+  }
+  for (const key of ["clientId", "clientSecret", "clientMetadataUrl", "privateKey"] as const) {
     const value = block[key];
     if (value === undefined) continue;
     if (typeof value !== "string") throw bad(`"mcpx.oauth.${key}" must be a string`);
@@ -216,6 +229,13 @@ export function oauthClientConfig(
     out.scopes = scopes;
   }
   if (out.clientSecret && !out.clientId) throw bad(`"mcpx.oauth.clientSecret" needs a clientId`);
+  if (
+    out.grant === "client_credentials" && (!out.clientId || !(out.clientSecret || out.privateKey))
+  ) {
+    throw bad(
+      `"mcpx.oauth.grant" "client_credentials" needs a clientId and a clientSecret or privateKey`,
+    );
+  }
   return out;
 }
 

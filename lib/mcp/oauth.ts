@@ -18,6 +18,13 @@ export interface OAuthClientConfig {
   scopes?: string[];
   /** An HTTPS URL serving this client's metadata document, used as its client id where offered. */
   clientMetadataUrl?: string;
+  /**
+   * `client_credentials`: a machine client (RFC 6749 section 4.4) that needs no sign-in; tokens are
+   * requested with `clientId` and `clientSecret` (or `privateKey`) whenever none is usable.
+   */
+  grant?: "authorization_code" | "client_credentials";
+  /** A PKCS#8 PEM private key (EC P-256, ES256) for `private_key_jwt` client authentication. */
+  privateKey?: string;
 }
 
 /** What the connection and the `auth` commands need to reach one server's credentials. */
@@ -183,18 +190,22 @@ async function refreshUnderLock(
     const tokens = file.tokens[resource];
     if (!tokens) throw needLogin(use, "has no stored OAuth token");
     if (tokens.accessToken !== rejected && fresh(tokens)) return tokens.accessToken;
-    if (!tokens.refreshToken) {
+    const machine = use.client?.grant === "client_credentials";
+    if (!tokens.refreshToken && !machine) {
       throw needLogin(use, "has an OAuth token that expired and cannot be refreshed");
     }
-    const answer = await tokenRequest(reaching(use.fetch ?? fetch), file, {
-      grant_type: "refresh_token",
-      refresh_token: tokens.refreshToken,
-      resource,
-    }).catch((error) => {
-      throw error instanceof McpxError && error.code === "CREDENTIALS_MISSING"
-        ? needLogin(use, `could not refresh its OAuth token (${error.message})`)
-        : error;
-    });
+    const f = reaching(use.fetch ?? fetch);
+    const answer = await (tokens.refreshToken
+      ? tokenRequest(f, file, {
+        grant_type: "refresh_token",
+        refresh_token: tokens.refreshToken,
+        resource,
+      })
+      : clientCredentialsRequest(use, f, file, resource, tokens.scope)).catch((error) => {
+        throw error instanceof McpxError && error.code === "CREDENTIALS_MISSING"
+          ? needLogin(use, `could not refresh its OAuth token (${error.message})`)
+          : error;
+      });
     file.tokens[resource] = storedTokens(tokens.namespace, answer, tokens);
     writeIssuerFile(path, file);
     return file.tokens[resource].accessToken;
@@ -287,6 +298,12 @@ export function oauthFetch(use: OAuthUse, base: Fetch): Fetch {
     }
     if (response.status !== 401 || !/^\s*bearer\b/i.test(wwwAuthenticate(response))) {
       return response;
+    }
+    if (!current && use.client?.grant === "client_credentials") {
+      rememberChallenge(use, wwwAuthenticate(response));
+      await response.body?.cancel();
+      current = await machineToken(use);
+      return await send(current);
     }
     if (!current) {
       rememberChallenge(use, wwwAuthenticate(response));
@@ -524,6 +541,11 @@ export interface AuthStatus {
  * and its `iss` (RFC 9207) the issuer's; the tokens are stored in the issuer's file.
  */
 export async function login(use: OAuthUse, io: LoginIo): Promise<AuthStatus> {
+  if (use.client?.grant === "client_credentials") {
+    // A machine client signs in by itself: no browser, no person, allowed in CI mode.
+    await machineToken(use);
+    return status(use);
+  }
   if (use.ci) {
     throw new McpxError(
       "CREDENTIALS_MISSING",
@@ -740,6 +762,134 @@ async function clientFor(
   };
 }
 
+const machineTokens = new Map<string, Promise<string>>();
+
+/**
+ * A token for a `client_credentials` server (`mcpx.oauth.grant`): discovery as for a sign-in,
+ * then a token request authenticated by the configured secret (or a `private_key_jwt` assertion
+ * signed with `privateKey`), stored like any other. No person is involved, so the daemon does it
+ * itself, once at a time per resource within a process.
+ */
+export function machineToken(use: OAuthUse): Promise<string> {
+  const resource = resourceOf(use.url);
+  let pending = machineTokens.get(resource);
+  if (!pending) {
+    pending = (async () => {
+      const client = use.client;
+      if (!client?.clientId || (!client.clientSecret && !client.privateKey)) {
+        throw new McpxError(
+          "CONFIG_INVALID",
+          `Server "${use.namespace}": "mcpx.oauth.grant" "client_credentials" needs a clientId and a clientSecret or privateKey`,
+        );
+      }
+      const f = reaching(use.fetch ?? fetch);
+      const found = await discover(use);
+      const path = issuerPath(use.dir, found.issuer);
+      const latest = (() => {
+        try {
+          return readIssuerFile(path);
+        } catch (error) {
+          if (error instanceof Deno.errors.NotFound) return undefined;
+          throw error;
+        }
+      })();
+      const file: IssuerFile = {
+        issuer: found.issuer,
+        tokenEndpoint: stringField(found.server, "token_endpoint", found.issuer),
+        authMethods: authMethods(found.server),
+        client: {
+          clientId: client.clientId,
+          ...(client.clientSecret ? { clientSecret: client.clientSecret } : {}),
+          how: "configured",
+        },
+        tokens: { ...latest?.tokens },
+      };
+      const answer = await clientCredentialsRequest(
+        use,
+        f,
+        file,
+        found.resource,
+        found.scopes?.join(" "),
+      );
+      file.tokens[resource] = storedTokens(use.namespace, answer);
+      writeIssuerFile(path, file);
+      return file.tokens[resource].accessToken;
+    })().finally(() => machineTokens.delete(resource));
+    machineTokens.set(resource, pending);
+  }
+  return pending;
+}
+
+/** The token request of the client credentials grant, with a JWT assertion where configured. */
+async function clientCredentialsRequest(
+  use: OAuthUse,
+  f: Fetch,
+  file: IssuerFile,
+  resource: string,
+  scope: string | undefined,
+): Promise<TokenAnswer> {
+  const params: Record<string, string> = { grant_type: "client_credentials", resource };
+  if (scope) params.scope = scope;
+  if (use.client?.privateKey) {
+    params.client_assertion_type = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+    params.client_assertion = await clientAssertion(
+      use,
+      file.client.clientId,
+      file.issuer,
+      use.client.privateKey,
+    );
+  }
+  return await tokenRequest(f, file, params);
+}
+
+/** A `private_key_jwt` client assertion (RFC 7523): ES256 over iss = sub = the client id. */
+async function clientAssertion(
+  use: OAuthUse,
+  clientId: string,
+  audience: string,
+  pem: string,
+): Promise<string> {
+  const der = (() => {
+    try {
+      const body = pem.replace(/-----(BEGIN|END) PRIVATE KEY-----/g, "").replace(/\s+/g, "");
+      return Uint8Array.from(atob(body), (c) => c.charCodeAt(0));
+    } catch {
+      return undefined;
+    }
+  })();
+  const key = der && await crypto.subtle.importKey(
+    "pkcs8",
+    der,
+    { name: "ECDSA", namedCurve: "P-256" },
+    false,
+    ["sign"],
+  ).catch(() => undefined);
+  if (!key) {
+    throw new McpxError(
+      "CONFIG_INVALID",
+      `Server "${use.namespace}": "mcpx.oauth.privateKey" is not a PKCS#8 PEM EC P-256 private key`,
+    );
+  }
+  const now = Math.floor(Date.now() / 1000);
+  const encode = (value: unknown) => base64url(new TextEncoder().encode(JSON.stringify(value)));
+  const input = `${encode({ alg: "ES256", typ: "JWT" })}.${
+    encode({
+      iss: clientId,
+      sub: clientId,
+      aud: audience,
+      iat: now,
+      exp: now + 300,
+      jti: randomToken(),
+    })
+  }`;
+  const signature = await crypto.subtle.sign(
+    { name: "ECDSA", hash: "SHA-256" },
+    key,
+    new TextEncoder().encode(input),
+  );
+  return `${input}.${base64url(new Uint8Array(signature))}`;
+}
+
 function authMethods(server: Record<string, unknown>): string[] | undefined {
   const methods = server.token_endpoint_auth_methods_supported;
   return Array.isArray(methods) ? methods.filter((m) => typeof m === "string") : undefined;
@@ -763,7 +913,9 @@ async function tokenRequest(
     accept: "application/json",
   };
   const { clientId, clientSecret } = file.client;
-  if (clientSecret) {
+  if (params.client_assertion) {
+    form.set("client_id", clientId);
+  } else if (clientSecret) {
     const methods = file.authMethods ?? ["client_secret_basic"];
     if (methods.includes("client_secret_basic") || !methods.includes("client_secret_post")) {
       headers.authorization = `Basic ${

@@ -277,3 +277,77 @@ Deno.test("oauth: CI mode never opens a flow and names `mcpx auth login <ns>`", 
     assert.equal(server.counts.register, 0);
   });
 });
+
+Deno.test("oauth: a machine client (client credentials) needs no sign-in; the daemon gets its token, and a new one when it stops working", async () => {
+  await withServer(
+    { registration: false, client: { id: "mcpx-machine", secret: "m4chine" } },
+    async (server, box) => {
+      await box.write(
+        "work/.mcpx.json",
+        config(server, {
+          mcpx: {
+            oauth: {
+              grant: "client_credentials",
+              clientId: "mcpx-machine",
+              clientSecret: "${MACHINE_SECRET}",
+            },
+          },
+        }),
+      );
+      const env = { MACHINE_SECRET: "m4chine", CI: "true" };
+      // CI mode too: nobody is asked to sign in.
+      const call = await box.mcpx(["call", "remote.echo", "text=m2m"], { env });
+      assert.equal(call.code, 0, call.stderr);
+      assert.match(call.stdout, /protected: m2m/);
+      assert.equal(server.counts.credentials, 1);
+      assert.equal(server.counts.authorize, 0, "no authorization-code flow");
+      const [file] = tokenFiles(box);
+      assert.equal(Deno.statSync(file).mode! & 0o777, 0o600);
+      const stored = JSON.parse(Deno.readTextFileSync(file));
+      assert.equal(stored.issuer, server.issuer);
+      assert.equal(
+        Object.values(stored.tokens as Record<string, { refreshToken?: string }>)[0]
+          .refreshToken,
+        undefined,
+      );
+
+      // The server forgets the token: the 401 gets a fresh one the same way, once.
+      server.expireAll();
+      const again = await box.mcpx(["call", "remote.echo", "text=again"], { env });
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /protected: again/);
+      assert.equal(server.counts.credentials, 2);
+      await box.mcpx(["stop"], { env });
+    },
+  );
+});
+
+Deno.test("oauth: a machine client with the wrong secret fails with one line, and a grant without a secret is a configuration error", async () => {
+  await withServer(
+    { registration: false, client: { id: "mcpx-machine", secret: "m4chine" } },
+    async (server, box) => {
+      await box.write(
+        "work/.mcpx.json",
+        config(server, {
+          mcpx: {
+            oauth: { grant: "client_credentials", clientId: "mcpx-machine", clientSecret: "nope" },
+          },
+        }),
+      );
+      const call = await box.mcpx(["call", "remote.echo", "text=x"]);
+      assert.notEqual(call.code, 0);
+      assert.match(call.stderr, /token endpoint .* answered HTTP 401 "invalid_client"/);
+      assert.doesNotMatch(call.stderr, /\n\s+at /, "no stack trace");
+      assert.deepEqual(tokenFiles(box), [], "nothing stored");
+      await box.mcpx(["stop"]);
+
+      await box.write(
+        "work/.mcpx.json",
+        config(server, { mcpx: { oauth: { grant: "client_credentials", clientId: "x" } } }),
+      );
+      const bad = await box.mcpx(["auth", "login", "remote"]);
+      assert.notEqual(bad.code, 0);
+      assert.match(bad.stderr, /"client_credentials" needs a clientId and a clientSecret/);
+    },
+  );
+});
