@@ -129,6 +129,8 @@ function oauthBlock(): Record<string, unknown> {
     ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
     ...(context.private_key_pem ? { privateKey: context.private_key_pem } : {}),
     ...(scenario.startsWith("auth/client-credentials") ? { grant: "client_credentials" } : {}),
+    // A workload's identity token, presented with the JWT bearer grant.
+    ...(context.valid_jwt ? { grant: "jwt_bearer", assertion: context.valid_jwt } : {}),
   };
 }
 const oauth = oauthBlock();
@@ -217,11 +219,14 @@ function wantsLogin(run: Run): boolean {
   return /auth login/.test(run.stderr + run.stdout);
 }
 
-/** Runs an operation, signing in (three times at most) while it says to. */
+/**
+ * Runs an operation, signing in (three times at most) while it says to. A machine client's
+ * daemon gets its own tokens: it is not signed in again after a refusal.
+ */
 async function withLogin(args: string[]): Promise<Run> {
   for (let attempt = 0;; attempt++) {
     const run = await mcpx(args);
-    if (run.code === 0 || !wantsLogin(run) || attempt >= 3) return run;
+    if (run.code === 0 || !wantsLogin(run) || attempt >= 3 || oauth.grant) return run;
     await login();
   }
 }

@@ -188,6 +188,7 @@ const OAUTH_KEYS = [
   "clientMetadataUrl",
   "grant",
   "privateKey",
+  "assertion",
 ];
 
 /**
@@ -210,12 +211,22 @@ export function oauthClientConfig(
     }
   }
   if (block.grant !== undefined) {
-    if (block.grant !== "authorization_code" && block.grant !== "client_credentials") {
-      throw bad(`"mcpx.oauth.grant" must be "authorization_code" or "client_credentials"`);
+    if (!["authorization_code", "client_credentials", "jwt_bearer"].includes(String(block.grant))) {
+      throw bad(
+        `"mcpx.oauth.grant" must be "authorization_code", "client_credentials" or "jwt_bearer"`,
+      );
     }
-    out.grant = block.grant;
+    out.grant = block.grant as OAuthClientConfig["grant"];
   }
-  for (const key of ["clientId", "clientSecret", "clientMetadataUrl", "privateKey"] as const) {
+  for (
+    const key of [
+      "clientId",
+      "clientSecret",
+      "clientMetadataUrl",
+      "privateKey",
+      "assertion",
+    ] as const
+  ) {
     const value = block[key];
     if (value === undefined) continue;
     if (typeof value !== "string") throw bad(`"mcpx.oauth.${key}" must be a string`);
@@ -235,6 +246,9 @@ export function oauthClientConfig(
     throw bad(
       `"mcpx.oauth.grant" "client_credentials" needs a clientId and a clientSecret or privateKey`,
     );
+  }
+  if (out.grant === "jwt_bearer" && (!out.clientId || !out.assertion)) {
+    throw bad(`"mcpx.oauth.grant" "jwt_bearer" needs a clientId and an assertion`);
   }
   return out;
 }

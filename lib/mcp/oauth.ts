@@ -19,12 +19,20 @@ export interface OAuthClientConfig {
   /** An HTTPS URL serving this client's metadata document, used as its client id where offered. */
   clientMetadataUrl?: string;
   /**
-   * `client_credentials`: a machine client (RFC 6749 section 4.4) that needs no sign-in; tokens are
-   * requested with `clientId` and `clientSecret` (or `privateKey`) whenever none is usable.
+   * A machine client that needs no sign-in, its tokens requested whenever none is usable:
+   * `client_credentials` (RFC 6749 section 4.4) with `clientId` and `clientSecret` (or
+   * `privateKey`), or `jwt_bearer` (RFC 7523, workload identity) presenting `assertion`.
    */
-  grant?: "authorization_code" | "client_credentials";
+  grant?: "authorization_code" | "client_credentials" | "jwt_bearer";
   /** A PKCS#8 PEM private key (EC P-256, ES256) for `private_key_jwt` client authentication. */
   privateKey?: string;
+  /** The JWT a `jwt_bearer` client presents (its workload identity token). */
+  assertion?: string;
+}
+
+/** Whether `use` is a machine client, which gets its tokens without a person. */
+export function isMachine(client: OAuthClientConfig | undefined): boolean {
+  return client?.grant === "client_credentials" || client?.grant === "jwt_bearer";
 }
 
 /** What the connection and the `auth` commands need to reach one server's credentials. */
@@ -190,7 +198,7 @@ async function refreshUnderLock(
     const tokens = file.tokens[resource];
     if (!tokens) throw needLogin(use, "has no stored OAuth token");
     if (tokens.accessToken !== rejected && fresh(tokens)) return tokens.accessToken;
-    const machine = use.client?.grant === "client_credentials";
+    const machine = isMachine(use.client);
     if (!tokens.refreshToken && !machine) {
       throw needLogin(use, "has an OAuth token that expired and cannot be refreshed");
     }
@@ -299,7 +307,7 @@ export function oauthFetch(use: OAuthUse, base: Fetch): Fetch {
     if (response.status !== 401 || !/^\s*bearer\b/i.test(wwwAuthenticate(response))) {
       return response;
     }
-    if (!current && use.client?.grant === "client_credentials") {
+    if (!current && isMachine(use.client)) {
       rememberChallenge(use, wwwAuthenticate(response));
       await response.body?.cancel();
       current = await machineToken(use);
@@ -541,7 +549,7 @@ export interface AuthStatus {
  * and its `iss` (RFC 9207) the issuer's; the tokens are stored in the issuer's file.
  */
 export async function login(use: OAuthUse, io: LoginIo): Promise<AuthStatus> {
-  if (use.client?.grant === "client_credentials") {
+  if (isMachine(use.client)) {
     // A machine client signs in by itself: no browser, no person, allowed in CI mode.
     await machineToken(use);
     return status(use);
@@ -765,9 +773,10 @@ async function clientFor(
 const machineTokens = new Map<string, Promise<string>>();
 
 /**
- * A token for a `client_credentials` server (`mcpx.oauth.grant`): discovery as for a sign-in,
- * then a token request authenticated by the configured secret (or a `private_key_jwt` assertion
- * signed with `privateKey`), stored like any other. No person is involved, so the daemon does it
+ * A token for a machine client (`mcpx.oauth.grant`): discovery as for a sign-in, then a token
+ * request, `client_credentials` authenticated by the configured secret (or a `private_key_jwt`
+ * assertion signed with `privateKey`) or `jwt_bearer` presenting the configured assertion,
+ * stored like any other. No person is involved, so the daemon does it
  * itself, once at a time per resource within a process.
  */
 export function machineToken(use: OAuthUse): Promise<string> {
@@ -776,10 +785,10 @@ export function machineToken(use: OAuthUse): Promise<string> {
   if (!pending) {
     pending = (async () => {
       const client = use.client;
-      if (!client?.clientId || (!client.clientSecret && !client.privateKey)) {
+      if (!client?.clientId) {
         throw new McpxError(
           "CONFIG_INVALID",
-          `Server "${use.namespace}": "mcpx.oauth.grant" "client_credentials" needs a clientId and a clientSecret or privateKey`,
+          `Server "${use.namespace}": "mcpx.oauth.grant" "${client?.grant}" needs a clientId`,
         );
       }
       const f = reaching(use.fetch ?? fetch);
@@ -820,7 +829,10 @@ export function machineToken(use: OAuthUse): Promise<string> {
   return pending;
 }
 
-/** The token request of the client credentials grant, with a JWT assertion where configured. */
+/**
+ * The token request of a machine client: the client credentials grant (with a JWT client
+ * assertion where a private key is configured), or the JWT bearer grant with its assertion.
+ */
 async function clientCredentialsRequest(
   use: OAuthUse,
   f: Fetch,
@@ -828,9 +840,16 @@ async function clientCredentialsRequest(
   resource: string,
   scope: string | undefined,
 ): Promise<TokenAnswer> {
-  const params: Record<string, string> = { grant_type: "client_credentials", resource };
+  const bearer = use.client?.grant === "jwt_bearer";
+  const params: Record<string, string> = bearer
+    ? {
+      grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
+      assertion: use.client?.assertion ?? "",
+      resource,
+    }
+    : { grant_type: "client_credentials", resource };
   if (scope) params.scope = scope;
-  if (use.client?.privateKey) {
+  if (!bearer && use.client?.privateKey) {
     params.client_assertion_type = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
     params.client_assertion = await clientAssertion(
       use,

@@ -351,3 +351,37 @@ Deno.test("oauth: a machine client with the wrong secret fails with one line, an
     },
   );
 });
+
+Deno.test("oauth: a workload (JWT bearer grant) presents its identity token and needs no sign-in; a refused one fails with one line", async () => {
+  await withServer(
+    { registration: false, workloadJwt: "eyJ.workload.jwt" },
+    async (server, box) => {
+      await box.write(
+        "work/.mcpx.json",
+        config(server, {
+          mcpx: {
+            oauth: { grant: "jwt_bearer", clientId: "workload", assertion: "${WORKLOAD_JWT}" },
+          },
+        }),
+      );
+      const call = await box.mcpx(["call", "remote.echo", "text=wif"], {
+        env: { WORKLOAD_JWT: "eyJ.workload.jwt" },
+      });
+      assert.equal(call.code, 0, call.stderr);
+      assert.match(call.stdout, /protected: wif/);
+      assert.equal(server.counts.credentials, 1);
+      assert.equal(server.counts.authorize, 0);
+      await box.mcpx(["stop"]);
+      for (const file of tokenFiles(box)) Deno.removeSync(file);
+
+      const refused = await box.mcpx(["call", "remote.echo", "text=x"], {
+        env: { WORKLOAD_JWT: "eyJ.someone.else" },
+      });
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /answered HTTP 400 "invalid_grant"/);
+      assert.doesNotMatch(refused.stderr, /\n\s+at /, "no stack trace");
+      assert.equal(server.counts.credentials, 2, "asked once, not again");
+      await box.mcpx(["stop"]);
+    },
+  );
+});
