@@ -58,6 +58,8 @@ export interface StoredTokens {
   scope?: string;
   /** Scopes a server asked for (`insufficient_scope`) beyond these tokens': the next login asks too. */
   wantScope?: string;
+  /** `DPoP` for a token bound to the issuer file's `dpopKey`; absent for a bearer token. */
+  tokenType?: "DPoP";
 }
 
 /** The file of one issuer: its endpoints, this machine's client there, and tokens by resource. */
@@ -66,6 +68,11 @@ export interface IssuerFile {
   tokenEndpoint: string;
   authMethods?: string[];
   client: { clientId: string; clientSecret?: string; redirectUris?: string[]; how: ClientHow };
+  /**
+   * This machine's DPoP key at the issuer (RFC 9449), a private JWK (EC P-256), where the issuer
+   * offers DPoP: its tokens are bound to it, and every use carries a proof signed with it.
+   */
+  dpopKey?: JsonWebKey;
   tokens: Record<string, StoredTokens>;
 }
 
@@ -279,15 +286,45 @@ function fresh(tokens: StoredTokens): boolean {
 export function oauthFetch(use: OAuthUse, base: Fetch): Fetch {
   let current: string | undefined;
   let loaded = false;
+  // The DPoP key of the token last sent, looked up once per token.
+  let bound: { token: string; key: JsonWebKey | undefined } | undefined;
+  const keyOf = (token: string) => {
+    if (bound?.token !== token) bound = { token, key: dpopKeyFor(use, token) };
+    return bound.key;
+  };
   return async (input, init) => {
     if (!loaded) {
       current = await accessToken(use);
       loaded = true;
     }
-    const send = (token: string | undefined) => {
+    const send = async (token: string | undefined) => {
       const headers = new Headers(init?.headers);
-      if (token) headers.set("authorization", `Bearer ${token}`);
-      return base(input, { ...init, headers });
+      const key = token ? keyOf(token) : undefined;
+      if (token && key) {
+        headers.set("authorization", `DPoP ${token}`);
+        headers.set(
+          "dpop",
+          await dpopProof(key, init?.method ?? "GET", String(input), { accessToken: token }),
+        );
+      } else if (token) headers.set("authorization", `Bearer ${token}`);
+      const response = await base(input, { ...init, headers });
+      noteNonce(String(input), response);
+      // A resource that wants a DPoP nonce (RFC 9449 section 9) is asked again with it, once.
+      if (
+        key && response.status === 401 &&
+        parseChallenge(wwwAuthenticate(response)).error === "use_dpop_nonce" &&
+        response.headers.has("dpop-nonce")
+      ) {
+        await response.body?.cancel();
+        headers.set(
+          "dpop",
+          await dpopProof(key, init?.method ?? "GET", String(input), { accessToken: token }),
+        );
+        const again = await base(input, { ...init, headers });
+        noteNonce(String(input), again);
+        return again;
+      }
+      return response;
     };
     let response = await send(current);
     if (response.status === 403 && current) {
@@ -304,7 +341,7 @@ export function oauthFetch(use: OAuthUse, base: Fetch): Fetch {
         );
       }
     }
-    if (response.status !== 401 || !/^\s*bearer\b/i.test(wwwAuthenticate(response))) {
+    if (response.status !== 401 || !/^\s*(bearer|dpop)\b/i.test(wwwAuthenticate(response))) {
       return response;
     }
     if (!current && isMachine(use.client)) {
@@ -328,6 +365,99 @@ export function oauthFetch(use: OAuthUse, base: Fetch): Fetch {
     }
     return response;
   };
+}
+
+/** The DPoP key a stored token is bound to, if it is a DPoP token. */
+function dpopKeyFor(use: OAuthUse, token: string): JsonWebKey | undefined {
+  const resource = resourceOf(use.url);
+  const found = findCredentials(use.dir, resource);
+  const tokens = found?.file.tokens[resource];
+  return tokens?.accessToken === token && tokens.tokenType === "DPoP"
+    ? found?.file.dpopKey
+    : undefined;
+}
+
+/** The last `DPoP-Nonce` each origin handed out (RFC 9449 section 8 and 9), within this process. */
+const dpopNonces = new Map<string, string>();
+
+function noteNonce(url: string, response: Response): void {
+  const nonce = response.headers.get("dpop-nonce");
+  if (nonce) dpopNonces.set(new URL(url).origin, nonce);
+}
+
+/**
+ * The DPoP key to bind tokens to where the authorization server offers DPoP with ES256
+ * (`dpop_signing_alg_values_supported`): the issuer file's, else a new one.
+ */
+async function dpopKeyOf(
+  server: Record<string, unknown>,
+  existing: IssuerFile | undefined,
+): Promise<JsonWebKey | undefined> {
+  const algs = server.dpop_signing_alg_values_supported;
+  if (!Array.isArray(algs) || !algs.includes("ES256")) return undefined;
+  return existing?.dpopKey ?? await newDpopKey();
+}
+
+/** A fresh DPoP key: a private JWK of an EC P-256 pair. */
+async function newDpopKey(): Promise<JsonWebKey> {
+  const pair = await crypto.subtle.generateKey(
+    { name: "ECDSA", namedCurve: "P-256" },
+    true,
+    ["sign", "verify"],
+  );
+  return await crypto.subtle.exportKey("jwk", pair.privateKey);
+}
+
+/**
+ * A DPoP proof (RFC 9449 section 4): `htm` and `htu` (the URL without query or fragment), a new
+ * `jti`, the origin's last nonce, and `ath` over the access token it accompanies.
+ */
+async function dpopProof(
+  jwk: JsonWebKey,
+  method: string,
+  url: string,
+  options: { accessToken?: string } = {},
+): Promise<string> {
+  const key = await crypto.subtle.importKey(
+    "jwk",
+    jwk,
+    { name: "ECDSA", namedCurve: "P-256" },
+    false,
+    ["sign"],
+  );
+  const target = new URL(url);
+  const nonce = dpopNonces.get(target.origin);
+  const ath = options.accessToken
+    ? base64url(
+      new Uint8Array(
+        await crypto.subtle.digest("SHA-256", new TextEncoder().encode(options.accessToken)),
+      ),
+    )
+    : undefined;
+  return await signEs256(key, {
+    typ: "dpop+jwt",
+    alg: "ES256",
+    jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y },
+  }, {
+    jti: randomToken(),
+    htm: method.toUpperCase(),
+    htu: `${target.origin}${target.pathname}`,
+    iat: Math.floor(Date.now() / 1000),
+    ...(nonce ? { nonce } : {}),
+    ...(ath ? { ath } : {}),
+  });
+}
+
+/** A compact JWS with ES256 (the signature as r and s, which is what Web Crypto returns). */
+async function signEs256(key: CryptoKey, header: unknown, payload: unknown): Promise<string> {
+  const encode = (value: unknown) => base64url(new TextEncoder().encode(JSON.stringify(value)));
+  const input = `${encode(header)}.${encode(payload)}`;
+  const signature = await crypto.subtle.sign(
+    { name: "ECDSA", hash: "SHA-256" },
+    key,
+    new TextEncoder().encode(input),
+  );
+  return `${input}.${base64url(new Uint8Array(signature))}`;
 }
 
 function wwwAuthenticate(response: Response): string {
@@ -367,10 +497,10 @@ function rememberedChallenge(use: OAuthUse): Record<string, string> {
   }
 }
 
-/** The parameters of a `Bearer` challenge (`resource_metadata`, `scope`, `error`). */
+/** The parameters of a `Bearer` or `DPoP` challenge (`resource_metadata`, `scope`, `error`). */
 export function parseChallenge(header: string): Record<string, string> {
   const out: Record<string, string> = {};
-  const bearer = /bearer\s+(.*)$/i.exec(header);
+  const bearer = /(?:bearer|dpop)\s+(.*)$/i.exec(header);
   if (!bearer) return out;
   for (const m of bearer[1].matchAll(/([\w-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/g)) {
     out[m[1].toLowerCase()] = m[2] !== undefined ? m[2].replace(/\\(.)/g, "$1") : m[3];
@@ -631,11 +761,13 @@ export async function login(use: OAuthUse, io: LoginIo): Promise<AuthStatus> {
       clearTimeout(timer);
     }
     checkRedirect(use, params, state, server, issuer);
+    const dpopKey = await dpopKeyOf(server, existing);
     const answer = await tokenRequest(f, {
       issuer,
       tokenEndpoint,
       authMethods: authMethods(server),
       client,
+      ...(dpopKey ? { dpopKey } : {}),
       tokens: {},
     }, {
       grant_type: "authorization_code",
@@ -657,6 +789,7 @@ export async function login(use: OAuthUse, io: LoginIo): Promise<AuthStatus> {
       tokenEndpoint,
       authMethods: authMethods(server),
       client,
+      ...(dpopKey ? { dpopKey } : {}),
       tokens: { ...latest?.tokens, [resourceOf(use.url)]: storedTokens(use.namespace, answer) },
     };
     writeIssuerFile(path, file);
@@ -802,6 +935,7 @@ export function machineToken(use: OAuthUse): Promise<string> {
           throw error;
         }
       })();
+      const dpopKey = await dpopKeyOf(found.server, latest);
       const file: IssuerFile = {
         issuer: found.issuer,
         tokenEndpoint: stringField(found.server, "token_endpoint", found.issuer),
@@ -811,6 +945,7 @@ export function machineToken(use: OAuthUse): Promise<string> {
           ...(client.clientSecret ? { clientSecret: client.clientSecret } : {}),
           how: "configured",
         },
+        ...(dpopKey ? { dpopKey } : {}),
         tokens: { ...latest?.tokens },
       };
       const answer = await clientCredentialsRequest(
@@ -890,23 +1025,14 @@ async function clientAssertion(
     );
   }
   const now = Math.floor(Date.now() / 1000);
-  const encode = (value: unknown) => base64url(new TextEncoder().encode(JSON.stringify(value)));
-  const input = `${encode({ alg: "ES256", typ: "JWT" })}.${
-    encode({
-      iss: clientId,
-      sub: clientId,
-      aud: audience,
-      iat: now,
-      exp: now + 300,
-      jti: randomToken(),
-    })
-  }`;
-  const signature = await crypto.subtle.sign(
-    { name: "ECDSA", hash: "SHA-256" },
-    key,
-    new TextEncoder().encode(input),
-  );
-  return `${input}.${base64url(new Uint8Array(signature))}`;
+  return await signEs256(key, { alg: "ES256", typ: "JWT" }, {
+    iss: clientId,
+    sub: clientId,
+    aud: audience,
+    iat: now,
+    exp: now + 300,
+    jti: randomToken(),
+  });
 }
 
 function authMethods(server: Record<string, unknown>): string[] | undefined {
@@ -916,6 +1042,7 @@ function authMethods(server: Record<string, unknown>): string[] | undefined {
 
 interface TokenAnswer {
   access_token: string;
+  token_type?: string;
   refresh_token?: string;
   expires_in?: number;
   scope?: string;
@@ -947,8 +1074,17 @@ async function tokenRequest(
   } else {
     form.set("client_id", clientId);
   }
-  const response = await f(file.tokenEndpoint, { method: "POST", headers, body: form });
-  const body = await response.json().catch(() => ({}));
+  const post = async () => {
+    if (file.dpopKey) headers.dpop = await dpopProof(file.dpopKey, "POST", file.tokenEndpoint);
+    const response = await f(file.tokenEndpoint, { method: "POST", headers, body: form });
+    noteNonce(file.tokenEndpoint, response);
+    return { response, body: await response.json().catch(() => ({})) };
+  };
+  let { response, body } = await post();
+  // An authorization server that wants a DPoP nonce (RFC 9449 section 8) is asked again with it.
+  if (file.dpopKey && body.error === "use_dpop_nonce" && response.headers.has("dpop-nonce")) {
+    ({ response, body } = await post());
+  }
   if (!response.ok || typeof body.access_token !== "string") {
     throw new McpxError(
       "CREDENTIALS_MISSING",
@@ -971,6 +1107,7 @@ function storedTokens(namespace: string, answer: TokenAnswer, before?: StoredTok
       ? { expiresAt: Date.now() + answer.expires_in * 1000 }
       : {}),
     ...(scope ? { scope } : {}),
+    ...(answer.token_type?.toLowerCase() === "dpop" ? { tokenType: "DPoP" as const } : {}),
   };
 }
 
