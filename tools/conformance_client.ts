@@ -131,6 +131,15 @@ function oauthBlock(): Record<string, unknown> {
     ...(scenario.startsWith("auth/client-credentials") ? { grant: "client_credentials" } : {}),
     // A workload's identity token, presented with the JWT bearer grant.
     ...(context.valid_jwt ? { grant: "jwt_bearer", assertion: context.valid_jwt } : {}),
+    // Enterprise-managed: the ID token exchanged at the identity provider.
+    ...(context.idp_id_token
+      ? {
+        grant: "enterprise",
+        idpTokenEndpoint: context.idp_token_endpoint,
+        idpClientId: context.idp_client_id,
+        idToken: context.idp_id_token,
+      }
+      : {}),
   };
 }
 const oauth = oauthBlock();

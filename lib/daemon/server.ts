@@ -742,11 +742,11 @@ async function makeRegistry(
       const ownAuthorization = Object.keys(auth.headers).some((h) =>
         h.toLowerCase() === "authorization"
       );
-      // A machine client (client credentials, JWT bearer) gets its tokens in the daemon, so it needs its
+      // A machine client (client credentials, JWT bearer, enterprise) gets its tokens in the daemon, so it needs its
       // configuration here; any other refresh uses the client stored with the tokens at login.
       const block = def.entry.mcpx?.oauth as Record<string, unknown> | undefined;
       const machine = remote &&
-          (block?.grant === "client_credentials" || block?.grant === "jwt_bearer")
+          ["client_credentials", "jwt_bearer", "enterprise"].includes(String(block?.grant))
         ? oauthClientConfig(def.name, block, source)
         : undefined;
       const oauth = remote && !ownAuthorization

@@ -189,7 +189,13 @@ const OAUTH_KEYS = [
   "grant",
   "privateKey",
   "assertion",
+  "idpTokenEndpoint",
+  "idpClientId",
+  "idpClientSecret",
+  "idToken",
 ];
+
+const GRANTS = ["authorization_code", "client_credentials", "jwt_bearer", "enterprise"];
 
 /**
  * The `mcpx.oauth` block of a server entry (a pre-registered client, its scopes), checked and
@@ -211,10 +217,8 @@ export function oauthClientConfig(
     }
   }
   if (block.grant !== undefined) {
-    if (!["authorization_code", "client_credentials", "jwt_bearer"].includes(String(block.grant))) {
-      throw bad(
-        `"mcpx.oauth.grant" must be "authorization_code", "client_credentials" or "jwt_bearer"`,
-      );
+    if (!GRANTS.includes(String(block.grant))) {
+      throw bad(`"mcpx.oauth.grant" must be one of ${GRANTS.map((g) => `"${g}"`).join(", ")}`);
     }
     out.grant = block.grant as OAuthClientConfig["grant"];
   }
@@ -225,6 +229,10 @@ export function oauthClientConfig(
       "clientMetadataUrl",
       "privateKey",
       "assertion",
+      "idpTokenEndpoint",
+      "idpClientId",
+      "idpClientSecret",
+      "idToken",
     ] as const
   ) {
     const value = block[key];
@@ -249,6 +257,11 @@ export function oauthClientConfig(
   }
   if (out.grant === "jwt_bearer" && (!out.clientId || !out.assertion)) {
     throw bad(`"mcpx.oauth.grant" "jwt_bearer" needs a clientId and an assertion`);
+  }
+  if (out.grant === "enterprise" && (!out.clientId || !out.idpTokenEndpoint || !out.idToken)) {
+    throw bad(
+      `"mcpx.oauth.grant" "enterprise" needs a clientId, an idpTokenEndpoint and an idToken`,
+    );
   }
   return out;
 }

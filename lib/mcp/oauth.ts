@@ -23,16 +23,27 @@ export interface OAuthClientConfig {
    * `client_credentials` (RFC 6749 section 4.4) with `clientId` and `clientSecret` (or
    * `privateKey`), or `jwt_bearer` (RFC 7523, workload identity) presenting `assertion`.
    */
-  grant?: "authorization_code" | "client_credentials" | "jwt_bearer";
+  grant?: "authorization_code" | "client_credentials" | "jwt_bearer" | "enterprise";
   /** A PKCS#8 PEM private key (EC P-256, ES256) for `private_key_jwt` client authentication. */
   privateKey?: string;
   /** The JWT a `jwt_bearer` client presents (its workload identity token). */
   assertion?: string;
+  /**
+   * `enterprise` (enterprise-managed authorization): the identity provider's token endpoint, where
+   * `idToken` is exchanged (RFC 8693) for an identity assertion grant (ID-JAG) that the
+   * authorization server takes with the JWT bearer grant; `idpClientId` and `idpClientSecret` are
+   * this client at the identity provider.
+   */
+  idpTokenEndpoint?: string;
+  idpClientId?: string;
+  idpClientSecret?: string;
+  idToken?: string;
 }
 
 /** Whether `use` is a machine client, which gets its tokens without a person. */
 export function isMachine(client: OAuthClientConfig | undefined): boolean {
-  return client?.grant === "client_credentials" || client?.grant === "jwt_bearer";
+  return client?.grant === "client_credentials" || client?.grant === "jwt_bearer" ||
+    client?.grant === "enterprise";
 }
 
 /** What the connection and the `auth` commands need to reach one server's credentials. */
@@ -975,13 +986,12 @@ async function clientCredentialsRequest(
   resource: string,
   scope: string | undefined,
 ): Promise<TokenAnswer> {
-  const bearer = use.client?.grant === "jwt_bearer";
+  const bearer = use.client?.grant === "jwt_bearer" || use.client?.grant === "enterprise";
+  const assertion = use.client?.grant === "enterprise"
+    ? await identityAssertion(use, f, file.issuer, resource, scope)
+    : use.client?.assertion ?? "";
   const params: Record<string, string> = bearer
-    ? {
-      grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
-      assertion: use.client?.assertion ?? "",
-      resource,
-    }
+    ? { grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion, resource }
     : { grant_type: "client_credentials", resource };
   if (scope) params.scope = scope;
   if (!bearer && use.client?.privateKey) {
@@ -994,6 +1004,50 @@ async function clientCredentialsRequest(
     );
   }
   return await tokenRequest(f, file, params);
+}
+
+/**
+ * Enterprise-managed authorization: the identity provider exchanges the user's ID token (RFC 8693
+ * token exchange) for an identity assertion authorization grant (ID-JAG) for `issuer` and
+ * `resource`, which the authorization server then takes as a JWT bearer assertion.
+ */
+async function identityAssertion(
+  use: OAuthUse,
+  f: Fetch,
+  issuer: string,
+  resource: string,
+  scope: string | undefined,
+): Promise<string> {
+  const c = use.client ?? {};
+  const form = new URLSearchParams({
+    grant_type: "urn:ietf:params:oauth:grant-type:token-exchange",
+    requested_token_type: "urn:ietf:params:oauth:token-type:id-jag",
+    subject_token: c.idToken ?? "",
+    subject_token_type: "urn:ietf:params:oauth:token-type:id_token",
+    audience: issuer,
+    resource,
+    ...(scope ? { scope } : {}),
+  });
+  const headers: Record<string, string> = {
+    "content-type": "application/x-www-form-urlencoded",
+    accept: "application/json",
+  };
+  if (c.idpClientSecret) {
+    headers.authorization = `Basic ${
+      btoa(`${encodeURIComponent(c.idpClientId ?? "")}:${encodeURIComponent(c.idpClientSecret)}`)
+    }`;
+  } else if (c.idpClientId) form.set("client_id", c.idpClientId);
+  const response = await f(c.idpTokenEndpoint ?? "", { method: "POST", headers, body: form });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok || typeof body.access_token !== "string") {
+    throw new McpxError(
+      "CREDENTIALS_MISSING",
+      `The identity provider's token endpoint ${c.idpTokenEndpoint} refused to exchange the ID token for server "${use.namespace}" (HTTP ${response.status}${
+        body.error ? ` "${body.error}"` : ""
+      })`,
+    );
+  }
+  return body.access_token;
 }
 
 /** A `private_key_jwt` client assertion (RFC 7523): ES256 over iss = sub = the client id. */

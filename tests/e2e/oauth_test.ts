@@ -385,3 +385,47 @@ Deno.test("oauth: a workload (JWT bearer grant) presents its identity token and 
     },
   );
 });
+
+Deno.test("oauth: enterprise-managed authorization exchanges the ID token at the identity provider, then presents the grant; no sign-in", async () => {
+  await withServer(
+    {
+      registration: false,
+      client: { id: "mcpx-enterprise", secret: "ent3rprise" },
+      idToken: "eyJ.id.token",
+    },
+    async (server, box) => {
+      await box.write(
+        "work/.mcpx.json",
+        config(server, {
+          mcpx: {
+            oauth: {
+              grant: "enterprise",
+              clientId: "mcpx-enterprise",
+              clientSecret: "ent3rprise",
+              idpTokenEndpoint: `${server.origin}/idp/token`,
+              idpClientId: "mcpx-at-idp",
+              idToken: "${ID_TOKEN}",
+            },
+          },
+        }),
+      );
+      const call = await box.mcpx(["call", "remote.echo", "text=ent"], {
+        env: { ID_TOKEN: "eyJ.id.token" },
+      });
+      assert.equal(call.code, 0, call.stderr);
+      assert.match(call.stdout, /protected: ent/);
+      assert.equal(server.counts.credentials, 1);
+      assert.equal(server.counts.authorize, 0);
+      await box.mcpx(["stop"]);
+      for (const file of tokenFiles(box)) Deno.removeSync(file);
+
+      const refused = await box.mcpx(["call", "remote.echo", "text=x"], {
+        env: { ID_TOKEN: "eyJ.not.mine" },
+      });
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /identity provider's token endpoint .* refused/);
+      assert.equal(server.counts.credentials, 1, "nothing presented to the authorization server");
+      await box.mcpx(["stop"]);
+    },
+  );
+});
