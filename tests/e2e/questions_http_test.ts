@@ -1,6 +1,7 @@
 // Questions a server asks over Streamable HTTP (docs/questions.md): the SDK's own server package
 // (tests/fixtures/servers/asking.ts --http) as a remote `url` server, its form and URL-mode
-// elicitations held by the daemon and answered with `mcpx elicit list|show|answer`.
+// elicitations (2025 era) and its input_required results (2026-07-28) held by the daemon and
+// answered with `mcpx elicit list|show|answer`.
 
 import assert from "node:assert/strict";
 import { startAskingHttp } from "../fixtures/servers.ts";
@@ -29,9 +30,9 @@ function ticketOf(run: { code: number; stdout: string; stderr: string }): string
   return problem.data.ticket;
 }
 
-async function remote(box: Sandbox, url: string): Promise<void> {
+async function remote(box: Sandbox, url: string, protocol = "legacy"): Promise<void> {
   await box.write("work/.mcpx.json", {
-    mcpServers: { ask: { url, mcpx: { callTimeout: "60s" } } },
+    mcpServers: { ask: { url, mcpx: { callTimeout: "60s", protocol } } },
     elicit: { wait: "300ms" },
   });
 }
@@ -93,5 +94,25 @@ Deno.test("questions over HTTP: a URL-mode elicitation hands the person the sign
   const answer = await box.mcpx(["elicit", "answer", ticket!]);
   assert.equal(answer.code, 0, answer.stderr);
   assert.match(answer.stdout, /signed in: accept/);
+  await box.mcpx(["stop"]);
+});
+
+Deno.test("questions over HTTP, 2026-07-28: an input_required elicitation is answered and the call resent with its requestState", async () => {
+  await cacheModern();
+  await using server = await startAskingHttp("modern");
+  await using box = await Sandbox.create();
+  await remote(box, server.url, "force-modern");
+
+  const ticket = ticketOf(await box.mcpx(["--json", "call", "ask.pick_repo"]));
+  const q = await box.json<Question>(["elicit", "show", ticket]);
+  assert.deepEqual([q.server, q.tool, q.state, q.mode], ["ask", "pick_repo", "pending", "form"]);
+  assert.match(JSON.stringify(q.request), /Which repository\?/);
+
+  // The answer goes back as inputResponses with the signed requestState exactly as received (the
+  // server refuses a forged one), and the call's result is printed.
+  const answer = await box.mcpx(["elicit", "answer", ticket, "repo=me/modern", "branch=dev"]);
+  assert.equal(answer.code, 0, answer.stderr);
+  assert.match(answer.stdout, /picked \{"repo":"me\/modern","branch":"dev"\}/);
+  assert.doesNotMatch(answer.stdout, /forged/);
   await box.mcpx(["stop"]);
 });
