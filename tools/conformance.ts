@@ -9,6 +9,10 @@
  *     deno run -A tools/conformance.ts           run, check, write docs/spec/official-suite.md
  *     deno run -A tools/conformance.ts --check   run and check only
  *     --leg=code --leg=gateway --leg=client      only these legs (the tests run one side each)
+ *     --scenario=auth/dpop                       only these client scenarios (no baseline check)
+ *     --keep                                     keep the client leg's results (checks, stderr)
+ *
+ * MCPX_CONFORMANCE_CONCURRENCY sets how many client scenarios run at once (3).
  *
  * The suite is pinned here (SUITE); `deno run` brings it into an empty DENO_DIR by itself.
  */
