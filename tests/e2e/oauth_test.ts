@@ -429,3 +429,20 @@ Deno.test("oauth: enterprise-managed authorization exchanges the ID token at the
     },
   );
 });
+
+Deno.test("oauth: in the 2026-07-28 era a missing token is the same one line (not a failed start), and leaves no cooldown", async () => {
+  await withServer({}, async (server, box) => {
+    await box.write("work/.mcpx.json", config(server, { mcpx: { protocol: "force-modern" } }));
+    for (const attempt of [1, 2]) {
+      const call = await box.mcpx(["call", "remote.echo", "text=hi"]);
+      assert.equal(call.code, 3, `attempt ${attempt}: ${call.stderr}`);
+      assert.match(
+        call.stderr,
+        /requires OAuth and has no stored token: run `mcpx auth login remote`/,
+      );
+      assert.doesNotMatch(call.stderr, /probe failed|Cannot start server|cooldown/i, call.stderr);
+    }
+    assert.equal(server.counts.authorize, 0);
+    await box.mcpx(["stop"]);
+  });
+});
