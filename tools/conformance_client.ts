@@ -3,8 +3,9 @@
  * configuration declaring the scenario's URL as a remote server (`sut`), and drives the mcpx
  * CLI, whose daemon (in a private state directory) reaches the server through its pool. It
  * refreshes the tool list, calls the tools the scenario expects, answers the server's questions
- * with `mcpx elicit answer`, and where the server wants a sign-in runs `mcpx auth login`, its
- * "browser" a `fetch` of the printed URL (the suite's authorization server approves at once).
+ * with `mcpx elicit answer`, and where the server wants a sign-in runs `mcpx auth login` (before
+ * the tools are listed) or answers the daemon's own sign-in question (a call's), its "browser" a
+ * `fetch` of the URL (the suite's authorization server approves at once).
  *
  * The suite passes the URL as the last argument, the scenario in MCP_CONFORMANCE_SCENARIO, the
  * revision in MCP_CONFORMANCE_PROTOCOL_VERSION and credentials in MCP_CONFORMANCE_CONTEXT:
@@ -229,23 +230,48 @@ function wantsLogin(run: Run): boolean {
 }
 
 /**
- * Runs an operation, signing in (three times at most) while it says to. A machine client's
+ * Runs an operation, signing in (three times at most) while it says to; a question (exit 75,
+ * the daemon's own sign-in among them) is left to settle(). A machine client's
  * daemon gets its own tokens: it is not signed in again after a refusal.
  */
 async function withLogin(args: string[]): Promise<Run> {
   for (let attempt = 0;; attempt++) {
     const run = await mcpx(args);
-    if (run.code === 0 || !wantsLogin(run) || attempt >= 3 || oauth.grant) return run;
+    if (run.code === 0 || run.code === 75 || !wantsLogin(run) || attempt >= 3 || oauth.grant) {
+      return run;
+    }
     await login();
   }
 }
 
-/** Answers the questions a call raised until it finishes. */
+/** The question a run that exited 75 names (its --json problem document), if any. */
+function questionOf(run: Run): { id: string; mode: string; request: { url?: string } } | undefined {
+  try {
+    const doc = JSON.parse(run.stdout);
+    const problem = doc.error ?? doc.next ?? doc;
+    return problem.data?.question ?? problem.question;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Answers the questions a call raised until it finishes: a form with no words (the requested
+ * schema's defaults fill it), a URL-mode one (the daemon's own sign-in, or the server's) once its
+ * "browser" has fetched the URL.
+ */
 async function settle(run: Run): Promise<Run> {
   for (let round = 0; run.code === 75 && round < 16; round++) {
-    const ticket = /"(elc-[0-9a-f]+)"/.exec(run.stderr + run.stdout)?.[1];
+    const q = questionOf(run);
+    const ticket = q?.id ?? /"(elc-[0-9a-f]+)"/.exec(run.stderr + run.stdout)?.[1];
     if (!ticket) break;
-    // No words: the requested schema's defaults fill the answer.
+    if (q?.mode === "url" && q.request.url) {
+      const response = await fetch(q.request.url).catch((e) => {
+        log(`browser: ${e.message}`);
+        return undefined;
+      });
+      await response?.body?.cancel();
+    }
     run = await mcpx(["--json", "elicit", "answer", ticket]);
   }
   return run;

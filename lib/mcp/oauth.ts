@@ -344,6 +344,8 @@ export function oauthFetch(use: OAuthUse, base: Fetch): Fetch {
         await response.body?.cancel();
         const scope = challenge.scope ?? "";
         if (scope) await wantScope(use, scope);
+        // The next request reads the store again: a sign-in with the scope may come meanwhile.
+        loaded = false;
         throw needLogin(
           use,
           `needs scope "${
@@ -364,6 +366,7 @@ export function oauthFetch(use: OAuthUse, base: Fetch): Fetch {
     if (!current) {
       rememberChallenge(use, wwwAuthenticate(response));
       await response.body?.cancel();
+      loaded = false;
       throw needLogin(use, "requires OAuth and has no stored token");
     }
     await response.body?.cancel();
@@ -732,11 +735,18 @@ export async function login(use: OAuthUse, io: LoginIo): Promise<AuthStatus> {
   const verifier = randomToken() + randomToken();
   const challenge = await s256(verifier);
   const waiting = Promise.withResolvers<URLSearchParams>();
+  waiting.promise.catch(() => {});
+  // Aborting ends the wait, and the listener is shut down below (not through the signal: an abort
+  // after the sign-in ended would shut down a listener that is already gone).
+  io.signal?.addEventListener(
+    "abort",
+    () => waiting.reject(new McpxError("CREDENTIALS_MISSING", "The sign-in was cancelled")),
+    { once: true },
+  );
   const listener = Deno.serve({
     hostname: "127.0.0.1",
     port: 0,
     onListen: () => {},
-    signal: io.signal,
   }, (request) => {
     const u = new URL(request.url);
     if (u.pathname !== "/callback") return new Response("Not found", { status: 404 });

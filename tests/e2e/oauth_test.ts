@@ -91,11 +91,11 @@ async function withServer(
   }
 }
 
-Deno.test("oauth: before sign-in a call fails with one line naming `mcpx auth login`; after it, the call works with the stored 0600 token", async () => {
+Deno.test("oauth: before sign-in a call names `mcpx auth login` (beside its sign-in question); after it, the call works with the stored 0600 token", async () => {
   await withServer({}, async (server, box) => {
     await box.write("work/.mcpx.json", config(server));
     const before = await box.mcpx(["call", "remote.echo", "text=hi"]);
-    assert.notEqual(before.code, 0);
+    assert.equal(before.code, 75, before.stderr);
     assert.match(before.stderr, /mcpx auth login remote/);
     assert.doesNotMatch(before.stderr, /\n\s+at /, "no stack trace");
 
@@ -107,7 +107,9 @@ Deno.test("oauth: before sign-in a call fails with one line naming `mcpx auth lo
     assert.equal(status.signedIn, true);
     assert.equal(status.issuer, server.issuer);
     assert.equal(status.client, "dynamic");
-    assert.equal(server.counts.register, 1, "dynamic registration");
+    // Once for the daemon's sign-in (the call's question) and once for this one: each listens on
+    // a redirect URI of its own.
+    assert.equal(server.counts.register, 2, "dynamic registration");
 
     const [file] = tokenFiles(box);
     assert.equal(Deno.statSync(file).mode! & 0o777, 0o600);
@@ -430,19 +432,73 @@ Deno.test("oauth: enterprise-managed authorization exchanges the ID token at the
   );
 });
 
-Deno.test("oauth: in the 2026-07-28 era a missing token is the same one line (not a failed start), and leaves no cooldown", async () => {
+Deno.test("oauth: in the 2026-07-28 era a missing token is a sign-in (not a failed start), and leaves no cooldown", async () => {
   await withServer({}, async (server, box) => {
     await box.write("work/.mcpx.json", config(server, { mcpx: { protocol: "force-modern" } }));
-    for (const attempt of [1, 2]) {
-      const call = await box.mcpx(["call", "remote.echo", "text=hi"]);
-      assert.equal(call.code, 3, `attempt ${attempt}: ${call.stderr}`);
-      assert.match(
-        call.stderr,
-        /requires OAuth and has no stored token: run `mcpx auth login remote`/,
-      );
-      assert.doesNotMatch(call.stderr, /probe failed|Cannot start server|cooldown/i, call.stderr);
-    }
+    const call = await box.mcpx(["call", "remote.echo", "text=hi"]);
+    assert.equal(call.code, 75, call.stderr);
+    assert.match(call.stderr, /remote\.echo needs a sign-in: open http/);
+    assert.doesNotMatch(call.stderr, /probe failed|Cannot start server|cooldown/i, call.stderr);
+    // While that sign-in waits, another call says so instead of starting a second one.
+    const second = await box.mcpx(["call", "remote.echo", "text=hi"]);
+    assert.equal(second.code, 3, second.stderr);
+    assert.match(second.stderr, /A sign-in to "remote" is already waiting: question "elc-/);
+    assert.doesNotMatch(second.stderr, /probe failed|Cannot start server|cooldown/i);
     assert.equal(server.counts.authorize, 0);
     await box.mcpx(["stop"]);
+  });
+});
+
+Deno.test("oauth: a call without a token starts the sign-in in the daemon and hands the person its URL as a question; answering completes the call", async () => {
+  await withServer({}, async (server, box) => {
+    await box.write("work/.mcpx.json", config(server));
+    const call = await box.mcpx(["--json", "call", "remote.echo", "text=hi"]);
+    assert.equal(call.code, 75, call.stderr + call.stdout);
+    const problem = JSON.parse(call.stdout).error ?? JSON.parse(call.stdout);
+    assert.equal(problem.code, "INPUT_REQUIRED");
+    const ticket: string = problem.data.ticket;
+    const q = await box.json<{ mode: string; route: string; request: { url: string } }>([
+      "elicit",
+      "show",
+      ticket,
+    ]);
+    assert.equal(q.mode, "url");
+    assert.equal(q.route, "person");
+    assert.ok(q.request.url.startsWith(`${server.issuer}/authorize?`), q.request.url);
+    assert.deepEqual(tokenFiles(box), [], "nothing stored before the redirect");
+
+    // The person's browser: the authorization server redirects to the daemon's loopback listener.
+    const landed = await fetch(q.request.url);
+    assert.equal(landed.status, 200, await landed.text());
+    const answer = await box.mcpx(["elicit", "answer", ticket]);
+    assert.equal(answer.code, 0, answer.stderr);
+    assert.match(answer.stdout, /protected: hi/);
+    const [file] = tokenFiles(box);
+    assert.equal(Deno.statSync(file).mode! & 0o777, 0o600);
+    const again = await box.mcpx(["call", "remote.echo", "text=again"]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /protected: again/);
+    await box.mcpx(["stop"]);
+  });
+});
+
+Deno.test("oauth: a declined sign-in question ends the call with one line and stores nothing; CI mode starts none", async () => {
+  await withServer({}, async (server, box) => {
+    await box.write("work/.mcpx.json", config(server));
+    const call = await box.mcpx(["call", "remote.echo", "text=hi"]);
+    assert.equal(call.code, 75, call.stderr);
+    const ticket = /question "(elc-[0-9a-f]{12})"/.exec(call.stderr)?.[1];
+    assert.ok(ticket, call.stderr);
+    const declined = await box.mcpx(["elicit", "decline", ticket!]);
+    assert.notEqual(declined.code, 75, declined.stderr);
+    assert.match(declined.stdout + declined.stderr, /sign-in to "remote" was not done \(decline\)/);
+    assert.deepEqual(tokenFiles(box), []);
+    await box.mcpx(["stop"]);
+
+    const ci = await box.mcpx(["call", "remote.echo", "text=x"], { env: { CI: "true" } });
+    assert.equal(ci.code, 3, ci.stderr);
+    assert.match(ci.stderr, /CI mode.*mcpx auth login remote/);
+    assert.equal(server.counts.authorize, 0);
+    await box.mcpx(["stop"], { env: { CI: "true" } });
   });
 });
