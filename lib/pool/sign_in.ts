@@ -73,12 +73,18 @@ export async function signInQuestion(
     throw cause;
   }
   waiting.set(server.namespace, ticket);
+  // The outcome lands on the question's row; a daemon that is stopping has closed the table.
+  const finish = (outcome: Parameters<Broker["finish"]>[1]) => {
+    try {
+      broker.finish(watch, outcome);
+    } catch { /* the daemon is stopping */ }
+  };
   void (async () => {
     try {
       const reply = await answered;
       if (reply.action !== "accept") {
         signIn.cancel();
-        broker.finish(watch, {
+        finish({
           error: {
             code: "CREDENTIALS_MISSING",
             message: `The sign-in to "${server.namespace}" was not done (${reply.action})`,
@@ -96,9 +102,9 @@ export async function signInQuestion(
       clearTimeout(timer);
       signIn.cancel();
       const out = await retry();
-      broker.finish(watch, { result: out.result });
+      finish({ result: out.result });
     } catch (e) {
-      broker.finish(watch, {
+      finish({
         error: { code: e instanceof McpxError ? e.code : "INTERNAL", message: messageOf(e) },
       });
     } finally {
