@@ -79,6 +79,8 @@ export async function signInQuestion(
       broker.finish(watch, outcome);
     } catch { /* the daemon is stopping */ }
   };
+  // A sign-in that ends without its redirect (its wait ran out) cancels the question with it.
+  signIn.done.catch(() => ended.abort());
   void (async () => {
     try {
       const reply = await answered;
