@@ -46,6 +46,21 @@ import type {
   UpstreamNotification,
 } from "./types.ts";
 
+/**
+ * A Standard Schema that takes any object as it came: what `request(…, { raw: true })` hands the
+ * SDK's `request()` in place of the method's own result schema.
+ */
+const ANY_OBJECT = {
+  "~standard": {
+    version: 1,
+    vendor: "mcpx",
+    validate: (value: unknown) =>
+      value !== null && typeof value === "object" && !Array.isArray(value)
+        ? { value }
+        : { issues: [{ message: "the result is not an object" }] },
+  },
+};
+
 /** How long `close()` waits for an HTTP server to acknowledge the session's DELETE. */
 const TERMINATE_SESSION_MS = 2000;
 
@@ -336,13 +351,17 @@ class Connection implements McpConnection {
       timeoutMs: number;
       signal?: AbortSignal;
       onprogress?: (progress: Record<string, unknown>) => void;
+      raw?: boolean;
     },
   ): Promise<Record<string, unknown>> {
     this.#life.assertOpen(`answer "${method}"`);
     const server = this.#spec.name;
     try {
-      const result = await this.#client.request(
-        { method: method as "ping", ...(params ? { params } : {}) },
+      const request = { method: method as "ping", ...(params ? { params } : {}) };
+      const result = await (this.#client.request as (...a: unknown[]) => Promise<unknown>).call(
+        this.#client,
+        request,
+        ...(options.raw ? [ANY_OBJECT] : []),
         {
           timeout: options.timeoutMs,
           signal: options.signal,
