@@ -1,0 +1,237 @@
+// MCP tasks through a real daemon (docs/tasks.md): `mcpx call --task` and `mcpx tasks …` against
+// tests/fixtures/servers/tasking.ts, the official SDK's 1.x server package, whose tools run as
+// 2025-11-25 tasks, over stdio and over Streamable HTTP.
+
+import assert from "node:assert/strict";
+import { freePort, Sandbox, until } from "../_helpers.ts";
+import { taskingServer } from "../fixtures/servers.ts";
+
+interface Task {
+  id: string;
+  server: string;
+  tool: string;
+  status: string;
+  statusMessage?: string;
+  ttlMs: number;
+  leased: boolean;
+  serverTaskId: string;
+  revision: string;
+}
+
+/** The leases the daemon's instances of `ns` hold now (`mcpx status`). */
+async function leases(box: Sandbox, ns: string): Promise<number> {
+  const s = await box.json<{ servers: { namespace: string; instances: { leases: number }[] }[] }>(
+    ["status"],
+  );
+  return s.servers.find((x) => x.namespace === ns)!.instances.reduce((n, i) => n + i.leases, 0);
+}
+
+/** A failed run printed one line on stderr, and no stack. */
+function oneLine(stderr: string): void {
+  assert.equal(stderr.trim().split("\n").length, 1, stderr);
+  assert.doesNotMatch(stderr, /\n\s+at |Stack backtrace/, stderr);
+}
+
+Deno.test("call --task over stdio: a handle at once, then get, result, cancel, TTL and restart", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { tk: taskingServer() } });
+
+  // A handle, not the result: the call answers while the tool is still working.
+  const task = await box.json<Task>(["call", "--task", "tk.slow", "ms=1500", "text=stdio"]);
+  assert.match(task.id, /^task_[0-9a-f]{16}$/);
+  assert.equal(task.server, "tk");
+  assert.equal(task.tool, "slow");
+  assert.equal(task.status, "working");
+  assert.equal(task.ttlMs, 3_600_000, "tasks.ttl's default, 1h");
+  assert.equal(task.revision, "2025-11-25");
+  assert.equal(task.leased, true);
+  // While it runs, its process is leased to it.
+  assert.equal(await leases(box, "tk"), 1);
+  const working = await box.json<Task>(["tasks", "get", task.id]);
+  assert.equal(working.status, "working");
+  const listed = await box.json<{ tasks: Task[] }>(["tasks", "list"]);
+  assert.deepEqual(listed.tasks.map((t) => t.id), [task.id]);
+
+  // The result waits for the end, and prints as `mcpx call` prints a result.
+  const result = await box.mcpx(["tasks", "result", task.id]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, "done: stdio\n");
+  const done = await box.json<Task>(["tasks", "get", task.id]);
+  assert.equal(done.status, "completed");
+  assert.equal(done.leased, false, "an ended task frees its lease");
+  assert.equal(await leases(box, "tk"), 0);
+  const doc = await box.json<{ raw: { content: { text: string }[]; _meta?: unknown } }>(
+    ["tasks", "result", task.id],
+  );
+  assert.equal(doc.raw.content[0].text, "done: stdio");
+  assert.equal(doc.raw._meta, undefined, "the related-task key is the handle's business");
+
+  // A tool error is the task's result: exit 8 with the server's text, on one line.
+  const failing = await box.json<Task>(["call", "--task", "tk.fails", "ms=100", "text=bad"]);
+  const failed = await box.mcpx(["tasks", "result", failing.id]);
+  assert.equal(failed.code, 8, failed.stderr);
+  assert.match(failed.stderr, /tk\.fails \(task task_\w+\) failed: it failed: bad/);
+  oneLine(failed.stderr);
+
+  // Cancelled on the server; the lease is freed; a second cancel and the result say it ended.
+  const long = await box.json<Task>(["call", "--task", "tk.slow", "ms=60000"]);
+  const cancelled = await box.json<Task>(["tasks", "cancel", long.id]);
+  assert.equal(cancelled.status, "cancelled");
+  assert.equal(cancelled.leased, false);
+  assert.equal(await leases(box, "tk"), 0);
+  const again = await box.mcpx(["tasks", "cancel", long.id]);
+  assert.equal(again.code, 5);
+  assert.match(again.stderr, /has already ended \(cancelled\)/);
+  oneLine(again.stderr);
+  const none = await box.mcpx(["tasks", "result", long.id]);
+  assert.equal(none.code, 5);
+  assert.match(none.stderr, /ended cancelled without a result/);
+
+  // Past its TTL a running task is cancelled on the server, its lease freed, and it is forgotten;
+  // asking for it says it expired.
+  const short = await box.json<Task>(["call", "--task", "--ttl", "1s", "tk.slow", "ms=60000"]);
+  assert.equal(short.ttlMs, 1000);
+  assert.ok(
+    await until(async () => (await box.mcpx(["tasks", "get", short.id])).code !== 0),
+    "the task is forgotten once its TTL passes",
+  );
+  const expired = await box.mcpx(["tasks", "get", short.id]);
+  assert.equal(expired.code, 5);
+  assert.match(expired.stderr, /Task "task_\w+" of server "tk" has expired: its TTL of 1s passed/);
+  oneLine(expired.stderr);
+  assert.equal(await leases(box, "tk"), 0, "the lease went with the TTL");
+
+  // An id nobody made: one line, exit 5.
+  const unknown = await box.mcpx(["tasks", "get", "task_0000000000000000"]);
+  assert.equal(unknown.code, 5);
+  assert.match(unknown.stderr, /No task "task_0000000000000000"/);
+  oneLine(unknown.stderr);
+  for (const verb of ["result", "cancel"]) {
+    const r = await box.mcpx(["tasks", verb, "nope"]);
+    assert.equal(r.code, 5, verb);
+    oneLine(r.stderr);
+  }
+
+  // A restarted daemon holds no tasks: they lived in the old one, with its server processes.
+  await box.json<Task>(["call", "--task", "tk.slow", "ms=60000"]);
+  assert.equal((await box.json<{ tasks: Task[] }>(["tasks", "list"])).tasks.length, 4);
+  assert.equal((await box.mcpx(["stop"])).code, 0);
+  const offline = await box.mcpx(["tasks", "list"]);
+  assert.equal(offline.code, 0, offline.stderr);
+  assert.equal(offline.stdout, "no tasks\n");
+  await box.json(["call", "tk.quick"]);
+  assert.deepEqual((await box.json<{ tasks: Task[] }>(["tasks", "list"])).tasks, []);
+});
+
+Deno.test("call --task refuses a TTL out of range, and servers or tools that take no tasks", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { tk: taskingServer(), plain: taskingServer(["--no-tasks"]) },
+  });
+  for (const ttl of ["0", "36500d", "500ms"]) {
+    const r = await box.mcpx(["call", "--task", "--ttl", ttl, "tk.slow"]);
+    assert.equal(r.code, 2, ttl);
+    assert.match(r.stderr, new RegExp(`The task TTL "${ttl}" is out of range: .*from 1s to 24h`));
+    oneLine(r.stderr);
+  }
+  const bad = await box.mcpx(["call", "--task", "--ttl", "soon", "tk.slow"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /The task TTL "soon" is not a duration/);
+  const zero = await box.mcpx(["call", "--task", "tk.slow"], { env: { MCPX_TASKS_TTL: "0" } });
+  assert.equal(zero.code, 2);
+  assert.match(zero.stderr, /out of range: a task lives from 1s to 24h/);
+  const century = await box.mcpx(["call", "--task", "tk.slow"], {
+    env: { MCPX_TASKS_TTL: "100y" },
+  });
+  assert.notEqual(century.code, 0);
+  assert.match(century.stderr, /tasks\.ttl/);
+  oneLine(century.stderr);
+  const stray = await box.mcpx(["call", "--ttl", "5s", "tk.slow"]);
+  assert.equal(stray.code, 2);
+  assert.match(stray.stderr, /--ttl is for a task: add --task/);
+
+  // A server that declared no tasks, and a tool that forbids them: a clear line, exit 2.
+  const plain = await box.mcpx(["call", "--task", "plain.slow", "ms=0"]);
+  assert.equal(plain.code, 2);
+  assert.match(plain.stderr, /Server "plain" does not run tool calls as tasks/);
+  oneLine(plain.stderr);
+  const quick = await box.mcpx(["call", "--task", "tk.quick"]);
+  assert.equal(quick.code, 2);
+  assert.match(
+    quick.stderr,
+    /Tool tk\.quick does not run as a task \(its execution\.taskSupport is "forbidden"\)/,
+  );
+  // Nothing was made, and nothing stays leased.
+  assert.deepEqual((await box.json<{ tasks: Task[] }>(["tasks", "list"])).tasks, []);
+  assert.equal(await leases(box, "tk"), 0);
+  // The same servers still answer ordinary calls.
+  assert.equal(
+    (await box.mcpx(["call", "plain.slow", "ms=0", "text=sync"])).stdout,
+    "done: sync\n",
+  );
+});
+
+Deno.test("call --task over Streamable HTTP, and a script's $task()", async () => {
+  await using box = await Sandbox.create();
+  const port = freePort();
+  const entry = taskingServer(["--http", String(port)]);
+  const server = new Deno.Command(entry.command, {
+    args: entry.args,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  try {
+    assert.ok(
+      await until(async () => {
+        try {
+          (await fetch(`http://127.0.0.1:${port}/`)).body?.cancel();
+          return true;
+        } catch {
+          return false;
+        }
+      }),
+      "the HTTP fixture listens",
+    );
+    await box.write("work/.mcpx.json", {
+      mcpServers: { th: { url: `http://127.0.0.1:${port}/mcp` } },
+    });
+    const task = await box.json<Task>(["call", "--task", "th.slow", "ms=800", "text=http"]);
+    assert.equal(task.status, "working");
+    assert.equal(task.server, "th");
+    const result = await box.mcpx(["tasks", "result", task.id]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, "done: http\n");
+    const long = await box.json<Task>(["call", "--task", "th.slow", "ms=60000"]);
+    assert.equal((await box.json<Task>(["tasks", "cancel", long.id])).status, "cancelled");
+
+    // The script's equivalent: <ns>.$task() gives the handle; get, result and cancel follow it.
+    const run = await box.mcpx([
+      "exec",
+      `
+      const t = await th.$task("slow", { ms: 300, text: "script" }, { ttl: "5m" });
+      const first = t.status;
+      const value = String(await t.result());
+      const after = await t.get();
+      const c = await th.$task("slow", { ms: 60000 });
+      const stopped = await c.cancel();
+      let refused = "";
+      try { await th.$task("quick", {}); } catch (e) { refused = e.code; }
+      return { first, ttl: t.ttlMs, value, status: after.status, cancelled: stopped.status, refused };
+    `,
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout), {
+      first: "working",
+      ttl: 300_000,
+      value: "done: script",
+      status: "completed",
+      cancelled: "cancelled",
+      refused: "TASKS_UNSUPPORTED",
+    });
+  } finally {
+    server.kill();
+    await server.stderr.cancel();
+    await server.status;
+  }
+});
