@@ -33,6 +33,7 @@ const registry = () =>
   load<typeof import("./registry_ops.ts")>("./registry_ops.ts", import.meta.url);
 const adapter = () => load<typeof import("./adapter_ops.ts")>("./adapter_ops.ts", import.meta.url);
 const elicit = () => load<typeof import("./elicit_ops.ts")>("./elicit_ops.ts", import.meta.url);
+const taskOps = () => load<typeof import("./task_ops.ts")>("./task_ops.ts", import.meta.url);
 
 /** The loader of the operation `name` of the module `module()` loads. */
 function from<M>(module: () => Promise<M>, name: keyof M): Load {
@@ -82,6 +83,10 @@ export const COMMANDS: Record<string, Load> = {
   completion: from(misc, "completion"),
   candidates: from(misc, "candidates"),
   "agents-md": from(misc, "agentsMd"),
+  tasks: () =>
+    taskOps().then((m) =>
+      [m.tasksList, m.tasksGet, m.tasksResult, m.tasksCancel] as unknown as Operation[]
+    ),
   elicit: () =>
     elicit().then((m) =>
       [m.elicitList, m.elicitShow, m.elicitAnswer, m.elicitDecline] as unknown as Operation[]

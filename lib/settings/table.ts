@@ -238,7 +238,7 @@ export const SETTINGS = {
     type: "duration",
     default: "1h",
     doc:
-      "How long a task made by `mcpx call --task` is kept, asked of the server as its TTL: from 1s to 24h",
+      "How long each MCP task mcpx makes is kept, asked of the server as its TTL: from 1s to 24h",
     detail:
       "Every task has one; mcpx never asks for an unbounded TTL, and refuses 0 or more than 24h. The daemon keeps the server's process leased until the task ends or its TTL passes, whichever comes first, then frees it; the task's record (status, result) is kept until the TTL passes, then forgotten. A server may grant a shorter TTL than asked, and that one is kept.",
   },
