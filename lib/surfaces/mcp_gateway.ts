@@ -12,6 +12,7 @@ import { McpxError, messageOf } from "../errors.ts";
 import type { McpConnection, UpstreamNotification } from "../mcp/types.ts";
 import { VERSION } from "../version.ts";
 import { decodeCursor, encodeCursor, PAGE_SIZE } from "./mcp.ts";
+import { GATEWAY_TASKS_CAPABILITY, relayTasks } from "./gateway_tasks.ts";
 
 /** Requests in flight on each connection, across every gateway session that leases it. */
 const busy = new WeakMap<McpConnection, number>();
@@ -82,6 +83,7 @@ export function gatewayServer(
         resources: { listChanged: true, subscribe: true },
         logging: {},
         completions: {},
+        tasks: GATEWAY_TASKS_CAPABILITY,
       },
     },
   );
@@ -241,8 +243,13 @@ export function gatewayServer(
     "resources/templates/list",
     (r) => listAll("resourceTemplates", r.params?.cursor) as never,
   );
+  // Task-augmented calls and tasks/* (2025-11-25): gateway_tasks.ts.
+  const tasks = relayTasks(server, withConn, relayError);
   server.setRequestHandler("tools/call", async (r, ctx) => {
     const { ns, name } = inward(r.params.name);
+    if ((r.params as { task?: unknown }).task !== undefined) {
+      return await tasks.call(ns, { ...withoutMeta(r.params), name }, ctx.mcpReq.signal) as never;
+    }
     return await relay(ns, "tools/call", { ...withoutMeta(r.params), name }, ctx as never) as never;
   });
   server.setRequestHandler("prompts/get", async (r, ctx) => {
@@ -309,6 +316,7 @@ export function gatewayServer(
     server,
     end() {
       ended = true;
+      tasks.end();
       for (const off of relayed.values()) off();
       relayed.clear();
     },

@@ -235,3 +235,70 @@ Deno.test("call --task over Streamable HTTP, and a script's $task()", async () =
     await server.status;
   }
 });
+
+/** A Standard Schema that takes any object: what the SDK's client is handed for task results. */
+const ANY = {
+  "~standard": { version: 1, vendor: "test", validate: (value: unknown) => ({ value }) },
+} as never;
+
+Deno.test("gateway mode relays tasks: a task-augmented call, tasks/get, result, list, cancel", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { tk: taskingServer() } });
+  const health = await box.json<{ socket: string }>(["start"]);
+  const token = box.daemonToken(health);
+  const http = Deno.createHttpClient({ proxy: { transport: "unix", path: health.socket } });
+  const fetcher = (input: string | URL | Request, init?: RequestInit) => {
+    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : {}));
+    headers.set("x-mcpx-token", token);
+    return fetch(input, { ...init, headers, client: http } as RequestInit);
+  };
+  const { Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+  const client = new Client({ name: "e2e", version: "1" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL("http://mcpx/mcp/tk"), { fetch: fetcher }) as never,
+  );
+  try {
+    const caps = client.getServerCapabilities() as Record<string, unknown>;
+    assert.deepEqual(caps.tasks, { list: {}, cancel: {}, requests: { tools: { call: {} } } });
+    const tools = (await client.listTools()).tools as { name: string; execution?: unknown }[];
+    assert.deepEqual(tools.find((t) => t.name === "slow")?.execution, { taskSupport: "optional" });
+    const ask = (method: string, params: Record<string, unknown>) =>
+      client.request({ method, params } as never, ANY) as Promise<Record<string, unknown>>;
+
+    const created = await ask("tools/call", {
+      name: "slow",
+      arguments: { ms: 800, text: "gw" },
+      task: { ttl: 60_000 },
+    });
+    const task = created.task as { taskId: string; status: string; ttl: number };
+    assert.equal(task.status, "working");
+    assert.equal(task.ttl, 60_000);
+    assert.equal(await leases(box, "tk"), 1, "the session keeps the process while the task runs");
+    const got = await ask("tasks/get", { taskId: task.taskId });
+    assert.equal(got.taskId, task.taskId);
+    const result = await ask("tasks/result", { taskId: task.taskId });
+    assert.deepEqual((result.content as { text: string }[])[0].text, "done: gw");
+    assert.ok(await until(async () => await leases(box, "tk") === 0), "freed once it ended");
+
+    const long = (await ask("tools/call", {
+      name: "slow",
+      arguments: { ms: 60_000 },
+      task: { ttl: 60_000 },
+    })).task as { taskId: string };
+    const listed = await ask("tasks/list", {});
+    assert.deepEqual(
+      (listed.tasks as { taskId: string }[]).map((t) => t.taskId).sort(),
+      [task.taskId, long.taskId].sort(),
+    );
+    const cancelled = await ask("tasks/cancel", { taskId: long.taskId });
+    assert.equal(cancelled.status, "cancelled");
+    assert.ok(await until(async () => await leases(box, "tk") === 0), "a cancel frees it too");
+    await assert.rejects(ask("tasks/get", { taskId: "nope" }), /Unknown task "nope"/);
+    // A call without `task` is an ordinary one.
+    const plain = await client.callTool({ name: "slow", arguments: { ms: 0, text: "sync" } });
+    assert.deepEqual((plain.content as { text: string }[])[0].text, "done: sync");
+  } finally {
+    await client.close();
+    http.close();
+  }
+});
