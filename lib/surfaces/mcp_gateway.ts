@@ -12,7 +12,7 @@ import { McpxError, messageOf } from "../errors.ts";
 import type { McpConnection, UpstreamNotification } from "../mcp/types.ts";
 import { VERSION } from "../version.ts";
 import { decodeCursor, encodeCursor, PAGE_SIZE } from "./mcp.ts";
-import { GATEWAY_TASKS_CAPABILITY, relayTasks } from "./gateway_tasks.ts";
+import { GATEWAY_EXTENSIONS, GATEWAY_TASKS_CAPABILITY, relayTasks } from "./gateway_tasks.ts";
 
 /** Requests in flight on each connection, across every gateway session that leases it. */
 const busy = new WeakMap<McpConnection, number>();
@@ -84,7 +84,8 @@ export function gatewayServer(
         logging: {},
         completions: {},
         tasks: GATEWAY_TASKS_CAPABILITY,
-      },
+        extensions: GATEWAY_EXTENSIONS,
+      } as never,
     },
   );
   const outward = (ns: string, name: string) => several ? `${ns}${SEPARATOR}${name}` : name;
@@ -243,14 +244,13 @@ export function gatewayServer(
     "resources/templates/list",
     (r) => listAll("resourceTemplates", r.params?.cursor) as never,
   );
-  // Task-augmented calls and tasks/* (2025-11-25): gateway_tasks.ts.
-  const tasks = relayTasks(server, withConn, relayError);
+  // Tasks, core (2025-11-25) and the extension (2026-07-28): gateway_tasks.ts.
+  const tasks = relayTasks(server, session, withConn, relayError);
   server.setRequestHandler("tools/call", async (r, ctx) => {
     const { ns, name } = inward(r.params.name);
-    if ((r.params as { task?: unknown }).task !== undefined) {
-      return await tasks.call(ns, { ...withoutMeta(r.params), name }, ctx.mcpReq.signal) as never;
-    }
-    return await relay(ns, "tools/call", { ...withoutMeta(r.params), name }, ctx as never) as never;
+    const routed = await tasks.toolsCall(ns, { ...withoutMeta(r.params), name }, ctx as never);
+    if ("result" in routed) return routed.result as never;
+    return await relay(ns, "tools/call", routed.params, ctx as never) as never;
   });
   server.setRequestHandler("prompts/get", async (r, ctx) => {
     const { ns, name } = inward(r.params.name);
