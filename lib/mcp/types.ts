@@ -113,6 +113,11 @@ export interface McpConnection {
        * schemas do not describe (a task-augmented `tools/call`, `tasks/*` in the 2025 era).
        */
       raw?: boolean;
+      /**
+       * 2026-07-28: declares the tasks extension for this request alone, and resolves to the
+       * CreateTaskResult (`resultType: "task"`) when the server makes a task.
+       */
+      taskExtension?: boolean;
     },
   ): Promise<Record<string, unknown>>;
   /** What the server declared at the handshake (tools, prompts, resources, logging, completions). */

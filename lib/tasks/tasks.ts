@@ -10,6 +10,9 @@ import { McpxError, messageOf } from "../errors.ts";
 import type { CallToolEnvelope, McpConnection } from "../mcp/types.ts";
 import type { TaskHold } from "../pool/registry.ts";
 
+/** The 2026-07-28 tasks extension's id (lib/mcp/sdk_connection.ts declares it on a request). */
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
 /** The shortest and longest TTL mcpx asks for (`tasks.ttl`, `--ttl`). */
 export const TTL_RANGE = { minMs: 1000, maxMs: 86_400_000 } as const;
 
@@ -61,6 +64,10 @@ interface Entry {
   conn: McpConnection;
   release: () => void;
   envelope?: CallToolEnvelope;
+  /** 2026-07-28: its protocol error, when it failed with one (tasks/get inlines it). */
+  failure?: { code?: number; message?: string };
+  /** Made through the 2026-07-28 extension (tasks/get inlines the result; no tasks/result). */
+  modern: boolean;
   /** No more is learnt of it: it ended and its result (if any) was fetched, or it was lost. */
   settled: boolean;
   /** Woken on every change (a status, the result, the end). */
@@ -113,38 +120,54 @@ export class Tasks {
     const conn = hold.conn;
     const label = `${hold.namespace}.${hold.tool.name}`;
     const revision = conn.protocolVersion ?? "2025-11-25";
-    if (revision >= "2026-07-28") {
-      throw new McpxError(
-        "TASKS_UNSUPPORTED",
-        `Server "${hold.namespace}" speaks ${revision}, whose tasks extension mcpx does not make tasks in yet`,
-        { hint: 'Call it without --task, or set its "protocol" to "force-legacy"' },
-      );
+    const modern = revision >= "2026-07-28";
+    if (!conn.request) {
+      throw new McpxError("TASKS_UNSUPPORTED", `Server "${hold.namespace}" takes no tasks here`);
     }
-    const declared = conn.capabilities?.()?.tasks as Record<string, unknown> | undefined;
-    const forCalls = ((declared?.requests as Record<string, unknown> | undefined)?.tools as
-      | Record<string, unknown>
-      | undefined)?.call;
-    if (!declared || forCalls === undefined || !conn.request) {
-      throw new McpxError(
-        "TASKS_UNSUPPORTED",
-        `Server "${hold.namespace}" does not run tool calls as tasks (it declared no tasks.requests.tools.call capability)`,
-      );
+    let created: Record<string, unknown>;
+    let wire: Record<string, unknown> | undefined;
+    if (modern) {
+      // 2026-07-28: the extension, declared by the server and asked for by this request alone;
+      // the server decides whether the call becomes a task (no per-tool flag, no TTL to ask).
+      const extensions = conn.capabilities?.()?.extensions as Record<string, unknown> | undefined;
+      if (extensions?.[TASKS_EXTENSION] === undefined) {
+        throw new McpxError(
+          "TASKS_UNSUPPORTED",
+          `Server "${hold.namespace}" does not run tool calls as tasks (it speaks ${revision} and declared no ${TASKS_EXTENSION} extension)`,
+        );
+      }
+      created = await conn.request("tools/call", {
+        name: hold.serverTool,
+        arguments: hold.arguments,
+      }, { timeoutMs: hold.callTimeoutMs, raw: true, taskExtension: true });
+      wire = created.resultType === "task" ? created : undefined;
+    } else {
+      const declared = conn.capabilities?.()?.tasks as Record<string, unknown> | undefined;
+      const forCalls = ((declared?.requests as Record<string, unknown> | undefined)?.tools as
+        | Record<string, unknown>
+        | undefined)?.call;
+      if (!declared || forCalls === undefined) {
+        throw new McpxError(
+          "TASKS_UNSUPPORTED",
+          `Server "${hold.namespace}" does not run tool calls as tasks (it declared no tasks.requests.tools.call capability)`,
+        );
+      }
+      const support = hold.tool.execution?.taskSupport ?? "forbidden";
+      if (support !== "optional" && support !== "required") {
+        throw new McpxError(
+          "TASKS_UNSUPPORTED",
+          `Tool ${label} does not run as a task (its execution.taskSupport is "${support}")`,
+        );
+      }
+      created = await conn.request("tools/call", {
+        name: hold.serverTool,
+        arguments: hold.arguments,
+        task: { ttl },
+      }, { timeoutMs: hold.callTimeoutMs, raw: true });
+      wire = created.task as Record<string, unknown> | undefined;
     }
-    const support = hold.tool.execution?.taskSupport ?? "forbidden";
-    if (support !== "optional" && support !== "required") {
-      throw new McpxError(
-        "TASKS_UNSUPPORTED",
-        `Tool ${label} does not run as a task (its execution.taskSupport is "${support}")`,
-      );
-    }
-    const created = await conn.request("tools/call", {
-      name: hold.serverTool,
-      arguments: hold.arguments,
-      task: { ttl },
-    }, { timeoutMs: hold.callTimeoutMs, raw: true });
     const now = this.#now();
     const id = `task_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
-    const wire = created.task as Record<string, unknown> | undefined;
     const base = {
       id,
       server: hold.namespace,
@@ -172,13 +195,16 @@ export class Tasks {
         conn,
         release: () => {},
         envelope: created as CallToolEnvelope,
+        modern,
         settled: true,
         waiters: new Set(),
       };
       this.#keep(entry);
       return { ...view };
     }
-    const granted = typeof wire.ttl === "number" && wire.ttl > 0 ? Math.min(wire.ttl, ttl) : ttl;
+    const wireTtl = wire.ttlMs ?? wire.ttl;
+    const granted = typeof wireTtl === "number" && wireTtl > 0 ? Math.min(wireTtl, ttl) : ttl;
+    const poll = wire.pollIntervalMs ?? wire.pollInterval;
     const createdAt = typeof wire.createdAt === "string"
       ? wire.createdAt
       : new Date(now).toISOString();
@@ -190,7 +216,7 @@ export class Tasks {
       lastUpdatedAt: typeof wire.lastUpdatedAt === "string" ? wire.lastUpdatedAt : createdAt,
       ttlMs: granted,
       expiresAt: new Date(now + granted).toISOString(),
-      ...(typeof wire.pollInterval === "number" ? { pollIntervalMs: wire.pollInterval } : {}),
+      ...(typeof poll === "number" ? { pollIntervalMs: poll } : {}),
       serverTaskId: wire.taskId,
       leased: true,
     };
@@ -204,6 +230,7 @@ export class Tasks {
         entry.view.leased = false;
         hold.release();
       },
+      modern,
       settled: false,
       waiters: new Set(),
     };
@@ -245,6 +272,15 @@ export class Tasks {
       }
       entry = this.#entry(id);
     }
+    if (!entry.envelope && entry.failure) {
+      throw new McpxError(
+        "TOOL_ERROR",
+        `${entry.view.server}.${entry.view.tool} (task ${id}) failed: ${
+          entry.failure.message ?? "no message"
+        } (JSON-RPC error ${entry.failure.code ?? "?"})`,
+        { data: { rpcCode: entry.failure.code, error: entry.failure } },
+      );
+    }
     if (!entry.envelope) {
       throw new McpxError(
         "TASK_ENDED",
@@ -270,7 +306,7 @@ export class Tasks {
     }
     const answer = await entry.conn.request!("tasks/cancel", {
       taskId: entry.view.serverTaskId,
-    }, { timeoutMs: 30_000, raw: true });
+    }, { timeoutMs: 30_000, raw: true, taskExtension: entry.modern });
     this.#update(entry, answer);
     if (!TERMINAL.includes(entry.view.status)) {
       // A server that answers with the task still working has not cancelled it; mcpx has.
@@ -320,6 +356,7 @@ export class Tasks {
       entry.conn.request?.("tasks/cancel", { taskId: serverTaskId }, {
         timeoutMs: 5000,
         raw: true,
+        taskExtension: entry.modern,
       }).catch(() => {});
     }
     entry.release();
@@ -372,12 +409,23 @@ export class Tasks {
         if (stopped || TERMINAL.includes(entry.view.status)) break;
         const end = await Promise.race([conn.ended, Promise.resolve(undefined)]);
         if (end) throw new Error(end.reason);
-        this.#update(
-          entry,
-          await conn.request!("tasks/get", { taskId }, { timeoutMs: 30_000, raw: true }),
-        );
+        const now = await conn.request!("tasks/get", { taskId }, {
+          timeoutMs: 30_000,
+          raw: true,
+          taskExtension: entry.modern,
+        });
+        if (entry.modern && now.result && typeof now.result === "object") {
+          entry.envelope = withoutRelatedTask(now.result as CallToolEnvelope);
+        }
+        if (entry.modern && now.error && typeof now.error === "object") {
+          entry.failure = now.error as Entry["failure"];
+          if (now.statusMessage === undefined && typeof entry.failure?.message === "string") {
+            now.statusMessage = entry.failure.message;
+          }
+        }
+        this.#update(entry, now);
       }
-      if (!stopped && entry.view.status !== "cancelled" && !entry.envelope) {
+      if (!stopped && !entry.modern && entry.view.status !== "cancelled" && !entry.envelope) {
         const result = await conn.request!("tasks/result", { taskId }, {
           timeoutMs: 30_000,
           raw: true,
@@ -413,7 +461,8 @@ export class Tasks {
     entry.view.lastUpdatedAt = typeof wire.lastUpdatedAt === "string"
       ? wire.lastUpdatedAt
       : new Date(this.#now()).toISOString();
-    if (typeof wire.pollInterval === "number") entry.view.pollIntervalMs = wire.pollInterval;
+    const poll = wire.pollIntervalMs ?? wire.pollInterval;
+    if (typeof poll === "number") entry.view.pollIntervalMs = poll;
     if (entry.view.status !== before) this.#changed(entry);
   }
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { McpxError } from "../errors.ts";
+import type { McpxError } from "../errors.ts";
 import type { ConnectionEnd, McpConnection, ToolInfo, UpstreamNotification } from "../mcp/types.ts";
 import type { TaskHold } from "../pool/registry.ts";
 import { checkTtl, Tasks } from "./tasks.ts";

@@ -302,3 +302,73 @@ Deno.test("gateway mode relays tasks: a task-augmented call, tasks/get, result, 
     http.close();
   }
 });
+
+Deno.test("call --task in 2026-07-28: the tasks extension, against mcpx's own gateway", async () => {
+  await using box = await Sandbox.create();
+  // One configuration serves the tasking fixture through gateway mode over HTTP (which speaks the
+  // extension to a modern client); the other reaches that endpoint as a 2026-07-28 server.
+  await box.write("work/gw/.mcpx.json", { mcpServers: { tk: taskingServer() } });
+  const port = freePort();
+  const serve = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--config",
+      new URL("../../deno.json", import.meta.url).pathname,
+      box.entry,
+      "serve",
+      "--http",
+      `127.0.0.1:${port}`,
+      "--expose",
+      "tk",
+    ],
+    cwd: `${box.root}/work/gw`,
+    env: box.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const reader = serve.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    let seen = "";
+    while (!seen.includes("MCP at ")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`mcpx serve exited: ${seen}`);
+      seen += value;
+    }
+    void (async () => {
+      while (!(await reader.read()).done) { /* drain */ }
+    })().catch(() => {});
+    await box.write("work/.mcpx.json", {
+      mcpServers: {
+        gw: { url: `http://127.0.0.1:${port}/mcp`, mcpx: { protocol: "force-modern" } },
+      },
+    });
+    const task = await box.json<Task>(["call", "--task", "gw.slow", "ms=800", "text=modern"]);
+    assert.equal(task.revision, "2026-07-28");
+    assert.equal(task.status, "working");
+    assert.equal(task.ttlMs, 3_600_000, "the gateway's TTL, which mcpx's own does not exceed");
+    const result = await box.mcpx(["tasks", "result", task.id]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, "done: modern\n");
+    assert.equal((await box.json<Task>(["tasks", "get", task.id])).status, "completed");
+
+    const failing = await box.json<Task>(["call", "--task", "gw.fails", "ms=100", "text=bad"]);
+    const failed = await box.mcpx(["tasks", "result", failing.id]);
+    assert.equal(failed.code, 8, failed.stderr);
+    assert.match(failed.stderr, /it failed: bad/);
+
+    const long = await box.json<Task>(["call", "--task", "gw.slow", "ms=60000"]);
+    assert.equal((await box.json<Task>(["tasks", "cancel", long.id])).status, "cancelled");
+    // A tool that takes no tasks is answered at once: an ended task holding the result.
+    const quick = await box.json<Task>(["call", "--task", "gw.quick", "text=now"]);
+    assert.equal(quick.status, "completed");
+    assert.equal((await box.mcpx(["tasks", "result", quick.id])).stdout, "quick: now\n");
+    assert.equal((await box.mcpx(["stop"])).code, 0);
+  } finally {
+    serve.kill("SIGTERM");
+    await serve.status;
+    await reader.cancel().catch(() => {});
+  }
+});
