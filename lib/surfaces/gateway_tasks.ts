@@ -41,6 +41,8 @@ const MAX_HOLD_MS = 86_400_000;
 /** The TTL of a task the gateway runs itself (2026-07-28), and how often to ask about it. */
 const GATEWAY_TTL_MS = 3_600_000;
 const GATEWAY_POLL_MS = 500;
+/** The most of its own tasks the gateway keeps for one session (until their TTLs pass). */
+const MAX_OWN = 1000;
 /** The bounds on how often a held task is asked about (its pollInterval, else the default). */
 const POLL = { defaultMs: 500, minMs: 100, maxMs: 5000 } as const;
 
@@ -375,6 +377,12 @@ export function relayTasks(
         if (!declared(ctx)) {
           if (support === "required") throw missingExtension(`Tool "${String(params.name)}"`);
           return { params: call };
+        }
+        if ((OWN.get(session)?.size ?? 0) >= MAX_OWN) {
+          throw new ProtocolError(
+            ProtocolErrorCode.InternalError,
+            `This session holds ${MAX_OWN} tasks, the most the gateway keeps; none is made until some expire`,
+          );
         }
         return { result: { resultType: "task", ...ownView(startOwn(ns, call)) } };
       }

@@ -27,6 +27,9 @@ const POLL = { defaultMs: 500, minMs: 100, maxMs: 5000 } as const;
 /** How many forgotten ids are remembered as expired. */
 const EXPIRED_KEPT = 256;
 
+/** The most tasks one daemon holds at once, ended ones included (until their TTLs pass). */
+export const MAX_TASKS = 1000;
+
 /** One task as `mcpx tasks` shows it. */
 export interface TaskView {
   /** mcpx's handle: what `mcpx tasks get|result|cancel` take. */
@@ -117,6 +120,13 @@ export class Tasks {
    */
   async start(hold: TaskHold, ttlMs: number): Promise<TaskView> {
     const ttl = checkTtl(ttlMs);
+    if (this.#entries.size >= MAX_TASKS) {
+      throw new McpxError(
+        "POOL_BUSY",
+        `The daemon holds ${MAX_TASKS} tasks, the most it keeps; no more is made until some expire`,
+        { hint: "Collect and cancel tasks (`mcpx tasks list`), or ask for shorter TTLs" },
+      );
+    }
     const conn = hold.conn;
     const label = `${hold.namespace}.${hold.tool.name}`;
     const revision = conn.protocolVersion ?? "2025-11-25";

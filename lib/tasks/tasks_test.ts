@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { McpxError } from "../errors.ts";
 import type { ConnectionEnd, McpConnection, ToolInfo, UpstreamNotification } from "../mcp/types.ts";
 import type { TaskHold } from "../pool/registry.ts";
-import { checkTtl, Tasks } from "./tasks.ts";
+import { checkTtl, MAX_TASKS, Tasks } from "./tasks.ts";
 
 /** A connection whose server keeps one task, answering as `answer` says. */
 function fakeServer(options: { grantTtl?: number | null; capabilities?: Record<string, unknown> }) {
@@ -186,5 +186,22 @@ Deno.test("Tasks: past its TTL a running task is cancelled upstream, released an
   assert.ok(server.sent.some((m) => m.method === "tasks/cancel"));
   assert.equal(released.length, 1);
   assert.deepEqual(tasks.list(), []);
+  tasks.close();
+});
+
+Deno.test("Tasks.start() refuses a task past the most one daemon holds", async () => {
+  const tasks = new Tasks();
+  const made: string[] = [];
+  for (let i = 0; i < MAX_TASKS; i++) {
+    made.push((await tasks.start(hold(fakeServer({}).conn).h, 60_000)).id);
+  }
+  assert.equal(new Set(made).size, MAX_TASKS);
+  const extra = fakeServer({});
+  await assert.rejects(tasks.start(hold(extra.conn).h, 60_000), (e: McpxError) => {
+    assert.equal(e.code, "POOL_BUSY");
+    assert.match(e.message, /holds 1000 tasks/);
+    return true;
+  });
+  assert.deepEqual(extra.sent, [], "nothing was sent for the refused one");
   tasks.close();
 });
