@@ -17,7 +17,7 @@ async function tasks(ctx: Context) {
     "./tool_ops.ts",
     import.meta.url,
   );
-  return daemonTasks(ctx, tasksOf);
+  return await daemonTasks(ctx, tasksOf);
 }
 
 const taskSchema = (z: Zod) =>
@@ -54,15 +54,60 @@ export function renderTask(t: TaskView): string {
       : "");
 }
 
-const notFound = (id: string) =>
-  Promise.reject(new McpxError("TASK_NOT_FOUND", `No task "${id}": no daemon runs`));
+/** The tasks the last daemon kept (lib/tasks/tasks.ts `keptTasks`): what is known with none. */
+async function kept(ctx: Context) {
+  const { keptTasks } = await load<typeof import("../tasks/tasks.ts")>(
+    "../tasks/tasks.ts",
+    import.meta.url,
+  );
+  return keptTasks((await ctx.paths()).tasks);
+}
+
+async function keptOne(ctx: Context, id: string) {
+  const found = (await kept(ctx)).find((t) => t.view.id === id);
+  if (!found) throw new McpxError("TASK_NOT_FOUND", `No task "${id}": no daemon runs`);
+  return found;
+}
+
+/** The result of `tasks result`, from the task's outcome: its value, or the error it ended in. */
+async function resultOf(
+  out: { task: TaskView; raw?: TaskOutcome["raw"]; failure?: { code?: number; message?: string } },
+): Promise<TaskOutcome & { result: unknown }> {
+  const { task, raw, failure } = out;
+  if (!raw) {
+    throw failure
+      ? new McpxError(
+        "TOOL_ERROR",
+        `${task.server}.${task.tool} (task ${task.id}) failed: ${failure.message ?? "no message"}`,
+        { data: { rpcCode: failure.code, error: failure } },
+      )
+      : new McpxError(
+        "TASK_ENDED",
+        `Task "${task.id}" ended ${task.status} without a result${
+          task.statusMessage ? `: ${task.statusMessage}` : ""
+        }`,
+      );
+  }
+  const { errorText, unwrapResult } = await load<typeof import("../pool/unwrap.ts")>(
+    "../pool/unwrap.ts",
+    import.meta.url,
+  );
+  if (raw.isError) {
+    throw new McpxError(
+      "TOOL_ERROR",
+      `${task.server}.${task.tool} (task ${task.id}) failed: ${errorText(raw)}`,
+      { data: raw },
+    );
+  }
+  return { task, raw, result: unwrapResult(raw) };
+}
 
 /** `mcpx tasks list`. */
 export const tasksList = defineOperation<Record<string, never>, { tasks: TaskView[] }>({
   id: "tasks.list",
   summary: "List the tasks the daemon holds (made by `mcpx call --task`), newest first",
   description:
-    "A task is listed until its TTL passes, ended or not. The daemon holds them in memory: a daemon that stops or restarts starts with none, and the tasks of the servers it ran end with their processes.",
+    "A task is listed until its TTL passes, ended or not. The daemon keeps them in its tasks file: after a restart a finished task keeps its result, and one that was running is failed (its server process ended with the old daemon); with no daemon running the file answers.",
   params: [],
   cli: { command: ["tasks", "list"] },
   http: { method: "GET", path: "/v1/tasks" },
@@ -70,7 +115,7 @@ export const tasksList = defineOperation<Record<string, never>, { tasks: TaskVie
   where: { daemon: "running" },
   output: (z) => z.object({ tasks: z.array(taskSchema(z)) }),
   run: async (_input, ctx) => ({ tasks: (await tasks(ctx)).list() }),
-  offline: () => Promise.resolve({ tasks: [] }),
+  offline: async (_input, ctx) => ({ tasks: (await kept(ctx)).map((t) => t.view).reverse() }),
   render: (o) => o.tasks.length === 0 ? "no tasks\n" : o.tasks.map(line).join(""),
 });
 
@@ -85,7 +130,7 @@ export const tasksGet = defineOperation<{ id: string }, TaskView>({
   where: { daemon: "running" },
   output: taskSchema,
   run: async (input, ctx) => (await tasks(ctx)).get(input.id),
-  offline: (input) => notFound(input.id),
+  offline: async (input, ctx) => (await keptOne(ctx, input.id)).view,
   render: renderTask,
 });
 
@@ -101,22 +146,11 @@ export const tasksResult = defineOperation<{ id: string }, TaskOutcome & { resul
   mcp: { expose: true, readOnly: true },
   where: { daemon: "running" },
   output: (z) => z.object({ task: taskSchema(z), raw: z.unknown(), result: z.unknown() }),
-  async run(input, ctx) {
-    const out = await (await tasks(ctx)).result(input.id, ctx.signal);
-    const { errorText, unwrapResult } = await load<typeof import("../pool/unwrap.ts")>(
-      "../pool/unwrap.ts",
-      import.meta.url,
-    );
-    if (out.raw.isError) {
-      throw new McpxError(
-        "TOOL_ERROR",
-        `${out.task.server}.${out.task.tool} (task ${out.task.id}) failed: ${errorText(out.raw)}`,
-        { data: out.raw },
-      );
-    }
-    return { ...out, result: unwrapResult(out.raw) };
+  run: async (input, ctx) => await resultOf(await (await tasks(ctx)).result(input.id, ctx.signal)),
+  offline: async (input, ctx) => {
+    const t = await keptOne(ctx, input.id);
+    return await resultOf({ task: t.view, raw: t.envelope, failure: t.failure });
   },
-  offline: (input) => notFound(input.id),
   render: (o) =>
     typeof o.result === "string" ? `${o.result}\n` : `${JSON.stringify(o.result, null, 2)}\n`,
 });
@@ -132,6 +166,9 @@ export const tasksCancel = defineOperation<{ id: string }, TaskView>({
   where: { daemon: "running" },
   output: taskSchema,
   run: async (input, ctx) => await (await tasks(ctx)).cancel(input.id),
-  offline: (input) => notFound(input.id),
+  offline: async (input, ctx) => {
+    const t = await keptOne(ctx, input.id);
+    throw new McpxError("TASK_ENDED", `Task "${input.id}" has already ended (${t.view.status})`);
+  },
   render: (t) => `${t.id} ${t.status}\n`,
 });

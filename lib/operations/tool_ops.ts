@@ -346,18 +346,23 @@ async function taskStarter(
     });
   }
   checkTtl(ms, ttl);
-  const tasks = daemonTasks(ctx, tasksOf);
+  const tasks = await daemonTasks(ctx, tasksOf);
   return (hold) => tasks.start(hold, ms);
 }
 
-/** The daemon's tasks: one store per daemon, reporting on its bus and in its log. */
-export function daemonTasks(
+/**
+ * The daemon's tasks: one store per daemon, reporting on its bus and in its log, kept in its
+ * tasks file across a restart (only when the files this request resolves are the daemon's own).
+ */
+export async function daemonTasks(
   ctx: Context,
   tasksOf: typeof import("../tasks/tasks.ts").tasksOf,
-): import("../tasks/tasks.ts").Tasks {
+): Promise<import("../tasks/tasks.ts").Tasks> {
   const d = ctx.daemon;
   if (!d) throw new McpxError("INTERNAL", "This operation runs inside the daemon");
+  const paths = await ctx.paths().catch(() => undefined);
   return tasksOf(d.registry, {
+    ...(paths && paths.socket === d.socket ? { file: paths.tasks } : {}),
     publish: d.events ? (type, data) => void d.events!.publish(type, data) : undefined,
     log: d.log ? (level, event, msg, attrs) => d.log!.write(level, event, msg, attrs) : undefined,
   });

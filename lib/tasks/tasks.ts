@@ -6,6 +6,7 @@
 // The record (status, result) is kept until the TTL passes, then forgotten; a few forgotten ids
 // are remembered, so that asking for one says it expired rather than that it never existed.
 
+import { writeFileAtomic } from "../_atomic.ts";
 import { McpxError, messageOf } from "../errors.ts";
 import type { CallToolEnvelope, McpConnection } from "../mcp/types.ts";
 import type { TaskHold } from "../pool/registry.ts";
@@ -64,7 +65,8 @@ export interface TaskOutcome {
 
 interface Entry {
   view: TaskView;
-  conn: McpConnection;
+  /** Absent for a task read back after a restart (it has ended). */
+  conn?: McpConnection;
   release: () => void;
   envelope?: CallToolEnvelope;
   /** 2026-07-28: its protocol error, when it failed with one (tasks/get inlines it). */
@@ -81,6 +83,12 @@ interface Entry {
 
 /** Where the tasks tell what happens (the event bus, the log). */
 export interface TasksDeps {
+  /**
+   * Where the tasks are kept across a restart of the daemon (0600, rewritten on each change):
+   * what a new daemon reads back is each record whose TTL has not passed, a running one marked
+   * failed (the process that ran it ended with the old daemon), a finished one with its result.
+   */
+  file?: string;
   publish?(type: string, data: Record<string, unknown>): void;
   log?(level: "info" | "warn", event: string, msg: string, attrs?: Record<string, unknown>): void;
   now?: () => number;
@@ -104,8 +112,48 @@ export class Tasks {
   readonly #expired = new Map<string, { server: string; ttlMs: number }>();
   readonly #deps: TasksDeps;
 
+  #saving = false;
+
   constructor(deps: TasksDeps = {}) {
     this.#deps = deps;
+    if (deps.file) this.#restore(deps.file);
+  }
+
+  /** Reads back what an earlier daemon kept (see {@linkcode TasksDeps.file}). */
+  #restore(file: string): void {
+    for (const t of keptTasks(file, this.#now())) {
+      this.#keep({
+        view: t.view,
+        ...(t.envelope ? { envelope: t.envelope } : {}),
+        ...(t.failure ? { failure: t.failure } : {}),
+        release: () => {},
+        modern: t.view.revision >= "2026-07-28",
+        settled: true,
+        waiters: new Set(),
+      });
+    }
+  }
+
+  /** Writes the tasks to {@linkcode TasksDeps.file}, once per turn of the event loop. */
+  #save(): void {
+    const file = this.#deps.file;
+    if (!file || this.#saving) return;
+    this.#saving = true;
+    queueMicrotask(() => {
+      this.#saving = false;
+      const tasks = [...this.#entries.values()].map((e) => ({
+        view: e.view,
+        ...(e.envelope ? { envelope: e.envelope } : {}),
+        ...(e.failure ? { failure: e.failure } : {}),
+      }));
+      try {
+        writeFileAtomic(file, JSON.stringify({ tasks }), { mode: 0o600 });
+      } catch (error) {
+        this.#deps.log?.("warn", "task.save_failed", `Cannot keep the tasks in ${file}`, {
+          error: messageOf(error),
+        });
+      }
+    });
   }
 
   #now(): number {
@@ -314,7 +362,7 @@ export class Tasks {
         hint: `\`mcpx tasks result ${id}\` shows what it ended with`,
       });
     }
-    const answer = await entry.conn.request!("tasks/cancel", {
+    const answer = await entry.conn!.request!("tasks/cancel", {
       taskId: entry.view.serverTaskId,
     }, { timeoutMs: 30_000, raw: true, taskExtension: entry.modern });
     this.#update(entry, answer);
@@ -363,7 +411,7 @@ export class Tasks {
     entry.stopWatch?.();
     if (!TERMINAL.includes(entry.view.status) && entry.view.leased) {
       // Still running when its time is up: the server is told, best effort, before the lease goes.
-      entry.conn.request?.("tasks/cancel", { taskId: serverTaskId }, {
+      entry.conn?.request?.("tasks/cancel", { taskId: serverTaskId }, {
         timeoutMs: 5000,
         raw: true,
         taskExtension: entry.modern,
@@ -372,6 +420,7 @@ export class Tasks {
     entry.release();
     entry.settled = true;
     this.#entries.delete(id);
+    this.#save();
     this.#expired.set(id, { server, ttlMs });
     if (this.#expired.size > EXPIRED_KEPT) {
       this.#expired.delete(this.#expired.keys().next().value!);
@@ -383,7 +432,7 @@ export class Tasks {
 
   /** Follows a task on its server until it ends: status notifications, polling, the result. */
   async #follow(entry: Entry): Promise<void> {
-    const conn = entry.conn;
+    const conn = entry.conn!;
     const taskId = entry.view.serverTaskId;
     let stopped = false;
     let nudge: (() => void) | undefined;
@@ -445,9 +494,12 @@ export class Tasks {
       }
     } catch (e) {
       if (!stopped && !TERMINAL.includes(entry.view.status)) {
+        const end = await settledEnd(conn);
         this.#update(entry, {
           status: "failed",
-          statusMessage: `mcpx lost the task: ${messageOf(e)}`,
+          statusMessage: end
+            ? `the server process ended before the task did (${end.reason})`
+            : `mcpx lost the task: ${messageOf(e)}`,
         });
         this.#deps.log?.("warn", "task.lost", `Task ${entry.view.id} was lost`, {
           task: entry.view.id,
@@ -477,6 +529,7 @@ export class Tasks {
   }
 
   #changed(entry: Entry): void {
+    this.#save();
     const { id, server, tool, status } = entry.view;
     this.#deps.publish?.("task.status", {
       task: id,
@@ -499,6 +552,48 @@ export class Tasks {
       signal?.addEventListener("abort", done, { once: true });
     });
   }
+}
+
+/** One task as the tasks file keeps it. */
+export interface KeptTask {
+  view: TaskView;
+  envelope?: CallToolEnvelope;
+  failure?: { code?: number; message?: string };
+}
+
+/**
+ * The tasks a daemon kept in `file` whose TTL has not passed at `now`: a running one is marked
+ * failed (the process that ran it ended with that daemon), none is leased. What a new daemon
+ * reads back, and what `mcpx tasks` answers when no daemon runs.
+ */
+export function keptTasks(file: string, now = Date.now()): KeptTask[] {
+  let kept: { tasks?: KeptTask[] };
+  try {
+    kept = JSON.parse(Deno.readTextFileSync(file));
+  } catch {
+    return [];
+  }
+  const out: KeptTask[] = [];
+  for (const t of Array.isArray(kept?.tasks) ? kept.tasks : []) {
+    if (typeof t?.view?.id !== "string" || !(Date.parse(t.view.expiresAt) > now)) continue;
+    const view: TaskView = { ...t.view, leased: false };
+    if (!TERMINAL.includes(view.status)) {
+      view.status = "failed";
+      view.statusMessage =
+        "the daemon that followed it stopped, and the server process that ran it with it";
+    }
+    out.push({
+      view,
+      ...(t.envelope ? { envelope: t.envelope } : {}),
+      ...(t.failure ? { failure: t.failure } : {}),
+    });
+  }
+  return out;
+}
+
+/** How the connection ended, when it has. */
+async function settledEnd(conn: McpConnection) {
+  return await Promise.race([conn.ended, Promise.resolve(undefined)]);
 }
 
 function statusOf(value: unknown): TaskStatus {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { McpxError } from "../errors.ts";
 import type { ConnectionEnd, McpConnection, ToolInfo, UpstreamNotification } from "../mcp/types.ts";
 import type { TaskHold } from "../pool/registry.ts";
-import { checkTtl, MAX_TASKS, Tasks } from "./tasks.ts";
+import { checkTtl, keptTasks, MAX_TASKS, Tasks } from "./tasks.ts";
 
 /** A connection whose server keeps one task, answering as `answer` says. */
 function fakeServer(options: { grantTtl?: number | null; capabilities?: Record<string, unknown> }) {
@@ -151,7 +151,10 @@ Deno.test("Tasks: a process that ends under a running task fails it and frees th
   server.end();
   await assert.rejects(tasks.result(view.id), (e: McpxError) => {
     assert.equal(e.code, "TASK_ENDED");
-    assert.match(e.message, /ended failed without a result: mcpx lost the task/);
+    assert.match(
+      e.message,
+      /ended failed without a result: the server process ended before the task did \(exited with status 1\)/,
+    );
     return true;
   });
   assert.equal(released.length, 1);
@@ -204,4 +207,41 @@ Deno.test("Tasks.start() refuses a task past the most one daemon holds", async (
   });
   assert.deepEqual(extra.sent, [], "nothing was sent for the refused one");
   tasks.close();
+});
+
+Deno.test("Tasks keep their records in a file a later daemon reads back", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/x.tasks.json`;
+    const server = fakeServer({});
+    const first = new Tasks({ file });
+    const done = await first.start(hold(server.conn).h, 60_000);
+    server.finish("completed");
+    await first.result(done.id);
+    const running = await first.start(hold(fakeServer({}).conn).h, 60_000);
+    await new Promise((r) => setTimeout(r, 0));
+    assert.equal(Deno.statSync(file).mode! & 0o777, 0o600);
+    first.close();
+
+    // Read back: the finished one with its result, the running one failed; nothing leased.
+    const kept = keptTasks(file);
+    assert.deepEqual(
+      kept.map((t) => [t.view.id, t.view.status]).sort(),
+      [
+        [done.id, "completed"],
+        [running.id, "failed"],
+      ].sort(),
+    );
+    const second = new Tasks({ file });
+    assert.deepEqual((await second.result(done.id)).raw, {
+      content: [{ type: "text", text: "done" }],
+    });
+    assert.match(second.get(running.id).statusMessage!, /the daemon that followed it stopped/);
+    await assert.rejects(second.cancel(running.id), /has already ended \(failed\)/);
+    second.close();
+    // Past their TTLs they are not read back.
+    assert.deepEqual(keptTasks(file, Date.now() + 61_000), []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -112,15 +112,42 @@ Deno.test("call --task over stdio: a handle at once, then get, result, cancel, T
     oneLine(r.stderr);
   }
 
-  // A restarted daemon holds no tasks: they lived in the old one, with its server processes.
-  await box.json<Task>(["call", "--task", "tk.slow", "ms=60000"]);
+  // Across a restart: the tasks are kept in the daemon's tasks file. A finished one keeps its
+  // result; one still running is failed (its process ended with the daemon); none is leased.
+  const running = await box.json<Task>(["call", "--task", "tk.slow", "ms=60000"]);
   assert.equal((await box.json<{ tasks: Task[] }>(["tasks", "list"])).tasks.length, 4);
   assert.equal((await box.mcpx(["stop"])).code, 0);
-  const offline = await box.mcpx(["tasks", "list"]);
-  assert.equal(offline.code, 0, offline.stderr);
-  assert.equal(offline.stdout, "no tasks\n");
+  // With no daemon, what the last one kept answers.
+  const offline = await box.json<{ tasks: Task[] }>(["tasks", "list"]);
+  assert.deepEqual(
+    offline.tasks.map((t) => t.id).sort(),
+    [task.id, failing.id, long.id, running.id].sort(),
+  );
+  assert.equal((await box.mcpx(["tasks", "result", task.id])).stdout, "done: stdio\n");
   await box.json(["call", "tk.quick"]);
-  assert.deepEqual((await box.json<{ tasks: Task[] }>(["tasks", "list"])).tasks, []);
+  const after = await box.json<{ tasks: Task[] }>(["tasks", "list"]);
+  const lost = after.tasks.find((t) => t.id === running.id)!;
+  assert.equal(lost.status, "failed");
+  // The daemon stopped it as it stopped (`closed by mcpx`); a daemon killed outright leaves it
+  // running in the file, and the next one says the daemon that followed it stopped.
+  assert.match(lost.statusMessage ?? "", /the server process ended before the task did/);
+  assert.ok(after.tasks.every((t) => !t.leased));
+  const kept = await box.mcpx(["tasks", "result", task.id]);
+  assert.equal(kept.code, 0, kept.stderr);
+  assert.equal(kept.stdout, "done: stdio\n", "a finished task's result survives the restart");
+  const gone = await box.mcpx(["tasks", "result", running.id]);
+  assert.equal(gone.code, 5);
+  assert.match(gone.stderr, /ended failed without a result: the server process ended/);
+  oneLine(gone.stderr);
+  const mode = Deno.statSync(
+    `${box.root}/state/mcpx/daemons/${
+      (await box.json<{ socket: string }>(["health"])).socket.split("/").pop()!.replace(
+        /\.sock$/,
+        "",
+      )
+    }.tasks.json`,
+  ).mode! & 0o777;
+  assert.equal(mode, 0o600, "the tasks file is the owner's alone");
 });
 
 Deno.test("call --task refuses a TTL out of range, and servers or tools that take no tasks", async () => {
