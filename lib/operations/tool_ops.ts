@@ -2,7 +2,7 @@ import { McpxError, messageOf } from "../errors.ts";
 import { defineOperation } from "./define.ts";
 import type { Context } from "../context.ts";
 import type { CallOutput, CallRequest } from "../pool/registry.ts";
-import type { TaskView } from "../tasks/tasks.ts";
+import type { Tasks, tasksOf as TasksOf, TaskView } from "../tasks/tasks.ts";
 import { load } from "../_load.ts";
 import { readInputFile } from "../_input.ts";
 
@@ -356,8 +356,8 @@ async function taskStarter(
  */
 export async function daemonTasks(
   ctx: Context,
-  tasksOf: typeof import("../tasks/tasks.ts").tasksOf,
-): Promise<import("../tasks/tasks.ts").Tasks> {
+  tasksOf: typeof TasksOf,
+): Promise<Tasks> {
   const d = ctx.daemon;
   if (!d) throw new McpxError("INTERNAL", "This operation runs inside the daemon");
   const paths = await ctx.paths().catch(() => undefined);
