@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { freePort, Sandbox, until } from "../_helpers.ts";
-import { taskingServer } from "../fixtures/servers.ts";
+import { cacheTasking, taskingServer } from "../fixtures/servers.ts";
 
 interface Task {
   id: string;
@@ -33,6 +33,7 @@ function oneLine(stderr: string): void {
 }
 
 Deno.test("call --task over stdio: a handle at once, then get, result, cancel, TTL and restart", async () => {
+  await cacheTasking();
   await using box = await Sandbox.create();
   await box.write("work/.mcpx.json", { mcpServers: { tk: taskingServer() } });
 
@@ -151,6 +152,7 @@ Deno.test("call --task over stdio: a handle at once, then get, result, cancel, T
 });
 
 Deno.test("call --task refuses a TTL out of range, and servers or tools that take no tasks", async () => {
+  await cacheTasking();
   await using box = await Sandbox.create();
   await box.write("work/.mcpx.json", {
     mcpServers: { tk: taskingServer(), plain: taskingServer(["--no-tasks"]) },
@@ -199,6 +201,7 @@ Deno.test("call --task refuses a TTL out of range, and servers or tools that tak
 });
 
 Deno.test("call --task over Streamable HTTP, and a script's $task()", async () => {
+  await cacheTasking();
   await using box = await Sandbox.create();
   const port = freePort();
   const entry = taskingServer(["--http", String(port)]);
@@ -269,6 +272,7 @@ const ANY = {
 } as never;
 
 Deno.test("gateway mode relays tasks: a task-augmented call, tasks/get, result, list, cancel", async () => {
+  await cacheTasking();
   await using box = await Sandbox.create();
   await box.write("work/.mcpx.json", { mcpServers: { tk: taskingServer() } });
   const health = await box.json<{ socket: string }>(["start"]);
@@ -331,6 +335,7 @@ Deno.test("gateway mode relays tasks: a task-augmented call, tasks/get, result, 
 });
 
 Deno.test("call --task in 2026-07-28: the tasks extension, against mcpx's own gateway", async () => {
+  await cacheTasking();
   await using box = await Sandbox.create();
   // One configuration serves the tasking fixture through gateway mode over HTTP (which speaks the
   // extension to a modern client); the other reaches that endpoint as a 2026-07-28 server.
