@@ -212,7 +212,9 @@ export const toolsCall = defineOperation<
   },
   mcp: {
     expose: true,
-    hidden: ["words", "raw", "handOff", "task", "ttl"],
+    // An ad-hoc server is named by a command line a user typed, not by an MCP client; a task is
+    // made by `mcpx_call`'s own caller only through the CLI and /v1 (docs/tasks.md).
+    hidden: ["words", "raw", "handOff", "stdio", "url", "name", "task", "ttl"],
     // The called tool's own result, as its server sent it: isError passes through, not flattened.
     request: (input) => ({ ...input, raw: true }),
     result: (out) => out.raw,
@@ -303,6 +305,7 @@ export async function adHocKey(
   ctx: Context,
 ): Promise<string | undefined> {
   if (input.stdio === undefined && input.url === undefined) return undefined;
+  (await load<typeof import("./_adhoc.ts")>("./_adhoc.ts", import.meta.url)).refuseOverTcp(ctx);
   const { adHocEntry } = await load<typeof import("../config/adhoc.ts")>(
     "../config/adhoc.ts",
     import.meta.url,
