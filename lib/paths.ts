@@ -77,6 +77,7 @@ export function daemonFiles(
   | "listenToken"
   | "children"
   | "tasks"
+  | "sessions"
 > {
   return {
     record: join(dir, `${short}.json`),
@@ -88,6 +89,7 @@ export function daemonFiles(
     listenToken: join(dir, `${short}.listen-token`),
     children: join(dir, `${short}.children.json`),
     tasks: join(dir, `${short}.tasks.json`),
+    sessions: join(dir, `${short}.sessions.json`),
   };
 }
 
@@ -134,6 +136,11 @@ export interface DaemonPaths {
   children: string;
   /** The tasks the daemon holds (mode 0600), read back by the next one (lib/tasks/tasks.ts). */
   tasks: string;
+  /**
+   * The named sessions (`mcpx session new`): versioned JSON, mode 0600, kept across daemon
+   * restarts (lib/sessions/named.ts).
+   */
+  sessions: string;
 }
 
 /**

@@ -147,6 +147,7 @@ export async function serveFromCli(
   ctx: Context,
   http: string | undefined,
   expose?: readonly string[],
+  session?: string,
 ): Promise<{ served: string }> {
   const host = cliHost(ctx);
   const settings = await ctx.settings();
@@ -156,12 +157,13 @@ export async function serveFromCli(
   }
   const proxy = expose ? await proxyHttp(ctx, expose) : undefined;
   if (http === undefined) {
-    await serveStdio(OPERATIONS, host, settings.get("daemon.maxRequestBytes"));
+    await serveStdio(OPERATIONS, host, settings.get("daemon.maxRequestBytes"), session);
     return { served: "stdio" };
   }
   const handler = mcpHttpHandler(OPERATIONS, host, {
     maxBodyBytes: settings.get("daemon.maxRequestBytes"),
     checkOrigin: true,
+    ...(session ? { namedSession: () => session } : {}),
   });
   const at = http.lastIndexOf(":");
   const hostname = http.slice(0, at).replace(/^\[(.*)\]$/, "$1");
