@@ -334,7 +334,7 @@ Deno.test("gateway mode relays tasks: a task-augmented call, tasks/get, result, 
   }
 });
 
-Deno.test("call --task in 2026-07-28: the tasks extension, against mcpx's own gateway", async () => {
+Deno.test("call --task in 2026-07-28: the tasks extension, against mcpx's own gateway (HTTP, stdio)", async () => {
   await cacheTasking();
   await using box = await Sandbox.create();
   // One configuration serves the tasking fixture through gateway mode over HTTP (which speaks the
@@ -372,11 +372,36 @@ Deno.test("call --task in 2026-07-28: the tasks extension, against mcpx's own ga
     void (async () => {
       while (!(await reader.read()).done) { /* drain */ }
     })().catch(() => {});
+    const world = Object.fromEntries(
+      ["HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "TMPDIR", "MCPX_TRUST_ALL"]
+        .map((k) => [k, box.env[k]]),
+    );
     await box.write("work/.mcpx.json", {
       mcpServers: {
         gw: { url: `http://127.0.0.1:${port}/mcp`, mcpx: { protocol: "force-modern" } },
+        // The same gateway over stdio: `mcpx serve --expose` as a stdio server.
+        gs: {
+          command: Deno.execPath(),
+          args: [
+            "run",
+            "-A",
+            "--config",
+            new URL("../../deno.json", import.meta.url).pathname,
+            box.entry,
+            "--config",
+            `${box.root}/work/gw/.mcpx.json`,
+            "serve",
+            "--expose",
+            "tk",
+          ],
+          env: world,
+          mcpx: { protocol: "force-modern" },
+        },
       },
     });
+    const overStdio = await box.json<Task>(["call", "--task", "gs.slow", "ms=300", "text=stdio"]);
+    assert.equal(overStdio.revision, "2026-07-28");
+    assert.equal((await box.mcpx(["tasks", "result", overStdio.id])).stdout, "done: stdio\n");
     const task = await box.json<Task>(["call", "--task", "gw.slow", "ms=800", "text=modern"]);
     assert.equal(task.revision, "2026-07-28");
     assert.equal(task.status, "working");
