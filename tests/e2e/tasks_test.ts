@@ -341,6 +341,7 @@ Deno.test("call --task in 2026-07-28: the tasks extension, against mcpx's own ga
   // extension to a modern client); the other reaches that endpoint as a 2026-07-28 server.
   await box.write("work/gw/.mcpx.json", { mcpServers: { tk: taskingServer() } });
   const port = freePort();
+  const TOKEN = "tasks-e2e-bearer-token-0123456789";
   const serve = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -351,6 +352,8 @@ Deno.test("call --task in 2026-07-28: the tasks extension, against mcpx's own ga
       "serve",
       "--http",
       `127.0.0.1:${port}`,
+      "--token",
+      TOKEN,
       "--expose",
       "tk",
     ],
@@ -378,7 +381,11 @@ Deno.test("call --task in 2026-07-28: the tasks extension, against mcpx's own ga
     );
     await box.write("work/.mcpx.json", {
       mcpServers: {
-        gw: { url: `http://127.0.0.1:${port}/mcp`, mcpx: { protocol: "force-modern" } },
+        gw: {
+          url: `http://127.0.0.1:${port}/mcp`,
+          headers: { Authorization: `Bearer ${TOKEN}` },
+          mcpx: { protocol: "force-modern" },
+        },
         // The same gateway over stdio: `mcpx serve --expose` as a stdio server.
         gs: {
           command: Deno.execPath(),
