@@ -36,6 +36,7 @@ import { mcpServe } from "./serve_op.ts";
 import { eventsList } from "./events_op.ts";
 import { logShow, statsShow } from "./log_ops.ts";
 import { elicitAnswer, elicitDecline, elicitList, elicitShow } from "./elicit_ops.ts";
+import { tasksCancel, tasksGet, tasksList, tasksResult } from "./task_ops.ts";
 import { openapiShow } from "./openapi_op.ts";
 import { adapterCheck, adapterServe } from "./adapter_ops.ts";
 import { promptsGet, resourcesRead } from "./feature_ops.ts";
@@ -76,6 +77,10 @@ export const OPERATIONS: readonly Operation[] = [
   elicitShow,
   elicitAnswer,
   elicitDecline,
+  tasksList,
+  tasksGet,
+  tasksResult,
+  tasksCancel,
   daemonStart,
   daemonStop,
   daemonsList,
