@@ -31,6 +31,7 @@ const doctorOp = () => load<typeof import("./doctor_op.ts")>("./doctor_op.ts", i
 const registry = () =>
   load<typeof import("./registry_ops.ts")>("./registry_ops.ts", import.meta.url);
 const adapter = () => load<typeof import("./adapter_ops.ts")>("./adapter_ops.ts", import.meta.url);
+const tui = () => load<typeof import("./tui_op.ts")>("./tui_op.ts", import.meta.url);
 const elicit = () => load<typeof import("./elicit_ops.ts")>("./elicit_ops.ts", import.meta.url);
 
 /** The loader of the operation `name` of the module `module()` loads. */
@@ -85,6 +86,7 @@ export const COMMANDS: Record<string, Load> = {
       [m.elicitList, m.elicitShow, m.elicitAnswer, m.elicitDecline] as unknown as Operation[]
     ),
   doctor: from(doctorOp, "doctor"),
+  tui: from(tui, "tuiOpen"),
   registry: () =>
     registry().then((m) =>
       [m.registrySearch, m.registryShow, m.registryAdd] as unknown as Operation[]

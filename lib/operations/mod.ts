@@ -31,6 +31,7 @@ import { openapiShow } from "./openapi_op.ts";
 import { adapterCheck, adapterServe } from "./adapter_ops.ts";
 import { promptsGet, resourcesRead } from "./feature_ops.ts";
 import { doctor } from "./doctor_op.ts";
+import { tuiOpen } from "./tui_op.ts";
 import { registryAdd, registrySearch, registryShow } from "./registry_ops.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
@@ -66,6 +67,7 @@ export const OPERATIONS: readonly Operation[] = [
   adapterCheck,
   health,
   doctor,
+  tuiOpen,
   registrySearch,
   registryShow,
   registryAdd,

@@ -315,12 +315,23 @@ async function operationsFor(args: readonly string[]): Promise<readonly Operatio
 
 /** Runs one command line and returns the exit status. Never throws for a user's mistake. */
 export async function main(args: readonly string[], io: Io): Promise<number> {
+  // `mcpx --tui` is `mcpx tui`.
+  const end = args.indexOf("--");
+  const tuiFlag = args.indexOf("--tui");
+  if (tuiFlag >= 0 && (end < 0 || tuiFlag < end)) {
+    args = ["tui", ...args.slice(0, tuiFlag), ...args.slice(tuiFlag + 1)];
+  }
   let ctx: Context | undefined;
   let op: Operation | undefined;
   let typed: Record<string, unknown> = {};
   let json = args.includes("--json");
   try {
-    const parsed = parseArgs(args, await operationsFor(args));
+    const ops = await operationsFor(args);
+    const parsed = parseArgs(args, ops);
+    // Bare `mcpx` on a terminal opens the browser; anywhere else it prints help.
+    if (!parsed.op && !parsed.help && io.isTerminal && io.stdinIsTerminal) {
+      parsed.op = ops.find((o) => o.id === "tui.open");
+    }
     ctx = new Context(io, parsed.flags);
     json = ctx.json;
     for (const w of ctx.boot.warnings) io.err(`mcpx: warning: ${w}\n`);
