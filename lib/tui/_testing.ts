@@ -96,6 +96,16 @@ export class FakeSource implements ViewSource {
       });
     });
   }
+  /** The oldest held call of `method` for these arguments, once it has been made. */
+  async next(method: string, ...args: unknown[]): Promise<Pending> {
+    for (let i = 0; i < 400; i++) {
+      if (this.pending.some((p) => p.method === method && args.every((a, j) => p.args[j] === a))) {
+        return this.take(method, ...args);
+      }
+      await settle(1);
+    }
+    return this.take(method, ...args);
+  }
   /** The oldest held call of `method` for these arguments. */
   take(method: string, ...args: unknown[]): Pending {
     const i = this.pending.findIndex((p) =>

@@ -425,6 +425,9 @@ export function App({ source, mouse, initial }: AppProps): React.ReactElement {
   };
   useEffect(() => mouse?.((e) => clickRef.current(e)), [mouse]);
 
+  // Every view named, the current one marked; too narrow for all six, the current one and where
+  // it stands among them.
+  const wide = 5 + VIEWS.reduce((n, v) => n + v.length + 2, 0) <= columns;
   const header = h(
     Box,
     { height: 1 },
@@ -432,9 +435,14 @@ export function App({ source, mouse, initial }: AppProps): React.ReactElement {
       Text,
       { wrap: "truncate" },
       h(Text, { bold: true }, "mcpx "),
-      ...VIEWS.map((v) =>
-        v === view ? h(Text, { key: v, inverse: true, bold: true }, `[${v}]`) : ` ${v} `
-      ),
+      ...(wide
+        ? VIEWS.map((v) =>
+          v === view ? h(Text, { key: v, inverse: true, bold: true }, `[${v}]`) : ` ${v} `
+        )
+        : [
+          h(Text, { key: view, inverse: true, bold: true }, `[${view}]`),
+          ` ${VIEWS.indexOf(view) + 1}/${VIEWS.length}`,
+        ]),
     ),
   );
 
