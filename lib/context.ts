@@ -10,6 +10,7 @@ import { requireTrusted, shellWord, type TrustOptions, trustState } from "./conf
 import { type FlagValue, resolveSettings, type Settings } from "./settings/resolve.ts";
 import { loadConfig, loadConfigSync, readConfigText } from "./config/load.ts";
 import { callerVariables, pick } from "./config/server_env.ts";
+import { firstId, parseTraceIds, type TraceIds } from "./log/trace_ids.ts";
 
 function realPath(path: string): string {
   try {
@@ -98,21 +99,34 @@ export class Context {
 
   /** What this process tells the daemon about its caller: cwd, parent pid, session ids, profiles. */
   callerInfo(): Caller {
+    // The harness's ids add context; they never replace a session mcpx established.
+    const ids = this.traceIds();
     return {
       cwd: this.io.cwd,
       pid: this.io.ppid,
-      session: this.io.env.MCPX_SESSION_ID || undefined,
+      session: this.io.env.MCPX_SESSION_ID || firstId(ids, "session") || undefined,
       runId: this.io.env.MCPX_RUN_ID || undefined,
       ...(this.io.env.MCPX_SESSION_ID && Number(this.io.env.MCPX_SESSION_OWNER) > 0
         ? { owner: Number(this.io.env.MCPX_SESSION_OWNER) }
         : {}),
       sessionMinted: (this.io.env.MCPX_SESSION_ID && this.io.env.MCPX_SESSION_MINTED === "1") ||
         undefined,
-      parentSession: this.io.env.MCPX_PARENT_SESSION_ID || undefined,
+      parentSession: this.io.env.MCPX_PARENT_SESSION_ID || firstId(ids, "parent") || undefined,
+      ...(Object.keys(ids).length ? { ids } : {}),
       process: Deno.pid,
       selection: this.selection(),
       ...(Object.keys(this.callerEnv()).length ? { env: this.callerEnv() } : {}),
     };
+  }
+
+  #traceIds?: TraceIds;
+
+  /**
+   * MCPX_TRACE_IDS, parsed (lib/log/trace_ids.ts).
+   * @throws {McpxError} USAGE when it is malformed
+   */
+  traceIds(): TraceIds {
+    return this.#traceIds ??= parseTraceIds(this.io.env.MCPX_TRACE_IDS);
   }
 
   #callerEnv?: Record<string, string>;
