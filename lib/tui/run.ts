@@ -3,6 +3,7 @@
  * terminal is given back as it was (alternate screen left, mouse reporting and raw mode off).
  */
 
+import "./production.ts";
 // @ts-types="@types/react"
 import React from "react";
 import { render } from "ink";

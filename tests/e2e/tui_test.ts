@@ -74,7 +74,7 @@ Deno.test({
     });
     assert.equal(call.code, 0, call.stderr);
 
-    // The script tmux runs: mcpx tui, then what the terminal's modes are once it has ended.
+    // The script tmux runs: mcpx with no command, then what the terminal's modes are once it has ended.
     const script = await box.write(
       "tui.sh",
       [
@@ -83,7 +83,7 @@ Deno.test({
         `cd ${quote(join(box.root, "work"))}`,
         `${quote(Deno.execPath())} run -A --config ${quote(join(REPO, "deno.json"))} ${
           quote(box.entry)
-        } --config ${quote(EXAMPLE)} tui`,
+        } --config ${quote(EXAMPLE)}`, // bare `mcpx` on a terminal is `mcpx tui`
         `echo "EXIT=$?"`,
         `stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '`,
         "echo",

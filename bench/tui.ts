@@ -1,0 +1,154 @@
+/**
+ * The browser's start: the time from starting `mcpx tui` on a terminal to its first drawn frame,
+ * and to the frame that lists the namespaces (read from the schema cache; no daemon runs), next
+ * to `deno run` of a module that prints one line, on the same pseudo-terminal (util-linux
+ * `script`) in the same session.
+ *
+ *     deno run -A bench/tui.ts [--runs 10]
+ *
+ * The cache is filled once, untimed, by `mcpx refresh` against server-everything and
+ * server-memory, and the daemon stopped. Each run is timed from spawn to the first byte of the
+ * marker on the terminal; then `q` is typed and the run must end with status 0.
+ */
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { npmServer } from "../tests/_helpers.ts";
+import {
+  emptyArgs,
+  ENTRY,
+  formatTable,
+  makeIsolated,
+  mcpxArgs,
+  median,
+  runDeno,
+  teardown,
+  wholeNumber,
+} from "./_shared.ts";
+
+/** The aim of issue 19: the first frame, from cache, within this. */
+const AIM_MS = 150;
+
+function quote(s: string): string {
+  return `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * Runs `args` (deno's) under `script` on a fresh pseudo-terminal; resolves with the milliseconds
+ * from spawn until each marker first appears on the terminal, after which `quit` is typed.
+ */
+async function timeOnTerminal(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  markers: string[],
+  quit?: string,
+): Promise<number[]> {
+  const command = [Deno.execPath(), ...args].map(quote).join(" ");
+  const start = performance.now();
+  const child = new Deno.Command("script", {
+    args: ["-qfec", command, "/dev/null"],
+    cwd,
+    env: { ...env, TERM: "xterm-256color", COLUMNS: "100", LINES: "30" },
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const at: (number | undefined)[] = markers.map(() => undefined);
+  const decoder = new TextDecoder();
+  let seen = "";
+  const writer = child.stdin.getWriter();
+  const reader = child.stdout.getReader();
+  try {
+    while (at.some((t) => t === undefined)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += decoder.decode(value, { stream: true });
+      const now = performance.now() - start;
+      markers.forEach((m, i) => {
+        if (at[i] === undefined && seen.includes(m)) at[i] = now;
+      });
+    }
+    if (quit) await writer.write(new TextEncoder().encode(quit));
+    // Whatever else it draws is read and thrown away until it ends.
+    while (!(await reader.read()).done) { /* drain */ }
+  } finally {
+    await writer.close().catch(() => {});
+    reader.releaseLock();
+  }
+  const status = await child.status;
+  if (!status.success) throw new Error(`${command} ended with status ${status.code}`);
+  if (at.some((t) => t === undefined)) {
+    throw new Error(`${command} never drew ${markers.join(", ")}; it drew:\n${seen.slice(-2000)}`);
+  }
+  return at as number[];
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: { runs: { type: "string", default: "10" } },
+  });
+  const runs = wholeNumber("runs", values.runs, 1);
+  const { root, env } = await makeIsolated("mcpx-bench-tui-");
+  try {
+    const project = join(root, "project");
+    await Deno.mkdir(project);
+    await Deno.writeTextFile(
+      join(project, ".mcpx.json"),
+      JSON.stringify({
+        mcpServers: {
+          everything: npmServer("server-everything"),
+          memory: npmServer("server-memory"),
+        },
+      }),
+    );
+    await runDeno(mcpxArgs(["refresh"]), project, env);
+    await runDeno(mcpxArgs(["stop", "--all"]), project, env);
+    const hello = join(root, "hello.ts");
+    await Deno.writeTextFile(hello, 'console.log("ready");\n');
+    const baselineArgs = emptyArgs(root).slice(0, -1).concat(hello);
+
+    const base: number[] = [];
+    const frame: number[] = [];
+    const listed: number[] = [];
+    // Interleaved, after two untimed rounds, so that a busy moment costs both sides alike.
+    for (let i = 0; i < runs + 2; i++) {
+      const [b] = await timeOnTerminal(baselineArgs, project, env, ["ready"]);
+      const [f, l] = await timeOnTerminal(
+        mcpxArgs(["tui"]),
+        project,
+        env,
+        ["[tools]", "everything 1"],
+        "q",
+      );
+      if (i < 2) continue;
+      base.push(b);
+      frame.push(f);
+      listed.push(l);
+    }
+    const b = median(base);
+    const rows = [
+      ["case", "median ms", "× baseline"],
+      ["deno run (prints a line)", b.toFixed(1), "1.00"],
+      ["mcpx tui: first frame", median(frame).toFixed(1), (median(frame) / b).toFixed(2)],
+      [
+        "mcpx tui: namespaces listed",
+        median(listed).toFixed(1),
+        (median(listed) / b).toFixed(2),
+      ],
+    ];
+    console.log(`# mcpx tui start, on a pseudo-terminal (${ENTRY}; ${runs} runs each)\n`);
+    console.log(formatTable(rows));
+    console.log(
+      `\nfirst frame ${median(frame).toFixed(1)} ms against the aim of ${AIM_MS} ms: ${
+        median(frame) <= AIM_MS ? "met" : "MISSED"
+      }`,
+    );
+  } finally {
+    const problems = await teardown(root, env);
+    for (const p of problems) console.error(p);
+  }
+}
+
+if (import.meta.main) await main();
