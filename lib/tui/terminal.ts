@@ -31,9 +31,18 @@ export interface Terminal {
   restore(): void;
 }
 
+/** The streams a terminal is made of: the process's own unless a test hands others. */
+export interface TerminalStreams {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+}
+
 /** Takes the process's terminal for the browser. */
-export function openTerminal(): Terminal {
-  const real = process.stdin;
+export function openTerminal(
+  streams: TerminalStreams = { stdin: process.stdin, stdout: process.stdout },
+): Terminal {
+  const real = streams.stdin;
+  const out = streams.stdout;
   const proxy = new PassThrough() as unknown as NodeJS.ReadStream & Record<string, unknown>;
   Object.assign(proxy, {
     isTTY: true,
@@ -75,9 +84,9 @@ export function openTerminal(): Terminal {
   real.on("data", onData);
   real.on("end", onEnd);
   real.on("close", onEnd);
-  process.stdout.write(MOUSE_ON);
+  out.write(MOUSE_ON);
   // Deno's stdout reports a new size through SIGWINCH; ink listens for `resize`.
-  const resized = () => process.stdout.emit("resize");
+  const resized = () => out.emit("resize");
   let winch = false;
   try {
     Deno.addSignalListener("SIGWINCH", resized);
@@ -105,7 +114,7 @@ export function openTerminal(): Terminal {
       } catch { /* stdin is gone */ }
       real.pause();
       real.unref?.();
-      process.stdout.write(MOUSE_OFF);
+      out.write(MOUSE_OFF);
     },
   };
 }
