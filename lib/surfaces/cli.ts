@@ -314,6 +314,29 @@ async function operationsFor(args: readonly string[]): Promise<readonly Operatio
 }
 
 /** Runs one command line and returns the exit status. Never throws for a user's mistake. */
+/** The inline rung, loaded only when a command has to host its daemon itself. */
+function inlineRung(): NonNullable<Context["inline"]> {
+  let stop: (() => Promise<void>) | undefined;
+  const rung: NonNullable<Context["inline"]> = {
+    started: false,
+    async start(command) {
+      if (stop) return;
+      const { hostInline } = await load<typeof import("./inline.ts")>(
+        "./inline.ts",
+        import.meta.url,
+      );
+      stop = await hostInline(command);
+    },
+    async stop() {
+      const s = stop;
+      stop = undefined;
+      await s?.();
+      rung.started = false;
+    },
+  };
+  return rung;
+}
+
 export async function main(args: readonly string[], io: Io): Promise<number> {
   // `mcpx --tui` is `mcpx tui`.
   const end = args.indexOf("--");
@@ -321,6 +344,20 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
   if (tuiFlag >= 0 && (end < 0 || tuiFlag < end)) {
     args = ["tui", ...args.slice(0, tuiFlag), ...args.slice(tuiFlag + 1)];
   }
+  let ctx: Context | undefined;
+  try {
+    return await command(args, io, (c) => (ctx = c));
+  } finally {
+    // What the command hosted (an inline daemon and its servers) goes with it.
+    await ctx?.close();
+  }
+}
+
+async function command(
+  args: readonly string[],
+  io: Io,
+  made: (ctx: Context) => void,
+): Promise<number> {
   let ctx: Context | undefined;
   let op: Operation | undefined;
   let typed: Record<string, unknown> = {};
@@ -333,6 +370,9 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
       parsed.op = ops.find((o) => o.id === "tui.open");
     }
     ctx = new Context(io, parsed.flags);
+    made(ctx);
+    // The ladder's last rung, should `daemon.inline` ask for it (lib/surfaces/inline.ts).
+    ctx.inline = inlineRung();
     json = ctx.json;
     for (const w of ctx.boot.warnings) io.err(`mcpx: warning: ${w}\n`);
     if (parsed.help || !parsed.op) {
