@@ -164,7 +164,10 @@ Deno.test({
       await tmux.until((s) => s.includes("sessions [storage]"), "the wide screen again");
 
       await tmux.keys("q");
-      const after = await tmux.until((s) => s.includes("EXIT="), "mcpx ending");
+      const after = await tmux.until(
+        (s) => /EXIT=\d+\n.*icanon/.test(s),
+        "mcpx ending, and the terminal's modes after it",
+      );
       assert.match(after, /EXIT=0/);
       // The terminal is as it was: line editing and echo back, mouse reporting and the
       // alternate screen off.
