@@ -73,6 +73,11 @@ Deno.test({
       env: extra,
     });
     assert.equal(call.code, 0, call.stderr);
+    const run = await box.mcpx(
+      ["--config", EXAMPLE, "run", join(REPO, "examples", "scripts", "hello.ts")],
+      { env: extra },
+    );
+    assert.equal(run.code, 0, run.stderr);
 
     // The script tmux runs: mcpx with no command, then what the terminal's modes are once it has ended.
     const script = await box.write(
@@ -145,7 +150,7 @@ Deno.test({
       );
       await tmux.keys("]");
       captures.sessions = await tmux.until(
-        (s) => s.includes("[sessions]") && s.includes("opencode"),
+        (s) => s.includes("[sessions]") && s.includes("run-") && s.includes("opencode"),
         "the sessions view",
       );
       await tmux.keys("]");
