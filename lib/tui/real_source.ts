@@ -131,7 +131,8 @@ export class OperationsSource implements ViewSource {
       rows.push({
         server: e.server,
         pid: r?.serverPid ?? null,
-        state: e.ended ? "stopped" : "running",
+        // Neither live in this daemon nor ended in the log: its daemon went without saying.
+        state: e.ended ? "stopped" : "no end recorded",
         uptime: e.ended && e.started
           ? formatDuration(Date.parse(e.ended as string) - Date.parse(e.started as string))
           : "",
