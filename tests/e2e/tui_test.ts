@@ -55,7 +55,7 @@ class Tmux {
 }
 
 Deno.test({
-  name: "mcpx tui in tmux: views, a filter, a resize, and q gives the terminal back",
+  name: "mcpx in tmux: views, a filter, a resize; q and Ctrl-C give the terminal back",
   async fn() {
     await using box = await Sandbox.create();
     const home = Deno.env.get("HOME");
@@ -181,6 +181,20 @@ Deno.test({
       assert.equal(await tmux.flag("alternate_on"), "0");
       assert.equal(await tmux.flag("mouse_sgr_flag"), "0");
       assert.equal(await tmux.flag("mouse_button_flag"), "0");
+
+      // Ctrl-C, with a filter open, ends it and restores the terminal just the same.
+      await tmux.run("kill-session", "-t", "tui");
+      await tmux.run("new-session", "-d", "-s", "tui", "-x", "100", "-y", "24", `sh ${script}`);
+      await tmux.until((s) => s.includes("[tools]") && s.includes("namespaces 3"), "the browser");
+      await tmux.keys("/", "e", "C-c");
+      const interrupted = await tmux.until(
+        (s) => /EXIT=\d+\n.*icanon/.test(s),
+        "mcpx ending on Ctrl-C",
+      );
+      assert.match(interrupted, /EXIT=0/);
+      assert.match(interrupted, /(^| )icanon( |$)/m);
+      assert.equal(await tmux.flag("alternate_on"), "0");
+      assert.equal(await tmux.flag("mouse_sgr_flag"), "0");
     } finally {
       await tmux.run("kill-server").catch(() => "");
       const keep = Deno.env.get("TUI_CAPTURES");
