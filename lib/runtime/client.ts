@@ -399,8 +399,23 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+// A text result is a String object, so that it can carry `raw`; it prints as the text it is
+// (`console.log(await fs.read_text_file(…))`), not as `[String: "…"]`.
+const PRINTS_AS_TEXT = Object.fromEntries(
+  ["Deno.customInspect", "nodejs.util.inspect.custom"].map((name) => [
+    Symbol.for(name),
+    {
+      value: function (this: string) {
+        return String(this);
+      },
+      enumerable: false,
+    },
+  ]),
+);
+
 function withRaw(value: Json, raw: RawResult): Json {
   const boxed = typeof value === "string" ? new String(value) : value;
+  if (boxed instanceof String) Object.defineProperties(boxed, PRINTS_AS_TEXT);
   if (boxed !== null && typeof boxed === "object") {
     Object.defineProperty(boxed, "raw", { value: raw, enumerable: false });
   }
