@@ -177,6 +177,24 @@ Deno.test("App: a click opens the row under it", async () => {
   }
 });
 
+Deno.test("App: a click in the tools view moves the cursor there, which loads that pane", async () => {
+  const s = screen(new FakeSource());
+  try {
+    await s.until((f) => f.includes("echo of everything"), "the first signature");
+    // Row 3 is the first namespace: quotes is on row 4.
+    await s.click(2, 4);
+    await s.until((f) => f.includes("random of quotes"), "quotes' first signature");
+    // The second tool of quotes, in the middle pane (namespaces take the first 25 columns).
+    await s.click(30, 4);
+    await s.until((f) => f.includes("quote_of_day of quotes"), "the clicked tool's signature");
+    // A click on the tool under the cursor opens its signature in full.
+    await s.click(30, 4);
+    await s.until((f) => f.includes("Esc back"), "the signature opened");
+  } finally {
+    await s.unmount();
+  }
+});
+
 Deno.test("App: a 2,000-tool namespace and a 1 MB log attribute render", async () => {
   const data = fixture();
   data.tools.everything = Array.from({ length: 2000 }, (_, i) => ({
