@@ -1,6 +1,7 @@
 /**
  * The browser's start: the time from starting `mcpx tui` on a terminal to its first drawn frame,
- * and to the frame that lists the namespaces (read from the schema cache; no daemon runs), next
+ * and to the frame that lists the namespaces (read from the schema cache; no daemon runs), and of
+ * bare `mcpx` (which opens it on a terminal) to its first frame, next
  * to `deno run` of a module that prints one line, on the same pseudo-terminal (util-linux
  * `script`) in the same session.
  *
@@ -142,6 +143,7 @@ async function main(): Promise<void> {
     const frame: number[] = [];
     const listed: number[] = [];
     const frameCpu: number[] = [];
+    const bareFrame: number[] = [];
     // Interleaved, after two untimed rounds, so that a busy moment costs both sides alike.
     for (let i = 0; i < runs + 2; i++) {
       const b = await timeOnTerminal(baselineArgs, project, env, ["ready"]);
@@ -157,6 +159,8 @@ async function main(): Promise<void> {
       frame.push(t.wall[0]);
       frameCpu.push(t.cpu[0]);
       listed.push(t.wall[1]);
+      const bare = await timeOnTerminal(mcpxArgs([]), project, env, ["[tools]"], "q");
+      bareFrame.push(bare.wall[0]);
     }
     const b = median(base);
     const ratio = (n: number, d: number) => (n / d).toFixed(2);
@@ -171,6 +175,7 @@ async function main(): Promise<void> {
         median(frameCpu).toFixed(0),
       ],
       ["mcpx tui: namespaces listed", median(listed).toFixed(1), ratio(median(listed), b), ""],
+      ["mcpx (bare): first frame", median(bareFrame).toFixed(1), ratio(median(bareFrame), b), ""],
     ];
     console.log(`# mcpx tui start, on a pseudo-terminal (${ENTRY}; ${runs} runs each)\n`);
     console.log(formatTable(rows));

@@ -290,7 +290,10 @@ async function allOperations(): Promise<readonly Operation[]> {
  * The operations a command line needs: only its command's, found by its first word, so a cheap
  * command loads one module; all of them for help, completion or a word that is no command.
  */
-async function operationsFor(args: readonly string[]): Promise<readonly Operation[]> {
+async function operationsFor(
+  args: readonly string[],
+  terminal = false,
+): Promise<readonly Operation[]> {
   let word: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -305,6 +308,10 @@ async function operationsFor(args: readonly string[]): Promise<readonly Operatio
   const version = args.includes("--version") || args.includes("-V");
   // `mcpx --version` alone needs its own operation only, not every module's (~1.5 ms).
   if (word === undefined && version) return [await COMMANDS.version() as Operation];
+  // Bare `mcpx` on a terminal opens the browser: its operation alone (help loads every one).
+  if (word === undefined && terminal && !args.includes("-h") && !args.includes("--help")) {
+    return [await COMMANDS.tui() as Operation];
+  }
   const load = word === undefined ? undefined : COMMANDS[word];
   if (!load) return await allOperations();
   const loaded = await load();
@@ -363,7 +370,7 @@ async function command(
   let typed: Record<string, unknown> = {};
   let json = args.includes("--json");
   try {
-    const ops = await operationsFor(args);
+    const ops = await operationsFor(args, io.isTerminal && io.stdinIsTerminal === true);
     const parsed = parseArgs(args, ops);
     // Bare `mcpx` on a terminal opens the browser; anywhere else it prints help.
     if (!parsed.op && !parsed.help && io.isTerminal && io.stdinIsTerminal) {
