@@ -109,6 +109,7 @@ export const RUNTIME_NAMES: readonly string[] = [
   "BAKED_SOCKET",
   "BAKED_TOKEN_FILE",
   "META",
+  "AD_HOC",
   "Json",
   "RawResult",
   "ToolResult",
