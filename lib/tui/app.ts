@@ -396,8 +396,11 @@ export function App({ source, mouse, initial }: AppProps): React.ReactElement {
     if (e.button !== 0 || detail) return;
     // The header, then a pane's title (and a table's column names) come before the first row.
     const line = e.y - (view === "tools" ? 3 : 4);
-    if (line < 0) return;
-    const listHeight = bodyHeight - (view === "tools" ? 1 : 2);
+    const g = view === "tools" ? undefined : grids[view];
+    const note = g?.state === "ok" && g.value.note ? 1 : 0;
+    // As many rows as List and Table draw; a click below them (the note, the footer) opens nothing.
+    const listHeight = view === "tools" ? bodyHeight - 1 : Math.max(1, bodyHeight - 2 - note);
+    if (line < 0 || line >= listHeight) return;
     if (view === "tools") {
       if (e.x <= nsWidth) {
         const at = windowStart(nsCursor, nsList.length, listHeight) + line;
