@@ -189,8 +189,10 @@ export function App({ source, mouse, initial }: AppProps): React.ReactElement {
   const loadGrid = (v: GridView, k: StatsKind = kind) => {
     const serial = (wantGrid.current[v] ?? 0) + 1;
     wantGrid.current[v] = serial;
+    inFlight.current[v] = (inFlight.current[v] ?? 0) + 1;
+    const settled = () => void (inFlight.current[v] = (inFlight.current[v] ?? 1) - 1);
     setGrids((old) => old[v]?.state === "ok" ? old : { ...old, [v]: { state: "loading" } });
-    GRIDS[v](source, k).then(
+    GRIDS[v](source, k).finally(settled).then(
       (value) => {
         if (!live.current || wantGrid.current[v] !== serial) return;
         setGrids((old) => ({ ...old, [v]: { state: "ok", value } }));
@@ -213,11 +215,13 @@ export function App({ source, mouse, initial }: AppProps): React.ReactElement {
     );
   };
   const lastRows = useRef(0);
+  const inFlight = useRef<Partial<Record<GridView, number>>>({});
   useEffect(() => {
     if (view === "tools") return;
     if (!grids[view]) loadGrid(view);
     if (view !== "log") return;
-    const timer = setInterval(() => loadGrid("log"), FOLLOW_MS);
+    // The next look only once the last has answered: a slow index never piles up queries.
+    const timer = setInterval(() => !inFlight.current.log && loadGrid("log"), FOLLOW_MS);
     return () => clearInterval(timer);
   }, [view, source]);
 

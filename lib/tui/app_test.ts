@@ -84,6 +84,29 @@ Deno.test("App: a source that does not answer blocks nothing; other panes and vi
   }
 });
 
+Deno.test("App: the log follows, asking again only once the last look has answered", async () => {
+  const source = new FakeSource(fixture(), { hold: true });
+  const s = screen(source, { initial: "log" });
+  try {
+    const first = await source.next("log", 500);
+    // Three polling periods pass with the first look unanswered: no second one is asked.
+    await new Promise((r) => setTimeout(r, 3200));
+    assert.equal(source.pending.filter((p) => p.method === "log").length, 0);
+    first.resolve();
+    await s.until((f) => f.includes("daemon.start"), "the log");
+    // Answered, it looks again, and a record added meanwhile shows up.
+    source.data.log = {
+      ...source.data.log,
+      rows: [...source.data.log.rows, { ts: "t3", level: "info", event: "late.one", msg: "new" }],
+    };
+    (await source.next("log", 500)).resolve();
+    await s.until((f) => f.includes("late.one"), "the new record");
+    for (const p of source.pending.splice(0)) p.resolve();
+  } finally {
+    await s.unmount();
+  }
+});
+
 Deno.test("App: while the filter is open keys go to it, so a namespace with a q does not quit", async () => {
   const s = screen(new FakeSource());
   try {
