@@ -381,10 +381,10 @@ export function App({ source, mouse, initial }: AppProps): React.ReactElement {
     else if (key.pageDown) move(bodyHeight - 2);
     else if (key.home || input === "g") move("home");
     else if (key.end || input === "G") move("end");
-    else if (view === "tools" && (key.rightArrow || input === "l" || key.tab)) setPane(1);
     else if (view === "tools" && (key.leftArrow || input === "h" || (key.shift && key.tab))) {
       setPane(0);
-    } else if (key.return) enter();
+    } else if (view === "tools" && (key.rightArrow || input === "l" || key.tab)) setPane(1);
+    else if (key.return) enter();
   }
 
   // Widths of the tools view's panes: namespaces, tools, the signature taking the rest.
