@@ -49,6 +49,13 @@ if (!present("/usr/bin/chromium") && Deno.uid() === 0 && present("/usr/bin/apt-g
     "DEBIAN_FRONTEND=noninteractive apt-get update -qq && apt-get install -y -qq chromium",
   ]);
 }
+// tmux: the real terminal tests/e2e/tui_test.ts runs `mcpx tui` in.
+if (!present("/usr/bin/tmux") && Deno.uid() === 0 && present("/usr/bin/apt-get")) {
+  await step("installing tmux (apt-get)", "sh", [
+    "-c",
+    "DEBIAN_FRONTEND=noninteractive apt-get update -qq && apt-get install -y -qq tmux",
+  ]);
+}
 
 const dir = await Deno.makeTempDir({ prefix: "mcpx-junit-" });
 const junit = `${dir}/junit.xml`;
