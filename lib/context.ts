@@ -26,6 +26,17 @@ function realPath(path: string): string {
   }
 }
 
+/** What the daemon offers the web page: its TCP address, opened on demand, and one-time codes. */
+export interface DaemonUi {
+  /**
+   * The address the page is served on (`daemon.listen`, else a loopback port opened at the
+   * first ask and kept) and a new one-time code for it.
+   */
+  open(): Promise<{ listen: string; code: string; expiresInMs: number }>;
+  /** The page session a code buys, once; undefined for a code unknown, used or expired. */
+  exchange(code: string): string | undefined;
+}
+
 /**
  * What the daemon exposes to operations that run inside it: the operations table reaches the
  * daemon only through this, so the daemon imports the table (lib/surfaces/daemon.ts serves it) and
@@ -55,6 +66,8 @@ export interface DaemonHandle {
   readonly events?: EventBus;
   /** What it stopped at its start that a daemon which died had left running, if anything. */
   readonly recovered?: string;
+  /** The web page (`mcpx ui`, lib/daemon/ui_gate.ts); absent outside the daemon. */
+  readonly ui?: DaemonUi;
   /** The daemon's log. */
   readonly log?: {
     write(

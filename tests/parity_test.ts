@@ -413,6 +413,10 @@ function fakeDaemon(tmp: string, configPath: string) {
     idleExitMs: 0,
     lastActivity: Date.now(),
     inflight: 0,
+    ui: {
+      open: () => Promise.resolve({ listen: "127.0.0.1:1", code: "0".repeat(32), expiresInMs: 1 }),
+      exchange: () => undefined,
+    },
   };
   return { handle, stops };
 }

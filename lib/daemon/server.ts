@@ -55,6 +55,7 @@ import {
   refuseOnListener,
   type TcpAddress,
 } from "./listen.ts";
+import { UiGate } from "./ui_gate.ts";
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
 export interface DaemonRecord {
@@ -185,6 +186,10 @@ export async function runDaemon(
   }
   let server: Deno.HttpServer<Deno.UnixAddr> | undefined;
   let tcp: Deno.HttpServer<Deno.NetAddr> | undefined;
+  // The web page's loopback listener (`mcpx ui`), when no daemon.listen serves it.
+  let uiTcp: Deno.HttpServer<Deno.NetAddr> | undefined;
+  const gate = new UiGate();
+  let openUi: (() => string) | undefined;
   let stopReason = "";
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
@@ -203,6 +208,19 @@ export async function runDaemon(
     log,
     registry,
     events,
+    ui: {
+      open() {
+        // Hosted inline, the daemon ends with the command that prints the address.
+        if (hooks.ready) {
+          throw new McpxError("USAGE", "The web page needs a daemon that outlives this command", {
+            hint: "Run `mcpx start` first, or drop --inline (daemon.inline)",
+          });
+        }
+        if (!openUi) throw new McpxError("DAEMON_UNAVAILABLE", "The daemon is not listening yet");
+        return Promise.resolve({ listen: openUi(), ...gate.issue() });
+      },
+      exchange: (code) => gate.exchange(code),
+    },
     requestStop(reason: string) {
       if (stopReason) return;
       stopReason = reason;
@@ -424,7 +442,7 @@ export async function runDaemon(
         try {
           tcp = Deno.serve(
             { hostname: at.hostname, port: at.port, onListen() {}, onError },
-            handle((req) => refuseOnListener(req, at, bearer), true),
+            handle((req) => refuseOnListener(req, at, bearer, gate), true),
           );
           at.port = tcp.addr.port;
         } catch (e) {
@@ -443,6 +461,22 @@ export async function runDaemon(
           );
         }
       }
+      // The web page is served where daemon.listen is, else on a loopback port opened the first
+      // time `mcpx ui` asks: it takes page sessions only, no token anyone was given.
+      openUi = () => {
+        if (state.listen) return state.listen;
+        if (!uiTcp) {
+          const at = { hostname: "127.0.0.1", port: 0 };
+          const nobody = crypto.randomUUID() + crypto.randomUUID();
+          uiTcp = Deno.serve(
+            { hostname: at.hostname, port: 0, onListen() {}, onError },
+            handle((req) => refuseOnListener(req, at, nobody, gate), true),
+          );
+          at.port = uiTcp.addr.port;
+          log.write("info", "daemon.ui_listening", "Serving the web page", { ui: hostPort(at) });
+        }
+        return hostPort({ hostname: "127.0.0.1", port: uiTcp.addr.port });
+      };
       try {
         server = Deno.serve(
           { path: paths.socket, onListen() {}, onError },
@@ -517,7 +551,12 @@ export async function runDaemon(
   events.close();
   // Servers go while the listener drains: a call in flight then fails at once (its server was
   // stopped) instead of holding the shutdown until its callTimeout.
-  await Promise.all([server!.shutdown(), tcp?.shutdown(), registry.close()]);
+  await Promise.all([
+    server!.shutdown(),
+    tcp?.shutdown(),
+    uiTcp?.shutdown(),
+    registry.close(),
+  ]);
   await registry.flushCache();
   // Only remove files that are still ours: a successor may already have replaced them.
   try {

@@ -34,6 +34,7 @@ const registry = () =>
 const adapter = () => load<typeof import("./adapter_ops.ts")>("./adapter_ops.ts", import.meta.url);
 const tui = () => load<typeof import("./tui_op.ts")>("./tui_op.ts", import.meta.url);
 const elicit = () => load<typeof import("./elicit_ops.ts")>("./elicit_ops.ts", import.meta.url);
+const web = () => load<typeof import("./ui_ops.ts")>("./ui_ops.ts", import.meta.url);
 
 /** The loader of the operation `name` of the module `module()` loads. */
 function from<M>(module: () => Promise<M>, name: keyof M): Load {
@@ -72,6 +73,8 @@ export const COMMANDS: Record<string, Load> = {
   health: from(daemon, "health"),
   log: from(logs, "logShow"),
   stats: from(logs, "statsShow"),
+  storage: from(web, "storageShow"),
+  ui: from(web, "uiOpen"),
   config: () =>
     Promise.all([config(), configImports()]).then(([a, b]) =>
       [a.configShow, b.configImport] as unknown as Operation[]

@@ -8,6 +8,7 @@ import { CALLER_HEADER, decodeCaller } from "../daemon/wire.ts";
 import type { McpHost, McpHttpHandler } from "./mcp.ts";
 import { McpxError, toProblem } from "../errors.ts";
 import type { McpConnection } from "../mcp/types.ts";
+import { isPagePath } from "../daemon/ui_gate.ts";
 
 /** `--json` as a flag: a tool's answer is the operation's document, never its terminal form. */
 const JSON_FLAG = { key: "output.json", text: "true", spelling: "--json" };
@@ -31,6 +32,11 @@ export function runDaemon(
       const url = new URL(req.url);
       const path = url.pathname;
       if (path === "/v1/events") return Promise.resolve(eventsResponse(req, url, context));
+      if (isPagePath(path)) {
+        // The web page (lib/web/): its files and the exchange of `mcpx ui`'s one-time code.
+        return load<typeof import("../web/serve.ts")>("../web/serve.ts", import.meta.url)
+          .then((w) => w.pageResponse(req, context(req)));
+      }
       const exposed = /^\/mcp\/([^/]+)$/.exec(path);
       if (exposed) {
         // Gateway mode: /mcp/<ns> (or <ns>,<ns>… with namespaced names), each its own endpoint.

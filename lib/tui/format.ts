@@ -108,16 +108,3 @@ export function rowMatches(row: Row, filter: string): boolean {
   const f = filter.toLowerCase();
   return Object.values(row).some((v) => cellText(v).toLowerCase().includes(f));
 }
-
-/** A byte count for people: `512 B`, `3.4 KiB`, `12.0 MiB`. */
-export function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ["KiB", "MiB", "GiB", "TiB"];
-  let v = n / 1024;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${v.toFixed(1)} ${units[u]}`;
-}

@@ -7,9 +7,7 @@
 import type { Context } from "../context.ts";
 import { load } from "../_load.ts";
 import { formatDuration } from "../duration.ts";
-import { cacheDir, stateDir } from "../paths.ts";
 import type { Grid, NamespaceItem, Row, StatsKind, ToolItem, ViewSource } from "./source.ts";
-import { storageRows } from "./storage.ts";
 
 const loadLs = () =>
   load<typeof import("../operations/ls_op.ts")>("../operations/ls_op.ts", import.meta.url);
@@ -27,6 +25,10 @@ const loadDaemonOps = () =>
     "../operations/daemon_ops.ts",
     import.meta.url,
   );
+const loadUiOps = () =>
+  load<typeof import("../operations/ui_ops.ts")>("../operations/ui_ops.ts", import.meta.url);
+const loadBound = () =>
+  load<typeof import("../output/bound.ts")>("../output/bound.ts", import.meta.url);
 const loadCli = () =>
   load<typeof import("../surfaces/cli.ts")>("../surfaces/cli.ts", import.meta.url);
 
@@ -177,11 +179,15 @@ export class OperationsSource implements ViewSource {
   }
 
   async storage(): Promise<Grid> {
-    const settings = await this.#ctx.settings();
-    const env = this.#ctx.io.env;
+    const [{ storageShow }, { formatBytes }] = await Promise.all([loadUiOps(), loadBound()]);
+    const out = await storageShow.run({}, this.#ctx);
+    const files = out.parts.reduce((n, p) => n + p.files, 0);
     return {
       columns: ["part", "size", "files", "path"],
-      rows: storageRows({ state: stateDir(settings, env), cache: cacheDir(settings, env) }),
+      rows: [
+        ...out.parts.map((p) => ({ ...p, size: formatBytes(p.bytes) })),
+        { part: "total", size: formatBytes(out.bytes), files, bytes: out.bytes, path: "" },
+      ],
     };
   }
 }

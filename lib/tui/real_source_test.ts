@@ -126,8 +126,9 @@ Deno.test("OperationsSource answers every view from the operations, without a da
 
     const storage = await source.storage();
     const parts = storage.rows.map((r) => r.part);
-    assert.ok(parts.includes("state/logs/*.jsonl"), parts.join(", "));
-    assert.ok(parts.includes("state/logs/index.db"), parts.join(", "));
+    // What `mcpx storage` says, and the total.
+    assert.ok(parts.includes("log (JSONL)"), parts.join(", "));
+    assert.ok(parts.includes("log index (index.db)"), parts.join(", "));
     assert.equal(parts.at(-1), "total");
   } finally {
     await Deno.remove(root, { recursive: true });

@@ -155,7 +155,7 @@ Deno.test({
       );
       await tmux.keys("]");
       captures.storage = await tmux.until(
-        (s) => s.includes("[storage]") && s.includes("total") && s.includes("state/logs"),
+        (s) => s.includes("[storage]") && s.includes("total") && s.includes("log (JSONL)"),
         "the storage view",
       );
 
