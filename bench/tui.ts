@@ -1,9 +1,9 @@
 /**
  * The browser's start: the time from starting `mcpx tui` on a terminal to its first drawn frame,
  * and to the frame that lists the namespaces (read from the schema cache; no daemon runs), and of
- * bare `mcpx` (which opens it on a terminal) to its first frame, next
- * to `deno run` of a module that prints one line, on the same pseudo-terminal (util-linux
- * `script`) in the same session.
+ * bare `mcpx` (which opens it on a terminal) to its first frame; next to `deno run` of a module
+ * that prints one line (the baseline) and of one that draws a single ink Text (the floor ink
+ * itself sets), all on the same pseudo-terminal (util-linux `script`) in the same session.
  *
  *     deno run -A bench/tui.ts [--runs 10]
  *
@@ -138,12 +138,28 @@ async function main(): Promise<void> {
     const hello = join(root, "hello.ts");
     await Deno.writeTextFile(hello, 'console.log("ready");\n');
     const baselineArgs = emptyArgs(root).slice(0, -1).concat(hello);
+    // The floor ink itself sets: one Text drawn, under the same deno.json and flags.
+    const inkAlone = join(root, "ink_alone.ts");
+    await Deno.writeTextFile(
+      inkAlone,
+      [
+        'import process from "node:process";',
+        'process.env.NODE_ENV ??= "production";',
+        'const React = (await import("react")).default;',
+        'const { render, Text } = await import("ink");',
+        'const app = render(React.createElement(Text, null, "ink alone"), { interactive: true });',
+        "setTimeout(() => app.unmount(), 50);",
+      ].join("\n") + "\n",
+    );
+    const inkArgs = emptyArgs(root).slice(0, -1).concat(inkAlone);
 
     const base: number[] = [];
     const frame: number[] = [];
     const listed: number[] = [];
     const frameCpu: number[] = [];
     const bareFrame: number[] = [];
+    const inkFrame: number[] = [];
+    const inkCpu: number[] = [];
     // Interleaved, after two untimed rounds, so that a busy moment costs both sides alike.
     for (let i = 0; i < runs + 2; i++) {
       const b = await timeOnTerminal(baselineArgs, project, env, ["ready"]);
@@ -159,6 +175,9 @@ async function main(): Promise<void> {
       frame.push(t.wall[0]);
       frameCpu.push(t.cpu[0]);
       listed.push(t.wall[1]);
+      const ink = await timeOnTerminal(inkArgs, project, env, ["ink alone"]);
+      inkFrame.push(ink.wall[0]);
+      inkCpu.push(ink.cpu[0]);
       const bare = await timeOnTerminal(mcpxArgs([]), project, env, ["[tools]"], "q");
       bareFrame.push(bare.wall[0]);
     }
@@ -168,6 +187,12 @@ async function main(): Promise<void> {
       ["case", "median ms", "× baseline", "CPU ms by then"],
       // It has often exited by the time its line is read, taking its /proc entry with it.
       ["deno run (prints a line)", b.toFixed(1), "1.00", ""],
+      [
+        "ink alone: first frame",
+        median(inkFrame).toFixed(1),
+        ratio(median(inkFrame), b),
+        median(inkCpu).toFixed(0),
+      ],
       [
         "mcpx tui: first frame",
         median(frame).toFixed(1),
@@ -183,7 +208,10 @@ async function main(): Promise<void> {
       `\nload average while measuring: ${Deno.loadavg().map((n) => n.toFixed(1)).join(" ")}`,
     );
     console.log(
-      `\nfirst frame ${median(frame).toFixed(1)} ms against the aim of ${AIM_MS} ms: ${
+      `\nmcpx tui's first frame over ink alone's: ${ratio(median(frame), median(inkFrame))}×`,
+    );
+    console.log(
+      `first frame ${median(frame).toFixed(1)} ms against the aim of ${AIM_MS} ms: ${
         median(frame) <= AIM_MS ? "met" : "MISSED"
       }`,
     );
