@@ -46,6 +46,7 @@ import {
 } from "./children.ts";
 import { removeLive, writeLive } from "./live.ts";
 import { EventBus } from "../events/bus.ts";
+import { NamedSessions } from "../sessions/named.ts";
 import { ClientHalf } from "./client_half.ts";
 import {
   hostPort,
@@ -158,9 +159,12 @@ export async function runDaemon(
   });
   for (const w of settings.warnings) log.write("warn", "config.warning", w);
 
+  const daemonStarted = Date.now();
   let registry: Registry;
   let stopping = false;
   const events = new EventBus();
+  // Made once the registry is: the registry asks it about each call of a session.
+  let sessions: NamedSessions | undefined;
   let half: ClientHalf;
   try {
     half = new ClientHalf(defsOf(config, settings, log, ctx.io.cwd), {
@@ -176,8 +180,25 @@ export async function runDaemon(
         if (!stopping) writeLive(paths.live, state);
       },
       children: (list) => {
-        if (!stopping) recordChildren(paths.children, list);
+        if (stopping) return;
+        recordChildren(paths.children, list);
+        sessions?.refresh();
       },
+      sessions: {
+        enter: (caller) => sessions?.enter(caller),
+        leave: (caller) => sessions?.leave(caller),
+        keeps: (scope) => sessions?.keeps(scope) ?? false,
+      },
+    });
+    sessions = new NamedSessions({
+      path: paths.sessions,
+      daemon: { pid: Deno.pid, startedAt: new Date(daemonStarted).toISOString() },
+      user: ctx.io.env.USER || undefined,
+      uid: Deno.uid() ?? undefined,
+      log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
+      publish: (type, data) => void events.publish(type, data),
+      stop: (name) => registry.endSession(name),
+      instances: () => registry.sessionInstances(),
     });
   } catch (e) {
     log.close();
@@ -195,7 +216,7 @@ export async function runDaemon(
   const stopped = new Promise<void>((r) => (resolveStopped = r));
   const state: RunningDaemon = {
     pid: Deno.pid,
-    startedAt: Date.now(),
+    startedAt: daemonStarted,
     autostarted,
     socket: paths.socket,
     configPath: fp.path,
@@ -208,6 +229,7 @@ export async function runDaemon(
     log,
     registry,
     events,
+    sessions,
     ui: {
       open() {
         // Hosted inline, the daemon ends with the command that prints the address.
@@ -500,10 +522,12 @@ export async function runDaemon(
     reportStart(e);
     await server?.shutdown();
     await tcp?.shutdown();
+    sessions.close();
     await registry.close();
     throw e;
   }
   registry.start();
+  sessions.start();
   writeLive(paths.live, registry.liveState());
   log.write("info", "daemon.listening", "Daemon listening", {
     socket: paths.socket,
@@ -525,7 +549,11 @@ export async function runDaemon(
   );
   const timer = setInterval(() => {
     if (!autostarted || state.inflight > 0) return;
-    if (state.idleExitMs > 0 && Date.now() - state.lastActivity >= state.idleExitMs) {
+    if (
+      state.idleExitMs > 0 && Date.now() - state.lastActivity >= state.idleExitMs &&
+      // A named session's processes are kept until its TTL runs out (docs/sessions.md).
+      !sessions.holding()
+    ) {
       state.requestStop("idle");
       return;
     }
@@ -544,6 +572,8 @@ export async function runDaemon(
   Deno.removeSignalListener("SIGTERM", onSignal);
   Deno.removeSignalListener("SIGINT", onSignal);
   stopping = true;
+  // Before the servers go: the records keep listing them, so a successor can say they were lost.
+  sessions.close();
   log.write("info", "daemon.stopping", `Daemon stopping: ${stopReason}`, { reason: stopReason });
   await registry.flushCache();
   // Event streams end first: the listener's drain would otherwise wait on every follower.
@@ -717,6 +747,7 @@ async function makeRegistry(
   watch: {
     live: (state: LiveState) => void;
     children: (list: { pid: number; server: string; instance: string }[]) => void;
+    sessions: NonNullable<ConstructorParameters<typeof Registry>[1]["sessions"]>;
   },
 ): Promise<Registry> {
   const defs = defsOf(config, settings, log, ctx.io.cwd);
@@ -829,5 +860,6 @@ async function makeRegistry(
     cache,
     live: watch.live,
     children: watch.children,
+    sessions: watch.sessions,
   });
 }

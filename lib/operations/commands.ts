@@ -33,6 +33,7 @@ const registry = () =>
   load<typeof import("./registry_ops.ts")>("./registry_ops.ts", import.meta.url);
 const adapter = () => load<typeof import("./adapter_ops.ts")>("./adapter_ops.ts", import.meta.url);
 const tui = () => load<typeof import("./tui_op.ts")>("./tui_op.ts", import.meta.url);
+const sessions = () => load<typeof import("./session_ops.ts")>("./session_ops.ts", import.meta.url);
 const elicit = () => load<typeof import("./elicit_ops.ts")>("./elicit_ops.ts", import.meta.url);
 const web = () => load<typeof import("./ui_ops.ts")>("./ui_ops.ts", import.meta.url);
 
@@ -89,6 +90,17 @@ export const COMMANDS: Record<string, Load> = {
   elicit: () =>
     elicit().then((m) =>
       [m.elicitList, m.elicitShow, m.elicitAnswer, m.elicitDecline] as unknown as Operation[]
+    ),
+  session: () =>
+    sessions().then((m) =>
+      [
+        m.sessionsCreate,
+        m.sessionsList,
+        m.sessionsSearch,
+        m.sessionsShow,
+        m.sessionsClose,
+        m.sessionsAttach,
+      ] as unknown as Operation[]
     ),
   doctor: from(doctorOp, "doctor"),
   tui: from(tui, "tuiOpen"),

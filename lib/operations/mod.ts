@@ -23,6 +23,14 @@ import {
   toolsTypes,
 } from "./discovery_ops.ts";
 import { serversRefresh, serversRestart, sessionsEnd, toolsAdHoc, toolsCall } from "./tool_ops.ts";
+import {
+  sessionsAttach,
+  sessionsClose,
+  sessionsCreate,
+  sessionsList,
+  sessionsSearch,
+  sessionsShow,
+} from "./session_ops.ts";
 import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
 import { mcpServe } from "./serve_op.ts";
 import { eventsList } from "./events_op.ts";
@@ -56,6 +64,12 @@ export const OPERATIONS: readonly Operation[] = [
   serversRestart,
   serversRefresh,
   sessionsEnd,
+  sessionsCreate,
+  sessionsList,
+  sessionsSearch,
+  sessionsShow,
+  sessionsAttach,
+  sessionsClose,
   elicitList,
   elicitShow,
   elicitAnswer,

@@ -4,7 +4,7 @@ import { OPERATIONS } from "../operations/mod.ts";
 import { load } from "../_load.ts";
 import { messageOf } from "../errors.ts";
 import { buildRouter } from "./http.ts";
-import { CALLER_HEADER, decodeCaller } from "../daemon/wire.ts";
+import { CALLER_HEADER, decodeCaller, SESSION_HEADER } from "../daemon/wire.ts";
 import type { McpHost, McpHttpHandler } from "./mcp.ts";
 import { McpxError, toProblem } from "../errors.ts";
 import type { McpConnection } from "../mcp/types.ts";
@@ -114,6 +114,8 @@ async function mcpHandler(base: Context): Promise<McpHttpHandler> {
     maxBodyBytes: settings.get("daemon.maxRequestBytes"),
     // The socket is the user's own (0600, a token on every request): no browser reaches it.
     checkOrigin: false,
+    // A connection may join a session that outlives it (a named one rejoins it).
+    namedSession: (req) => req.headers.get(SESSION_HEADER) ?? undefined,
     // A 2026-07-28 request belongs to no connection: the caller may name its session.
     modernSession: (req) => {
       try {
