@@ -29,6 +29,11 @@ const loadUiOps = () =>
   load<typeof import("../operations/ui_ops.ts")>("../operations/ui_ops.ts", import.meta.url);
 const loadBound = () =>
   load<typeof import("../output/bound.ts")>("../output/bound.ts", import.meta.url);
+const loadSessionOps = () =>
+  load<typeof import("../operations/session_ops.ts")>(
+    "../operations/session_ops.ts",
+    import.meta.url,
+  );
 const loadCli = () =>
   load<typeof import("../surfaces/cli.ts")>("../surfaces/cli.ts", import.meta.url);
 
@@ -37,6 +42,44 @@ function firstLine(text: string | undefined): string {
   const t = (text ?? "").trim();
   const nl = t.indexOf("\n");
   return nl < 0 ? t : t.slice(0, nl);
+}
+
+/** What the sessions view shows of a named session (`mcpx session ls`). */
+export interface NamedSession {
+  name: string;
+  key: string;
+  state: string;
+  expiresAt: string;
+  servers: { server: string }[];
+}
+
+/**
+ * The sessions view's rows: mcpx's runs (`mcpx stats sessions`), with opencode's title, cost and
+ * tokens where it recorded the same session, and the named sessions the daemon holds (each run
+ * under one marked with it; one with no run yet a row of its own). mcpx knows which servers a
+ * session used, opencode what it cost: neither alone is the row anybody wants.
+ */
+export function mergeSessions(mine: Row[], opencode: Row[], named: NamedSession[]): Row[] {
+  const costs = new Map(opencode.map((r) => [r.session as string, r]));
+  const rows: Row[] = mine.map((m) => {
+    const o = costs.get(m.session as string);
+    if (o) costs.delete(m.session as string);
+    return o
+      ? { ...m, title: o.title, cost: o.cost, tokensIn: o.tokensIn, tokensOut: o.tokensOut }
+      : { ...m };
+  });
+  for (const o of costs.values()) rows.push({ ...o });
+  for (const n of named.toReversed()) {
+    const facts = {
+      named: n.state,
+      expiresAt: n.expiresAt,
+      servers: n.servers.map((s) => s.server).join(", "),
+    };
+    const runs = rows.filter((r) => r.session === n.name || r.session === n.key);
+    if (runs.length) { for (const r of runs) Object.assign(r, facts); }
+    else rows.unshift({ session: n.name, ...facts });
+  }
+  return rows;
 }
 
 /** A source over `ctx`'s configuration, schema cache, log index and daemon. */
@@ -157,25 +200,44 @@ export class OperationsSource implements ViewSource {
   }
 
   async sessions(): Promise<Grid> {
-    const { statsShow } = await loadLogOps();
+    const [{ statsShow }, named] = await Promise.all([loadLogOps(), this.namedSessions()]);
     const mine = (await statsShow.run({ kind: "sessions", limit: 200 }, this.#ctx)).rows;
     const theirs = await statsShow.run({ kind: "sessions", opencode: true, limit: 200 }, this.#ctx);
-    // mcpx knows which servers a session used, opencode what it cost: one row where both know it.
-    const costs = new Map(theirs.rows.map((r) => [r.session as string, r]));
-    const rows: Row[] = mine.map((m) => {
-      const o = costs.get(m.session as string);
-      if (o) costs.delete(m.session as string);
-      return o
-        ? { ...m, title: o.title, cost: o.cost, tokensIn: o.tokensIn, tokensOut: o.tokensOut }
-        : { ...m };
-    });
-    for (const o of costs.values()) rows.push({ ...o });
     return {
-      rows,
+      // The rest (the session's id, tokens, opencode's parent) is in the row opened in full.
+      columns: [
+        "session",
+        "run",
+        "started",
+        "calls",
+        "failedCalls",
+        "exitCode",
+        "named",
+        "servers",
+        "title",
+        "cost",
+        "script",
+      ],
+      rows: mergeSessions(mine, theirs.rows, named),
       note: theirs.missing
         ? `mcpx's half only: no opencode database at ${theirs.missing}`
         : `with opencode's ${theirs.rows.length} sessions from ${theirs.source}`,
     };
+  }
+
+  /** The daemon's named sessions (`mcpx session ls`), asked only of a daemon that runs. */
+  private async namedSessions(): Promise<NamedSession[]> {
+    const [{ daemonStatus }, { sessionsList }, { execute }] = await Promise.all([
+      loadDaemonOps(),
+      loadSessionOps(),
+      loadCli(),
+    ]);
+    const status = await execute(daemonStatus as never, {}, this.#ctx) as { running: boolean };
+    if (!status.running) return [];
+    const out = await execute(sessionsList as never, {}, this.#ctx) as {
+      sessions: NamedSession[];
+    };
+    return out.sessions;
   }
 
   async storage(): Promise<Grid> {

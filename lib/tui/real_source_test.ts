@@ -3,7 +3,7 @@ import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { captureIo } from "../io.ts";
 import { Context } from "../context.ts";
-import { OperationsSource } from "./real_source.ts";
+import { mergeSessions, OperationsSource } from "./real_source.ts";
 
 /** A user with a configuration, a log of one script run, and opencode's record of its session. */
 async function world(root: string) {
@@ -133,4 +133,38 @@ Deno.test("OperationsSource answers every view from the operations, without a da
   } finally {
     await Deno.remove(root, { recursive: true });
   }
+});
+
+Deno.test("mergeSessions() joins mcpx's runs, opencode's costs and the daemon's named sessions", () => {
+  const rows = mergeSessions(
+    [
+      { run: "run-1", session: "login-flow", calls: 3 },
+      { run: "run-2", session: "ses-oc", calls: 1 },
+      { run: "run-3", session: "run-x", calls: 0 },
+    ],
+    [
+      { session: "ses-oc", title: "fix the build", cost: 0.5, tokensIn: 10, tokensOut: 2 },
+      { session: "ses-other", title: "elsewhere", cost: 0.1 },
+    ],
+    [
+      {
+        name: "login-flow",
+        key: "session:login-flow",
+        state: "open",
+        expiresAt: "2026-12-04T05:00:00Z",
+        servers: [{ server: "browser" }, { server: "memory" }],
+      },
+      { name: "idle", key: "session:idle", state: "open", expiresAt: "t", servers: [] },
+    ],
+  );
+  assert.deepEqual(rows.map((r) => [r.run ?? null, r.session, r.named ?? null]), [
+    [null, "idle", "open"],
+    ["run-1", "login-flow", "open"],
+    ["run-2", "ses-oc", null],
+    ["run-3", "run-x", null],
+    [null, "ses-other", null],
+  ]);
+  assert.equal(rows[1].servers, "browser, memory");
+  assert.equal(rows[2].title, "fix the build");
+  assert.equal(rows[2].cost, 0.5);
 });

@@ -78,6 +78,10 @@ Deno.test({
       { env: extra },
     );
     assert.equal(run.code, 0, run.stderr);
+    const named = await box.mcpx(["--config", EXAMPLE, "session", "new", "--name", "demo"], {
+      env: extra,
+    });
+    assert.equal(named.code, 0, named.stderr);
 
     // The script tmux runs: mcpx with no command, then what the terminal's modes are once it has ended.
     const script = await box.write(
@@ -150,7 +154,9 @@ Deno.test({
       );
       await tmux.keys("]");
       captures.sessions = await tmux.until(
-        (s) => s.includes("[sessions]") && s.includes("run-") && s.includes("opencode"),
+        (s) =>
+          s.includes("[sessions]") && s.includes("run-") && /demo\s+open/.test(s) &&
+          s.includes("opencode"),
         "the sessions view",
       );
       await tmux.keys("]");
