@@ -12,7 +12,10 @@ export interface Io {
   readonly cwd: string;
   /** Whether standard output is a terminal. */
   readonly isTerminal: boolean;
-  /** Whether standard input is a terminal (bare `mcpx` opens the browser only then). */
+  /**
+   * Whether standard input is a terminal: bare `mcpx` opens the browser only then, and `mcpx
+   * explore` and `mcpx repl` need one.
+   */
   readonly stdinIsTerminal?: boolean;
   /** Whether standard error is a terminal (log levels are coloured there). */
   readonly errIsTerminal?: boolean;

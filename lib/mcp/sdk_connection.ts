@@ -211,9 +211,12 @@ class Connection implements McpConnection {
       return;
     }
     const error = "error" in outcome ? outcome.error : undefined;
-    if (error instanceof McpxError) {
+    // mcpx's own refusal (no OAuth token, an unsafe token file), also where the SDK wrapped it
+    // (the 2026-07-28 `server/discover` probe): its code and one line, not a start failure.
+    const own = ownError(error);
+    if (own) {
       await this.close();
-      throw error;
+      throw own;
     }
     // The child may be exiting right now; its status and last stderr lines explain more than
     // "connection closed" does.
@@ -520,4 +523,13 @@ class Connection implements McpConnection {
     // SDK messages can quote the URL; never let a query-string credential through.
     return this.#spec.url ? message.replaceAll(this.#spec.url, where) : message;
   }
+}
+
+/** The McpxError `error` is or was caused by (the SDK keeps the cause when it wraps one). */
+function ownError(error: unknown): McpxError | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; depth++) {
+    if (e instanceof McpxError) return e;
+    e = e.cause;
+  }
+  return undefined;
 }

@@ -33,6 +33,8 @@ const registry = () =>
   load<typeof import("./registry_ops.ts")>("./registry_ops.ts", import.meta.url);
 const adapter = () => load<typeof import("./adapter_ops.ts")>("./adapter_ops.ts", import.meta.url);
 const tui = () => load<typeof import("./tui_op.ts")>("./tui_op.ts", import.meta.url);
+const exploring = () =>
+  load<typeof import("./explore_ops.ts")>("./explore_ops.ts", import.meta.url);
 const sessions = () => load<typeof import("./session_ops.ts")>("./session_ops.ts", import.meta.url);
 const elicit = () => load<typeof import("./elicit_ops.ts")>("./elicit_ops.ts", import.meta.url);
 const web = () => load<typeof import("./ui_ops.ts")>("./ui_ops.ts", import.meta.url);
@@ -62,6 +64,8 @@ export const COMMANDS: Record<string, Load> = {
   run: from(scripts, "scriptsRun"),
   exec: from(scripts, "scriptsExec"),
   scripts: from(scripts, "scriptsList"),
+  explore: from(exploring, "exploreRun"),
+  repl: from(exploring, "scriptsRepl"),
   status: from(daemon, "daemonStatus"),
   events: from(events, "eventsList"),
   start: from(daemon, "daemonStart"),

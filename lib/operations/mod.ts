@@ -42,6 +42,7 @@ import { promptsGet, resourcesRead } from "./feature_ops.ts";
 import { doctor } from "./doctor_op.ts";
 import { tuiOpen } from "./tui_op.ts";
 import { registryAdd, registrySearch, registryShow } from "./registry_ops.ts";
+import { exploreRun, scriptsRepl } from "./explore_ops.ts";
 import { storageShow, uiOpen } from "./ui_ops.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
@@ -59,6 +60,8 @@ export const OPERATIONS: readonly Operation[] = [
   scriptsRun,
   scriptsExec,
   scriptsList,
+  exploreRun,
+  scriptsRepl,
   daemonStatus,
   eventsList,
   serversRestart,

@@ -3,6 +3,7 @@ import { traceAttrs } from "../log/trace_ids.ts";
 import { didYouMean } from "../near.ts";
 import type { CallToolEnvelope, McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
 import type { Broker } from "../questions/broker.ts";
+import { signInQuestion, type StartSignIn } from "./sign_in.ts";
 import { selectServers, type ServerDef } from "../config/servers.ts";
 import { functionNames } from "../names.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
@@ -89,6 +90,11 @@ export interface RegistryDeps {
    */
   questions?: Broker;
   elicitWaitMs?: number;
+  /**
+   * Starts a sign-in in the daemon for a call that needs OAuth and has no token
+   * (lib/pool/sign_in.ts): the URL becomes a URL-mode question, the call INPUT_REQUIRED.
+   */
+  signIn?: StartSignIn;
 }
 
 /** What the daemon keeps for `mcpx ls` and `mcpx run` to read without asking it. */
@@ -98,6 +104,9 @@ export interface LiveState {
   /** The scope key of every live process (`global`, `session:<id>`, …). */
   keys: string[];
 }
+
+/** Calls made again after a sign-in: they fail as they are, with no second sign-in. */
+const RETRIED = new WeakSet<CallRequest>();
 
 /** One tool call, as `/v1` and the CLI ask for it. */
 export interface CallRequest {
@@ -595,6 +604,21 @@ export class Registry {
       return await this.#watched(req, served, signal);
     } catch (e) {
       failure = e;
+      const { signIn, questions } = this.#deps;
+      if (
+        e instanceof McpxError && e.code === "CREDENTIALS_MISSING" && signIn && questions &&
+        !RETRIED.has(req)
+      ) {
+        const { def } = this.entry(req.server, req.caller.selection);
+        await signInQuestion(questions, signIn, def, req.tool, e, () => {
+          const again = { ...req };
+          RETRIED.add(again);
+          return this.call(again);
+        }).catch((q) => {
+          failure = q;
+          throw q;
+        });
+      }
       throw e;
     } finally {
       if (entered) this.#deps.sessions!.leave(req.caller);
