@@ -27,7 +27,12 @@ import {
   startFailed,
   toToolInfo,
 } from "./_connection.ts";
-import { type ConnectOptions, declaredCapabilities, negotiationFor } from "./connect.ts";
+import {
+  type ConnectOptions,
+  declaredCapabilities,
+  MODERN_REVISION,
+  negotiationFor,
+} from "./connect.ts";
 import {
   CancellableHttpTransport,
   EndpointUnreachable,
@@ -45,6 +50,9 @@ import type {
   ToolInfo,
   UpstreamNotification,
 } from "./types.ts";
+
+/** Where a 2026-07-28 request carries the log level it wants (there is no logging/setLevel). */
+const LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel";
 
 /** How long `close()` waits for an HTTP server to acknowledge the session's DELETE. */
 const TERMINATE_SESSION_MS = 2000;
@@ -78,6 +86,8 @@ class Connection implements McpConnection {
    * by assignment, and a property named `__proto__` is lost there; these keep it.
    */
   readonly #schemas = new Map<string, Record<string, unknown>>();
+  /** 2026-07-28: the level asked for (`servers.logLevel`), sent in every request's `_meta`. */
+  #logLevel?: string;
 
   constructor(spec: ServerSpec, options: ConnectOptions) {
     this.#spec = spec;
@@ -208,6 +218,7 @@ class Connection implements McpConnection {
     }
     if (outcome.ok) {
       this.protocolVersion = this.#client.getNegotiatedProtocolVersion();
+      if (transport instanceof StdioTransport) inOrder(transport);
       return;
     }
     const error = "error" in outcome ? outcome.error : undefined;
@@ -263,7 +274,7 @@ class Connection implements McpConnection {
       // The SDK's own timeout and signal: either one sends notifications/cancelled for the
       // request (and, over HTTP, aborts the POST that carries it; see CancellableHttpTransport).
       const onProgress = options.onProgress;
-      const result = await this.#client.callTool({ name, arguments: args }, {
+      const result = await this.#client.callTool({ name, arguments: args, ...this.#meta() }, {
         timeout: options.timeoutMs,
         signal: options.signal,
         onprogress: onProgress
@@ -288,6 +299,13 @@ class Connection implements McpConnection {
         ...calling(name),
       });
     }
+  }
+
+  /** The `_meta` that carries the log level of a 2026-07-28 request, merged with `params`' own. */
+  #meta(params?: Record<string, unknown>): { _meta?: Record<string, unknown> } {
+    if (this.#logLevel === undefined) return {};
+    const own = params?._meta as Record<string, unknown> | undefined;
+    return { _meta: { [LOG_LEVEL_META_KEY]: this.#logLevel, ...own } };
   }
 
   #keepSchemas(message: JSONRPCMessage): void {
@@ -321,6 +339,12 @@ class Connection implements McpConnection {
   async setLoggingLevel(level: string, timeoutMs: number): Promise<void> {
     // A server that declared no logging would refuse the request; it is not asked.
     if (this.#client.getServerCapabilities()?.logging === undefined || this.#life.end) return;
+    if (this.protocolVersion === MODERN_REVISION) {
+      // 2026-07-28 has no logging/setLevel: the level rides each request's envelope (the SDK's
+      // Client does not add it itself), and a server logs only for requests that carry it.
+      this.#logLevel = level;
+      return;
+    }
     await this.#client.setLoggingLevel(level as "info", { timeout: timeoutMs }).catch(() => {});
   }
 
@@ -345,7 +369,10 @@ class Connection implements McpConnection {
     const server = this.#spec.name;
     try {
       const result = await this.#client.request(
-        { method: method as "ping", ...(params ? { params } : {}) },
+        {
+          method: method as "ping",
+          ...(params || this.#logLevel ? { params: { ...params, ...this.#meta(params) } } : {}),
+        },
         {
           timeout: options.timeoutMs,
           signal: options.signal,
@@ -481,6 +508,18 @@ class Connection implements McpConnection {
     if (error instanceof ProtocolError) {
       return rpcError(this.#spec.name, how, error, oversizedData(error.data), error);
     }
+    const refused = refusal(error);
+    if (refused) {
+      // 2026-07-28: the server's input_required asked for something mcpx's handler refused (a
+      // declined sampling request, a request over the size limit). In the 2025 era the refusal
+      // goes to the server as a JSON-RPC error and the call fails there; here the client answers
+      // the round itself, so the call fails the same way, as the server's error would.
+      return new McpxError(
+        "TOOL_ERROR",
+        how.rejected(this.#spec.name, `mcpx refused what it asked for: ${refused.message}`),
+        { cause: error, data: { rpcCode: refused.rpcCode } },
+      );
+    }
     if (error instanceof SdkError) {
       return new McpxError(
         "TOOL_ERROR",
@@ -523,6 +562,40 @@ class Connection implements McpConnection {
     // SDK messages can quote the URL; never let a query-string credential through.
     return this.#spec.url ? message.replaceAll(this.#spec.url, where) : message;
   }
+}
+
+/**
+ * Delivers the stdio transport's messages one microtask apart, in order. The SDK's `Client` runs a
+ * notification's handler a microtask after it arrives but settles a response at once, so
+ * `notifications/progress` read in the same chunk as the call's reply (a fast server on stdio)
+ * would find its call already settled and be dropped; one hop per message lets each
+ * notification's handler run before the next message is seen. Every hop is a microtask, so the
+ * queue is drained before the transport can report its close.
+ */
+function inOrder(transport: StdioTransport): void {
+  const deliver = transport.onmessage;
+  if (!deliver) return;
+  let chain = Promise.resolve();
+  transport.onmessage = (message) => {
+    chain = chain.then(() => deliver(message)).catch((error) =>
+      transport.onerror?.(error instanceof Error ? error : new Error(String(error)))
+    );
+  };
+}
+
+/**
+ * The refusal of a server's request by mcpx's own handler (the question broker's
+ * `RequestRefused`, which carries the JSON-RPC code it is sent with), where `error` is or wraps one.
+ */
+function refusal(error: unknown): { message: string; rpcCode: number } | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; depth++) {
+    const code = (e as { rpcCode?: unknown }).rpcCode;
+    if (typeof code === "number" && !(e instanceof McpxError)) {
+      return { message: e.message, rpcCode: code };
+    }
+    e = e.cause;
+  }
+  return undefined;
 }
 
 /** The McpxError `error` is or was caused by (the SDK keeps the cause when it wraps one). */
