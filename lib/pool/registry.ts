@@ -124,6 +124,28 @@ export interface CallRequest {
   onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
   /** How long a question waits for an inline answer before INPUT_REQUIRED (elicit.wait). */
   elicitWaitMs?: number;
+  /**
+   * Hands the leased connection to a task (lib/tasks/tasks.ts) instead of calling the tool: the
+   * arguments are checked and curated as a call's are. Once it resolves, the lease is the task's
+   * to release (`hold.release()`, when the task ends or its TTL passes); its value is the
+   * output's `result`.
+   */
+  asTask?: (hold: TaskHold) => Promise<unknown>;
+}
+
+/** What a task is handed by {@linkcode CallRequest.asTask}. */
+export interface TaskHold {
+  conn: McpConnection;
+  /** The namespace, the tool as listed and its name on the server (curation may rename it). */
+  namespace: string;
+  tool: ToolInfo;
+  serverTool: string;
+  arguments: Record<string, unknown>;
+  instance: { id: string; pid: number | null; key: string };
+  /** How long one request to the server may take (the server's callTimeout). */
+  callTimeoutMs: number;
+  /** Frees the lease; once only, later calls do nothing. */
+  release(): void;
 }
 
 /** What `status` shows of one namespace. */
@@ -754,6 +776,12 @@ export class Registry {
     const started = performance.now();
     const lease = await this.#lease(def, pool, req.caller, served);
     let detached = false;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      lease.release();
+    };
     try {
       const tool = findTool(def, lease.instance.tools, req.tool);
       const args = req.words
@@ -774,6 +802,31 @@ export class Registry {
       }
       const sent = Object.keys(real.fixed).length ? { ...args, ...real.fixed } : args;
       lease.instance.calls++;
+      const instance = {
+        id: lease.instance.id,
+        pid: lease.instance.pid ?? null,
+        key: lease.instance.key,
+      };
+      if (req.asTask) {
+        const result = await req.asTask({
+          conn: lease.conn,
+          namespace: def.namespace,
+          tool,
+          serverTool: real.tool,
+          arguments: sent,
+          instance,
+          callTimeoutMs: def.pool.callTimeoutMs,
+          release,
+        });
+        detached = true;
+        return {
+          server: def.namespace,
+          tool: tool.name,
+          result,
+          instance,
+          durationMs: Math.round((performance.now() - started) * 100) / 100,
+        };
+      }
       let envelope: CallToolEnvelope;
       try {
         envelope = await this.#invoke(
@@ -832,7 +885,7 @@ export class Registry {
       if (e instanceof McpxError && e.code === "INPUT_REQUIRED") detached = true;
       throw e;
     } finally {
-      if (!detached) lease.release();
+      if (!detached) release();
     }
   }
 
