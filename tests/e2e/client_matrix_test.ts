@@ -4,7 +4,9 @@
 // daemon and server process; each behaviour is a step of it, so a failure names its cell and
 // behaviour. In the 2025 era the server asks by sending requests of its own (the SDK's legacy
 // shim turns its `inputRequired(...)` into real elicitation/sampling/roots requests); in the
-// 2026-07-28 era it answers `input_required` and mcpx resends with `inputResponses`.
+// 2026-07-28 era it answers `input_required` and mcpx resends with `inputResponses`. Every cell is
+// served by the SDK (serveStdio on stdio, createMcpHandler on HTTP 2026-07-28). Tasks are not here:
+// the SDK's 2.x server package serves none (tests/e2e/tasks_test.ts covers them; docs/client.md).
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
