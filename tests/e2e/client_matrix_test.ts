@@ -14,6 +14,8 @@ import { askingServer, startAskingHttp } from "../fixtures/servers.ts";
 import { cacheModern } from "../../lib/mcp/_testing.ts";
 import { daemonLog, Sandbox, until } from "../_helpers.ts";
 
+const REPO = new URL("../../", import.meta.url).pathname;
+
 type Transport = "stdio" | "http";
 type Era = "2025-11-25" | "2026-07-28";
 
@@ -207,6 +209,29 @@ for (const [transport, era] of CELLS) {
         "the tool added after start is in the schema cache without `refresh`",
       );
       assert.equal(await tools(), before + 1);
+    });
+
+    await t.step("Ctrl-C of `mcpx call` reaches the server as a cancellation", async () => {
+      const before = (await heard()).cancelled.length;
+      const waiting = new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", "--config", `${REPO}/deno.json`, box.entry, "call", "ask.wait"],
+        cwd: join(box.root, "work"),
+        env: box.env,
+        clearEnv: true,
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      // Interrupted once the call holds its server's lease (it is in flight).
+      assert.ok(
+        await until(async () => JSON.stringify(await box.json(["status"])).includes('"leases":1')),
+      );
+      waiting.kill("SIGINT");
+      await waiting.status;
+      assert.ok(
+        await until(async () => (await heard()).cancelled.length === before + 1, 10_000),
+        "the server heard notifications/cancelled",
+      );
     });
 
     assert.equal((await box.mcpx(["stop"])).code, 0);
