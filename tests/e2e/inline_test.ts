@@ -106,10 +106,16 @@ Deno.test("an inline command stopped by SIGINT stops its servers; one killed out
   await until("the server to start", () => box.processes().some((p) => p !== killed.pid));
   // Its children file names the server once it has started (the window before is the same as a
   // daemon's: docs/daemon.md, "Crash recovery").
-  await until(
-    "the children file",
-    () => inlineFiles(box).some((n) => n.endsWith(".children.json")),
-  );
+  await until("the children file to name the server", () => {
+    const file = inlineFiles(box).find((n) => n.endsWith(".children.json"));
+    if (!file) return false;
+    try {
+      const text = Deno.readTextFileSync(join(box.root, "state", "mcpx", "daemons", file));
+      return (JSON.parse(text).children ?? []).length > 0;
+    } catch {
+      return false; // being written
+    }
+  });
   killed.kill("SIGKILL");
   await killed.output();
   await until("the command to be gone", () => !box.processes().includes(killed.pid));
