@@ -336,6 +336,7 @@ class Connection implements McpConnection {
       timeoutMs: number;
       signal?: AbortSignal;
       onprogress?: (progress: Record<string, unknown>) => void;
+      allowInputRequired?: boolean;
     },
   ): Promise<Record<string, unknown>> {
     this.#life.assertOpen(`answer "${method}"`);
@@ -346,6 +347,7 @@ class Connection implements McpConnection {
         {
           timeout: options.timeoutMs,
           signal: options.signal,
+          ...(options.allowInputRequired ? { allowInputRequired: true } : {}),
           ...(options.onprogress
             ? {
               onprogress: (p: unknown) => options.onprogress!(p as Record<string, unknown>),

@@ -106,6 +106,11 @@ export interface McpConnection {
       timeoutMs: number;
       signal?: AbortSignal;
       onprogress?: (progress: Record<string, unknown>) => void;
+      /**
+       * 2026-07-28: an `input_required` result is resolved as it came, not answered through
+       * the connection's handlers (a gateway hands it to its own client). SDK connections only.
+       */
+      allowInputRequired?: boolean;
     },
   ): Promise<Record<string, unknown>>;
   /** What the server declared at the handshake (tools, prompts, resources, logging, completions). */
