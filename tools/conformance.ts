@@ -86,9 +86,10 @@ export type Leg = typeof LEGS[number];
  * `mcpx serve --http` in a world of its own (HOME, XDG dirs): in code mode fronting one fixture
  * server, in gateway mode (`--expose surface`) fronting tests/fixtures/servers/conformance_surface.ts.
  */
-async function startServe(
+export async function startServe(
   dir: string,
   leg: Leg,
+  modern = false,
 ): Promise<{ url: string; stop: () => Promise<void> }> {
   const env: Record<string, string> = {
     HOME: join(dir, "home"),
@@ -133,6 +134,9 @@ async function startServe(
             args: ["run", "--quiet", "--config", join(ROOT, "deno.json"), "--frozen", surface],
             // The SDK from Deno's own cache, not fetched into this world's empty HOME.
             env: { DENO_DIR: env.DENO_DIR },
+            // The 2026-07-28 run reaches a server spoken to in that revision (a relay of its
+            // input_required results as they are); the 2025-11-25 run, one in the 2025 era.
+            ...(modern ? { mcpx: { protocol: "force-modern" } } : {}),
           },
         },
     }),
@@ -201,16 +205,20 @@ async function runSuite(url: string, rev: Revision): Promise<Scenario[]> {
 
 /** Runs every revision against one leg; resolves to the scenarios of each. */
 export async function measure(leg: Leg = "code"): Promise<Record<Revision, Scenario[]>> {
-  const dir = await Deno.makeTempDir({ prefix: "mcpx-conformance-" });
-  const serve = await startServe(dir, leg);
-  try {
-    const results = {} as Record<Revision, Scenario[]>;
-    for (const rev of REVISIONS) results[rev] = await runSuite(serve.url, rev);
-    return results;
-  } finally {
-    await serve.stop();
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  const results = {} as Record<Revision, Scenario[]>;
+  // Gateway mode fronts a server of the revision being measured: each revision its own world.
+  const runs = leg === "gateway" ? REVISIONS.map((rev) => [rev]) : [[...REVISIONS]];
+  for (const revs of runs) {
+    const dir = await Deno.makeTempDir({ prefix: "mcpx-conformance-" });
+    const serve = await startServe(dir, leg, leg === "gateway" && revs[0] === "2026-07-28");
+    try {
+      for (const rev of revs) results[rev] = await runSuite(serve.url, rev);
+    } finally {
+      await serve.stop();
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
   }
+  return results;
 }
 
 /** Reads the baseline. */
@@ -255,7 +263,11 @@ export function renderDoc(
     "- **code mode**: against `mcpx serve --http` in code mode (one fixture server configured);",
     "- **gateway mode**: against `mcpx serve --http --expose surface`, fronting",
     "  `tests/fixtures/servers/conformance_surface.ts` (the official SDK's server with the tools,",
-    "  prompts and resources the scenarios call), which measures mcpx as a faithful gateway.",
+    "  prompts and resources the scenarios call), which measures mcpx as a faithful gateway. Each",
+    "  revision fronts a server spoken to in that revision: 2025-11-25 the stdio default (2025 era:",
+    "  sampling and elicitation as server requests, relayed to the client), 2026-07-28 with",
+    '  `"protocol": "force-modern"` (its input_required results relayed with their own keys). The',
+    "  other pairing, a 2026-07-28 client in front of a 2025-era server, is tests/e2e/gateway_asks_test.ts's.",
     "",
     "`tests/e2e/conformance_test.ts` runs the same and fails when a scenario outside",
     "`tests/conformance_baseline.json` fails (its top level for code mode, `gateway` for gateway",
