@@ -56,6 +56,11 @@ export interface GatewayQuestions {
     ) => Promise<unknown> | undefined,
   ): { watch: unknown; done: () => void };
   pendingOf(watch: never): number;
+  /** How the call ended, for whoever answered one of its questions (`mcpx elicit answer`). */
+  finish(
+    watch: never,
+    outcome: { result?: unknown; error?: { code: string; message: string } },
+  ): void;
 }
 
 /** Who leases a connection to an exposed server for one MCP session. */
@@ -372,8 +377,9 @@ export function gatewayServer(
         };
         if (watching) arm();
         const raw = modern && extra.raw !== undefined;
+        let outcome: Parameters<GatewayQuestions["finish"]>[1] | undefined;
         try {
-          return await conn.request!(
+          const got = await conn.request!(
             method,
             raw ? { ...params, _meta: { [ENV.caps]: extra.raw!.caps } } : params,
             {
@@ -395,7 +401,15 @@ export function gatewayServer(
                 : {}),
             },
           );
+          outcome = { result: got };
+          return got;
         } catch (error) {
+          outcome = {
+            error: {
+              code: error instanceof McpxError ? error.code : "INTERNAL",
+              message: messageOf(error),
+            },
+          };
           if (timedOut) {
             throw new McpxError(
               "TOOL_TIMEOUT",
@@ -406,6 +420,7 @@ export function gatewayServer(
           throw error;
         } finally {
           clearTimeout(timer);
+          if (watching) host.questions!.finish(watching.watch as never, outcome!);
           watching?.done();
           busy.set(conn, busy.get(conn)! - 1);
           streams.delete(mine);
