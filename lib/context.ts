@@ -5,11 +5,12 @@ import type { Io } from "./io.ts";
 import type { Caller } from "./pool/scope.ts";
 import type { Registry } from "./pool/registry.ts";
 import type { Selection } from "./config/servers.ts";
-import { type DaemonPaths, daemonPaths, stateDir } from "./paths.ts";
+import { type DaemonPaths, daemonPaths, inlinePaths, stateDir } from "./paths.ts";
 import { requireTrusted, shellWord, type TrustOptions, trustState } from "./config/trust.ts";
 import { type FlagValue, resolveSettings, type Settings } from "./settings/resolve.ts";
 import { loadConfig, loadConfigSync, readConfigText } from "./config/load.ts";
 import { callerVariables, pick } from "./config/server_env.ts";
+import { firstId, parseTraceIds, type TraceIds } from "./log/trace_ids.ts";
 
 function realPath(path: string): string {
   try {
@@ -72,6 +73,24 @@ export class Context {
   readonly caller: Caller;
   /** Inside the daemon: aborted when the request's client goes away. */
   readonly signal?: AbortSignal;
+  /**
+   * Which rung of the ladder answered this command (docs/daemon.md, "The ladder"): a daemon
+   * already on its `socket`, a named one at a `url`, one this command had to `spawn`, or one it
+   * hosts `inline`. Unset until a daemon answered.
+   */
+  rung?: "socket" | "url" | "spawn" | "inline";
+  /**
+   * The daemon this command hosts itself (`daemon.inline`), on files of its own: set by the CLI
+   * surface, which alone may load the daemon's surface (lib/surfaces/inline.ts).
+   */
+  inline?: {
+    /** Hosts it, once; resolves when it answers on its socket. */
+    start: (ctx: Context) => Promise<void>;
+    /** Whether it was started. */
+    started: boolean;
+    /** Stops it and its servers; resolves once they are gone. */
+    stop: () => Promise<void>;
+  };
   #location?: ConfigLocation;
   #layers?: ConfigLocation;
   #fingerprint?: Fingerprint;
@@ -98,21 +117,34 @@ export class Context {
 
   /** What this process tells the daemon about its caller: cwd, parent pid, session ids, profiles. */
   callerInfo(): Caller {
+    // The harness's ids add context; they never replace a session mcpx established.
+    const ids = this.traceIds();
     return {
       cwd: this.io.cwd,
       pid: this.io.ppid,
-      session: this.io.env.MCPX_SESSION_ID || undefined,
+      session: this.io.env.MCPX_SESSION_ID || firstId(ids, "session") || undefined,
       runId: this.io.env.MCPX_RUN_ID || undefined,
       ...(this.io.env.MCPX_SESSION_ID && Number(this.io.env.MCPX_SESSION_OWNER) > 0
         ? { owner: Number(this.io.env.MCPX_SESSION_OWNER) }
         : {}),
       sessionMinted: (this.io.env.MCPX_SESSION_ID && this.io.env.MCPX_SESSION_MINTED === "1") ||
         undefined,
-      parentSession: this.io.env.MCPX_PARENT_SESSION_ID || undefined,
+      parentSession: this.io.env.MCPX_PARENT_SESSION_ID || firstId(ids, "parent") || undefined,
+      ...(Object.keys(ids).length ? { ids } : {}),
       process: Deno.pid,
       selection: this.selection(),
       ...(Object.keys(this.callerEnv()).length ? { env: this.callerEnv() } : {}),
     };
+  }
+
+  #traceIds?: TraceIds;
+
+  /**
+   * MCPX_TRACE_IDS, parsed (lib/log/trace_ids.ts).
+   * @throws {McpxError} USAGE when it is malformed
+   */
+  traceIds(): TraceIds {
+    return this.#traceIds ??= parseTraceIds(this.io.env.MCPX_TRACE_IDS);
   }
 
   #callerEnv?: Record<string, string>;
@@ -261,8 +293,18 @@ export class Context {
     return this.#trusted;
   }
 
-  /** The daemon's files for this configuration. */
+  /**
+   * The daemon's files for this configuration; for a daemon this command hosts inline, files of
+   * its own (`<key>.inline-<pid>.*`), logging beside the others as `inline-<key>`.
+   */
   async paths(): Promise<DaemonPaths> {
-    return daemonPaths(this.boot, this.io.env, (await this.fingerprint()).key);
+    const key = (await this.fingerprint()).key;
+    if (!this.inline?.started) return daemonPaths(this.boot, this.io.env, key);
+    return inlinePaths(this.boot, this.io.env, key, Deno.pid);
+  }
+
+  /** Stops what this command hosted (an inline daemon and its servers); nothing otherwise. */
+  async close(): Promise<void> {
+    if (this.inline?.started) await this.inline.stop();
   }
 }

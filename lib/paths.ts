@@ -132,6 +132,23 @@ export interface DaemonPaths {
   children: string;
 }
 
+/**
+ * `wanted`, or a short hashed path under $TMPDIR when `wanted` is longer than a socket path may
+ * be (`plumbing.sunPathMax`).
+ */
+function socketAt(
+  settings: Settings,
+  env: Readonly<Record<string, string>>,
+  wanted: string,
+): { socket: string; socketFallback: boolean } {
+  if (new TextEncoder().encode(wanted).length <= settings.get("plumbing.sunPathMax")) {
+    return { socket: wanted, socketFallback: false };
+  }
+  const tmp = env.TMPDIR || "/tmp";
+  const name = `${hash64(new TextEncoder().encode(wanted)).slice(0, 12)}.sock`;
+  return { socket: join(tmp, `mcpx-${Deno.uid() ?? "u"}`, name), socketFallback: true };
+}
+
 /** Derives the daemon's files for one configuration fingerprint. */
 export function daemonPaths(
   settings: Settings,
@@ -139,18 +156,11 @@ export function daemonPaths(
   short: string,
 ): DaemonPaths {
   const dir = daemonsDir(settings, env);
-  let socket = settings.get("daemon.socket") || join(dir, `${short}.sock`);
-  let socketFallback = false;
-  const max = settings.get("plumbing.sunPathMax");
-  if (new TextEncoder().encode(socket).length > max) {
-    const tmp = env.TMPDIR || "/tmp";
-    socket = join(
-      tmp,
-      `mcpx-${Deno.uid() ?? "u"}`,
-      `${hash64(new TextEncoder().encode(socket)).slice(0, 12)}.sock`,
-    );
-    socketFallback = true;
-  }
+  const { socket, socketFallback } = socketAt(
+    settings,
+    env,
+    settings.get("daemon.socket") || join(dir, `${short}.sock`),
+  );
   return {
     dir,
     ...daemonFiles(dir, short),
@@ -160,4 +170,34 @@ export function daemonPaths(
     logs: logsDir(settings, env),
     logStem: daemonLogStem(short),
   };
+}
+
+/**
+ * The files of a daemon command `pid` hosts inline for one configuration (docs/daemon.md, "The
+ * ladder"): its own socket, record, token and children file, so that it never meets a daemon of
+ * the same file; its log is `inline-<key>`, one for every inline command of that file.
+ */
+export function inlinePaths(
+  settings: Settings,
+  env: Readonly<Record<string, string>>,
+  key: string,
+  pid: number,
+): DaemonPaths {
+  const short = `${key}.inline-${pid}`;
+  const own = daemonPaths(settings, env, short);
+  // Never daemon.socket: that path is the shared daemon's.
+  const stem = `inline-${key}`;
+  return {
+    ...own,
+    ...socketAt(settings, env, join(own.dir, `${short}.sock`)),
+    log: logSegment(own.logs, stem, 0),
+    logStem: stem,
+  };
+}
+
+/** The pid in the name of a file of an inline daemon of `key` (`<key>.inline-<pid>.…`). */
+export function inlineFilePid(key: string, name: string): number | undefined {
+  if (!name.startsWith(`${key}.inline-`)) return undefined;
+  const m = /^(\d+)\./.exec(name.slice(key.length + ".inline-".length));
+  return m ? Number(m[1]) : undefined;
 }

@@ -390,26 +390,39 @@ export async function ensureDaemon(
   // A daemon elsewhere is asked, never started.
   const remote = await remoteOf(ctx);
   if (remote) {
-    return await remoteRequest(remote, "GET", "/v1/health", { timeoutMs: 10_000 }) as Health;
+    const health = await remoteRequest(remote, "GET", "/v1/health", { timeoutMs: 10_000 });
+    ctx.rung = "url";
+    return health as Health;
   }
   // A daemon starts the configuration's servers: never for one that is not trusted.
   await ctx.requireTrust();
   const fp = await ctx.fingerprint();
-  const paths = await ctx.paths();
+  let paths = await ctx.paths();
   secureDaemonDirs(paths, false);
+  const answered = (health: Health) => {
+    checkOwner(health, fp.hash, paths.socket);
+    ctx.rung ??= ctx.inline?.started ? "inline" : "socket";
+    return health;
+  };
   const state = await probe(paths.socket, guardOf(paths, fp.hash, true));
-  if (typeof state === "object") {
-    checkOwner(state, fp.hash, paths.socket);
-    return state;
-  }
+  if (typeof state === "object") return answered(state);
   secureDaemonDirs(paths, true);
+  // The last rung, when asked for: hosted in this command rather than started beside it.
+  if (ctx.inline && !ctx.inline.started && (await ctx.settings()).get("daemon.inline")) {
+    await ctx.inline.start(ctx);
+    paths = await ctx.paths();
+    const hosted = await probe(paths.socket, guardOf(paths, fp.hash, true));
+    if (typeof hosted !== "object") {
+      throw new McpxError("DAEMON_START_FAILED", "The daemon hosted inline does not answer");
+    }
+    return answered(hosted);
+  }
   return await withLock(paths.spawnLock, async () => {
     const again = await probe(paths.socket, guardOf(paths, fp.hash, true));
-    if (typeof again === "object") {
-      checkOwner(again, fp.hash, paths.socket);
-      return again;
-    }
-    return await spawnAndWait(ctx, paths, fp.hash, options.deliberate ?? false);
+    if (typeof again === "object") return answered(again);
+    const spawned = await spawnAndWait(ctx, paths, fp.hash, options.deliberate ?? false);
+    ctx.rung = "spawn";
+    return spawned;
   });
 }
 
@@ -425,10 +438,12 @@ export async function callDaemon(
   const remote = await remoteOf(ctx);
   if (remote) {
     const { method, path, body, caller } = request;
-    return { value: await remoteRequest(remote, method, path, { body, caller }) };
+    const value = await remoteRequest(remote, method, path, { body, caller });
+    ctx.rung = "url";
+    return { value };
   }
   const fp = await ctx.fingerprint();
-  const paths = await ctx.paths();
+  let paths = await ctx.paths();
   secureDaemonDirs(paths, false);
   const maxBody = request.body === undefined
     ? undefined
@@ -450,7 +465,9 @@ export async function callDaemon(
         ...(request.caller ? { [CALLER_HEADER]: encodeCaller(request.caller) } : {}),
       },
     });
-    return { value: decode(res, paths.socket, fp.hash, token) };
+    const value = decode(res, paths.socket, fp.hash, token);
+    ctx.rung ??= ctx.inline?.started ? "inline" : "socket";
+    return { value };
   };
   // A daemon serving another version of the file takes this one up only once it is found trusted
   // here, as a new daemon's start would need: it refused before anything ran, so this is resent.
@@ -481,6 +498,8 @@ export async function callDaemon(
     if (!request.start && typeof state !== "object") return undefined;
   }
   await ensureDaemon(ctx);
+  // A daemon hosted inline answers on its own socket.
+  paths = await ctx.paths();
   try {
     return await sendTrusted();
   } catch (e) {

@@ -99,6 +99,10 @@ export async function runDaemon(
   autostarted: boolean,
   listenFlag: string | undefined,
   serve: Serve,
+  hooks: {
+    /** Called once it answers on its socket, with how to stop it (a daemon hosted inline). */
+    ready?: (stop: (reason: string) => void) => void;
+  } = {},
 ): Promise<number> {
   let fp = await ctx.fingerprint();
   const paths = await ctx.paths();
@@ -471,6 +475,7 @@ export async function runDaemon(
     fallbackSocket: paths.socketFallback,
   });
 
+  hooks.ready?.((reason) => state.requestStop(reason));
   const onSignal = () => state.requestStop("signal");
   Deno.addSignalListener("SIGTERM", onSignal);
   Deno.addSignalListener("SIGINT", onSignal);

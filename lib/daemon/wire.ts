@@ -39,6 +39,7 @@ const CALLER_FIELDS: Record<string, string> = {
   parentSession: "string",
   selection: "object",
   env: "object",
+  ids: "object",
   progress: "string",
 };
 
@@ -69,6 +70,18 @@ export function decodeCaller(header: string | null): Caller {
     throw new McpxError(
       "USAGE",
       `The ${CALLER_HEADER} header's "env" holds a value that is not text`,
+    );
+  }
+  const ids = (caller as Caller).ids;
+  if (
+    ids &&
+    Object.values(ids).some((v) =>
+      typeof v !== "string" && !(Array.isArray(v) && v.every((x) => typeof x === "string"))
+    )
+  ) {
+    throw new McpxError(
+      "USAGE",
+      `The ${CALLER_HEADER} header's "ids" holds a value that is not text or a list of text`,
     );
   }
   return caller as Caller;

@@ -23,6 +23,7 @@ const apis = () => load<typeof import("./api_ops.ts")>("./api_ops.ts", import.me
 const serve = () => load<typeof import("./serve_op.ts")>("./serve_op.ts", import.meta.url);
 const trust = () => load<typeof import("./trust_op.ts")>("./trust_op.ts", import.meta.url);
 const auth = () => load<typeof import("./auth_ops.ts")>("./auth_ops.ts", import.meta.url);
+const services = () => load<typeof import("./service_ops.ts")>("./service_ops.ts", import.meta.url);
 const openapi = () => load<typeof import("./openapi_op.ts")>("./openapi_op.ts", import.meta.url);
 const features = () => load<typeof import("./feature_ops.ts")>("./feature_ops.ts", import.meta.url);
 const misc = () => load<typeof import("./misc_ops.ts")>("./misc_ops.ts", import.meta.url);
@@ -76,6 +77,7 @@ export const COMMANDS: Record<string, Load> = {
     ),
   trust: from(trust, "configTrust"),
   auth: from(auth, "auth"),
+  service: from(services, "service"),
   openapi: from(openapi, "openapiShow"),
   completion: from(misc, "completion"),
   candidates: from(misc, "candidates"),

@@ -14,6 +14,14 @@ function running(ctx: Context): DaemonHandle {
   return ctx.daemon;
 }
 
+/** How `mcpx status` names each rung of the ladder. */
+const RUNG_WORDS = {
+  socket: "its socket",
+  url: "daemon.endpoint",
+  spawn: "a daemon this command started",
+  inline: "inline (hosted by this command)",
+} as const;
+
 /** `mcpx daemon`: run the daemon for this configuration in the foreground. */
 export const daemonRun = defineOperation<{ listen?: string }, { exitCode: number }>({
   id: "daemon.run",
@@ -107,7 +115,11 @@ export const health = defineOperation<Record<string, never>, Health>({
       ...(d.recovered ? { recovered: d.recovered } : {}),
     });
   },
-  render: (h) => `ok: daemon ${h.pid}, up ${formatDuration(h.uptimeMs)}, config ${h.config}\n`,
+  json: (h, ctx) => ctx.rung ? { ...h, rung: ctx.rung } : h,
+  render: (h, ctx) =>
+    `ok: daemon ${h.pid}, up ${formatDuration(h.uptimeMs)}${
+      ctx.rung ? `, via ${RUNG_WORDS[ctx.rung]}` : ""
+    }, config ${h.config}\n`,
 });
 
 /** One live process, as the pool reports it. */
@@ -212,11 +224,14 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
     const fp = await ctx.fingerprint();
     return { running: false, config: fp.path, socket: (await ctx.paths()).socket, servers: [] };
   },
-  render(s) {
+  // Which rung of the ladder answered (docs/daemon.md, "The ladder"): only the command knows.
+  json: (s, ctx) => s.running && ctx.rung ? { ...s, rung: ctx.rung } : s,
+  render(s, ctx) {
     if (!s.running) return `no daemon running for ${s.config}\n`;
+    const rung = ctx.rung ? `  via ${RUNG_WORDS[ctx.rung]}` : "";
     let out = `daemon ${s.pid}  up ${formatDuration(s.uptimeMs!)}  ${
       s.autostarted ? "auto-started" : "started by hand"
-    }  config ${s.config}\n`;
+    }${rung}  config ${s.config}\n`;
     if (s.servers.length === 0) return out + "no servers configured\n";
     out += "\n" + renderTable(
       ["NAMESPACE", "TRANSPORT", "SHARING", "SCOPE", "LIVE", "QUEUE", "STATE"],

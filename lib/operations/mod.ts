@@ -4,6 +4,7 @@ import { configImport } from "./config_import.ts";
 import { apiCall, apiServe, apiTools } from "./api_ops.ts";
 import { configTrust } from "./trust_op.ts";
 import { auth } from "./auth_ops.ts";
+import { service } from "./service_ops.ts";
 import {
   daemonRun,
   daemonsList,
@@ -78,6 +79,7 @@ export const OPERATIONS: readonly Operation[] = [
   apiServe,
   configTrust,
   auth,
+  service,
   openapiShow,
   completion,
   candidates,

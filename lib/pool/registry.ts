@@ -1,4 +1,5 @@
 import { McpxError, messageOf } from "../errors.ts";
+import { traceAttrs } from "../log/trace_ids.ts";
 import { didYouMean } from "../near.ts";
 import type { CallToolEnvelope, McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
 import type { Broker } from "../questions/broker.ts";
@@ -486,6 +487,7 @@ export class Registry {
       session,
       ...(caller.runId ? { runId: caller.runId } : {}),
       ...(caller.sessionMinted ? { minted: true } : {}),
+      ...traceAttrs(caller.ids),
     });
     return id;
   }
@@ -558,6 +560,7 @@ export class Registry {
         durationMs: Math.round((performance.now() - started) * 100) / 100,
         ok: !failure,
         ...(failure ? { error: messageOf(failure) } : {}),
+        ...traceAttrs(req.caller.ids),
       });
     }
   }

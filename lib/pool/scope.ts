@@ -34,8 +34,14 @@ export interface Caller {
    * event bus as `call.progress` with it (lib/events/bus.ts).
    */
   progress?: string;
-  /** MCPX_PARENT_SESSION_ID. */
+  /** MCPX_PARENT_SESSION_ID (or the harness's `parent` trace id). */
   parentSession?: string;
+  /**
+   * MCPX_TRACE_IDS: what the harness says of the caller (lib/log/trace_ids.ts), recorded on the
+   * call's records as `id.<key>`; never what a call is leased under beyond filling an unset
+   * session or parent.
+   */
+  ids?: Record<string, string | string[]>;
   /** The profiles the caller selected: a call outside them is refused. */
   selection?: Selection;
   /**

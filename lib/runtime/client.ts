@@ -102,7 +102,23 @@ function callerHeader(progress?: string): string {
     process: deno ? deno.pid : g.process?.pid,
     run: Number(env("MCPX_RUN_PID")) > 0 ? Number(env("MCPX_RUN_PID")) : undefined,
     env: callerEnv(),
+    ids: traceIds(),
   }));
+}
+
+// The harness's trace ids, as `mcpx run` hands them on: JSON pairs (lib/log/trace_ids.ts).
+function traceIds(): Record<string, string | string[]> | undefined {
+  const text = env("MCPX_TRACE_IDS");
+  if (!text) return undefined;
+  try {
+    const out: Record<string, string | string[]> = {};
+    for (const [key, ...ids] of JSON.parse(text) as string[][]) {
+      out[key] = ids.length === 1 ? ids[0] : ids;
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
 }
 
 // What `mcpx run` hands on of its caller's variables for "envFrom": "caller" servers.

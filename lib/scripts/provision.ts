@@ -46,21 +46,23 @@ export async function provisionClient(
   },
 ): Promise<Provision> {
   const { script, text, scratch, worker } = options;
-  const socket = (await ctx.paths()).socket;
+  const known = (await ctx.paths()).socket;
   // Beside the script when it is a named one or imports the client (the reference's
   // `import tools from "./mcpx-client.ts"`); otherwise out of the way, in the cache.
   const beside = script && (script.named || text.includes("mcpx-client"))
     ? dirname(script.path)
     : undefined;
   const besidePath = beside && join(beside, "mcpx-client.ts");
-  if (besidePath && worker && isFresh(ctx, besidePath, socket)) {
-    return { socket, clientPath: besidePath };
+  if (besidePath && worker && isFresh(ctx, besidePath, known)) {
+    return { socket: known, clientPath: besidePath };
   }
-  if (!besidePath && worker && isFresh(ctx, join(scratch, "mcpx-client.ts"), socket)) {
-    return { socket, clientPath: join(scratch, "mcpx-client.ts") };
+  if (!besidePath && worker && isFresh(ctx, join(scratch, "mcpx-client.ts"), known)) {
+    return { socket: known, clientPath: join(scratch, "mcpx-client.ts") };
   }
   const daemon = ensureDaemon(ctx);
   await daemon;
+  // A daemon this command hosts inline answers on a socket of its own.
+  const socket = (await ctx.paths()).socket;
   let dir = scratch;
   if (beside) {
     if (writable(beside)) dir = beside;

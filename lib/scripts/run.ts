@@ -2,6 +2,7 @@
 // (launch.ts) and its report (report.ts), in that order.
 
 import { dirname, join } from "../_path.ts";
+import { firstId, traceAttrs, traceIdsJson } from "../log/trace_ids.ts";
 import { logsDir, outputDir, RUNS_LOG_STEM } from "../paths.ts";
 import { type Format, sourceLevel } from "../../launcher/log.ts";
 import { RunLog, wantsColor } from "../log/run_log.ts";
@@ -147,9 +148,11 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
   let exitCode: number | undefined;
   let daemonId: string | undefined;
   try {
-    const session = plan.env.MCPX_SESSION_ID || io.env.MCPX_SESSION_ID ||
-      `run-${crypto.randomUUID()}`;
-    const minted = !plan.env.MCPX_SESSION_ID && !io.env.MCPX_SESSION_ID;
+    // The harness's session (MCPX_TRACE_IDS) is the run's when nothing established one.
+    const ids = ctx.traceIds();
+    const named = plan.env.MCPX_SESSION_ID || io.env.MCPX_SESSION_ID || firstId(ids, "session");
+    const session = named || `run-${crypto.randomUUID()}`;
+    const minted = !named;
     const primary = ctx.location().primary;
     const scratch = join(
       plan.cache,
@@ -179,6 +182,7 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       runtime,
       session,
       cwd: io.cwd,
+      ...traceAttrs(ids),
     });
 
     // The daemon is asked for once the script is on its way.
@@ -216,6 +220,8 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       MCPX_SESSION_MINTED:
         minted || (io.env.MCPX_SESSION_MINTED === "1" && !plan.env.MCPX_SESSION_ID) ? "1" : "",
       MCPX_CALLER_CWD: io.cwd,
+      // Handed on as JSON pairs, the one spelling the script's runtime reads.
+      ...(Object.keys(ids).length ? { MCPX_TRACE_IDS: traceIdsJson(ids) } : {}),
       // The variables "envFrom": "caller" servers read, for the script's calls to send.
       ...(Object.keys(ctx.callerEnv()).length
         ? { MCPX_CALLER_ENV: JSON.stringify(ctx.callerEnv()) }

@@ -50,6 +50,7 @@ const OTHER_VARIABLES = new Set([
   "MCPX_DEBUG",
   "MCPX_TOKEN_FILE",
   "MCPX_CALLER_ENV",
+  "MCPX_TRACE_IDS",
 ]);
 
 const SPECS = SETTINGS as Record<string, SettingSpec>;

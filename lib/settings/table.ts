@@ -120,6 +120,14 @@ export const SETTINGS = {
       "Empty derives <state>/daemons/<fingerprint>.sock, falling back to a short hashed path under $TMPDIR when that is longer than a socket path may be.",
     early: true,
   },
+  "daemon.inline": {
+    type: "boolean",
+    default: "false",
+    doc: "When no daemon answers, host one inside this command instead of starting one",
+    detail:
+      "The last rung of the ladder (docs/daemon.md): the daemon's own handler on a private socket for as long as the command runs, its servers stopped when it ends. For sandboxes that cannot fork a daemon, mount a writable state folder or reap children: every command starts its servers afresh, so nothing is pooled across commands. A daemon already running for the configuration is still used; a named daemon.endpoint is never passed over for it.",
+    flag: "--inline",
+  },
   "daemon.listen": {
     type: "string",
     default: "",

@@ -314,7 +314,44 @@ async function operationsFor(args: readonly string[]): Promise<readonly Operatio
 }
 
 /** Runs one command line and returns the exit status. Never throws for a user's mistake. */
+/** The inline rung, loaded only when a command has to host its daemon itself. */
+function inlineRung(): NonNullable<Context["inline"]> {
+  let stop: (() => Promise<void>) | undefined;
+  const rung: NonNullable<Context["inline"]> = {
+    started: false,
+    async start(command) {
+      if (stop) return;
+      const { hostInline } = await load<typeof import("./inline.ts")>(
+        "./inline.ts",
+        import.meta.url,
+      );
+      stop = await hostInline(command);
+    },
+    async stop() {
+      const s = stop;
+      stop = undefined;
+      await s?.();
+      rung.started = false;
+    },
+  };
+  return rung;
+}
+
 export async function main(args: readonly string[], io: Io): Promise<number> {
+  let ctx: Context | undefined;
+  try {
+    return await command(args, io, (c) => (ctx = c));
+  } finally {
+    // What the command hosted (an inline daemon and its servers) goes with it.
+    await ctx?.close();
+  }
+}
+
+async function command(
+  args: readonly string[],
+  io: Io,
+  made: (ctx: Context) => void,
+): Promise<number> {
   let ctx: Context | undefined;
   let op: Operation | undefined;
   let typed: Record<string, unknown> = {};
@@ -322,6 +359,9 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
   try {
     const parsed = parseArgs(args, await operationsFor(args));
     ctx = new Context(io, parsed.flags);
+    made(ctx);
+    // The ladder's last rung, should `daemon.inline` ask for it (lib/surfaces/inline.ts).
+    ctx.inline = inlineRung();
     json = ctx.json;
     for (const w of ctx.boot.warnings) io.err(`mcpx: warning: ${w}\n`);
     if (parsed.help || !parsed.op) {

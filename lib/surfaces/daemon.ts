@@ -21,6 +21,7 @@ export function runDaemon(
   ctx: Context,
   autostarted: boolean,
   listen?: string,
+  hooks?: Parameters<typeof runServer>[4],
 ): Promise<number> {
   return runServer(ctx, autostarted, listen, (context) => {
     const v1 = buildRouter(OPERATIONS, context);
@@ -46,7 +47,7 @@ export function runDaemon(
       mcp ??= mcpHandler(context(req));
       return mcp.then((h) => h.fetch(req));
     };
-  });
+  }, hooks);
 }
 
 /**
