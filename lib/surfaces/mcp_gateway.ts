@@ -428,12 +428,6 @@ export function gatewayServer(
         }
       });
       await Promise.all(sent);
-      if (token !== undefined) {
-        // A server's last progress may be handed over just after its result (the SDK's client
-        // over stdio, 2026-07-28): it still goes out before the result does.
-        await new Promise((r) => setTimeout(r, 0));
-        await Promise.all(sent);
-      }
       return result;
     } catch (error) {
       if (signal.aborted) {
