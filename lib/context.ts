@@ -11,6 +11,12 @@ import { type FlagValue, resolveSettings, type Settings } from "./settings/resol
 import { loadConfig, loadConfigSync, readConfigText } from "./config/load.ts";
 import { callerVariables, pick } from "./config/server_env.ts";
 import { firstId, parseTraceIds, type TraceIds } from "./log/trace_ids.ts";
+import { join } from "./_path.ts";
+import { writeFileAtomic } from "./_atomic.ts";
+
+/** The configuration an ad-hoc server runs under when none is found, or none trusted. */
+export const AD_HOC_CONFIG_TEXT =
+  '// Written by mcpx: the configuration ad-hoc servers (--stdio, --url) run under when no\n// trusted configuration is found (docs/sources.md). It names no server.\n{ "mcpServers": {} }\n';
 
 function realPath(path: string): string {
   try {
@@ -241,6 +247,35 @@ export class Context {
     if (!this.location().primary) return;
     const fp = this.fingerprintSync();
     await requireTrusted(fp.path, fp.text, this.trustOptions());
+  }
+
+  /**
+   * For a command that names an ad-hoc server (`--stdio`, `--url`): the command line the user
+   * typed is consent enough for that server, but not for a configuration nobody trusted. With no
+   * configuration found, or a primary one that is not trusted, the command runs under mcpx's own
+   * empty configuration (`<state>/adhoc/config.json`, named as if by --config) and its daemon, so
+   * nothing the untrusted file names ever starts. Returns whether it did.
+   */
+  async useAdHocConfig(): Promise<boolean> {
+    const location = this.location();
+    if (location.primary) {
+      const fp = this.fingerprintSync();
+      if ((await trustState(fp.path, fp.text, this.trustOptions())).trusted) return false;
+    }
+    const path = join(stateDir(this.boot, this.io.env), "adhoc", "config.json");
+    let text: string | undefined;
+    try {
+      text = Deno.readTextFileSync(path);
+    } catch { /* written below */ }
+    if (text !== AD_HOC_CONFIG_TEXT) writeFileAtomic(path, AD_HOC_CONFIG_TEXT);
+    const layers = this.layers().layers.filter((p) => p !== location.primary);
+    this.#location = { primary: path, layers: [path], searched: location.searched, explicit: true };
+    // The user's other (trusted) files still give their settings; the untrusted one gives none.
+    this.#layers = { ...this.#location, layers: [...layers, path] };
+    this.#fingerprint = undefined;
+    this.#settings = undefined;
+    this.#trusted = [];
+    return true;
   }
 
   /** The full settings, if something already asked for them. */

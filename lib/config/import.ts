@@ -1,8 +1,8 @@
 import { join, resolve } from "node:path";
 import { McpxError, messageOf } from "../errors.ts";
-import { load } from "../_load.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { parseJsonc } from "./load.ts";
+import { addServers } from "./edit.ts";
 import type { ServerConfig } from "./servers.ts";
 
 /** The hosts whose configuration files `mcpx config import` knows by name. */
@@ -147,36 +147,15 @@ export async function addToConfig(
       throw new McpxError("CONFIG_INVALID", `Cannot read ${path}: ${messageOf(e)}`);
     }
   }
-  const data = await parseJsonc(text, path);
-  const existing = isObject(data) && isObject(data.mcpServers) ? data.mcpServers : {};
-  const { modify, applyEdits } = await load<typeof import("jsonc-parser")>(
-    "jsonc-parser",
-    import.meta.url,
-  );
-  const indent = /\n(\t| +)"/.exec(text)?.[1] ?? "  ";
-  const formattingOptions = {
-    insertSpaces: !indent.startsWith("\t"),
-    tabSize: indent.startsWith("\t") ? 1 : indent.length,
-    eol: text.includes("\r\n") ? "\r\n" : "\n",
-  };
-  const added: string[] = [];
-  const skipped: string[] = [];
-  for (const s of servers) {
-    if (Object.hasOwn(existing, s.name)) {
-      skipped.push(s.name);
-      continue;
-    }
-    text = applyEdits(text, modify(text, ["mcpServers", s.name], s.entry, { formattingOptions }));
-    added.push(s.name);
-  }
+  const { text: edited, added, skipped } = await addServers(path, text, servers);
   if (added.length > 0) {
     try {
-      writeFileAtomic(path, text, { mode: mode ?? 0o600 });
+      writeFileAtomic(path, edited, { mode: mode ?? 0o600 });
     } catch (e) {
       throw new McpxError("CONFIG_INVALID", `Cannot write ${path}: ${messageOf(e)}`, {
         hint: "Check the file's permissions; it was left as it was",
       });
     }
   }
-  return { added, skipped, text };
+  return { added, skipped, text: edited };
 }

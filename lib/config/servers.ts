@@ -731,6 +731,49 @@ export function serverDefs(
   return defs;
 }
 
+/** What one `paths.apis` item says: a document, its name, and the credentials to send. */
+interface ApiItem {
+  spec: string;
+  name?: string;
+  auth?: Record<string, unknown>;
+}
+
+/**
+ * The credentials of an API item as `mcpx api serve` flags and the variables they read: the
+ * same `auth` shapes a server entry takes (bearer, header, query), their values `${VAR}`
+ * references expanded as any server's `env` is (and checked by doctor), never from the document.
+ */
+function apiAuthArgs(
+  auth: Record<string, unknown>,
+  where: string,
+): { args: string[]; env: Record<string, string> } {
+  const bad = (what: string) =>
+    new McpxError("CONFIG_INVALID", `The auth of ${where} ${what}`, {
+      hint:
+        'Write { "type": "bearer", "token": "${TOKEN}" }, or { "type": "header" | "query", "name": "…", "value": "${KEY}" }',
+    });
+  const text = (field: string) => {
+    const v = auth[field];
+    if (typeof v !== "string" || v === "") throw bad(`needs "${field}" (a string)`);
+    return v;
+  };
+  if (auth.type === "bearer") {
+    return { args: ["--bearer-env", "API_TOKEN"], env: { API_TOKEN: text("token") } };
+  }
+  if (auth.type === "header" || auth.type === "query") {
+    return {
+      args: [
+        "--api-key-env",
+        "API_KEY",
+        auth.type === "header" ? "--api-key-header" : "--api-key-query",
+        text("name"),
+      ],
+      env: { API_KEY: text("value") },
+    };
+  }
+  throw bad(`has type ${JSON.stringify(auth.type)}: an API takes bearer, header or query`);
+}
+
 /**
  * The `paths.apis` of the primary configuration file, as server entries running
  * `mcpx api serve --spec <document>` (docs/sources.md).
@@ -740,15 +783,24 @@ function apiEntries(config: McpxConfig): Record<string, ServerConfig> {
   const value = nested ?? config.data["paths.apis"];
   if (value === undefined || value === "") return {};
   const list = Array.isArray(value) ? value : typeof value === "string" ? value.split(",") : null;
-  if (!list || !list.every((v) => typeof v === "string")) {
+  const item = (v: unknown) =>
+    typeof v === "string" || (isObject(v) && typeof v.spec === "string" &&
+      (v.name === undefined || typeof v.name === "string") &&
+      (v.auth === undefined || isObject(v.auth)));
+  if (!list || !list.every(item)) {
     throw new McpxError(
       "CONFIG_INVALID",
-      `"paths.apis" in ${config.path} must be a list of OpenAPI documents (files or URLs)`,
+      `"paths.apis" in ${config.path} must be a list of OpenAPI documents (files or URLs, or { "spec", "name", "auth" } objects)`,
     );
   }
-  const dir = config.path.slice(0, config.path.lastIndexOf("/")) || "/";
-  const out: Record<string, ServerConfig> = {};
-  for (const raw of list.map((v) => v.trim()).filter((v) => v)) {
+  const items: ApiItem[] = [];
+  for (const v of list as (string | ApiItem)[]) {
+    if (typeof v !== "string") {
+      items.push(v);
+      continue;
+    }
+    const raw = v.trim();
+    if (!raw) continue;
     const eq = /^([A-Za-z_][\w-]*)=(.+)$/.exec(raw);
     if (!eq && raw.includes("=") && !/^https?:/i.test(raw)) {
       throw new McpxError(
@@ -757,20 +809,30 @@ function apiEntries(config: McpxConfig): Record<string, ServerConfig> {
         { hint: "Write a file or URL, or name=<file or URL>" },
       );
     }
-    let spec = eq ? eq[2] : raw;
+    items.push(eq ? { name: eq[1], spec: eq[2] } : { spec: raw });
+  }
+  const dir = config.path.slice(0, config.path.lastIndexOf("/")) || "/";
+  const out: Record<string, ServerConfig> = {};
+  for (const it of items) {
+    let spec = it.spec.trim();
     const remote = /^https?:\/\//i.test(spec);
     if (!remote && !spec.startsWith("/")) spec = `${dir}/${spec.replace(/^\.\//, "")}`;
     const last = (remote ? new URL(spec).pathname : spec).split("/").filter((p) => p).at(-1) ?? "";
-    let name = eq ? eq[1] : last.replace(/\.(json|ya?ml)$/i, "");
-    if (!eq && (name === "" || /^(openapi|swagger|api|spec)$/i.test(name)) && remote) {
+    let name = it.name ?? last.replace(/\.(json|ya?ml)$/i, "");
+    if (!it.name && (name === "" || /^(openapi|swagger|api|spec)$/i.test(name)) && remote) {
       name = new URL(spec).hostname.split(".")[0];
     }
-    if (!Object.hasOwn(out, name)) {
-      out[name] = {
-        ...selfCommand(["api", "serve", "--spec", spec]),
-        mcpx: { description: `OpenAPI document ${spec}` },
-      };
-    }
+    if (Object.hasOwn(out, name)) continue;
+    const auth = it.auth ? apiAuthArgs(it.auth, `"${name}" in paths.apis of ${config.path}`) : {
+      args: [],
+      env: {},
+    };
+    const self = selfCommand(["api", "serve", "--spec", spec, ...auth.args]);
+    out[name] = {
+      ...self,
+      ...(Object.keys(auth.env).length ? { env: auth.env } : {}),
+      mcpx: { description: `OpenAPI document ${spec}` },
+    };
   }
   return out;
 }

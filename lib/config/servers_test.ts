@@ -249,3 +249,58 @@ Deno.test("serverDefs(): curate renames, fixes and hides, and an alias curates o
     /"curate.b": "z" is also the name "curate.a" shows/,
   );
 });
+
+Deno.test("serverDefs() turns paths.apis items into api servers, their auth into flags and ${VAR} env", () => {
+  const defs = serverDefs({
+    path: "/p/.mcpx.json",
+    mcpServers: {},
+    pool: {},
+    data: {
+      paths: {
+        apis: [
+          "./plain.json",
+          {
+            name: "pets",
+            spec: "https://x.example/openapi.json",
+            auth: { type: "bearer", token: "${T}" },
+          },
+          { spec: "/abs/q.json", auth: { type: "query", name: "key", value: "${K}" } },
+        ],
+      },
+    },
+  });
+  const by = Object.fromEntries(defs.map((d) => [d.name, d]));
+  assert.deepEqual(Object.keys(by).sort(), ["pets", "plain", "q"]);
+  const args = (name: string) => by[name].entry.args!.slice(by[name].entry.args!.indexOf("api"));
+  assert.deepEqual(args("plain"), ["api", "serve", "--spec", "/p/plain.json"]);
+  assert.deepEqual(args("pets"), [
+    "api",
+    "serve",
+    "--spec",
+    "https://x.example/openapi.json",
+    "--bearer-env",
+    "API_TOKEN",
+  ]);
+  assert.deepEqual(by.pets.entry.env, { API_TOKEN: "${T}" });
+  assert.deepEqual(by.pets.envNames, ["T"]);
+  assert.deepEqual(args("q").slice(-4), ["--api-key-env", "API_KEY", "--api-key-query", "key"]);
+  assert.equal(by.plain.entry.env, undefined);
+
+  const refused = (item: unknown, re: RegExp) =>
+    assert.throws(
+      () =>
+        serverDefs({
+          path: "/p/c.json",
+          mcpServers: {},
+          pool: {},
+          data: { paths: { apis: [item] } },
+        }),
+      (e: unknown) => e instanceof McpxError && e.code === "CONFIG_INVALID" && re.test(e.message),
+    );
+  refused(
+    { spec: "a.json", auth: { type: "bearer" } },
+    /The auth of "a" in paths\.apis .* needs "token"/,
+  );
+  refused({ spec: "a.json", auth: { type: "oauth" } }, /an API takes bearer, header or query/);
+  refused({ name: "x" }, /must be a list of OpenAPI documents/);
+});

@@ -313,10 +313,15 @@ export async function runDaemon(
     return await reloading;
   };
 
+  /** The requests that came over the TCP listener, as handed to `route`. */
+  const overTcp = new WeakSet<Request>();
   const route = serve((req) => {
     // A garbled caller is refused (400): a call under the wrong scope could share a process it
     // must not.
     const caller = decodeCaller(req.headers.get(CALLER_HEADER));
+    // Where it came from is the daemon's word, whatever the header said.
+    if (overTcp.has(req)) caller.overTcp = true;
+    else delete caller.overTcp;
     // A call whose client goes away is cancelled with it (notifications/cancelled to the server).
     const perRequest = new Context(ctx.io, ctx.flags, state, caller, ctx.boot, req.signal);
     return perRequest;
@@ -379,6 +384,7 @@ export async function runDaemon(
           state.inflight++;
           try {
             const ready = refused ?? await readBounded(req, maxBytes);
+            if (bare && !(ready instanceof Response)) overTcp.add(ready);
             // A command that read another version of the file: take up the file as it is now
             // first, or say why it cannot be.
             const wanted = req.headers.get(FINGERPRINT_HEADER);

@@ -1,6 +1,22 @@
 import type { Context } from "../context.ts";
+import { McpxError } from "../errors.ts";
 import { load } from "../_load.ts";
 import type { AdHocTools } from "./tool_ops.ts";
+
+/**
+ * Refuses an ad-hoc server named by a request that came over the daemon's TCP listener: the
+ * command line a user typed is the consent for one, and a holder of the listener token is not
+ * that user at a command line (docs/security.md).
+ * @throws {McpxError} FORBIDDEN
+ */
+export function refuseOverTcp(ctx: Context): void {
+  if (!ctx.caller.overTcp) return;
+  throw new McpxError(
+    "FORBIDDEN",
+    "An ad-hoc server (--stdio, --url) is refused over the daemon's TCP listener",
+    { hint: "Name it from a command on the daemon's machine, or configure it there" },
+  );
+}
 
 /** Whether an input names an ad-hoc server. */
 export function namesAdHoc(input: { stdio?: string; url?: string }): boolean {
@@ -15,6 +31,7 @@ export async function adHocTools(
   input: { stdio?: string; url?: string; name?: string },
   ctx: Context,
 ): Promise<AdHocTools> {
+  refuseOverTcp(ctx);
   const { callDaemon } = await load<typeof import("../daemon/client.ts")>(
     "../daemon/client.ts",
     import.meta.url,

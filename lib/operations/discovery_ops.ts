@@ -182,7 +182,8 @@ export const toolsTypes = defineOperation<
     example: ["everything"],
   },
   http: { method: "GET", path: "/v1/types/{target}" },
-  mcp: { expose: true, readOnly: true },
+  // An ad-hoc server is named by a command line a user typed, not by an MCP client.
+  mcp: { expose: true, readOnly: true, hidden: ["stdio", "url", "name"] },
   where: "local",
   output: (z) => z.object({ target: z.string(), declarations: z.string() }),
   async run(input, ctx) {

@@ -129,7 +129,8 @@ export const namespacesList = defineOperation<
   ],
   cli: { command: ["ls"] },
   http: { method: "GET", path: "/v1/namespaces" },
-  mcp: { expose: true, readOnly: true },
+  // An ad-hoc server is named by a command line a user typed, not by an MCP client.
+  mcp: { expose: true, readOnly: true, hidden: ["stdio", "url", "name"] },
   where: "local",
   output: (z) =>
     z.object({

@@ -90,17 +90,38 @@ interface Shown {
   source: string;
   entry: Record<string, unknown>;
   required: { name: string; description?: string; secret: boolean }[];
+  /** The URL the package's fileSha256 was checked against, when it carries one. */
+  verified?: string;
 }
 
 async function translated(
   ctx: Context,
   name: string,
   version: string | undefined,
-): Promise<{ shown: Shown; registry: Registry }> {
+): Promise<{ shown: Shown; registry: Registry; install?: () => void }> {
   const r = await registryModule();
   const entry = await r.showRegistry(await baseUrl(ctx), name, version);
-  const t = r.translate(entry.server);
+  const bundle = r.bundleOf(entry.server);
+  let t: import("../registry/registry.ts").Translation;
+  let verified: string | undefined;
+  let install: (() => void) | undefined;
+  if (bundle) {
+    // An MCP bundle: downloaded and checked now, unpacked only by --write.
+    const [{ translateBundle }, { stateDir }] = await Promise.all([
+      load<typeof import("../registry/mcpb.ts")>("../registry/mcpb.ts", import.meta.url),
+      load<typeof import("../paths.ts")>("../paths.ts", import.meta.url),
+    ]);
+    const b = await translateBundle(entry.server, bundle, {
+      stateDir: stateDir(ctx.boot, ctx.io.env),
+    });
+    [t, verified, install] = [b, b.verified, b.install];
+  } else {
+    t = r.translate(entry.server);
+    // A fileSha256 is never passed over: checked now, before anything is shown or written.
+    verified = await r.verifyFile(t.package);
+  }
   return {
+    install,
     registry: r,
     shown: {
       name: entry.server.name,
@@ -110,6 +131,7 @@ async function translated(
       source: t.source,
       entry: t.entry,
       required: t.required,
+      ...(verified ? { verified } : {}),
     },
   };
 }
@@ -126,6 +148,7 @@ const shownSchema = (z: typeof import("zod").z) => ({
     description: z.string().optional(),
     secret: z.boolean(),
   })),
+  verified: z.string().optional(),
 });
 
 function renderShown(o: Shown): string {
@@ -134,6 +157,7 @@ function renderShown(o: Shown): string {
     `as "${o.as}" (from its ${o.source === "remote" ? "remote" : `${o.source} package`}):`,
     JSON.stringify({ [o.as]: o.entry }, null, 2),
   ];
+  if (o.verified) lines.push(`fileSha256 matches ${o.verified}`);
   for (const v of o.required) {
     lines.push(
       `requires ${v.name}${v.secret ? " (secret)" : ""}${
@@ -177,7 +201,7 @@ export const registryAdd = defineOperation<
   id: "registry.add",
   summary: "Configure a server from the registry (prints the entry; --write adds it to the file)",
   description:
-    "Translates the entry: a remote when offered, else its package as an ephemeral runner (npx -y, uvx, docker run --rm -i; the publisher's runtimeHint wins), npm versions pinned, the reverse-DNS name cut to its last part. Variables it requires become ${VAR} references and are named; no value is invented. --write adds it under mcpServers of the configuration file found from here, comments and formatting kept, printing the diff first on a terminal; a file that does not parse, is read-only or already has the name is left untouched.",
+    "Translates the entry: a remote when offered, else its package as an ephemeral runner (npx -y, uvx, docker run --rm -i; the publisher's runtimeHint wins), npm versions pinned, else its MCP bundle (downloaded, checked against its fileSha256 and, with --write, unpacked into the state directory), the reverse-DNS name cut to its last part. A package's fileSha256 is checked against its file before anything is shown or written. Variables it requires become ${VAR} references and are named; no value is invented. --write adds it under mcpServers of the configuration file found from here, comments and formatting kept, printing the diff first on a terminal; a file that does not parse, is read-only or already has the name is left untouched.",
   params: [
     { name: "name", type: "string", positional: true, required: true, doc: "The entry's name" },
     { name: "at", type: "string", doc: "A version of it (default its latest active one)" },
@@ -194,7 +218,7 @@ export const registryAdd = defineOperation<
       written: z.boolean(),
     }),
   async run(input, ctx) {
-    const { shown, registry } = await translated(ctx, input.name, input.at);
+    const { shown, registry, install } = await translated(ctx, input.name, input.at);
     if (!input.write) return { ...shown, written: false };
     const { readConfigText } = await load<typeof import("../config/load.ts")>(
       "../config/load.ts",
@@ -232,6 +256,13 @@ export const registryAdd = defineOperation<
     const real = Deno.realPathSync(path);
     const before = await trust.trustState(real, text, ctx.trustOptions(path));
     if (ctx.io.isTerminal) ctx.io.err(registry.lineDiff(text, after));
+    // A bundle's files are in place before the entry that starts them is written.
+    try {
+      install?.();
+    } catch (e) {
+      file.close();
+      throw e;
+    }
     try {
       file.truncateSync(0);
       file.writeSync(new TextEncoder().encode(after));

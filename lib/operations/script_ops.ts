@@ -11,7 +11,13 @@ import { readInputFile } from "../_input.ts";
 const LOCAL_ONLY =
   "A script runs in the caller's own process, with the caller's working directory, environment, stdin and terminal; the daemon only serves the tool calls it makes";
 
-interface RunInput {
+interface AdHocInput {
+  stdio?: string;
+  url?: string;
+  name?: string;
+}
+
+interface RunInput extends AdHocInput {
   script: string;
   args?: string[];
   export?: string;
@@ -21,7 +27,7 @@ interface RunInput {
   noLauncher?: boolean;
 }
 
-interface ExecInput {
+interface ExecInput extends AdHocInput {
   code: string;
   args?: string[];
   export?: string;
@@ -70,7 +76,36 @@ const RUN_PARAMS = [
     doc:
       "Hand the script to its runtime as it is: no globals, no console capture, no wrapping of its errors",
   },
+  {
+    name: "stdio",
+    type: "string",
+    doc:
+      "Give the script this command line as an ad-hoc server, one more namespace (named as `mcpx ls --stdio` names it)",
+  },
+  {
+    name: "url",
+    type: "string",
+    doc: "Give the script the MCP server at this URL as an ad-hoc server, one more namespace",
+  },
+  { name: "name", type: "string", doc: "The namespace of the ad-hoc server (--stdio, --url)" },
 ] as const;
+
+/** The ad-hoc server a run names, if any. */
+function adHocOf(input: AdHocInput): { adHoc?: AdHocInput } {
+  if (input.stdio === undefined && input.url === undefined) {
+    if (input.name !== undefined) {
+      throw new McpxError("USAGE", "--name names an ad-hoc server: give --stdio or --url too");
+    }
+    return {};
+  }
+  return {
+    adHoc: {
+      ...(input.stdio !== undefined ? { stdio: input.stdio } : {}),
+      ...(input.url !== undefined ? { url: input.url } : {}),
+      ...(input.name !== undefined ? { name: input.name } : {}),
+    },
+  };
+}
 
 function envelopeSchema(z: Zod) {
   return z.object({
@@ -142,7 +177,8 @@ export const scriptsRun = defineOperation<RunInput, RunOutcome>({
     example: ["hello"],
   },
   http: { none: LOCAL_ONLY },
-  mcp: { expose: true },
+  // An ad-hoc server is named by a command line a user typed, not by an MCP client.
+  mcp: { expose: true, hidden: ["stdio", "url", "name"] },
   where: "local",
   needsTrust: true,
   output: envelopeSchema,
@@ -155,6 +191,7 @@ export const scriptsRun = defineOperation<RunInput, RunOutcome>({
       env: pairs(input.env),
       envFile: input.envFile,
       noLauncher: input.noLauncher,
+      ...adHocOf(input),
     });
   },
   render: () => "",
@@ -196,7 +233,8 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
     example: ["1 + 1"],
   },
   http: { none: LOCAL_ONLY },
-  mcp: { expose: true },
+  // An ad-hoc server is named by a command line a user typed, not by an MCP client.
+  mcp: { expose: true, hidden: ["stdio", "url", "name"] },
   where: "local",
   needsTrust: true,
   output: envelopeSchema,
@@ -222,6 +260,7 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
       envFile: input.envFile,
       stdinUsed: fromStdin,
       noLauncher: input.noLauncher,
+      ...adHocOf(input),
     });
   },
   render: () => "",

@@ -193,7 +193,8 @@ export const toolsCall = defineOperation<
   },
   mcp: {
     expose: true,
-    hidden: ["words", "raw", "handOff"],
+    // An ad-hoc server is named by a command line a user typed, not by an MCP client.
+    hidden: ["words", "raw", "handOff", "stdio", "url", "name"],
     // The called tool's own result, as its server sent it: isError passes through, not flattened.
     request: (input) => ({ ...input, raw: true }),
     result: (out) => out.raw,
@@ -272,6 +273,7 @@ export async function adHocKey(
   ctx: Context,
 ): Promise<string | undefined> {
   if (input.stdio === undefined && input.url === undefined) return undefined;
+  (await load<typeof import("./_adhoc.ts")>("./_adhoc.ts", import.meta.url)).refuseOverTcp(ctx);
   const { adHocEntry } = await load<typeof import("../config/adhoc.ts")>(
     "../config/adhoc.ts",
     import.meta.url,

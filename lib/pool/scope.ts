@@ -4,6 +4,11 @@ import { hash64 } from "../_hash.ts";
 
 /** Who is calling: what the CLI (or a script) tells the daemon about itself. */
 export interface Caller {
+  /**
+   * Set by the daemon, never by a header: the request came over the TCP listener
+   * (`daemon.listen`), from a holder of the listener token rather than a command of this user's.
+   */
+  overTcp?: boolean;
   /** The caller's working directory. */
   cwd?: string;
   /** The process a `pid` scope belongs to (the CLI sends its parent: the shell or agent). */

@@ -208,9 +208,11 @@ export interface Translation {
   required: { name: string; description?: string; secret: boolean }[];
   /** Where it came from: `remote` or the package's registry type. */
   source: string;
+  /** The package translated, when it is one (its `fileSha256` is checked by `verifyFile`). */
+  package?: RegistryPackage;
 }
 
-function envName(name: string): string {
+export function envName(name: string): string {
   return name.replace(/[^A-Za-z0-9_]/g, "_").toUpperCase();
 }
 
@@ -280,6 +282,23 @@ function argumentsOf(list: RegistryArgument[] | undefined, required: Translation
 const RUNNERS: Record<string, string> = { npm: "npx", pypi: "uvx", oci: "docker" };
 
 /**
+ * The MCP bundle (`mcpb`) an entry is configured from: its first one, when the entry offers no
+ * remote and no package {@linkcode translate} runs (lib/registry/mcpb.ts installs it).
+ */
+export function bundleOf(server: RegistryServer): RegistryPackage | undefined {
+  const remote = (server.remotes ?? []).some((r) =>
+    ["streamable-http", "sse", "http"].includes(r.type)
+  );
+  const runnable = (server.packages ?? []).some((p) =>
+    p.registryType in RUNNERS && (p.transport?.type ?? "stdio") === "stdio"
+  );
+  if (remote || runnable) return undefined;
+  return (server.packages ?? []).find((p) =>
+    p.registryType === "mcpb" && (p.transport?.type ?? "stdio") === "stdio"
+  );
+}
+
+/**
  * An `mcpServers` entry for a registry entry: a remote when one is offered, else the first package
  * with an ephemeral runner (`npx -y`, `uvx`, `docker run --rm -i`; the publisher's runtime hint
  * wins). npm versions are pinned; required variables become `${VAR}` references, named, never
@@ -347,11 +366,125 @@ export function translate(server: RegistryServer): Translation {
     args,
     ...(Object.keys(env).length ? { env } : {}),
   };
-  return { name, entry, required, source: pkg.registryType };
+  return { name, entry, required, source: pkg.registryType, package: pkg };
+}
+
+/** The most of a package file `verifyFile` downloads to hash it. */
+export const MAX_FILE_BYTES = 256 * 1024 * 1024;
+
+/** 64 lowercase hex digits of the SHA-256 of some bytes. */
+export async function sha256(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** GETs a package file whole (bounded by {@linkcode MAX_FILE_BYTES}). */
+export async function fetchFile(
+  url: string,
+  what: string,
+  fetcher: typeof fetch,
+): Promise<Uint8Array> {
+  const fail = (why: string) =>
+    new McpxError("REGISTRY_UNAVAILABLE", `Cannot check the fileSha256 of ${what}: ${url} ${why}`, {
+      hint: "Try again later; the configuration was not changed",
+    });
+  let res: Response;
+  try {
+    res = await fetcher(url);
+  } catch (e) {
+    throw fail(`cannot be reached (${e instanceof Error ? e.message : String(e)})`);
+  }
+  if (!res.ok) {
+    await res.body?.cancel();
+    throw fail(`answered HTTP ${res.status}`);
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = res.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > MAX_FILE_BYTES) {
+      await reader.cancel();
+      throw fail(`answered more than the ${MAX_FILE_BYTES} bytes read`);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) [bytes.set(c, at), at += c.length];
+  return bytes;
 }
 
 /**
- * The configuration text with `mcpServers.<name>` added, comments and formatting kept.
+ * Checks a translated package's `fileSha256` against the file it names, never ignoring one: an
+ * npm package's tarball (from its `registryBaseUrl`, else registry.npmjs.org) is downloaded and
+ * hashed; a PyPI release's files are looked up in the PyPI JSON API, whose sha256 digests must
+ * include it. Resolves to the URL checked, or undefined when the package carries no fileSha256.
+ * @throws {McpxError} REGISTRY_UNAVAILABLE when the file does not match or cannot be fetched;
+ *   NOT_FOUND for a package whose file mcpx cannot find (an image, or no pinned version)
+ */
+export async function verifyFile(
+  pkg: RegistryPackage | undefined,
+  fetcher: typeof fetch = fetch,
+): Promise<string | undefined> {
+  const want = pkg?.fileSha256?.toLowerCase();
+  if (!pkg || want === undefined) return undefined;
+  const what = `${pkg.registryType} package ${pkg.identifier}${
+    pkg.version ? `@${pkg.version}` : ""
+  }`;
+  const cannot = (why: string) =>
+    new McpxError("NOT_FOUND", `Cannot check the fileSha256 of ${what}: ${why}`, {
+      hint: "Configure it by hand after checking the file yourself",
+    });
+  if (!/^[0-9a-f]{64}$/.test(want)) throw cannot(`"${pkg.fileSha256}" is not 64 hex digits`);
+  const version = pkg.version && pkg.version !== "latest" ? pkg.version : undefined;
+  if (!version) throw cannot("it names no version, so no one file");
+  const mismatch = (found: string) =>
+    new McpxError(
+      "REGISTRY_UNAVAILABLE",
+      `The file of ${what} does not match its fileSha256 ${want}: ${found}`,
+      { hint: "The file is not the one published; the configuration was not changed" },
+    );
+  if (pkg.registryType === "npm") {
+    const base = (pkg.registryBaseUrl ?? "https://registry.npmjs.org").replace(/\/+$/, "");
+    const file = pkg.identifier.split("/").at(-1)!;
+    const url = `${base}/${pkg.identifier}/-/${file}-${version}.tgz`;
+    const got = await sha256(await fetchFile(url, what, fetcher));
+    if (got !== want) throw mismatch(`${url} hashes to ${got}`);
+    return url;
+  }
+  if (pkg.registryType === "pypi") {
+    const base = (pkg.registryBaseUrl ?? "https://pypi.org").replace(/\/+$/, "");
+    const url = `${base}/pypi/${encodeURIComponent(pkg.identifier)}/${
+      encodeURIComponent(version)
+    }/json`;
+    let listed: unknown;
+    try {
+      listed = JSON.parse(new TextDecoder().decode(await fetchFile(url, what, fetcher)));
+    } catch (e) {
+      if (e instanceof McpxError) throw e;
+      throw new McpxError(
+        "REGISTRY_UNAVAILABLE",
+        `Cannot check the fileSha256 of ${what}: ${url} answered something that is not JSON`,
+      );
+    }
+    const files = (listed as { urls?: { digests?: { sha256?: string } }[] })?.urls ?? [];
+    const digests = files.map((f) => f?.digests?.sha256?.toLowerCase()).filter(Boolean);
+    if (!digests.includes(want)) {
+      throw mismatch(`${url} lists ${digests.length ? digests.join(", ") : "no files"}`);
+    }
+    return url;
+  }
+  throw cannot(
+    `an ${pkg.registryType} image is not one file mcpx can hash (pin the image by its digest instead)`,
+  );
+}
+
+/**
+ * The configuration text with `mcpServers.<name>` added, comments and formatting kept
+ * (lib/config/edit.ts, which `config import` uses too).
  * @throws {McpxError} CONFIG_INVALID for a file that does not parse or already has the name
  */
 export async function addToConfig(
@@ -360,32 +493,17 @@ export async function addToConfig(
   name: string,
   entry: Record<string, unknown>,
 ): Promise<string> {
-  const jsonc = await load<typeof import("jsonc-parser")>("jsonc-parser", import.meta.url);
-  const errors: { error: number; offset: number; length: number }[] = [];
-  const tree = jsonc.parse(text || "{}", errors, { allowTrailingComma: true });
-  if (errors.length) {
-    throw new McpxError(
-      "CONFIG_INVALID",
-      `Cannot add to ${path}: it does not parse (${
-        jsonc.printParseErrorCode(errors[0].error as never)
-      })`,
-      { hint: "Fix the file first; it was not changed" },
-    );
-  }
-  if (tree?.mcpServers?.[name] !== undefined) {
+  const { addServers } = await load<typeof import("../config/edit.ts")>(
+    "../config/edit.ts",
+    import.meta.url,
+  );
+  const out = await addServers(path, text, [{ name, entry }]);
+  if (out.skipped.length > 0) {
     throw new McpxError("CONFIG_INVALID", `${path} already has a server "${name}"`, {
       hint: "Remove or rename it first; the file was not changed",
     });
   }
-  const indent = /\n(\t| +)"/.exec(text)?.[1];
-  const edits = jsonc.modify(text || "{}", ["mcpServers", name], entry, {
-    formattingOptions: {
-      insertSpaces: indent !== "\t",
-      tabSize: indent && indent !== "\t" ? indent.length : 2,
-      eol: "\n",
-    },
-  });
-  return jsonc.applyEdits(text || "{}", edits);
+  return out.text;
 }
 
 /** A line diff of two texts (`-`/`+` for changed lines, with the common start and end cut). */

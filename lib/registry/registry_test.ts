@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { addToConfig, lineDiff, shortName, translate } from "./registry.ts";
+import { addToConfig, bundleOf, lineDiff, shortName, translate } from "./registry.ts";
 
 Deno.test("the reverse-DNS name is cut to its last part, as a namespace", () => {
   assert.equal(shortName("io.github.microsoft/playwright-mcp"), "playwright_mcp");
@@ -48,9 +48,17 @@ Deno.test("an entry with nothing runnable is refused", () => {
     () =>
       translate({
         name: "x/b",
-        packages: [{ registryType: "mcpb", identifier: "https://x/b.mcpb" }],
+        packages: [{ registryType: "nuget", identifier: "B" }],
       }),
-    /no remote and no npm, pypi or oci stdio package \(packages: mcpb\)/,
+    /no remote and no npm, pypi or oci stdio package \(packages: nuget\)/,
+  );
+  // A bundle is not run by a runner: bundleOf() hands it to lib/registry/mcpb.ts instead.
+  const bundle = { registryType: "mcpb", identifier: "https://x/b.mcpb" };
+  assert.deepEqual(bundleOf({ name: "x/b", packages: [bundle] }), bundle);
+  assert.equal(
+    bundleOf({ name: "x/b", packages: [bundle, { registryType: "npm", identifier: "b" }] }),
+    undefined,
+    "a package a runner runs wins",
   );
 });
 

@@ -45,10 +45,12 @@ export interface ToolMeta {
   signature: string;
 }
 
-// The generated client replaces the next three lines with its socket, token file and tools.
+// The generated client replaces the next four lines with its socket, token file, tools, and
+// the ad-hoc servers (`mcpx run --stdio …`) its namespaces stand for, as query text by namespace.
 const BAKED_SOCKET: string = "";
 const BAKED_TOKEN_FILE: string = "";
 const META: ToolMeta[] = [];
+const AD_HOC: Record<string, string> = {};
 
 // deno-lint-ignore no-explicit-any
 const g = globalThis as any;
@@ -399,8 +401,23 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+// A text result is a String object, so that it can carry `raw`; it prints as the text it is
+// (`console.log(await fs.read_text_file(…))`), not as `[String: "…"]`.
+const PRINTS_AS_TEXT = Object.fromEntries(
+  ["Deno.customInspect", "nodejs.util.inspect.custom"].map((name) => [
+    Symbol.for(name),
+    {
+      value: function (this: string) {
+        return String(this);
+      },
+      enumerable: false,
+    },
+  ]),
+);
+
 function withRaw(value: Json, raw: RawResult): Json {
   const boxed = typeof value === "string" ? new String(value) : value;
+  if (boxed instanceof String) Object.defineProperties(boxed, PRINTS_AS_TEXT);
   if (boxed !== null && typeof boxed === "object") {
     Object.defineProperty(boxed, "raw", { value: raw, enumerable: false });
   }
@@ -418,8 +435,10 @@ export async function call(
   try {
     // With a handler installed, a question comes back at once rather than after elicit.wait.
     const ask = handlers.elicit || handlers.sample ? "&handOff=true" : "";
+    // An ad-hoc server is named by its command line (or URL) on every call: any daemon takes it up.
+    const via = Object.hasOwn(AD_HOC, server) ? `&${AD_HOC[server]}` : "";
     answer = await post(
-      `/v1/call/${server}/${encodeURIComponent(tool)}?raw=true${ask}`,
+      `/v1/call/${server}/${encodeURIComponent(tool)}?raw=true${ask}${via}`,
       args,
       options,
     );

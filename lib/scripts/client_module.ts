@@ -5,6 +5,7 @@ import type { Context } from "../context.ts";
 import type { ToolInfo } from "../mcp/types.ts";
 import { functionNames } from "../names.ts";
 import { clientStamp, isFresh } from "./client_stamp.ts";
+import { McpxError } from "../errors.ts";
 
 /** One namespace as the client module exposes it. */
 export interface ClientNamespace {
@@ -13,6 +14,8 @@ export interface ClientNamespace {
   tools: ToolInfo[];
   /** Why the server has no tools listed: its last start failed with this. */
   error?: string;
+  /** For an ad-hoc server (`--stdio`, `--url`): what names it on every call. */
+  adHoc?: { stdio?: string; url?: string; name: string };
 }
 
 /** Turns a JSON Schema into a TypeScript type expression (the codegen's job). */
@@ -33,6 +36,7 @@ const BAKED = [
   'const BAKED_SOCKET: string = "";',
   'const BAKED_TOKEN_FILE: string = "";',
   "const META: ToolMeta[] = [];",
+  "const AD_HOC: Record<string, string> = {};",
 ];
 let runtime: string | undefined;
 
@@ -40,17 +44,23 @@ let runtime: string | undefined;
  * The runtime the module carries: lib/runtime/client.ts as written, less its opening comment,
  * with `socket`, `tokenFile` and `meta` in place of its three placeholder lines.
  */
-function runtimeText(socket: string, tokenFile: string, meta: unknown[]): string {
+function runtimeText(
+  socket: string,
+  tokenFile: string,
+  meta: unknown[],
+  adHoc: Record<string, string>,
+): string {
   runtime ??= Deno.readTextFileSync(new URL("../runtime/client.ts", import.meta.url));
   const text = runtime.slice(runtime.indexOf("\n\n") + 2);
   if (!BAKED.every((line) => text.includes(line))) {
     throw new TypeError(
-      "lib/runtime/client.ts lost its BAKED_SOCKET, BAKED_TOKEN_FILE and META lines",
+      "lib/runtime/client.ts lost its BAKED_SOCKET, BAKED_TOKEN_FILE, META and AD_HOC lines",
     );
   }
   return text.replace(BAKED[0], `const BAKED_SOCKET: string = ${JSON.stringify(socket)};`)
     .replace(BAKED[1], `const BAKED_TOKEN_FILE: string = ${JSON.stringify(tokenFile)};`)
-    .replace(BAKED[2], `const META: ToolMeta[] = ${JSON.stringify(meta)};`);
+    .replace(BAKED[2], `const META: ToolMeta[] = ${JSON.stringify(meta)};`)
+    .replace(BAKED[3], `const AD_HOC: Record<string, string> = ${JSON.stringify(adHoc)};`);
 }
 
 /**
@@ -69,10 +79,19 @@ export function renderClientModule(
   },
 ): string {
   const meta: unknown[] = [];
+  const adHoc: Record<string, string> = {};
   let api = "";
   const names: string[] = [];
   for (const n of [...namespaces].sort((a, b) => a.ns.localeCompare(b.ns))) {
     names.push(n.ns);
+    if (n.adHoc) {
+      const { stdio, url, name } = n.adHoc;
+      adHoc[n.ns] = new URLSearchParams({
+        ...(stdio !== undefined ? { stdio } : {}),
+        ...(url !== undefined ? { url } : {}),
+        name,
+      }).toString();
+    }
     if (n.tools.length === 0 && n.error) {
       // A server whose start failed has no tools to type. Any name still calls the daemon, which
       // tries the server again and answers with why it fails now (or with its result, once it
@@ -139,7 +158,7 @@ export function renderClientModule(
 // (MCPX_SOCKET, else the socket below; the token from MCPX_TOKEN_FILE, else the file below) under
 // this run's session (MCPX_SESSION_ID).
 // deno-lint-ignore-file
-${runtimeText(options.socket, options.tokenFile, meta)}${api}
+${runtimeText(options.socket, options.tokenFile, meta, adHoc)}${api}
 /** Every namespace, by name. */
 const tools = ${tools};
 export default tools;
@@ -192,11 +211,17 @@ export async function writeClient(
   dir: string,
   socket: string,
   clientPath = join(dir, "mcpx-client.ts"),
-  options: { listUnlisted?: boolean } = {},
+  options: {
+    listUnlisted?: boolean;
+    /** An ad-hoc server's namespace, listed live, beside the configured ones. */
+    adHoc?: ClientNamespace;
+  } = {},
 ): Promise<string> {
+  const extra = options.adHoc;
   // What the module is a function of: when none of it moved since the last write, the module on
-  // disk is already right, and neither the cache nor the code generator needs loading.
-  if (isFresh(ctx, clientPath, socket)) return clientPath;
+  // disk is already right, and neither the cache nor the code generator needs loading. An ad-hoc
+  // namespace is not in the stamp: that client is compared byte for byte instead.
+  if (!extra && isFresh(ctx, clientPath, socket)) return clientPath;
   const { loadNamespaces } = await load<typeof import("../discovery/load.ts")>(
     "../discovery/load.ts",
     import.meta.url,
@@ -221,13 +246,25 @@ export async function writeClient(
     ({ namespaces } = await loadNamespaces(ctx));
   }
   const usable = namespaces.filter((n) => n.state !== "disabled");
+  if (extra && usable.some((n) => n.def.namespace === extra.ns)) {
+    throw new McpxError(
+      "USAGE",
+      `The ad-hoc server's namespace "${extra.ns}" is a configured server's too`,
+      { hint: "Give the ad-hoc server another with --name" },
+    );
+  }
+  const listed: ClientNamespace[] = usable.map((n) => ({
+    ns: n.def.namespace,
+    description: n.def.description,
+    tools: n.tools,
+    ...(n.state === "error" && n.cached?.error ? { error: n.cached.error } : {}),
+  }));
+  if (extra) {
+    listed.push(extra);
+    stamp = undefined;
+  }
   const text = renderClientModule(
-    usable.map((n) => ({
-      ns: n.def.namespace,
-      description: n.def.description,
-      tools: n.tools,
-      ...(n.state === "error" && n.cached?.error ? { error: n.cached.error } : {}),
-    })),
+    listed,
     {
       socket,
       tokenFile: (await ctx.paths()).token,
@@ -239,7 +276,7 @@ export async function writeClient(
   await writeIfChanged(path, (stamp ? stamp + "\n" : "") + text);
   await writeIfChanged(
     join(dir, "mcpx-globals.d.ts"),
-    renderGlobalsDeclaration(usable.map((n) => n.def.namespace)),
+    renderGlobalsDeclaration(listed.map((n) => n.ns)),
   );
   return path;
 }

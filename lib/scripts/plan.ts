@@ -45,6 +45,8 @@ export interface RunRequest {
   stdinUsed?: boolean;
   /** Run the script with no launcher at all (`--no-launcher`). */
   noLauncher?: boolean;
+  /** An ad-hoc server the run gets as a namespace (`--stdio`, `--url`, `--name`). */
+  adHoc?: { stdio?: string; url?: string; name?: string };
 }
 
 /** What a run will do, settled before it starts. */

@@ -6,6 +6,7 @@ import type { Context } from "../context.ts";
 import { callDaemon, ensureDaemon, type Health } from "../daemon/client.ts";
 import { load } from "../_load.ts";
 import { isFresh } from "./client_stamp.ts";
+import { hash64 } from "../_hash.ts";
 import type { ResolvedScript } from "./resolve.ts";
 
 /** The daemon and client of a run that has a configuration. */
@@ -43,9 +44,12 @@ export async function provisionClient(
     scratch: string;
     /** Whether the run is in a Worker, which can start before the daemon answers. */
     worker: boolean;
+    /** An ad-hoc server the run gets as one more namespace (`mcpx run --stdio …`). */
+    adHoc?: { stdio?: string; url?: string; name?: string };
   },
 ): Promise<Provision> {
   const { script, text, scratch, worker } = options;
+  if (options.adHoc) return await provisionAdHoc(ctx, options.adHoc, scratch);
   const known = (await ctx.paths()).socket;
   // Beside the script when it is a named one or imports the client (the reference's
   // `import tools from "./mcpx-client.ts"`); otherwise out of the way, in the cache.
@@ -79,6 +83,47 @@ export async function provisionClient(
     import.meta.url,
   );
   const clientPath = await writeClient(ctx, dir, socket, undefined, { listUnlisted: true });
+  return { daemon, socket, clientPath };
+}
+
+/**
+ * The client of a run with an ad-hoc server: the daemon lists the server's tools live (the same
+ * pool `mcpx call --stdio` uses), and the client, written to a folder of its own in the cache,
+ * has its namespace beside the configured ones, each of its calls naming the command line (or
+ * URL) again. A client beside a named script is left as the configuration makes it.
+ */
+async function provisionAdHoc(
+  ctx: Context,
+  adHoc: { stdio?: string; url?: string; name?: string },
+  scratch: string,
+): Promise<Provision> {
+  const daemon = ensureDaemon(ctx);
+  await daemon;
+  // A daemon this command hosts inline answers on a socket of its own.
+  const socket = (await ctx.paths()).socket;
+  const [{ adHocTools }, { writeClient }] = await Promise.all([
+    load<typeof import("../operations/_adhoc.ts")>("../operations/_adhoc.ts", import.meta.url),
+    load<typeof import("./client_module.ts")>("./client_module.ts", import.meta.url),
+  ]);
+  const listed = await adHocTools(adHoc, ctx);
+  const which = { stdio: adHoc.stdio, url: adHoc.url, name: listed.namespace };
+  const dir = join(
+    scratch,
+    `adhoc-${hash64(new TextEncoder().encode(JSON.stringify(which)))}`,
+  );
+  const clientPath = await writeClient(ctx, dir, socket, undefined, {
+    listUnlisted: true,
+    adHoc: {
+      ns: listed.namespace,
+      description: `ad hoc: ${adHoc.stdio ?? adHoc.url}`,
+      tools: listed.tools,
+      adHoc: {
+        ...(adHoc.stdio !== undefined ? { stdio: adHoc.stdio } : {}),
+        ...(adHoc.url !== undefined ? { url: adHoc.url } : {}),
+        name: listed.namespace,
+      },
+    },
+  });
   return { daemon, socket, clientPath };
 }
 

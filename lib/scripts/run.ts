@@ -187,7 +187,13 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
 
     // The daemon is asked for once the script is on its way.
     const provision: Provision | undefined = primary
-      ? await provisionClient(ctx, { script, text: plan.text, scratch, worker: !!worker })
+      ? await provisionClient(ctx, {
+        script,
+        text: plan.text,
+        scratch,
+        worker: !!worker,
+        ...(request.adHoc ? { adHoc: request.adHoc } : {}),
+      })
       : undefined;
     // With no client, a named script still has the launcher's globals: say so to an editor, unless
     // a client's fuller declaration is already there.

@@ -235,6 +235,17 @@ export function resolveSettings(input: {
           continue;
         }
       }
+      if (SPECS[key].items && Array.isArray(raw)) {
+        const text = raw.map((x) =>
+          typeof x === "string"
+            ? x
+            : x !== null && typeof x === "object" && typeof x.spec === "string"
+            ? (typeof x.name === "string" ? `${x.name}=${x.spec}` : x.spec)
+            : JSON.stringify(x)
+        );
+        set(key, text.join(", "), { kind: "file", where: layer.path });
+        continue;
+      }
       if (raw !== null && typeof raw === "object") {
         throw new McpxError(
           "SETTING_INVALID",

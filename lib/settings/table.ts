@@ -28,6 +28,11 @@ export interface SettingSpec {
    * of the layers below; in a variable or a flag, a line holding only `-` stands for it.
    */
   readonly splice?: boolean;
+  /**
+   * In a file, a list whose items are text or objects with a `spec` (and a `name`): the setting's
+   * value is their text, `name=spec`, comma-separated (what an object says besides is its owner's).
+   */
+  readonly items?: boolean;
 }
 
 /** Every setting mcpx has. Keys are dotted paths in a configuration file. */
@@ -335,10 +340,11 @@ export const SETTINGS = {
   "paths.apis": {
     type: "string",
     default: "",
+    items: true,
     doc:
       "OpenAPI documents served as namespaces, comma-separated files or URLs (`name=` in front names one)",
     detail:
-      'Read from the primary configuration file only (`"paths": { "apis": "./petstore.json, pets=https://…/openapi.json" }`), so that the daemon and `ls` see the same servers. Each document becomes a server running `mcpx api serve --spec <document>`: reads only, deprecated operations left out. Its namespace is the name given, else the file\'s or URL\'s last part without its extension. A configured server of the same name wins. Relative files are read against the configuration file\'s folder. Credentials need a server entry of its own (`mcpx api serve --bearer-env …`, docs/sources.md).',
+      'Read from the primary configuration file only (`"paths": { "apis": "./petstore.json, pets=https://…/openapi.json" }`), so that the daemon and `ls` see the same servers. Each document becomes a server running `mcpx api serve --spec <document>`: reads only, deprecated operations left out. Its namespace is the name given, else the file\'s or URL\'s last part without its extension. A configured server of the same name wins. Relative files are read against the configuration file\'s folder. In a file it may be a list whose items are documents or objects `{ "spec": …, "name": …, "auth": … }`, `auth` being a server entry\'s bearer, header or query credential with `${VAR}` values (docs/sources.md); credentials are never read from the document.',
   },
   "paths.scripts": {
     type: "string",

@@ -250,6 +250,12 @@ export async function execute(
   // A daemon elsewhere (daemon.endpoint) starts nothing here: this machine's configuration,
   // if there is one, is not what it runs.
   const remote = ctx.boot.get("daemon.endpoint") !== "" && op.id !== "daemon.run";
+  // An ad-hoc server is run on the word of the command line that names it, under a trusted
+  // configuration's daemon or else mcpx's own empty one (Context.useAdHocConfig).
+  if (
+    !remote && (input.stdio !== undefined || input.url !== undefined) &&
+    op.params.some((p) => p.name === "stdio")
+  ) await ctx.useAdHocConfig();
   if (op.needsTrust && !remote) await ctx.requireTrust();
   if (op.where === "local" || !("method" in op.http)) return await op.run(input, ctx);
   const { callDaemon } = await load<typeof import("../daemon/client.ts")>(

@@ -167,3 +167,150 @@ Deno.test("config import: other hosts' servers, --write keeps the comments", asy
   assert.equal(broken.stderr.trim().split("\n").length <= 2, true, broken.stderr);
   assert.equal(Deno.readTextFileSync(config), after, "the configuration is untouched");
 });
+
+Deno.test("the walk with no configuration at all: ls → types → call → a script, one process", async () => {
+  await using box = await Sandbox.create(undefined, { trustAll: false });
+  const line = `node '${npmServerScript("server-everything")}'`;
+  const ls = await box.json<{ namespaces: { namespace: string; tools: number }[] }>([
+    "ls",
+    "--stdio",
+    line,
+  ]);
+  assert.equal(ls.namespaces[0].namespace, "server_everything");
+  const types = await box.mcpx(["types", "--stdio", line, "echo"]);
+  assert.equal(types.code, 0, types.stderr);
+  assert.match(types.stdout, /function echo\(args: \{[^}]*message: string;/s);
+  // The subscriber toggle is state in the server's process: each call flips it.
+  const flip = async () => {
+    const r = await box.mcpx(["call", "--stdio", line, "toggle-subscriber-updates"]);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout;
+  };
+  assert.match(await flip(), /^Started/);
+  await box.write(
+    "work/walk.ts",
+    [
+      "const echoed = await server_everything.echo({ message: args[0] });",
+      "const toggled = await server_everything.toggle_subscriber_updates();",
+      "console.log(JSON.stringify({ echoed: String(echoed), toggled: String(toggled), namespaces: Object.keys(tools) }));",
+    ].join("\n"),
+  );
+  const run = await box.mcpx(["run", "./walk.ts", "hi from a script", "--stdio", line]);
+  assert.equal(run.code, 0, run.stderr);
+  const seen = JSON.parse(run.stdout);
+  assert.equal(seen.echoed, "Echo: hi from a script");
+  assert.match(seen.toggled, /^Stopped/, "the script's call reached the same process");
+  assert.deepEqual(seen.namespaces, ["server_everything"]);
+  const exec = await box.mcpx([
+    "exec",
+    "--stdio",
+    line,
+    "--name",
+    "ev",
+    "String(await ev.toggle_subscriber_updates())",
+  ]);
+  assert.equal(exec.code, 0, exec.stderr);
+  assert.match(exec.stdout, /^Started/, "--name names it; the process is still the same");
+  assert.match(await flip(), /^Stopped/);
+  const nameless = await box.mcpx(["exec", "--name", "ev", "1"]);
+  assert.equal(nameless.code, 2);
+  assert.match(nameless.stderr, /--name names an ad-hoc server/);
+  const bare = await box.mcpx(["ls"]);
+  assert.equal(bare.code, 3, "without --stdio there is still no configuration");
+  assert.match(bare.stderr, /No configuration found/);
+});
+
+Deno.test("an untrusted configuration: its servers stay refused, an ad-hoc one runs", async () => {
+  await using box = await Sandbox.create(undefined, { trustAll: false });
+  const marker = join(box.root, "planted-ran");
+  const config = await box.write("work/.mcpx.json", {
+    mcpServers: { planted: { command: "touch", args: [marker] } },
+    output: { maxBytes: 10 },
+  });
+  const line = `node '${npmServerScript("server-everything")}'`;
+  const planted = await box.mcpx(["call", "planted.x"]);
+  assert.equal(planted.code, 9);
+  assert.match(planted.stderr, /is not trusted yet/);
+  const call = await box.mcpx(["call", "--stdio", line, "echo", "message=a long enough answer"]);
+  assert.equal(call.code, 0, call.stderr);
+  assert.equal(call.stdout, "Echo: a long enough answer\n", "its output.maxBytes is not applied");
+  const exec = await box.mcpx([
+    "exec",
+    "--stdio",
+    line,
+    "Object.keys(tools).join(',')",
+  ]);
+  assert.equal(exec.code, 0, exec.stderr);
+  assert.equal(exec.stdout.trim(), "server_everything", "the planted server is not a namespace");
+  const still = await box.mcpx(["call", "planted.x"]);
+  assert.equal(still.code, 9, "the ad-hoc run trusted nothing");
+  assert.equal(await Deno.stat(marker).then(() => true, () => false), false, "planted never ran");
+  assert.equal(Deno.readTextFileSync(config).includes("planted"), true);
+});
+
+Deno.test("run --stdio beside a trusted configuration: both namespaces, a clash refused", async () => {
+  await using box = await Sandbox.create();
+  const everything = npmServerScript("server-everything");
+  await box.write("work/.mcpx.json", {
+    mcpServers: { everything: { command: "node", args: [everything] } },
+  });
+  const line = `node '${everything}'`;
+  const both = await box.mcpx([
+    "exec",
+    "--stdio",
+    line,
+    "--name",
+    "adhoc",
+    "[String(await everything.echo({ message: 'c' })), String(await adhoc.echo({ message: 'a' }))].join(' ')",
+  ]);
+  assert.equal(both.code, 0, both.stderr);
+  assert.equal(both.stdout.trim(), "Echo: c Echo: a");
+  const clash = await box.mcpx(["exec", "--stdio", line, "--name", "everything", "1"]);
+  assert.equal(clash.code, 2);
+  assert.match(clash.stderr, /namespace "everything" is a configured server's too/);
+});
+
+Deno.test("an ad-hoc server is named only by a command of this user: not over TCP, not over MCP", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: {} });
+  const port = freePort();
+  const token = "listener-token-for-the-test";
+  const env = { MCPX_DAEMON_LISTEN: `127.0.0.1:${port}`, MCPX_DAEMON_TOKEN: token };
+  const started = await box.mcpx(["start"], { env });
+  assert.equal(started.code, 0, started.stderr);
+  const marker = join(box.root, "ran-over-tcp");
+  for (
+    const [path, body] of [
+      ["/v1/tools/call", { server: "", tool: "x", stdio: `touch ${marker}` }],
+      [`/v1/call/x/y?stdio=${encodeURIComponent(`touch ${marker}`)}`, {}],
+      ["/v1/adhoc/tools", { url: "http://127.0.0.1:1/mcp" }],
+      [`/v1/namespaces?stdio=${encodeURIComponent(`touch ${marker}`)}`, undefined],
+      [`/v1/types/x?stdio=${encodeURIComponent(`touch ${marker}`)}`, undefined],
+    ] as const
+  ) {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: body ? "POST" : "GET",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    const problem = await res.json();
+    assert.equal(res.status, 403, JSON.stringify(problem));
+    assert.match(
+      problem.detail,
+      /ad-hoc server \(--stdio, --url\) is refused over the daemon's TCP listener/,
+    );
+  }
+  assert.equal(await Deno.stat(marker).then(() => true, () => false), false);
+  // The same daemon on its socket: a command of this user's names one.
+  const line = `node '${npmServerScript("server-everything")}'`;
+  const call = await box.mcpx(["call", "--stdio", line, "echo", "message=local"]);
+  assert.equal(call.code, 0, call.stderr);
+
+  const { OPERATIONS } = await import("../../lib/operations/mod.ts");
+  const { buildMcpTools } = await import("../../lib/surfaces/mcp.ts");
+  for (const tool of buildMcpTools(OPERATIONS as never)) {
+    const props = Object.keys((tool.inputSchema as { properties: object }).properties);
+    assert.equal(props.includes("stdio") || props.includes("url"), false, `${tool.name}: ${props}`);
+  }
+  await box.mcpx(["stop", "--all"]);
+});

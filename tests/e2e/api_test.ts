@@ -356,3 +356,160 @@ Deno.test("paths.apis: documents in the configuration are namespaces", async () 
     await api.server.shutdown();
   }
 });
+
+Deno.test("paths.apis: an item's auth is the configuration's credential, never the document's", async () => {
+  await using box = await Sandbox.create();
+  const api = petstore();
+  try {
+    await box.write("work/.mcpx.json", {
+      paths: {
+        apis: [
+          {
+            name: "pets",
+            spec: `${api.base}/docs/2.0.json`,
+            auth: { type: "bearer", token: "${PET_TOKEN}" },
+          },
+          {
+            name: "keyed",
+            spec: `${api.base}/docs/2.0.json`,
+            auth: { type: "header", name: "X-API-Key", value: "k-${PET_KEY}" },
+          },
+        ],
+      },
+      mcpServers: {},
+    });
+    // Without the variable: doctor names it, and the call says what is missing before it starts.
+    const doctor = await box.mcpx(["--json", "doctor", "--no-start"]);
+    const checks = JSON.parse(doctor.stdout).checks as {
+      area: string;
+      status: string;
+      message: string;
+      hint?: string;
+    }[];
+    const missing = checks.find((c) => c.area === "credentials" && c.status === "fail");
+    assert.ok(missing, JSON.stringify(checks));
+    assert.equal(missing.message, "pets: ${PET_TOKEN} is referenced but PET_TOKEN is not set");
+    assert.match(missing.hint!, /Set PET_TOKEN/);
+    const unset = await box.mcpx(["call", "pets.findPetsByStatus", "status=sold"]);
+    assert.notEqual(unset.code, 0);
+    assert.match(unset.stderr, /PET_TOKEN/);
+    assert.equal(unset.stderr.trim().split("\n").length, 1, unset.stderr);
+    await box.mcpx(["stop", "--all"]);
+
+    const env = { PET_TOKEN: "t0k", PET_KEY: "42" };
+    const pets = await box.mcpx(["call", "pets.findPetsByStatus", "status=sold"], { env });
+    assert.equal(pets.code, 0, pets.stderr);
+    assert.equal(api.seen.at(-1)!.auth, "Bearer t0k");
+    assert.equal(api.seen.at(-1)!.key, null);
+    const keyed = await box.mcpx(["call", "keyed.findPetsByStatus", "status=sold"], { env });
+    assert.equal(keyed.code, 0, keyed.stderr);
+    assert.equal(api.seen.at(-1)!.key, "k-42");
+    assert.equal(api.seen.at(-1)!.auth, null);
+    // The list parses as the setting too (settings are read by every command above).
+    await box.write("work/.mcpx.json", {
+      paths: { apis: [{ spec: `${api.base}/docs/2.0.json`, auth: { type: "basic", token: "x" } }] },
+      mcpServers: {},
+    });
+    const bad = await box.mcpx(["ls"], { env });
+    assert.equal(bad.code, 3);
+    assert.match(bad.stderr, /an API takes bearer, header or query/);
+    await box.mcpx(["stop", "--all"]);
+  } finally {
+    await api.server.shutdown();
+  }
+});
+
+/** An OpenAPI 3.0 document of `n` read operations. */
+function manyOperations(n: number): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  for (let i = 0; i < n; i++) {
+    paths[`/things${i}/{id}`] = {
+      get: {
+        operationId: `getThing${i}`,
+        summary: `Read thing number ${i}`,
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+        responses: { "200": { description: "ok" } },
+      },
+    };
+  }
+  return {
+    openapi: "3.0.3",
+    info: { title: "many", version: "1" },
+    servers: [{ url: "http://127.0.0.1:9/" }],
+    paths,
+  };
+}
+
+Deno.test("bad input: 10,000 operations, a $ref cycle and an unreachable document in paths.apis", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/huge.json", JSON.stringify(manyOperations(10_000)));
+  await box.write("work/tree.json", {
+    openapi: "3.0.3",
+    info: { title: "tree", version: "1" },
+    servers: [{ url: "http://127.0.0.1:9/" }],
+    paths: {
+      "/node": {
+        get: {
+          operationId: "getNode",
+          parameters: [{ name: "depth", in: "query", schema: { type: "integer" } }],
+          responses: {
+            "200": {
+              description: "ok",
+              content: { "application/json": { schema: { $ref: "#/components/schemas/Node" } } },
+            },
+          },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        Node: {
+          type: "object",
+          properties: { children: { type: "array", items: { $ref: "#/components/schemas/Node" } } },
+        },
+      },
+    },
+  });
+  await box.write("work/.mcpx.json", {
+    paths: { apis: "huge=./huge.json, tree=./tree.json, gone=http://127.0.0.1:1/openapi.json" },
+    mcpServers: {},
+  });
+  const refresh = await box.mcpx(["refresh"]);
+  assert.equal(refresh.code, 6, "one document cannot be read: refresh says so");
+  assert.match(refresh.stdout, /^huge: 10000 tools$/m);
+  assert.match(refresh.stdout, /^tree: 1 tools$/m);
+  assert.match(
+    refresh.stdout,
+    /^gone: error: .*Cannot read the API document http:\/\/127\.0\.0\.1:1\/openapi\.json/m,
+  );
+
+  // ls reads one summary row per namespace: the 10,000 tools are counted, not loaded.
+  const ls = await box.json<
+    { namespaces: { namespace: string; tools: number | null; state: string; error?: string }[] }
+  >(["ls"]);
+  const rows = Object.fromEntries(ls.namespaces.map((n) => [n.namespace, n]));
+  assert.equal(rows.huge.tools, 10_000);
+  assert.equal(rows.tree.tools, 1);
+  assert.equal(rows.gone.state, "error");
+  assert.equal(rows.gone.error!.includes("\n"), false, rows.gone.error);
+
+  const catalog = await box.json<{ tokens: number; text: string }>(["catalog"]);
+  assert.ok(catalog.tokens <= 2000, `catalog gave ${catalog.tokens} tokens, over its 2000 budget`);
+  assert.match(catalog.text, /huge/);
+  const found = await box.json<{ hits: { fn: string }[] }>(["search", "getThing9999"]);
+  assert.equal(found.hits[0].fn, "huge.getThing9999");
+  const one = await box.mcpx(["types", "huge.getThing9999"]);
+  assert.equal(one.code, 0, one.stderr);
+  assert.match(one.stdout, /function getThing9999\(args: \{ id: string \}\)/);
+
+  // The cycle is left as its $ref: the tool is typed all the same.
+  const tree = await box.mcpx(["types", "tree.getNode"]);
+  assert.equal(tree.code, 0, tree.stderr);
+  assert.match(tree.stdout, /function getNode\(/);
+
+  const gone = await box.mcpx(["call", "gone.anything"]);
+  assert.notEqual(gone.code, 0);
+  assert.equal(gone.stderr.trim().split("\n").length, 1, gone.stderr);
+  assert.match(gone.stderr, /Cannot read the API document/);
+  await box.mcpx(["stop", "--all"]);
+});

@@ -14,6 +14,160 @@ function wrap(server: { name: string; version?: string; [k: string]: unknown }, 
   return { server, _meta: { [OFFICIAL]: { status, isLatest: true } } };
 }
 
+/** A package file the fixture registry serves, and its SHA-256 as a registry entry carries it. */
+const FILE = new TextEncoder().encode("the bytes of a published tarball\n");
+const FILE_SHA = Array.from(
+  new Uint8Array(await crypto.subtle.digest("SHA-256", FILE)),
+  (b) => b.toString(16).padStart(2, "0"),
+).join("");
+const OTHER_SHA = "0".repeat(64);
+
+/** A zip archive of `files`, stored (not deflated), as an MCP bundle is shipped. */
+function zipOf(files: Record<string, string>): Uint8Array<ArrayBuffer> {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc32 = (b: Uint8Array) => {
+    let c = 0xffffffff;
+    for (const x of b) c = crcTable[(c ^ x) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const enc = new TextEncoder();
+  const locals: Uint8Array[] = [];
+  const centrals: Uint8Array[] = [];
+  let offset = 0;
+  for (const [name, text] of Object.entries(files)) {
+    const n = enc.encode(name), data = enc.encode(text), crc = crc32(data);
+    const local = new Uint8Array(30 + n.length + data.length);
+    const lv = new DataView(local.buffer);
+    lv.setUint32(0, 0x04034b50, true);
+    lv.setUint16(4, 20, true);
+    lv.setUint32(14, crc, true);
+    lv.setUint32(18, data.length, true);
+    lv.setUint32(22, data.length, true);
+    lv.setUint16(26, n.length, true);
+    local.set(n, 30);
+    local.set(data, 30 + n.length);
+    const central = new Uint8Array(46 + n.length);
+    const cv = new DataView(central.buffer);
+    cv.setUint32(0, 0x02014b50, true);
+    cv.setUint16(4, 0x031e, true);
+    cv.setUint16(6, 20, true);
+    cv.setUint32(16, crc, true);
+    cv.setUint32(20, data.length, true);
+    cv.setUint32(24, data.length, true);
+    cv.setUint16(28, n.length, true);
+    cv.setUint32(38, (0o100644 << 16) >>> 0, true);
+    cv.setUint32(42, offset, true);
+    central.set(n, 46);
+    locals.push(local);
+    centrals.push(central);
+    offset += local.length;
+  }
+  const size = centrals.reduce((a, c) => a + c.length, 0);
+  const end = new Uint8Array(22);
+  const ev = new DataView(end.buffer);
+  ev.setUint32(0, 0x06054b50, true);
+  ev.setUint16(8, centrals.length, true);
+  ev.setUint16(10, centrals.length, true);
+  ev.setUint32(12, size, true);
+  ev.setUint32(16, offset, true);
+  const all = new Uint8Array(offset + size + 22);
+  let at = 0;
+  for (const part of [...locals, ...centrals, end]) [all.set(part, at), at += part.length];
+  return all;
+}
+
+/** A bundle whose server is server-everything, its options a default and a required secret. */
+const BUNDLE = zipOf({
+  "manifest.json": JSON.stringify({
+    manifest_version: "0.3",
+    name: "bundle",
+    version: "1.0.0",
+    server: {
+      type: "node",
+      entry_point: "server/index.mjs",
+      mcp_config: {
+        command: "node",
+        args: ["${__dirname}/server/index.mjs"],
+        env: { GREETING: "${user_config.greeting}", BUNDLE_KEY: "${user_config.api_key}" },
+      },
+    },
+    user_config: {
+      greeting: { type: "string", default: "hello" },
+      api_key: { type: "string", sensitive: true, required: true, title: "API key" },
+    },
+  }),
+  "server/index.mjs": `await import(${
+    JSON.stringify(
+      new URL(
+        `file://${REPO}/tests/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js`,
+      ).href,
+    )
+  });\n`,
+});
+const BUNDLE_SHA = Array.from(
+  new Uint8Array(await crypto.subtle.digest("SHA-256", BUNDLE)),
+  (b) => b.toString(16).padStart(2, "0"),
+).join("");
+
+/** Entries carrying fileSha256, their files served by the same fixture at `{base}`. */
+function hashed(base: string) {
+  const npm = (name: string, sha: string) =>
+    wrap({
+      name: `io.github.someone/${name}`,
+      version: "1.0.0",
+      packages: [{
+        registryType: "npm",
+        registryBaseUrl: `${base}/npm`,
+        identifier: `@someone/${name}`,
+        version: "1.0.0",
+        fileSha256: sha,
+      }],
+    });
+  return [
+    npm("sha-good", FILE_SHA),
+    npm("sha-bad", OTHER_SHA),
+    wrap({
+      name: "io.github.someone/sha-py",
+      version: "0.1.0",
+      packages: [{
+        registryType: "pypi",
+        registryBaseUrl: `${base}/pypi-index`,
+        identifier: "sha-py",
+        version: "0.1.0",
+        fileSha256: FILE_SHA,
+      }],
+    }),
+    wrap({
+      name: "io.github.someone/sha-docker",
+      version: "1.0.0",
+      packages: [{
+        registryType: "oci",
+        identifier: "ghcr.io/someone/sha",
+        version: "1.0.0",
+        fileSha256: FILE_SHA,
+      }],
+    }),
+    ...([["bundle", BUNDLE_SHA], ["bundle-bad", OTHER_SHA], ["bundle-nosha", undefined]] as const)
+      .map(([name, sha]) =>
+        wrap({
+          name: `io.github.someone/${name}`,
+          version: "1.0.0",
+          packages: [{
+            registryType: "mcpb",
+            identifier: `${base}/files/bundle.mcpb`,
+            version: "1.0.0",
+            ...(sha ? { fileSha256: sha } : {}),
+            transport: { type: "stdio" },
+          }],
+        })
+      ),
+  ];
+}
+
 const ENTRIES = [
   wrap({
     name: "com.example/weather-remote",
@@ -109,6 +263,15 @@ function serveRegistry(): { url: string; requests: string[]; close(): Promise<vo
         }),
       );
     }
+    if (url.pathname === "/files/bundle.mcpb") return new Response(BUNDLE);
+    if (url.pathname.startsWith("/npm/") && url.pathname.endsWith("-1.0.0.tgz")) {
+      return new Response(FILE);
+    }
+    if (url.pathname === "/pypi-index/pypi/sha-py/0.1.0/json") {
+      return Response.json({
+        urls: [{ filename: "sha_py-0.1.0.tar.gz", digests: { sha256: FILE_SHA } }],
+      });
+    }
     if (url.pathname === "/v0.1/servers") {
       const words = (url.searchParams.get("search") ?? "").toLowerCase();
       const hits = ENTRIES.filter((e) => e.server.name.toLowerCase().includes(words));
@@ -126,7 +289,9 @@ function serveRegistry(): { url: string; requests: string[]; close(): Promise<vo
     const m = /^\/v0\.1\/servers\/([^/]+)\/versions(?:\/([^/]+))?$/.exec(url.pathname);
     if (m) {
       const name = decodeURIComponent(m[1]);
-      const found = ENTRIES.filter((e) => e.server.name === name);
+      const found = [...ENTRIES, ...hashed(`http://${req.headers.get("host")}`)].filter((e) =>
+        e.server.name === name
+      );
       if (!found.length) return Response.json({ title: "Not Found" }, { status: 404 });
       if (m[2]) {
         const v = found.find((e) => e.server.version === decodeURIComponent(m[2]));
@@ -284,6 +449,7 @@ Deno.test("registry add --write keeps the file's comments; a broken or read-only
     });
     assert.equal(ro.code, 3, ro.stderr);
     assert.match(ro.stderr, /read-only/);
+    assert.equal(ro.stderr.trim().split("\n").length, 1, ro.stderr);
     assert.equal(Deno.readTextFileSync(path), text);
     Deno.chmodSync(path, 0o600);
   } finally {
@@ -370,6 +536,102 @@ Deno.test("registry add names the file it needs", async () => {
     });
     assert.equal(r.code, 3, r.stderr);
     assert.match(r.stderr, /No configuration file/);
+  } finally {
+    await reg.close();
+  }
+});
+
+Deno.test("registry add: a fileSha256 is checked against the package's file, never passed over", async () => {
+  const reg = serveRegistry();
+  try {
+    await using box = await Sandbox.create();
+    const env = { MCPX_REGISTRY_URL: reg.url };
+    const text = `{\n  // mine\n  "mcpServers": {}\n}\n`;
+    const path = await box.write("work/.mcpx.json", text);
+
+    const good = await box.json<Shown & { verified?: string }>([
+      "registry",
+      "add",
+      "io.github.someone/sha-good",
+    ], { env });
+    assert.equal(good.verified, `${reg.url}/npm/@someone/sha-good/-/sha-good-1.0.0.tgz`);
+    assert.deepEqual(good.entry.args, ["-y", "@someone/sha-good@1.0.0"]);
+    const shown = await box.mcpx(["registry", "show", "io.github.someone/sha-good"], { env });
+    assert.match(shown.stdout, /fileSha256 matches http:\/\/127\.0\.0\.1:\d+\/npm\//);
+    const py = await box.json<Shown & { verified?: string }>([
+      "registry",
+      "show",
+      "io.github.someone/sha-py",
+    ], { env });
+    assert.equal(py.verified, `${reg.url}/pypi-index/pypi/sha-py/0.1.0/json`);
+
+    const refused: [string, number, RegExp][] = [
+      [
+        "sha-bad",
+        6,
+        new RegExp(`does not match its fileSha256 ${"0".repeat(64)}: .* hashes to ${FILE_SHA}`),
+      ],
+      ["sha-docker", 5, /an oci image is not one file mcpx can hash/],
+      [
+        "bundle-bad",
+        6,
+        /The file of the MCP bundle of "io\.github\.someone\/bundle-bad" does not match/,
+      ],
+      ["bundle-nosha", 5, /it carries no fileSha256/],
+    ];
+    for (const [name, code, why] of refused) {
+      const r = await box.mcpx(["registry", "add", `io.github.someone/${name}`, "--write"], {
+        env,
+      });
+      assert.equal(r.code, code, `${name}: ${r.stderr}`);
+      assert.match(r.stderr, why);
+      assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+      assert.equal(Deno.readTextFileSync(path), text, `${name}: the configuration is untouched`);
+    }
+  } finally {
+    await reg.close();
+  }
+});
+
+Deno.test("registry add: an MCP bundle is checked, unpacked into the state folder and runs", async () => {
+  const reg = serveRegistry();
+  try {
+    await using box = await Sandbox.create();
+    const env = { MCPX_REGISTRY_URL: reg.url };
+    const path = await box.write("work/.mcpx.json", { mcpServers: {} });
+    const dir = join(box.root, "state", "mcpx", "mcpb", `bundle-${BUNDLE_SHA.slice(0, 16)}`);
+    const shown = await box.json<Shown & { verified: string }>(
+      ["registry", "show", "io.github.someone/bundle"],
+      { env },
+    );
+    assert.equal(shown.source, "mcpb");
+    assert.equal(shown.verified, `${reg.url}/files/bundle.mcpb`);
+    assert.deepEqual(shown.entry, {
+      command: "node",
+      args: [`${dir}/server/index.mjs`],
+      env: { GREETING: "hello", BUNDLE_KEY: "${API_KEY}" },
+    });
+    assert.deepEqual(shown.required, [{ name: "API_KEY", description: "API key", secret: true }]);
+    assert.equal(await Deno.stat(dir).then(() => true, () => false), false, "show unpacks nothing");
+
+    const added = await box.json<Shown>(
+      ["registry", "add", "io.github.someone/bundle", "--write"],
+      {
+        env,
+      },
+    );
+    assert.equal(added.written, true);
+    assert.ok(Deno.readTextFileSync(`${dir}/server/index.mjs`).includes("server-everything"));
+    assert.equal(Deno.statSync(dir).mode! & 0o022, 0, "nobody else may write the bundle");
+    const call = await box.json<{ content: { text: string }[] }>(
+      ["call", "bundle.get-env"],
+      { env: { API_KEY: "s3cret" } },
+    );
+    const seen = JSON.parse(call.content[0].text);
+    assert.equal(seen.GREETING, "hello");
+    assert.equal(seen.BUNDLE_KEY, "s3cret");
+    assert.ok(Deno.readTextFileSync(path).includes(`${dir}/server/index.mjs`));
+    await box.mcpx(["stop", "--all"]);
   } finally {
     await reg.close();
   }

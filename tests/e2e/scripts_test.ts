@@ -352,6 +352,11 @@ async function sameUnder(runtime: string, dir?: string): Promise<void> {
   assert.equal(json.stdout, "");
   assert.equal(json.stderr, "");
 
+  // A text result prints as the text, not as `[String: "…"]`.
+  const printed = await box.mcpx(["run", ...args, "prints_text"], { env });
+  assert.equal(printed.code, 0, printed.stderr);
+  assert.equal(printed.stdout, "plain\n");
+
   // Without MCPX_SESSION_ID each run is its own session; with it, runs share a process.
   const a = await box.mcpx(["run", ...args, "session_pid"], { env });
   const b = await box.mcpx(["run", ...args, "session_pid"], { env });
