@@ -78,6 +78,9 @@ class Connection implements McpConnection {
    * by assignment, and a property named `__proto__` is lost there; these keep it.
    */
   readonly #schemas = new Map<string, Record<string, unknown>>();
+  /** The progress listeners of `request()`s in flight, by the token mcpx gave each. */
+  readonly #progress = new Map<string, (p: Record<string, unknown>) => void>();
+  #progressSeq = 0;
 
   constructor(spec: ServerSpec, options: ConnectOptions) {
     this.#spec = spec;
@@ -175,7 +178,16 @@ class Connection implements McpConnection {
     // Protocol.connect() chains a handler set beforehand. Over HTTP answers retire their abort
     // signals; on every transport the input schemas are kept as the server sent them.
     transport.onmessage = (message: JSONRPCMessage) => {
-      if ("method" in message) return;
+      if ("method" in message) {
+        // Progress of a relayed request, heard in wire order: the SDK's client on a 2026-07-28
+        // link drops one that comes just before its result.
+        if (message.method === "notifications/progress") {
+          const params = (message as { params?: Record<string, unknown> }).params;
+          const token = params?.progressToken;
+          if (typeof token === "string") this.#progress.get(token)?.(params!);
+        }
+        return;
+      }
       if (transport instanceof CancellableHttpTransport && message.id !== undefined) {
         transport.settle(message.id);
       }
@@ -341,6 +353,15 @@ class Connection implements McpConnection {
   ): Promise<Record<string, unknown>> {
     this.#life.assertOpen(`answer "${method}"`);
     const server = this.#spec.name;
+    const token = options.onprogress ? `mcpx-progress-${++this.#progressSeq}` : undefined;
+    if (token) {
+      const meta = (params?._meta ?? {}) as Record<string, unknown>;
+      params = { ...params, _meta: { ...meta, progressToken: token } };
+      this.#progress.set(token, (p) => {
+        const { progressToken: _t, ...rest } = p;
+        options.onprogress!(rest);
+      });
+    }
     try {
       const result = await this.#client.request(
         { method: method as "ping", ...(params ? { params } : {}) },
@@ -348,12 +369,6 @@ class Connection implements McpConnection {
           timeout: options.timeoutMs,
           signal: options.signal,
           ...(options.allowInputRequired ? { allowInputRequired: true } : {}),
-          ...(options.onprogress
-            ? {
-              onprogress: (p: unknown) => options.onprogress!(p as Record<string, unknown>),
-              resetTimeoutOnProgress: true,
-            }
-            : {}),
         },
       );
       return result as Record<string, unknown>;
@@ -369,6 +384,8 @@ class Connection implements McpConnection {
           ),
         ...requesting(method),
       });
+    } finally {
+      if (token) this.#progress.delete(token);
     }
   }
 
