@@ -4,6 +4,7 @@ import { type Fingerprint, fingerprintConfig } from "./config/fingerprint.ts";
 import type { Io } from "./io.ts";
 import type { Caller } from "./pool/scope.ts";
 import type { Registry } from "./pool/registry.ts";
+import type { NamedSessions } from "./sessions/named.ts";
 import type { Selection } from "./config/servers.ts";
 import { type DaemonPaths, daemonPaths, inlinePaths, stateDir } from "./paths.ts";
 import { requireTrusted, shellWord, type TrustOptions, trustState } from "./config/trust.ts";
@@ -24,6 +25,17 @@ function realPath(path: string): string {
   } catch {
     return path;
   }
+}
+
+/** What the daemon offers the web page: its TCP address, opened on demand, and one-time codes. */
+export interface DaemonUi {
+  /**
+   * The address the page is served on (`daemon.listen`, else a loopback port opened at the
+   * first ask and kept) and a new one-time code for it.
+   */
+  open(): Promise<{ listen: string; code: string; expiresInMs: number }>;
+  /** The page session a code buys, once; undefined for a code unknown, used or expired. */
+  exchange(code: string): string | undefined;
 }
 
 /**
@@ -55,6 +67,10 @@ export interface DaemonHandle {
   readonly events?: EventBus;
   /** What it stopped at its start that a daemon which died had left running, if anything. */
   readonly recovered?: string;
+  /** The named sessions (`mcpx session …`, lib/sessions/named.ts). Absent outside the daemon. */
+  readonly sessions?: NamedSessions;
+  /** The web page (`mcpx ui`, lib/daemon/ui_gate.ts); absent outside the daemon. */
+  readonly ui?: DaemonUi;
   /** The daemon's log. */
   readonly log?: {
     write(
@@ -137,6 +153,8 @@ export class Context {
         undefined,
       parentSession: this.io.env.MCPX_PARENT_SESSION_ID || firstId(ids, "parent") || undefined,
       ...(Object.keys(ids).length ? { ids } : {}),
+      holder: this.io.env.MCPX_SESSION_HOLDER || undefined,
+      user: this.io.env.USER || undefined,
       process: Deno.pid,
       selection: this.selection(),
       ...(Object.keys(this.callerEnv()).length ? { env: this.callerEnv() } : {}),

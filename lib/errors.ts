@@ -49,6 +49,11 @@ export const ERRORS = {
   },
   QUESTION_CLOSED: { exit: 5, http: 409, hint: "" },
   ANSWER_INVALID: { exit: 2, http: 400, hint: "" },
+  // A named session (docs/sessions.md) of that name is already open: the second is refused.
+  SESSION_EXISTS: { exit: 2, http: 409, hint: "" },
+  // Exit 10: another caller took the named session over (`mcpx session attach --take`); this
+  // caller is no longer its holder. Its own status, so an agent can tell it from a failed call.
+  SESSION_TAKEN: { exit: 10, http: 409, hint: "" },
 } as const satisfies Record<string, { exit: number; http: number; hint: string }>;
 
 /** A code from {@linkcode ERRORS}. */

@@ -76,6 +76,7 @@ export function daemonFiles(
   | "token"
   | "listenToken"
   | "children"
+  | "sessions"
 > {
   return {
     record: join(dir, `${short}.json`),
@@ -86,6 +87,7 @@ export function daemonFiles(
     token: join(dir, `${short}.token`),
     listenToken: join(dir, `${short}.listen-token`),
     children: join(dir, `${short}.children.json`),
+    sessions: join(dir, `${short}.sessions.json`),
   };
 }
 
@@ -130,6 +132,11 @@ export interface DaemonPaths {
    * 0600), so that a successor can stop what a daemon that died left (lib/daemon/children.ts).
    */
   children: string;
+  /**
+   * The named sessions (`mcpx session new`): versioned JSON, mode 0600, kept across daemon
+   * restarts (lib/sessions/named.ts).
+   */
+  sessions: string;
 }
 
 /**

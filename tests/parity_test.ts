@@ -23,6 +23,7 @@ import { envName, flagName, isPlumbing, SETTINGS } from "../lib/settings/table.t
 import { parseArgs } from "../lib/surfaces/cli.ts";
 import { commandHelp, mainHelp, usage } from "../lib/surfaces/help.ts";
 import { buildRouter } from "../lib/surfaces/http.ts";
+import { NamedSessions } from "../lib/sessions/named.ts";
 
 type Ops = readonly Operation[];
 type Routed = Operation & { http: { method: "GET" | "POST"; path: string } };
@@ -410,9 +411,20 @@ function fakeDaemon(tmp: string, configPath: string) {
     requestStop: (reason: string) => void stops.push(reason),
     config: { path: configPath, mcpServers: {}, pool: {}, data: {} },
     registry: fakeRegistry(configPath),
+    sessions: new NamedSessions({
+      path: join(tmp, "fake.sessions.json"),
+      daemon: { pid: Deno.pid, startedAt: new Date().toISOString() },
+      log: () => {},
+      stop: () => Promise.resolve(0),
+      instances: () => new Map(),
+    }),
     idleExitMs: 0,
     lastActivity: Date.now(),
     inflight: 0,
+    ui: {
+      open: () => Promise.resolve({ listen: "127.0.0.1:1", code: "0".repeat(32), expiresInMs: 1 }),
+      exchange: () => undefined,
+    },
   };
   return { handle, stops };
 }

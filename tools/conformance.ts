@@ -152,6 +152,8 @@ export async function startServe(
       "serve",
       "--http",
       `127.0.0.1:${port}`,
+      // The suite's server leg sends no headers of its own: on a throwaway machine only.
+      "--no-auth",
       ...(leg === "gateway" ? ["--expose", "surface"] : []),
     ],
     cwd: work,

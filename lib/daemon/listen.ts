@@ -5,6 +5,7 @@
 import { McpxError } from "../errors.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { problem, readToken, sameText, TOKEN_HEADER } from "./guard.ts";
+import type { UiGate } from "./ui_gate.ts";
 
 /** A TCP address to listen on or connect to. */
 export interface TcpAddress {
@@ -103,12 +104,15 @@ function hostOf(value: string): string {
  * - a Host that is not an IP address, `localhost` or the listen host is 403: a name that some
  *   DNS answer points at this machine is how a web page reaches a loopback port (DNS rebinding);
  * - an Origin that is not `http://<the request's Host>` is 403: a browser page of another site;
- * - no token, or not this listener's (`Authorization: Bearer <token>` or `x-mcpx-token`), is 401.
+ * - no token, or not this listener's (`Authorization: Bearer <token>` or `x-mcpx-token`), is 401,
+ *   unless `gate` admits it: the web page's files, and what a page session may read
+ *   (lib/daemon/ui_gate.ts).
  */
 export function refuseOnListener(
   req: Request,
   listen: TcpAddress,
   token: string,
+  gate?: UiGate,
 ): Response | undefined {
   const host = req.headers.get("host");
   const name = host === null ? "" : hostOf(host);
@@ -135,6 +139,7 @@ export function refuseOnListener(
     ? auth.replace(/^bearer\s+/i, "").trim()
     : req.headers.get(TOKEN_HEADER);
   if (sent !== null && sameText(sent, token)) return undefined;
+  if (gate?.admits(req)) return undefined;
   return problem(
     new McpxError(
       "UNAUTHORIZED",

@@ -46,6 +46,7 @@ import {
 } from "./children.ts";
 import { removeLive, writeLive } from "./live.ts";
 import { EventBus } from "../events/bus.ts";
+import { NamedSessions } from "../sessions/named.ts";
 import { ClientHalf } from "./client_half.ts";
 import {
   hostPort,
@@ -55,6 +56,7 @@ import {
   refuseOnListener,
   type TcpAddress,
 } from "./listen.ts";
+import { UiGate } from "./ui_gate.ts";
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
 export interface DaemonRecord {
@@ -157,9 +159,12 @@ export async function runDaemon(
   });
   for (const w of settings.warnings) log.write("warn", "config.warning", w);
 
+  const daemonStarted = Date.now();
   let registry: Registry;
   let stopping = false;
   const events = new EventBus();
+  // Made once the registry is: the registry asks it about each call of a session.
+  let sessions: NamedSessions | undefined;
   let half: ClientHalf;
   try {
     half = new ClientHalf(defsOf(config, settings, log, ctx.io.cwd), {
@@ -175,8 +180,25 @@ export async function runDaemon(
         if (!stopping) writeLive(paths.live, state);
       },
       children: (list) => {
-        if (!stopping) recordChildren(paths.children, list);
+        if (stopping) return;
+        recordChildren(paths.children, list);
+        sessions?.refresh();
       },
+      sessions: {
+        enter: (caller) => sessions?.enter(caller),
+        leave: (caller) => sessions?.leave(caller),
+        keeps: (scope) => sessions?.keeps(scope) ?? false,
+      },
+    });
+    sessions = new NamedSessions({
+      path: paths.sessions,
+      daemon: { pid: Deno.pid, startedAt: new Date(daemonStarted).toISOString() },
+      user: ctx.io.env.USER || undefined,
+      uid: Deno.uid() ?? undefined,
+      log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
+      publish: (type, data) => void events.publish(type, data),
+      stop: (name) => registry.endSession(name),
+      instances: () => registry.sessionInstances(),
     });
   } catch (e) {
     log.close();
@@ -185,12 +207,16 @@ export async function runDaemon(
   }
   let server: Deno.HttpServer<Deno.UnixAddr> | undefined;
   let tcp: Deno.HttpServer<Deno.NetAddr> | undefined;
+  // The web page's loopback listener (`mcpx ui`), when no daemon.listen serves it.
+  let uiTcp: Deno.HttpServer<Deno.NetAddr> | undefined;
+  const gate = new UiGate();
+  let openUi: (() => string) | undefined;
   let stopReason = "";
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
   const state: RunningDaemon = {
     pid: Deno.pid,
-    startedAt: Date.now(),
+    startedAt: daemonStarted,
     autostarted,
     socket: paths.socket,
     configPath: fp.path,
@@ -203,6 +229,20 @@ export async function runDaemon(
     log,
     registry,
     events,
+    sessions,
+    ui: {
+      open() {
+        // Hosted inline, the daemon ends with the command that prints the address.
+        if (hooks.ready) {
+          throw new McpxError("USAGE", "The web page needs a daemon that outlives this command", {
+            hint: "Run `mcpx start` first, or drop --inline (daemon.inline)",
+          });
+        }
+        if (!openUi) throw new McpxError("DAEMON_UNAVAILABLE", "The daemon is not listening yet");
+        return Promise.resolve({ listen: openUi(), ...gate.issue() });
+      },
+      exchange: (code) => gate.exchange(code),
+    },
     requestStop(reason: string) {
       if (stopReason) return;
       stopReason = reason;
@@ -424,7 +464,7 @@ export async function runDaemon(
         try {
           tcp = Deno.serve(
             { hostname: at.hostname, port: at.port, onListen() {}, onError },
-            handle((req) => refuseOnListener(req, at, bearer), true),
+            handle((req) => refuseOnListener(req, at, bearer, gate), true),
           );
           at.port = tcp.addr.port;
         } catch (e) {
@@ -443,6 +483,22 @@ export async function runDaemon(
           );
         }
       }
+      // The web page is served where daemon.listen is, else on a loopback port opened the first
+      // time `mcpx ui` asks: it takes page sessions only, no token anyone was given.
+      openUi = () => {
+        if (state.listen) return state.listen;
+        if (!uiTcp) {
+          const at = { hostname: "127.0.0.1", port: 0 };
+          const nobody = crypto.randomUUID() + crypto.randomUUID();
+          uiTcp = Deno.serve(
+            { hostname: at.hostname, port: 0, onListen() {}, onError },
+            handle((req) => refuseOnListener(req, at, nobody, gate), true),
+          );
+          at.port = uiTcp.addr.port;
+          log.write("info", "daemon.ui_listening", "Serving the web page", { ui: hostPort(at) });
+        }
+        return hostPort({ hostname: "127.0.0.1", port: uiTcp.addr.port });
+      };
       try {
         server = Deno.serve(
           { path: paths.socket, onListen() {}, onError },
@@ -466,10 +522,12 @@ export async function runDaemon(
     reportStart(e);
     await server?.shutdown();
     await tcp?.shutdown();
+    sessions.close();
     await registry.close();
     throw e;
   }
   registry.start();
+  sessions.start();
   writeLive(paths.live, registry.liveState());
   log.write("info", "daemon.listening", "Daemon listening", {
     socket: paths.socket,
@@ -491,7 +549,11 @@ export async function runDaemon(
   );
   const timer = setInterval(() => {
     if (!autostarted || state.inflight > 0) return;
-    if (state.idleExitMs > 0 && Date.now() - state.lastActivity >= state.idleExitMs) {
+    if (
+      state.idleExitMs > 0 && Date.now() - state.lastActivity >= state.idleExitMs &&
+      // A named session's processes are kept until its TTL runs out (docs/sessions.md).
+      !sessions.holding()
+    ) {
       state.requestStop("idle");
       return;
     }
@@ -510,6 +572,8 @@ export async function runDaemon(
   Deno.removeSignalListener("SIGTERM", onSignal);
   Deno.removeSignalListener("SIGINT", onSignal);
   stopping = true;
+  // Before the servers go: the records keep listing them, so a successor can say they were lost.
+  sessions.close();
   log.write("info", "daemon.stopping", `Daemon stopping: ${stopReason}`, { reason: stopReason });
   await registry.flushCache();
   // Event streams end first: the listener's drain would otherwise wait on every follower.
@@ -517,7 +581,12 @@ export async function runDaemon(
   events.close();
   // Servers go while the listener drains: a call in flight then fails at once (its server was
   // stopped) instead of holding the shutdown until its callTimeout.
-  await Promise.all([server!.shutdown(), tcp?.shutdown(), registry.close()]);
+  await Promise.all([
+    server!.shutdown(),
+    tcp?.shutdown(),
+    uiTcp?.shutdown(),
+    registry.close(),
+  ]);
   await registry.flushCache();
   // Only remove files that are still ours: a successor may already have replaced them.
   try {
@@ -678,6 +747,7 @@ async function makeRegistry(
   watch: {
     live: (state: LiveState) => void;
     children: (list: { pid: number; server: string; instance: string }[]) => void;
+    sessions: NonNullable<ConstructorParameters<typeof Registry>[1]["sessions"]>;
   },
 ): Promise<Registry> {
   const defs = defsOf(config, settings, log, ctx.io.cwd);
@@ -792,5 +862,6 @@ async function makeRegistry(
     cache,
     live: watch.live,
     children: watch.children,
+    sessions: watch.sessions,
   });
 }

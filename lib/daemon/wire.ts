@@ -24,6 +24,13 @@ export const TRUSTED_HEADER = "x-mcpx-trusted";
  */
 export const CALLER_HEADER = "x-mcpx-caller";
 
+/**
+ * On the daemon's `/mcp`: the session an MCP connection joins (sent with its initialize, or with
+ * each 2026-07-28 request), which outlives the connection; a named one (`mcpx session new`)
+ * rejoins it. Without it each connection is a session of its own.
+ */
+export const SESSION_HEADER = "x-mcpx-session";
+
 /** The {@linkcode CALLER_HEADER} value that describes `caller`. */
 export function encodeCaller(caller: Caller): string {
   return encodeURIComponent(JSON.stringify(caller));
@@ -41,6 +48,8 @@ const CALLER_FIELDS: Record<string, string> = {
   env: "object",
   ids: "object",
   progress: "string",
+  holder: "string",
+  user: "string",
 };
 
 /**

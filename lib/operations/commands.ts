@@ -32,7 +32,9 @@ const doctorOp = () => load<typeof import("./doctor_op.ts")>("./doctor_op.ts", i
 const registry = () =>
   load<typeof import("./registry_ops.ts")>("./registry_ops.ts", import.meta.url);
 const adapter = () => load<typeof import("./adapter_ops.ts")>("./adapter_ops.ts", import.meta.url);
+const sessions = () => load<typeof import("./session_ops.ts")>("./session_ops.ts", import.meta.url);
 const elicit = () => load<typeof import("./elicit_ops.ts")>("./elicit_ops.ts", import.meta.url);
+const web = () => load<typeof import("./ui_ops.ts")>("./ui_ops.ts", import.meta.url);
 
 /** The loader of the operation `name` of the module `module()` loads. */
 function from<M>(module: () => Promise<M>, name: keyof M): Load {
@@ -71,6 +73,8 @@ export const COMMANDS: Record<string, Load> = {
   health: from(daemon, "health"),
   log: from(logs, "logShow"),
   stats: from(logs, "statsShow"),
+  storage: from(web, "storageShow"),
+  ui: from(web, "uiOpen"),
   config: () =>
     Promise.all([config(), configImports()]).then(([a, b]) =>
       [a.configShow, b.configImport] as unknown as Operation[]
@@ -85,6 +89,17 @@ export const COMMANDS: Record<string, Load> = {
   elicit: () =>
     elicit().then((m) =>
       [m.elicitList, m.elicitShow, m.elicitAnswer, m.elicitDecline] as unknown as Operation[]
+    ),
+  session: () =>
+    sessions().then((m) =>
+      [
+        m.sessionsCreate,
+        m.sessionsList,
+        m.sessionsSearch,
+        m.sessionsShow,
+        m.sessionsClose,
+        m.sessionsAttach,
+      ] as unknown as Operation[]
     ),
   doctor: from(doctorOp, "doctor"),
   registry: () =>

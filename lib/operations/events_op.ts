@@ -48,7 +48,7 @@ export const eventsList = defineOperation<EventsInput, EventsOutput>({
       await ensureDaemon(ctx);
       const since = input.since === undefined ? "" : `&since=${input.since}`;
       let followed = 0;
-      await stream(ctx, `/v1/events?follow=true${since}`, (d) => {
+      await streamEvents(ctx, `/v1/events?follow=true${since}`, (d) => {
         followed++;
         ctx.io.out(
           ctx.flags.some((f) => f.key === "output.json") ? JSON.stringify(d) + "\n" : line(d),
@@ -82,7 +82,7 @@ export function line(d: Delivery): string {
     return `gap   events ${g.after + 1}..${g.upTo} are no longer retained (${g.missed} missed)\n`;
   }
   const e = d as BusEvent;
-  const about = ["server", "tool", "instance", "durationMs", "reason", "error"]
+  const about = ["session", "server", "tool", "instance", "durationMs", "reason", "error"]
     .filter((k) => e.data[k] !== undefined)
     .map((k) => `${k}=${typeof e.data[k] === "string" ? e.data[k] : JSON.stringify(e.data[k])}`)
     .join(" ");
@@ -99,8 +99,17 @@ export function parseSse(text: string): Delivery[] {
   return out;
 }
 
-/** Reads `path` from the daemon's socket as a stream of server-sent events. */
-async function stream(ctx: Context, path: string, each: (d: Delivery) => void): Promise<void> {
+/**
+ * Reads `path` from the daemon's socket as a stream of server-sent events, until it ends, the
+ * command is interrupted or `stop` aborts (which ends it quietly).
+ */
+export async function streamEvents(
+  ctx: Context,
+  path: string,
+  each: (d: Delivery) => void,
+  stop?: AbortSignal,
+  opened?: () => void,
+): Promise<void> {
   const { readToken } = await load<typeof import("../daemon/guard.ts")>(
     "../daemon/guard.ts",
     import.meta.url,
@@ -109,14 +118,25 @@ async function stream(ctx: Context, path: string, each: (d: Delivery) => void): 
   const token = readToken(paths.token);
   const client = Deno.createHttpClient({ proxy: { transport: "unix", path: paths.socket } });
   try {
-    const res = await fetch(`http://mcpx${path}`, {
-      client,
-      headers: token === undefined ? {} : { "x-mcpx-token": token },
-      signal: ctx.signal,
-    });
+    let res: Response;
+    try {
+      res = await fetch(`http://mcpx${path}`, {
+        client,
+        headers: token === undefined ? {} : { "x-mcpx-token": token },
+        signal: stop && ctx.signal ? AbortSignal.any([stop, ctx.signal]) : stop ?? ctx.signal,
+      });
+    } catch (e) {
+      if (stop?.aborted || ctx.signal?.aborted) throw e;
+      throw new McpxError(
+        "DAEMON_UNAVAILABLE",
+        `The daemon did not answer ${path.split("?")[0]}: it stopped, or is stopping`,
+        { cause: e, hint: "Run the command again: it starts a daemon" },
+      );
+    }
     if (!res.ok || !res.body) {
       throw new McpxError("DAEMON_UNAVAILABLE", `The daemon refused ${path}: HTTP ${res.status}`);
     }
+    opened?.();
     let buffer = "";
     for await (const chunk of res.body.pipeThrough(new TextDecoderStream())) {
       buffer += chunk;
@@ -127,6 +147,14 @@ async function stream(ctx: Context, path: string, each: (d: Delivery) => void): 
         for (const d of parseSse(block + "\n\n")) each(d);
       }
     }
+  } catch (e) {
+    if (stop?.aborted) return;
+    if (e instanceof McpxError || ctx.signal?.aborted) throw e;
+    // The connection went from under the stream: a daemon killed, not one that stopped.
+    throw new McpxError("DAEMON_UNAVAILABLE", "The daemon's event stream broke off: it went away", {
+      cause: e,
+      hint: "Run the command again: it starts a daemon",
+    });
   } finally {
     client.close();
   }

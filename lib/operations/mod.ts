@@ -23,6 +23,14 @@ import {
   toolsTypes,
 } from "./discovery_ops.ts";
 import { serversRefresh, serversRestart, sessionsEnd, toolsAdHoc, toolsCall } from "./tool_ops.ts";
+import {
+  sessionsAttach,
+  sessionsClose,
+  sessionsCreate,
+  sessionsList,
+  sessionsSearch,
+  sessionsShow,
+} from "./session_ops.ts";
 import { scriptsExec, scriptsList, scriptsRun } from "./script_ops.ts";
 import { mcpServe } from "./serve_op.ts";
 import { eventsList } from "./events_op.ts";
@@ -33,6 +41,7 @@ import { adapterCheck, adapterServe } from "./adapter_ops.ts";
 import { promptsGet, resourcesRead } from "./feature_ops.ts";
 import { doctor } from "./doctor_op.ts";
 import { registryAdd, registrySearch, registryShow } from "./registry_ops.ts";
+import { storageShow, uiOpen } from "./ui_ops.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
 export const OPERATIONS: readonly Operation[] = [
@@ -54,6 +63,12 @@ export const OPERATIONS: readonly Operation[] = [
   serversRestart,
   serversRefresh,
   sessionsEnd,
+  sessionsCreate,
+  sessionsList,
+  sessionsSearch,
+  sessionsShow,
+  sessionsAttach,
+  sessionsClose,
   elicitList,
   elicitShow,
   elicitAnswer,
@@ -72,6 +87,8 @@ export const OPERATIONS: readonly Operation[] = [
   registryAdd,
   logShow,
   statsShow,
+  storageShow,
+  uiOpen,
   configShow,
   configImport,
   apiTools,

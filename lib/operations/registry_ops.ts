@@ -2,6 +2,7 @@ import { defineOperation } from "./define.ts";
 import { McpxError } from "../errors.ts";
 import { load } from "../_load.ts";
 import type { Context } from "../context.ts";
+import type { Translation } from "../registry/registry.ts";
 
 type Registry = typeof import("../registry/registry.ts");
 
@@ -102,7 +103,7 @@ async function translated(
   const r = await registryModule();
   const entry = await r.showRegistry(await baseUrl(ctx), name, version);
   const bundle = r.bundleOf(entry.server);
-  let t: import("../registry/registry.ts").Translation;
+  let t: Translation;
   let verified: string | undefined;
   let install: (() => void) | undefined;
   if (bundle) {

@@ -25,6 +25,7 @@ interface RunInput extends AdHocInput {
   env?: string | string[];
   envFile?: string;
   noLauncher?: boolean;
+  session?: string;
 }
 
 interface ExecInput extends AdHocInput {
@@ -35,10 +36,16 @@ interface ExecInput extends AdHocInput {
   env?: string | string[];
   envFile?: string;
   noLauncher?: boolean;
+  session?: string;
 }
 
 function usage(command: string, message: string): McpxError {
   return new McpxError("USAGE", message, { hint: `Run \`mcpx ${command} --help\`` });
+}
+
+/** `--session <name>` is the run's MCPX_SESSION_ID, after (so over) any --env of it. */
+function withSession(env: string[], session: string | undefined): string[] {
+  return session === undefined || session === "" ? env : [...env, `MCPX_SESSION_ID=${session}`];
 }
 
 /** `--env` given once is a string; a parser that collects repeats hands over a list. */
@@ -69,6 +76,12 @@ const RUN_PARAMS = [
     type: "enum",
     values: ["text", "logfmt", "json"],
     doc: "How the script's log records are shown on stderr; the logging.format setting when absent",
+  },
+  {
+    name: "session",
+    type: "string",
+    doc:
+      "Run in this session (a named one from `mcpx session new` rejoins it): MCPX_SESSION_ID for the run",
   },
   {
     name: "noLauncher",
@@ -188,7 +201,7 @@ export const scriptsRun = defineOperation<RunInput, RunOutcome>({
       args: input.args ?? [],
       export: input.export,
       ...(input.format ? { format: input.format } : {}),
-      env: pairs(input.env),
+      env: withSession(pairs(input.env), input.session),
       envFile: input.envFile,
       noLauncher: input.noLauncher,
       ...adHocOf(input),
@@ -256,7 +269,7 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
       args: input.args ?? [],
       export: input.export,
       ...(input.format ? { format: input.format } : {}),
-      env: pairs(input.env),
+      env: withSession(pairs(input.env), input.session),
       envFile: input.envFile,
       stdinUsed: fromStdin,
       noLauncher: input.noLauncher,

@@ -4,23 +4,38 @@ import { McpxError } from "../errors.ts";
 
 /** `mcpx serve`: mcpx itself as an MCP server, over stdio or loopback Streamable HTTP. */
 export const mcpServe = defineOperation<
-  { http?: string; expose?: string[] },
+  { http?: string; expose?: string[]; session?: string; token?: string; auth?: boolean },
   { served: string; exitCode?: number }
 >({
   id: "mcp.serve",
   summary: "Serve mcpx as an MCP server (code mode) over stdio, or Streamable HTTP with --http",
   description:
-    "Every tool the operations table marks for MCP is served as mcpx_<command> (mcpx_ls, mcpx_search, mcpx_types, mcpx_call, mcpx_exec, ...) with readOnly and destructive annotations; mcpx_call hands on the called tool's own result, isError included. Both protocol eras: initialize (2025-11-25 and earlier) and 2026-07-28 server/discover with _meta on every request. Each MCP connection is its own mcpx session, ended when the client goes away. The daemon serves the same at /mcp on its socket.",
+    "With --http, every request must carry `Authorization: Bearer <token>` (--token, or one made up at start and printed on stderr with the address): a loopback port is open to every user of the machine. Every tool the operations table marks for MCP is served as mcpx_<command> (mcpx_ls, mcpx_search, mcpx_types, mcpx_call, mcpx_exec, ...) with readOnly and destructive annotations; mcpx_call hands on the called tool's own result, isError included. Both protocol eras: initialize (2025-11-25 and earlier) and 2026-07-28 server/discover with _meta on every request. Each MCP connection is its own mcpx session, ended when the client goes away, unless --session names one for all of them (a named session rejoins it; it outlives the connections). The daemon serves the same at /mcp on its socket, where a connection joins a session with the x-mcpx-session header on its initialize request.",
   params: [{
     name: "http",
     type: "string",
     doc:
       "Serve Streamable HTTP at http://<host:port>/mcp instead of stdio (a loopback host; port 0 picks one)",
   }, {
+    name: "token",
+    type: "string",
+    doc:
+      "With --http: the bearer token every request must carry (default: one made up at start and printed with the address)",
+  }, {
+    name: "auth",
+    type: "boolean",
+    doc:
+      "With --http: require the bearer token (the default); false serves every local user of this machine, for a test harness that cannot send one",
+  }, {
     name: "expose",
     type: "list",
     doc:
       "Gateway mode: re-expose these servers' tools, prompts and resources verbatim (their own names for one namespace, <ns>__<name> for several) instead of code mode",
+  }, {
+    name: "session",
+    type: "string",
+    doc:
+      "Serve every connection in this session (a named one from `mcpx session new` rejoins it) instead of one of its own each; a client going away does not end it",
   }],
   cli: { command: ["serve"] },
   http: { none: "It is the MCP surface itself; the daemon serves the same at /mcp" },
@@ -44,7 +59,32 @@ export const mcpServe = defineOperation<
       import.meta.url,
     );
     const expose = input.expose?.flatMap((n) => n.split(",")).filter(Boolean);
-    return await serveFromCli(ctx, input.http, expose?.length ? expose : undefined);
+    if (input.session !== undefined && expose?.length) {
+      throw new McpxError("USAGE", "--session applies to code mode, not to --expose", {
+        hint: "Gateway mode relays to the daemon's /mcp/<ns>: send x-mcpx-session there",
+      });
+    }
+    if (input.http === undefined && (input.token !== undefined || input.auth !== undefined)) {
+      throw new McpxError("USAGE", "--token and --no-auth are for --http: stdio has no listener");
+    }
+    if (input.token !== undefined && input.auth === false) {
+      throw new McpxError("USAGE", "--token and --no-auth contradict each other: give one");
+    }
+    if (input.token !== undefined && input.token.length < 16) {
+      throw new McpxError("USAGE", "--token must be at least 16 characters", {
+        hint: "Leave it out and one is made up and printed with the address",
+      });
+    }
+    return await serveFromCli(ctx, input.http, expose?.length ? expose : undefined, {
+      session: input.session || undefined,
+      token: input.auth === false ? undefined : input.token ?? newToken(),
+    });
   },
   render: () => "",
 });
+
+/** 32 random bytes as hex: the bearer token of a `serve --http` that was given none. */
+function newToken(): string {
+  return [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+}

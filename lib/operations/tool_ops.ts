@@ -147,7 +147,8 @@ export const toolsCall = defineOperation<
     {
       name: "session",
       type: "string",
-      doc: "Join the lease of this session key (default MCPX_SESSION_ID)",
+      doc:
+        "Join the lease of this session key; the name of a named session (mcpx session new) rejoins it (default MCPX_SESSION_ID)",
     },
     {
       name: "handOff",
@@ -314,7 +315,12 @@ export const serversRestart = defineOperation<
   summary: "Restart a server: stop its processes (or one session's) so the next call starts fresh",
   params: [
     { name: "server", type: "string", positional: true, required: true, doc: "The namespace" },
-    { name: "session", type: "string", doc: "Only the instance serving this session key" },
+    {
+      name: "session",
+      type: "string",
+      doc:
+        "Only the instance serving this session key or named session; other sessions' instances stay",
+    },
   ],
   cli: { command: ["restart"], complete: "namespaces" },
   http: { method: "POST", path: "/v1/servers/{server}/restart" },

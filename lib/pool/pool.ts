@@ -526,15 +526,26 @@ export class Pool {
     return chosen.length;
   }
 
-  /** Stops idle instances past `idleTimeout` (keeping `min` of them) and those whose pid exited. */
-  async reap(now: number, alive: (pid: number) => boolean): Promise<void> {
+  /**
+   * Stops idle instances past `idleTimeout` (keeping `min` of them) and those whose pid exited;
+   * an instance whose key `keep` holds (an open named session's, whose TTL governs it) is not
+   * stopped for being idle.
+   */
+  async reap(
+    now: number,
+    alive: (pid: number) => boolean,
+    keep?: (key: string) => boolean,
+  ): Promise<void> {
     const idle = this.instances().filter((i) => i.leases === 0 && !this.#wanted(i.key))
       .sort((a, b) => b.lastUsed - a.lastUsed);
     const jobs: Promise<void>[] = [];
     idle.forEach((inst, rank) => {
       if (inst.watchPid !== undefined && !alive(inst.watchPid)) {
         jobs.push(this.stop(inst, `process ${inst.watchPid} exited`));
-      } else if (rank >= this.def.pool.min && now - inst.lastUsed >= this.def.pool.idleTimeoutMs) {
+      } else if (
+        rank >= this.def.pool.min && now - inst.lastUsed >= this.def.pool.idleTimeoutMs &&
+        !keep?.(inst.key)
+      ) {
         jobs.push(this.stop(inst, "idle"));
       }
     });

@@ -54,7 +54,11 @@ export interface RegistryDeps {
    * serve whenever they change, at most once per turn of the event loop.
    */
   live?(state: LiveState): void;
-  /** Told each call that finished, answered or not (the `call.finished` event). */
+  /**
+   * Told each call that finished, answered or not (the `call.finished` event); a call in a
+   * session names it, with its arguments and its result, each summarised (`mcpx session attach
+   * --watch` shows them).
+   */
   called?(call: {
     server: string;
     tool: string;
@@ -62,7 +66,20 @@ export interface RegistryDeps {
     durationMs: number;
     ok: boolean;
     error?: string;
+    session?: string;
+    arguments?: string;
+    result?: string;
   }): void;
+  /**
+   * The named sessions (lib/sessions/named.ts): `enter` is told each call of a session before it
+   * is served (it may refuse it, or return why its processes start fresh), `leave` after.
+   */
+  sessions?: {
+    enter(caller: Caller): string | undefined;
+    leave(caller: Caller): void;
+    /** Whether a scope key is an open named session's: its TTL, not idleTimeout, stops it. */
+    keeps?(key: string): boolean;
+  };
   /** Told the server processes (pid, server, instance) whenever they change, like `live`. */
   children?(list: { pid: number; server: string; instance: string }[]): void;
   /**
@@ -175,6 +192,32 @@ interface Served {
   instance?: Instance;
   server?: string;
   sessionId?: string;
+  /** Why a named session's processes start fresh (its servers did not survive a restart). */
+  note?: string;
+}
+
+/** At most `max` characters of a value as JSON (or text), for an event a person reads. */
+export function summarize(value: unknown, max = 200): string {
+  let text: string;
+  try {
+    text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  // Cut before collapsing the white space: a result may be megabytes.
+  text = text.slice(0, max * 4).replace(/\s+/g, " ").trim();
+  return text.length > max ? text.slice(0, max - 1) + "…" : text;
+}
+
+/**
+ * A result as {@linkcode summarize} shows it, read from the envelope without parsing or
+ * re-encoding all of it: its first text, else its structured content, else its content's types.
+ */
+export function summarizeResult(envelope: CallToolEnvelope, max = 200): string {
+  const text = envelope.content?.find((c) => c.type === "text" && typeof c.text === "string");
+  if (text) return summarize(text.text!.slice(0, max * 4), max);
+  if (envelope.structuredContent !== undefined) return summarize(envelope.structuredContent, max);
+  return summarize(`[${(envelope.content ?? []).map((c) => c.type).join(", ")}]`, max);
 }
 
 /** Every configured server's pool, with calls, status, restart and refresh over them. */
@@ -363,8 +406,11 @@ export class Registry {
 
   /** Starts the idle reaper and the pid watcher. */
   start(): void {
+    const keep = this.#deps.sessions?.keeps
+      ? (key: string) => this.#deps.sessions!.keeps!(scopeOf(key))
+      : undefined;
     const reap = () => {
-      for (const p of [...this.#active]) void p.reap(Date.now(), this.#deps.alive);
+      for (const p of [...this.#active]) void p.reap(Date.now(), this.#deps.alive, keep);
     };
     this.#timer = setInterval(reap, this.#deps.reapIntervalMs);
     // pid-scoped instances go as soon as their process does: there is no possible future caller.
@@ -542,12 +588,16 @@ export class Registry {
     const started = performance.now();
     const served: Served = {};
     let failure: unknown;
+    let entered = false;
     try {
+      served.note = this.#deps.sessions?.enter(req.caller);
+      entered = this.#deps.sessions !== undefined;
       return await this.#watched(req, served, signal);
     } catch (e) {
       failure = e;
       throw e;
     } finally {
+      if (entered) this.#deps.sessions!.leave(req.caller);
       const inst = served.instance;
       this.#deps.log(failure ? "warn" : "info", "call.end", `${req.server}.${req.tool}`, {
         id: newId("cal"),
@@ -593,11 +643,16 @@ export class Registry {
     fn: (conn: McpConnection, def: ServerDef, tools: ToolInfo[]) => Promise<T>,
   ): Promise<T> {
     const { def, pool } = this.entry(server, caller.selection);
-    const lease = await this.#lease(def, pool, caller, {});
+    this.#deps.sessions?.enter(caller);
     try {
-      return await fn(lease.conn, def, lease.instance.tools);
+      const lease = await this.#lease(def, pool, caller, {});
+      try {
+        return await fn(lease.conn, def, lease.instance.tools);
+      } finally {
+        lease.release();
+      }
     } finally {
-      lease.release();
+      this.#deps.sessions?.leave(caller);
     }
   }
 
@@ -707,7 +762,7 @@ export class Registry {
           req.onProgress,
         );
       } catch (e) {
-        this.#finished(def, tool.name, lease.instance, started, messageOf(e));
+        this.#finished(def, tool.name, lease.instance, started, messageOf(e), req, args);
         throw e;
       }
       this.#finished(
@@ -716,6 +771,9 @@ export class Registry {
         lease.instance,
         started,
         envelope.isError ? errorText(envelope) : undefined,
+        req,
+        args,
+        envelope,
       );
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       this.#trace(def, tool.name, lease.instance, durationMs, envelope.isError === true);
@@ -737,11 +795,16 @@ export class Registry {
           key: lease.instance.key,
         },
         durationMs,
-        ...(lease.restarted ? { restarted: true, restartReason: lease.restarted } : {}),
+        ...(lease.restarted
+          ? { restarted: true, restartReason: lease.restarted }
+          : served.note
+          ? { restarted: true, restartReason: served.note }
+          : {}),
       };
     } catch (e) {
       // A failed call's answer carries no report: the session's next call still says so.
       if (lease.restarted) lease.instance.restarted ??= lease.restarted;
+      else if (served.note) lease.instance.restarted ??= served.note;
       if (e instanceof McpxError && e.code === "INPUT_REQUIRED") detached = true;
       throw e;
     } finally {
@@ -755,15 +818,26 @@ export class Registry {
     inst: Instance,
     started: number,
     error: string | undefined,
+    req: CallRequest,
+    args: Record<string, unknown>,
+    envelope?: CallToolEnvelope,
   ): void {
+    if (!this.#deps.called) return;
     try {
-      this.#deps.called?.({
+      const session = req.caller.session;
+      this.#deps.called({
         server: def.namespace,
         tool,
         instance: inst.id,
         durationMs: Math.round((performance.now() - started) * 100) / 100,
         ok: error === undefined,
         ...(error === undefined ? {} : { error }),
+        // What a watcher of the session sees (`mcpx session attach --watch`).
+        ...(session === undefined ? {} : {
+          session,
+          arguments: summarize(args),
+          ...(envelope && error === undefined ? { result: summarizeResult(envelope) } : {}),
+        }),
       });
     } catch {
       // A listener's failure is not the call's.
@@ -951,6 +1025,23 @@ export class Registry {
       : (key: string) =>
         scopeOf(key) === sessionKey(session) || scopeOf(key) === parentSessionKey(session);
     return await pool.stopAll(session ? `restart of session ${session}` : "restart", match);
+  }
+
+  /** The processes serving each session (`session:<name>` keys), by the session's name. */
+  sessionInstances(): Map<string, { server: string; instance: string; pid: number | null }[]> {
+    const out = new Map<string, { server: string; instance: string; pid: number | null }[]>();
+    for (const p of this.#active) {
+      for (const i of p.instances()) {
+        const scope = scopeOf(i.key);
+        if (!scope.startsWith("session:")) continue;
+        const name = scope.slice("session:".length);
+        let list = out.get(name);
+        if (!list) out.set(name, list = []);
+        const server = this.#namespaces.get(p)?.[0] ?? p.def.name;
+        list.push({ server, instance: i.id, pid: i.pid ?? null });
+      }
+    }
+    return out;
   }
 
   /** Stops every instance keyed to a session a caller minted, now that it has finished. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { McpConnection } from "../mcp/types.ts";
 import { serverDefs } from "../config/servers.ts";
-import { Registry } from "./registry.ts";
+import { Registry, summarize, summarizeResult } from "./registry.ts";
 
 /** In-process connections that record which were closed. */
 function fakes() {
@@ -95,4 +95,18 @@ Deno.test("Registry.reconfigure() keeps a renamed server's process, stops a disa
   assert.throws(() => r.entry("c"), /No server "c"/);
   assert.throws(() => r.entry("b"), /disabled/);
   await r.close();
+});
+
+Deno.test("summarize() and summarizeResult() keep what a watcher reads short and on one line", () => {
+  assert.equal(summarize({ key: "k" }), '{"key":"k"}');
+  assert.equal(summarize("a\n  b"), "a b");
+  const long = summarize("x".repeat(10_000_000));
+  assert.equal(long.length, 200);
+  assert.ok(long.endsWith("…"));
+  assert.equal(
+    summarizeResult({ content: [{ type: "text", text: "hello\nworld" }] }),
+    "hello world",
+  );
+  assert.equal(summarizeResult({ content: [], structuredContent: { n: 1 } }), '{"n":1}');
+  assert.equal(summarizeResult({ content: [{ type: "image", data: "AAAA" }] }), "[image]");
 });

@@ -39,6 +39,13 @@ export interface Caller {
    * event bus as `call.progress` with it (lib/events/bus.ts).
    */
   progress?: string;
+  /**
+   * MCPX_SESSION_HOLDER: who the caller is when it holds a named session (lib/sessions/named.ts
+   * `holderOf`); without it, its `pid`.
+   */
+  holder?: string;
+  /** The caller's user name (USER), recorded with the named sessions it creates or attaches to. */
+  user?: string;
   /** MCPX_PARENT_SESSION_ID (or the harness's `parent` trace id). */
   parentSession?: string;
   /**

@@ -100,6 +100,7 @@ function callerHeader(progress?: string): string {
       : undefined,
     sessionMinted: env("MCPX_SESSION_MINTED") === "1" || undefined,
     parentSession: env("MCPX_PARENT_SESSION_ID") || undefined,
+    holder: env("MCPX_SESSION_HOLDER") || undefined,
     pid: deno ? deno.pid : g.process?.pid,
     process: deno ? deno.pid : g.process?.pid,
     run: Number(env("MCPX_RUN_PID")) > 0 ? Number(env("MCPX_RUN_PID")) : undefined,

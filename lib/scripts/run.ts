@@ -3,6 +3,7 @@
 
 import { dirname, join } from "../_path.ts";
 import { firstId, traceAttrs, traceIdsJson } from "../log/trace_ids.ts";
+import { holderOf } from "../sessions/named.ts";
 import { logsDir, outputDir, RUNS_LOG_STEM } from "../paths.ts";
 import { type Format, sourceLevel } from "../../launcher/log.ts";
 import { RunLog, wantsColor } from "../log/run_log.ts";
@@ -226,6 +227,13 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       MCPX_SESSION_MINTED:
         minted || (io.env.MCPX_SESSION_MINTED === "1" && !plan.env.MCPX_SESSION_ID) ? "1" : "",
       MCPX_CALLER_CWD: io.cwd,
+      // The script's calls hold a named session as this command's caller does
+      // (lib/sessions/named.ts `holderOf`): a take-over of it refuses both alike.
+      MCPX_SESSION_HOLDER: holderOf({
+        holder: io.env.MCPX_SESSION_HOLDER || undefined,
+        ids,
+        pid: io.ppid,
+      }),
       // Handed on as JSON pairs, the one spelling the script's runtime reads.
       ...(Object.keys(ids).length ? { MCPX_TRACE_IDS: traceIdsJson(ids) } : {}),
       // The variables "envFrom": "caller" servers read, for the script's calls to send.

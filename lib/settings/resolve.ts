@@ -43,6 +43,7 @@ const CONFIG_KEYS = new Set(["mcpServers", "pool", "$schema"]);
 const OTHER_VARIABLES = new Set([
   "MCPX_SESSION_ID",
   "MCPX_SESSION_OWNER",
+  "MCPX_SESSION_HOLDER",
   "MCPX_RUN_PID",
   "MCPX_SESSION_MINTED",
   "MCPX_PARENT_SESSION_ID",

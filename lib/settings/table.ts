@@ -255,6 +255,14 @@ export const SETTINGS = {
     detail:
       "A call waits when its process serves one call at a time (exclusive sharing) and is busy, or when the server already runs max processes and none of them can be stopped to make room (each is busy, or serves a named session). Waiters are served first come first served, and the wait fails with POOL_BUSY (exit 7) naming the sessions that hold the processes. It bounds the wait only, not the call (callTimeout, 60s by default, does that). In a file it sits in the top-level pool block; a server's mcpx block may set its own queueTimeout.",
   },
+  "session.ttl": {
+    type: "duration",
+    default: "2h",
+    doc:
+      "How long a named session (mcpx session new) lives after its last call before its servers are stopped",
+    detail:
+      "The default of `mcpx session new --ttl`. The clock restarts at each call in the session; once it runs out the session's server processes are stopped and the session is marked expired (its record stays for `mcpx session show`). Between 1s and 30d: a session is never unbounded (docs/sessions.md).",
+  },
   "auth.ci": {
     type: "boolean",
     default: "false",

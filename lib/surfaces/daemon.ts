@@ -4,10 +4,11 @@ import { OPERATIONS } from "../operations/mod.ts";
 import { load } from "../_load.ts";
 import { messageOf } from "../errors.ts";
 import { buildRouter } from "./http.ts";
-import { CALLER_HEADER, decodeCaller } from "../daemon/wire.ts";
+import { CALLER_HEADER, decodeCaller, SESSION_HEADER } from "../daemon/wire.ts";
 import type { McpHost, McpHttpHandler } from "./mcp.ts";
 import { McpxError, toProblem } from "../errors.ts";
 import type { McpConnection } from "../mcp/types.ts";
+import { isPagePath } from "../daemon/ui_gate.ts";
 
 /** `--json` as a flag: a tool's answer is the operation's document, never its terminal form. */
 const JSON_FLAG = { key: "output.json", text: "true", spelling: "--json" };
@@ -31,6 +32,11 @@ export function runDaemon(
       const url = new URL(req.url);
       const path = url.pathname;
       if (path === "/v1/events") return Promise.resolve(eventsResponse(req, url, context));
+      if (isPagePath(path)) {
+        // The web page (lib/web/): its files and the exchange of `mcpx ui`'s one-time code.
+        return load<typeof import("../web/serve.ts")>("../web/serve.ts", import.meta.url)
+          .then((w) => w.pageResponse(req, context(req)));
+      }
       const exposed = /^\/mcp\/([^/]+)$/.exec(path);
       if (exposed) {
         // Gateway mode: /mcp/<ns> (or <ns>,<ns>… with namespaced names), each its own endpoint.
@@ -108,6 +114,8 @@ async function mcpHandler(base: Context): Promise<McpHttpHandler> {
     maxBodyBytes: settings.get("daemon.maxRequestBytes"),
     // The socket is the user's own (0600, a token on every request): no browser reaches it.
     checkOrigin: false,
+    // A connection may join a session that outlives it (a named one rejoins it).
+    namedSession: (req) => req.headers.get(SESSION_HEADER) ?? undefined,
     // A 2026-07-28 request belongs to no connection: the caller may name its session.
     modernSession: (req) => {
       try {

@@ -638,18 +638,23 @@ export async function serveStdio(
   operations: readonly Operation[],
   host: McpHost,
   maxLineBytes: number,
+  named?: string,
 ): Promise<void> {
   const tools = buildMcpTools(operations);
-  await serveStdioWith((session) => newServer(tools, host, session), host, maxLineBytes);
+  await serveStdioWith((session) => newServer(tools, host, session), host, maxLineBytes, named);
 }
 
-/** Serves what `make` makes over stdin and stdout until stdin closes: one mcpx session. */
+/**
+ * Serves what `make` makes over stdin and stdout until stdin closes: one mcpx session, its own
+ * (ended with the connection) unless `named` names one (`mcpx serve --session`), which outlives it.
+ */
 export async function serveStdioWith(
   make: (session: string) => Server,
   host: Pick<McpHost, "end" | "log">,
   maxLineBytes: number,
+  named?: string,
 ): Promise<void> {
-  const session = newSessionKey();
+  const session = named ?? newSessionKey();
   const closed = Promise.withResolvers<void>();
   const transport = new LineTransport(Deno.stdin.readable, Deno.stdout.writable, maxLineBytes);
   const handle = sdkServeStdio(() => {
@@ -663,7 +668,7 @@ export async function serveStdioWith(
   }, { transport, onerror: (e) => host.log?.("warn", "mcp.error", messageOf(e), { session }) });
   await closed.promise;
   await handle.close();
-  await host.end?.(session);
+  if (named === undefined) await host.end?.(session);
 }
 
 /**
@@ -697,6 +702,12 @@ export interface McpHttpOptions {
   checkOrigin: boolean;
   /** The mcpx session of modern-era requests, which belong to no connection. */
   modernSession?: (req: Request) => string | undefined;
+  /**
+   * The session a legacy connection joins, from its initialize request (`mcpx serve --session`,
+   * or the daemon's `x-mcpx-session` header): it outlives the connection. Without one, each
+   * connection is a session of its own, ended with it.
+   */
+  namedSession?: (req: Request) => string | undefined;
 }
 
 /** The Streamable HTTP face of the MCP surface: `fetch` answers `/mcp`, `close` ends it all. */
@@ -734,7 +745,11 @@ export function httpHandlerWith(
   const modernDefault = newSessionKey();
   const modern = createMcpHandler(
     ({ requestInfo }) =>
-      make((requestInfo && options.modernSession?.(requestInfo)) ?? modernDefault),
+      make(
+        (requestInfo &&
+          (options.namedSession?.(requestInfo) || options.modernSession?.(requestInfo))) ??
+          modernDefault,
+      ),
     {
       legacy: "reject",
       maxRequestBodySize: options.maxBodyBytes,
@@ -745,7 +760,8 @@ export function httpHandlerWith(
   const origins = localhostAllowedOrigins();
 
   async function openLegacy(req: Request): Promise<Response> {
-    const session = newSessionKey();
+    const named = options.namedSession?.(req) || undefined;
+    const session = named ?? newSessionKey();
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),
@@ -754,7 +770,7 @@ export function httpHandlerWith(
           legacy.set(id, { transport });
           host.log?.("info", "mcp.session_opened", "An MCP client connected", { session });
         },
-        onsessionclosed: (id) => void closeLegacy(id, session),
+        onsessionclosed: (id) => void closeLegacy(id, session, named !== undefined),
       });
     const server = make(session);
     await server.connect(transport);
@@ -764,10 +780,10 @@ export function httpHandlerWith(
     return res;
   }
 
-  async function closeLegacy(id: string, session: string) {
+  async function closeLegacy(id: string, session: string, named: boolean) {
     if (!legacy.delete(id)) return;
     host.log?.("info", "mcp.session_closed", "An MCP client disconnected", { session });
-    await host.end?.(session);
+    if (!named) await host.end?.(session);
   }
 
   return {

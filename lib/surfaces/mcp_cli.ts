@@ -14,6 +14,7 @@ import {
   originValidationResponse,
 } from "@modelcontextprotocol/server";
 import { McpxError, messageOf } from "../errors.ts";
+import { sameText } from "../daemon/guard.ts";
 
 /** `--json` as a flag: a tool's answer is the operation's document, never its terminal form. */
 const JSON_FLAG = { key: "output.json", text: "true", spelling: "--json" };
@@ -147,7 +148,9 @@ export async function serveFromCli(
   ctx: Context,
   http: string | undefined,
   expose?: readonly string[],
+  options: { session?: string; token?: string } = {},
 ): Promise<{ served: string }> {
+  const session = options.session;
   const host = cliHost(ctx);
   const settings = await ctx.settings();
   if (expose && http === undefined) {
@@ -156,12 +159,13 @@ export async function serveFromCli(
   }
   const proxy = expose ? await proxyHttp(ctx, expose) : undefined;
   if (http === undefined) {
-    await serveStdio(OPERATIONS, host, settings.get("daemon.maxRequestBytes"));
+    await serveStdio(OPERATIONS, host, settings.get("daemon.maxRequestBytes"), session);
     return { served: "stdio" };
   }
   const handler = mcpHttpHandler(OPERATIONS, host, {
     maxBodyBytes: settings.get("daemon.maxRequestBytes"),
     checkOrigin: true,
+    ...(session ? { namedSession: () => session } : {}),
   });
   const at = http.lastIndexOf(":");
   const hostname = http.slice(0, at).replace(/^\[(.*)\]$/, "$1");
@@ -171,10 +175,23 @@ export async function serveFromCli(
     port: Number(http.slice(at + 1)),
     onListen: ({ port }) => {
       const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
-      ctx.io.err(`mcpx serve: MCP at http://${shown}:${port}/mcp\n`);
+      ctx.io.err(
+        `mcpx serve: MCP at http://${shown}:${port}/mcp ${
+          options.token === undefined
+            ? "(no token: every user of this machine can reach it)"
+            : `(bearer token: ${options.token})`
+        }\n`,
+      );
     },
   }, (req) => {
     if (new URL(req.url).pathname !== "/mcp") return new Response("not found", { status: 404 });
+    // A loopback port is open to every user of the machine: the token says it is this one.
+    if (options.token !== undefined && !bearerMatches(req, options.token)) {
+      return Response.json({
+        error:
+          "mcpx serve --http needs `Authorization: Bearer <token>`: the token printed when it started, or the one given with --token",
+      }, { status: 401, headers: { "www-authenticate": 'Bearer realm="mcpx serve"' } });
+    }
     if (proxy) {
       const refused = hostHeaderValidationResponse(req, localhostAllowedHostnames()) ??
         originValidationResponse(req, localhostAllowedOrigins());
@@ -191,4 +208,10 @@ export async function serveFromCli(
   await handler.close();
   await server.shutdown();
   return { served: `http://${http}/mcp` };
+}
+
+/** Whether `req` carries `Authorization: Bearer <token>`, compared in constant time. */
+function bearerMatches(req: Request, token: string): boolean {
+  const given = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "")?.[1];
+  return given !== undefined && sameText(given, token);
 }

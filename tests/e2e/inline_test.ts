@@ -18,7 +18,7 @@ function inlineFiles(box: Sandbox): string[] {
   }
 }
 
-async function until(what: string, check: () => boolean, ms = 15_000): Promise<void> {
+async function until(what: string, check: () => boolean, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

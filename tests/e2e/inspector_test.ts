@@ -90,16 +90,32 @@ Deno.test("inspector: the official inspector's CLI lists and calls through mcpx 
     // It says where it listens once it does.
     const reader = serve.stderr.pipeThrough(new TextDecoderStream()).getReader();
     let said = "";
-    while (!said.includes("/mcp")) {
+    while (!said.includes("\n")) {
       const { value, done } = await reader.read();
       if (done) throw new Error(`mcpx serve --http ended: ${said}`);
       said += value;
     }
     reader.releaseLock();
     serve.stderr.cancel().catch(() => {});
+    // A loopback port is every local user's: it asks for the token it printed.
+    const token = /\(bearer token: ([0-9a-f]{64})\)/.exec(said)?.[1];
+    assert.ok(token, said);
     const url = `http://127.0.0.1:${port}/mcp`;
-    assertListed(await inspector(box, [url, "--transport", "http", "--method", "tools/list"]));
-    assertEchoed(await inspector(box, [url, "--transport", "http", ...CALL]));
+    const bare = await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    assert.equal(bare.status, 401);
+    assert.match(await bare.text(), /Bearer <token>/);
+    const auth = ["--header", `Authorization: Bearer ${token}`];
+    assertListed(
+      await inspector(box, [url, "--transport", "http", ...auth, "--method", "tools/list"]),
+    );
+    assertEchoed(await inspector(box, [url, "--transport", "http", ...auth, ...CALL]));
   } finally {
     serve.kill("SIGTERM");
     await serve.status;

@@ -307,3 +307,24 @@ Deno.test("the daemon's /mcp: a client's cancellation reaches the server and fre
     http.close();
   }
 });
+
+Deno.test("serve: --token and --no-auth are refused in one line where they make no sense", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: {} });
+  for (
+    const [args, why] of [
+      [["serve", "--token", "0123456789abcdef0"], /are for --http/],
+      [["serve", "--no-auth"], /are for --http/],
+      [["serve", "--http", "127.0.0.1:0", "--token", "short"], /at least 16 characters/],
+      [
+        ["serve", "--http", "127.0.0.1:0", "--token", "0123456789abcdef0", "--no-auth"],
+        /contradict/,
+      ],
+    ] as const
+  ) {
+    const r = await box.mcpx([...args]);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+    assert.match(r.stderr, why);
+  }
+});
