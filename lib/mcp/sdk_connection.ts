@@ -354,25 +354,48 @@ class Connection implements McpConnection {
     this.#life.assertOpen(`answer "${method}"`);
     const server = this.#spec.name;
     const token = options.onprogress ? `mcpx-progress-${++this.#progressSeq}` : undefined;
+    // With progress, the time runs out only after timeoutMs without a report (mcpx's own timer:
+    // the SDK's client never sees these reports).
+    const own = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timedOut = false;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        timedOut = true;
+        own.abort(new Error("timeout"));
+      }, options.timeoutMs);
+    };
     if (token) {
       const meta = (params?._meta ?? {}) as Record<string, unknown>;
       params = { ...params, _meta: { ...meta, progressToken: token } };
       this.#progress.set(token, (p) => {
+        arm();
         const { progressToken: _t, ...rest } = p;
         options.onprogress!(rest);
       });
+      arm();
     }
     try {
       const result = await this.#client.request(
         { method: method as "ping", ...(params ? { params } : {}) },
         {
-          timeout: options.timeoutMs,
-          signal: options.signal,
+          timeout: token ? 2 ** 31 - 1 : options.timeoutMs,
+          signal: token
+            ? (options.signal ? AbortSignal.any([options.signal, own.signal]) : own.signal)
+            : options.signal,
           ...(options.allowInputRequired ? { allowInputRequired: true } : {}),
         },
       );
       return result as Record<string, unknown>;
     } catch (error) {
+      if (timedOut && !options.signal?.aborted) {
+        throw new McpxError(
+          "TOOL_TIMEOUT",
+          `Server "${server}" did not answer "${method}" within ${options.timeoutMs} ms`,
+          { cause: error },
+        );
+      }
       throw await this.#failure(error, {
         timeout: () =>
           new McpxError(
@@ -385,6 +408,7 @@ class Connection implements McpConnection {
         ...requesting(method),
       });
     } finally {
+      clearTimeout(timer);
       if (token) this.#progress.delete(token);
     }
   }

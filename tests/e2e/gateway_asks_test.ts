@@ -6,7 +6,9 @@
  * era (its requests are server→client requests); a 2026-07-28 client gets them as input_required
  * results and retries with mcpx's sealed requestState. A client without the capability: a
  * 2025-era one leaves the question to `mcpx elicit answer`, a 2026-07-28 one gets -32021; a
- * forged or tampered requestState is refused with -32602.
+ * forged or tampered requestState is refused with -32602. With the server spoken to in 2026-07-28
+ * (`"protocol": "force-modern"`), its input_required result reaches the client with the server's
+ * own keys, and its progress in wire order (the last report, just before the result, included).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -17,12 +19,13 @@ import { Sandbox, until } from "../_helpers.ts";
 const REPO = new URL("../..", import.meta.url).pathname;
 const SURFACE = join(REPO, "tests", "fixtures", "servers", "conformance_surface.ts");
 
-async function project(box: Sandbox) {
+async function project(box: Sandbox, modern = false) {
   await box.write("work/.mcpx.json", {
     mcpServers: {
       surface: {
         command: Deno.execPath(),
         args: ["run", "--quiet", "--config", join(REPO, "deno.json"), "--frozen", SURFACE],
+        ...(modern ? { mcpx: { protocol: "force-modern" } } : {}),
       },
     },
   });
@@ -250,6 +253,69 @@ Deno.test("a forged or tampered requestState is refused with -32602", async () =
     const done = await call(4, { ...answers, requestState: state });
     assert.equal(done.result?.resultType ?? "complete", "complete", JSON.stringify(done));
   } finally {
+    daemon.close();
+  }
+});
+
+Deno.test("a 2026-07-28 server behind: its input_required as it came, its progress in order", async () => {
+  await using box = await Sandbox.create();
+  await project(box, true);
+  const daemon = await daemonFetch(box);
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+  };
+  const post = async (id: number, params: Record<string, unknown>) => {
+    const res = await daemon.fetcher("http://mcpx/mcp/surface", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": String(params.name),
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params }),
+    });
+    const text = await res.text();
+    const frames = text.startsWith("{")
+      ? [text]
+      : text.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5));
+    return frames.map((f) => JSON.parse(f)) as {
+      method?: string;
+      result?: { resultType?: string; requestState?: string; inputRequests?: object };
+    }[];
+  };
+  const { client } = answeringClient("force-modern");
+  try {
+    const [first] = await post(1, {
+      name: "test_input_required_result_elicitation",
+      arguments: {},
+      _meta: meta,
+    });
+    assert.equal(first.result?.resultType, "input_required");
+    assert.deepEqual(Object.keys(first.result!.inputRequests!), ["user_name"], "the server's key");
+    const done = await post(2, {
+      name: "test_input_required_result_elicitation",
+      arguments: {},
+      _meta: meta,
+      inputResponses: { user_name: { action: "accept", content: { name: "Lin" } } },
+      requestState: first.result!.requestState,
+    });
+    assert.match(JSON.stringify(done.at(-1)), /Hello, Lin!/);
+
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("http://mcpx/mcp/surface"), {
+        fetch: daemon.fetcher,
+      }) as never,
+    );
+    const progress: number[] = [];
+    await client.callTool({ name: "test_tool_with_progress", arguments: {} }, {
+      onprogress: (p) => progress.push(p.progress),
+    });
+    assert.deepEqual(progress, [0, 50, 100], "the last report, just before the result, too");
+  } finally {
+    await client.close();
     daemon.close();
   }
 });
