@@ -61,7 +61,11 @@ function answeringClient(mode: "legacy" | "force-modern") {
       content: { type: "text", text: `completion of "${text}"` },
     } as never;
   });
-  client.setRequestHandler("elicitation/create", () => {
+  client.setRequestHandler("elicitation/create", (r) => {
+    if (r.params.mode === "url") {
+      asked.push(`url ${(r.params as { url: string }).url}`);
+      return { action: "accept" } as never;
+    }
     asked.push("elicitation");
     return { action: "accept", content: { username: "ada", email: "ada@example.com" } } as never;
   });
@@ -106,7 +110,14 @@ Deno.test("serve --expose over stdio: a 2025-era client answers sampling, elicit
       arguments: {},
     });
     assert.equal(textOf(roots), "Roots: file:///from/the/client", "the client's roots");
-    assert.deepEqual(asked, ["sampling", "elicitation", "roots"]);
+    const url = await client.callTool({ name: "test_url_elicitation", arguments: {} });
+    assert.equal(textOf(url), "URL flow: action=accept, content={}");
+    assert.deepEqual(asked, [
+      "sampling",
+      "elicitation",
+      "roots",
+      "url https://example.com/sign-in",
+    ]);
   } finally {
     await client.close();
   }
@@ -132,6 +143,10 @@ Deno.test("the daemon's /mcp/<ns>: a 2026-07-28 client answers input_required ro
     });
     assert.match(textOf(both), /All three answered: completion of "Generate a greeting"/);
     assert.deepEqual(asked.sort(), ["elicitation", "roots", "sampling", "sampling"]);
+    // URL mode too: the 2026-07-28 shape, without the 2025-era elicitationId.
+    const url = await client.callTool({ name: "test_url_elicitation", arguments: {} });
+    assert.equal(textOf(url), "URL flow: action=accept, content={}");
+    assert.equal(asked.at(-1), "url https://example.com/sign-in");
     // prompts/get may ask too: the answer reaches the server, the prompt comes back.
     const prompt = await client.getPrompt({ name: "test_input_required_result_prompt" });
     assert.match(JSON.stringify(prompt.messages), /Context:/);
