@@ -121,7 +121,7 @@ const ENV = {
 /** What mcpx seals into the `requestState` its client holds. */
 type Sealed =
   /** A 2025-era server's call held here, waiting for the client's answers. */
-  | { k: "held"; id: string; m: string; n: string }
+  | { k: "held"; id: string; m: string; n: string; ses: string }
   /** A 2026-07-28 server's own state, resent with the answers. */
   | { k: "up"; m: string; n: string; s?: string };
 
@@ -516,7 +516,13 @@ export function gatewayServer(
         );
         return inputRequired({
           inputRequests: inputRequests as never,
-          requestState: await state.codec.mint({ k: "held", id: held.id, m: method, n: name }),
+          requestState: await state.codec.mint({
+            k: "held",
+            id: held.id,
+            m: method,
+            n: name,
+            ses: session,
+          }),
         }) as unknown as Record<string, unknown>;
       }
       await held.changed();
@@ -563,6 +569,7 @@ export function gatewayServer(
       }
       const held = state.held.get(sealed.id);
       if (!held) throw invalidState("the call it held has ended");
+      if (sealed.ses !== session) throw invalidState("it belongs to another session");
       const answers = ctx.mcpReq.inputResponses ?? {};
       for (const [key, ask] of held.asks) {
         if (!ask.sent) continue;
