@@ -12,6 +12,8 @@ export interface Io {
   readonly cwd: string;
   /** Whether standard output is a terminal. */
   readonly isTerminal: boolean;
+  /** Whether standard input is a terminal (`mcpx explore` and `mcpx repl` need one). */
+  readonly stdinIsTerminal?: boolean;
   /** Whether standard error is a terminal (log levels are coloured there). */
   readonly errIsTerminal?: boolean;
   /** The parent process: what a `pid`-scoped server belongs to. */
@@ -31,6 +33,7 @@ export function realIo(): Io {
     cwd: Deno.cwd(),
     isTerminal: Deno.stdout.isTerminal(),
     errIsTerminal: Deno.stderr.isTerminal(),
+    stdinIsTerminal: Deno.stdin.isTerminal(),
     ppid: Deno.ppid,
     readStdin: () => {
       if (Deno.stdin.isTerminal()) {

@@ -36,6 +36,7 @@ import { McpxError, messageOf } from "../errors.ts";
 import type { McpConnection, UpstreamNotification } from "../mcp/types.ts";
 import { VERSION } from "../version.ts";
 import { decodeCursor, encodeCursor, PAGE_SIZE } from "./mcp.ts";
+import { GATEWAY_EXTENSIONS, GATEWAY_TASKS_CAPABILITY, relayTasks } from "./gateway_tasks.ts";
 
 /** Requests in flight on each connection, across every gateway session that leases it. */
 const busy = new WeakMap<McpConnection, number>();
@@ -223,7 +224,9 @@ export function gatewayServer(
         resources: { listChanged: true, subscribe: true },
         logging: {},
         completions: {},
-      },
+        tasks: GATEWAY_TASKS_CAPABILITY,
+        extensions: GATEWAY_EXTENSIONS,
+      } as never,
       // The requestState a client echoes is verified before a handler runs: -32602 otherwise.
       requestState: { verify: (s, ctx) => state.codec.verify(s, ctx) },
     },
@@ -652,15 +655,13 @@ export function gatewayServer(
     "resources/templates/list",
     (r) => listAll("resourceTemplates", r.params?.cursor) as never,
   );
+  // Tasks, core (2025-11-25) and the extension (2026-07-28): gateway_tasks.ts.
+  const tasks = relayTasks(server, session, withConn, relayError);
   server.setRequestHandler("tools/call", async (r, ctx) => {
     const { ns, name } = inward(r.params.name);
-    return await relayInput(
-      ns,
-      "tools/call",
-      { ...withoutMeta(r.params), name },
-      r.params.name,
-      ctx as never,
-    ) as never;
+    const routed = await tasks.toolsCall(ns, { ...withoutMeta(r.params), name }, ctx as never);
+    if ("result" in routed) return routed.result as never;
+    return await relayInput(ns, "tools/call", routed.params, r.params.name, ctx as never) as never;
   });
   server.setRequestHandler("prompts/get", async (r, ctx) => {
     const { ns, name } = inward(r.params.name);
@@ -733,6 +734,7 @@ export function gatewayServer(
     server,
     end() {
       ended = true;
+      tasks.end();
       for (const off of relayed.values()) off();
       relayed.clear();
     },
