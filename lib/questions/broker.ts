@@ -57,6 +57,11 @@ export class CallWatch {
   readonly tool: string;
   /** The answerer of this call's server requests, when the caller has one. */
   answer?: Answerer;
+  /**
+   * Held until its client answers what it asked (a gateway's 2026-07-28 client between rounds):
+   * its server waits on that answer, so a question meanwhile is another call's.
+   */
+  parked = false;
   /** Tickets of the questions this call raised, oldest first. */
   readonly tickets: string[] = [];
   outcome?: NonNullable<Question["outcome"]>;
@@ -157,7 +162,10 @@ export class Broker {
   /** The one call in flight on `conn`, whose question this is; undefined when not exactly one. */
   #owner(conn: object): CallWatch | undefined {
     const calls = this.#current.get(conn);
-    return calls?.size === 1 ? [...calls][0] : undefined;
+    if (!calls) return undefined;
+    if (calls.size === 1) return [...calls][0];
+    const asking = [...calls].filter((c) => !c.parked);
+    return asking.length === 1 ? asking[0] : undefined;
   }
 
   #now(): number {

@@ -144,3 +144,22 @@ Deno.test("Broker: a call's answerer gets its server's requests first, else they
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("Broker: with two calls in flight, a parked one's server is waiting: the other asked", async () => {
+  const now = { t: 1_000_000 };
+  const { b, dir } = await broker(now);
+  try {
+    const conn = {};
+    const held = b.watch(conn, "srv", "held", () => Promise.resolve({ from: "held" }));
+    const live = b.watch(conn, "srv", "live", () => Promise.resolve({ from: "live" }));
+    const signal = new AbortController().signal;
+    assert.equal(b.relay(conn, "roots/list", {}, signal), undefined, "neither, while both ask");
+    held.watch.parked = true;
+    assert.deepEqual(await b.relay(conn, "roots/list", {}, signal), { from: "live" });
+    held.done();
+    live.done();
+  } finally {
+    b.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

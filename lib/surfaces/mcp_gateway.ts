@@ -122,7 +122,7 @@ const ENV = {
 /** What mcpx seals into the `requestState` its client holds. */
 type Sealed =
   /** A 2025-era server's call held here, waiting for the client's answers. */
-  | { k: "held"; id: string; m: string; n: string; ses: string }
+  | { k: "held"; id: string; m: string; n: string; ses: string; r: number }
   /** A 2026-07-28 server's own state, resent with the answers. */
   | { k: "up"; m: string; n: string; s?: string };
 
@@ -143,6 +143,9 @@ class Held {
   missing?: Record<string, unknown>;
   outcome?: { result: unknown } | { error: unknown };
   timer?: ReturnType<typeof setTimeout>;
+  rounds = 0;
+  /** The call's watch of the daemon's questions: parked while the client holds the round. */
+  watch?: { parked?: boolean };
   #count = 0;
   #wake = new Set<() => void>();
   changed(): Promise<void> {
@@ -333,6 +336,8 @@ export function gatewayServer(
     signal?: AbortSignal;
     /** Whether something the call asked still waits for its client. */
     waiting?: () => boolean;
+    /** Hears the call's watch of the daemon's questions (a held call parks it between rounds). */
+    watched?: (watch: { parked?: boolean }) => void;
   }
   const holdMs = host.holdMs ?? 600_000;
   const modernConn = (conn: McpConnection) => (conn.protocolVersion ?? "") >= "2026";
@@ -364,6 +369,7 @@ export function gatewayServer(
         const watching = !modern && extra.answer && host.questions
           ? host.questions.watch(conn, ns, extra.label ?? method, extra.answer)
           : undefined;
+        if (watching) extra.watched?.(watching.watch as { parked?: boolean });
         // The call's time runs out only while nothing it asked waits for an answer.
         const own = new AbortController();
         let timer: ReturnType<typeof setTimeout> | undefined;
@@ -510,6 +516,7 @@ export function gatewayServer(
         await new Promise((r) => setTimeout(r, 10));
         if (held.outcome || held.missing) continue;
         for (const ask of held.asks.values()) ask.sent = true;
+        if (held.watch) held.watch.parked = true;
         state.held.set(held.id, held);
         clearTimeout(held.timer);
         held.timer = setTimeout(() => expire(held), holdMs);
@@ -525,6 +532,8 @@ export function gatewayServer(
             m: method,
             n: name,
             ses: session,
+            // Each round's state its own, even within one second.
+            r: ++held.rounds,
           }),
         }) as unknown as Record<string, unknown>;
       }
@@ -574,6 +583,7 @@ export function gatewayServer(
       if (!held) throw invalidState("the call it held has ended");
       if (sealed.ses !== session) throw invalidState("it belongs to another session");
       const answers = ctx.mcpReq.inputResponses ?? {};
+      if (held.watch) held.watch.parked = false;
       for (const [key, ask] of held.asks) {
         if (!ask.sent) continue;
         if (key in answers) {
@@ -633,6 +643,7 @@ export function gatewayServer(
       answer,
       signal: held.abort.signal,
       waiting: () => held.asks.size > 0,
+      watched: (w) => held.watch = w,
     }).then(
       (result) => held.outcome = { result },
       (error) => held.outcome = { error },
