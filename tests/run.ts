@@ -49,7 +49,8 @@ if (!present("/usr/bin/chromium") && Deno.uid() === 0 && present("/usr/bin/apt-g
     "DEBIAN_FRONTEND=noninteractive apt-get update -qq && apt-get install -y -qq chromium",
   ]);
 }
-// tmux, for the terminal tests of `mcpx explore` and `mcpx repl` (tests/e2e/prompts_test.ts).
+// tmux: the real terminal of tests/e2e/tui_test.ts (`mcpx tui`) and tests/e2e/prompts_test.ts
+// (`mcpx explore`, `mcpx repl`).
 if (!present("/usr/bin/tmux") && Deno.uid() === 0 && present("/usr/bin/apt-get")) {
   await step("installing tmux (apt-get)", "sh", [
     "-c",

@@ -32,6 +32,7 @@ const doctorOp = () => load<typeof import("./doctor_op.ts")>("./doctor_op.ts", i
 const registry = () =>
   load<typeof import("./registry_ops.ts")>("./registry_ops.ts", import.meta.url);
 const adapter = () => load<typeof import("./adapter_ops.ts")>("./adapter_ops.ts", import.meta.url);
+const tui = () => load<typeof import("./tui_op.ts")>("./tui_op.ts", import.meta.url);
 const exploring = () =>
   load<typeof import("./explore_ops.ts")>("./explore_ops.ts", import.meta.url);
 const sessions = () => load<typeof import("./session_ops.ts")>("./session_ops.ts", import.meta.url);
@@ -111,6 +112,7 @@ export const COMMANDS: Record<string, Load> = {
       ] as unknown as Operation[]
     ),
   doctor: from(doctorOp, "doctor"),
+  tui: from(tui, "tuiOpen"),
   registry: () =>
     registry().then((m) =>
       [m.registrySearch, m.registryShow, m.registryAdd] as unknown as Operation[]

@@ -41,6 +41,7 @@ import { openapiShow } from "./openapi_op.ts";
 import { adapterCheck, adapterServe } from "./adapter_ops.ts";
 import { promptsGet, resourcesRead } from "./feature_ops.ts";
 import { doctor } from "./doctor_op.ts";
+import { tuiOpen } from "./tui_op.ts";
 import { registryAdd, registrySearch, registryShow } from "./registry_ops.ts";
 import { exploreRun, scriptsRepl } from "./explore_ops.ts";
 import { storageShow, uiOpen } from "./ui_ops.ts";
@@ -90,6 +91,7 @@ export const OPERATIONS: readonly Operation[] = [
   adapterCheck,
   health,
   doctor,
+  tuiOpen,
   registrySearch,
   registryShow,
   registryAdd,
