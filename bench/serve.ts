@@ -2,9 +2,10 @@
  * A tool call through the MCP surface against the same call direct: `mcpx_call` on the daemon's
  * `/mcp` (a 2025-11-25 session, Streamable HTTP over the unix socket) next to `POST /v1/call`,
  * both to the fixture server's `echo`, alternated, after a warm-up. Prints p50 and p99 of each
- * and the p50 the MCP surface adds; the same two over the daemon's TCP listener (`daemon.listen`
- * on 127.0.0.1, a bearer token); then `--sessions` MCP sessions opened on the one daemon, one call
- * each, all at once (p50, p99 and the wall time of the lot).
+ * and the p50 the MCP surface adds, and gateway mode's `/mcp/fixture` calling `echo` itself; the
+ * same two over the daemon's TCP listener (`daemon.listen` on 127.0.0.1, a bearer token); then
+ * `--sessions` MCP sessions opened on the one daemon, one call each, all at once (p50, p99 and the
+ * wall time of the lot).
  *
  *     deno run -A bench/serve.ts [--calls 300] [--sessions 100] [--json]
  */
@@ -69,8 +70,8 @@ async function main() {
     const headers = { [TOKEN_HEADER]: token };
     const mcpHeaders = { ...headers, accept: "application/json, text/event-stream" };
     /** A new MCP session's headers: initialize, then initialized. */
-    const open = async () => {
-      const init = await wireRequest(health.socket, "POST", "/mcp", {
+    const open = async (path = "/mcp") => {
+      const init = await wireRequest(health.socket, "POST", path, {
         headers: mcpHeaders,
         body: {
           jsonrpc: "2.0",
@@ -86,11 +87,29 @@ async function main() {
       const session = init.headers.get("mcp-session-id");
       if (!session) throw new Error(`/mcp initialize: ${init.status} ${init.text}`);
       const h = { ...mcpHeaders, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
-      await wireRequest(health.socket, "POST", "/mcp", {
+      await wireRequest(health.socket, "POST", path, {
         headers: h,
         body: { jsonrpc: "2.0", method: "notifications/initialized" },
       });
       return h;
+    };
+    // Gateway mode: the fixture's own `echo` at the daemon's `/mcp/fixture`.
+    const gwSession = await open("/mcp/fixture");
+    const viaGateway = async () => {
+      const t = performance.now();
+      const res = await wireRequest(health.socket, "POST", "/mcp/fixture", {
+        headers: gwSession,
+        body: {
+          jsonrpc: "2.0",
+          id: id++,
+          method: "tools/call",
+          params: { name: "echo", arguments: { text: "x" } },
+        },
+      });
+      if (res.status !== 200 || !res.text.includes('"x"')) {
+        throw new Error(`/mcp/fixture: ${res.text}`);
+      }
+      return performance.now() - t;
     };
     const inSession = await open();
     let id = 1;
@@ -132,8 +151,9 @@ async function main() {
     const viaTcpMcp = () => viaMcp(tcpSession, tcp);
     const viaTcp = () => direct(tcp, tcpHeaders);
     for (let i = 0; i < 30; i++) {
-      [await viaMcp(), await direct(), await viaTcpMcp(), await viaTcp()];
+      [await viaMcp(), await direct(), await viaTcpMcp(), await viaTcp(), await viaGateway()];
     }
+    const gateway: number[] = [];
     const mcp: number[] = [];
     const v1: number[] = [];
     const mcpTcp: number[] = [];
@@ -143,6 +163,7 @@ async function main() {
       v1.push(await direct());
       mcpTcp.push(await viaTcpMcp());
       v1Tcp.push(await viaTcp());
+      gateway.push(await viaGateway());
     }
     // Many hosts at once: SESSIONS sessions opened together, then one call each, all at once.
     const sessions = await Promise.all(Array.from({ length: SESSIONS }, open));
@@ -157,6 +178,11 @@ async function main() {
         mcp: { p50: median(mcp), p99: percentile(mcp, 0.99) },
         direct: { p50: median(v1), p99: percentile(v1, 0.99) },
         addedP50Ms: added,
+        gateway: {
+          p50: median(gateway),
+          p99: percentile(gateway, 0.99),
+          addedP50Ms: median(gateway) - median(v1),
+        },
         tcp: {
           mcp: { p50: median(mcpTcp), p99: percentile(mcpTcp, 0.99) },
           direct: { p50: median(v1Tcp), p99: percentile(v1Tcp, 0.99) },
@@ -177,6 +203,12 @@ async function main() {
       ["POST /v1/call/fixture/echo", median(v1).toFixed(3), percentile(v1, 0.99).toFixed(3)],
       ["/mcp tools/call mcpx_call", median(mcp).toFixed(3), percentile(mcp, 0.99).toFixed(3)],
       ["added by the MCP surface (p50)", added.toFixed(3), ""],
+      [
+        "/mcp/fixture tools/call echo (gateway)",
+        median(gateway).toFixed(3),
+        percentile(gateway, 0.99).toFixed(3),
+      ],
+      ["added by gateway mode (p50)", (median(gateway) - median(v1)).toFixed(3), ""],
       [
         "TCP: POST /v1/call/fixture/echo",
         median(v1Tcp).toFixed(3),

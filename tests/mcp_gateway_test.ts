@@ -10,7 +10,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { McpxError } from "../lib/errors.ts";
 import type { McpConnection, UpstreamNotification } from "../lib/mcp/types.ts";
 import { httpHandlerWith } from "../lib/surfaces/mcp.ts";
-import { gatewayFactory, type GatewayHost } from "../lib/surfaces/mcp_gateway.ts";
+import { gatewayFactory, type GatewayHost, lacking } from "../lib/surfaces/mcp_gateway.ts";
 import { until } from "./_helpers.ts";
 
 /** A connection answering like a small server named `ns`, recording what it was sent. */
@@ -184,4 +184,22 @@ Deno.test("gateway mode relays errors, progress, log messages, list changes and 
   }
   assert.equal(new Set(gw.sessions).size, 3, "each client its own mcpx session");
   await gw.handler.close();
+});
+
+Deno.test("gateway mode: what a server asks needs the client's capability for it", () => {
+  const form = { message: "m", requestedSchema: { type: "object", properties: {} } };
+  const url = { mode: "url", message: "m", url: "https://x", elicitationId: "e" };
+  // A bare `elicitation: {}` is form mode only.
+  assert.equal(lacking({ elicitation: {} }, "elicitation/create", form), undefined);
+  assert.deepEqual(lacking({ elicitation: {} }, "elicitation/create", url), {
+    elicitation: { url: {} },
+  });
+  assert.equal(lacking({ elicitation: { url: {} } }, "elicitation/create", url), undefined);
+  assert.deepEqual(lacking({ elicitation: { url: {} } }, "elicitation/create", form), {
+    elicitation: { form: {} },
+  });
+  assert.deepEqual(lacking({}, "sampling/createMessage", {}), { sampling: {} });
+  assert.equal(lacking({ sampling: {} }, "sampling/createMessage", {}), undefined);
+  assert.deepEqual(lacking({ sampling: {} }, "roots/list", {}), { roots: {} });
+  assert.deepEqual(lacking({ sampling: {}, roots: {} }, "tasks/get", {}), {}, "unknown: refused");
 });

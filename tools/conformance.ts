@@ -55,7 +55,7 @@ export function parseSummary(output: string): Scenario[] {
 export type Baseline = Record<Revision, Record<string, string>>;
 
 /** The baseline file: code mode's at the top, gateway mode's under `gateway`. */
-export type BaselineFile = Baseline & { gateway: Baseline };
+export type BaselineFile = Baseline & { gateway: Baseline; "gateway-modern": Baseline };
 
 /** The ways a run disagrees with the baseline; empty when it agrees. */
 export function compare(
@@ -91,17 +91,19 @@ function freePort(): number {
 }
 
 /** The two legs: code mode, and gateway mode fronting the suite's fixture surface. */
-export const LEGS = ["code", "gateway"] as const;
+export const LEGS = ["code", "gateway", "gateway-modern"] as const;
 export type Leg = typeof LEGS[number];
 
 /**
  * `mcpx serve --http` in a world of its own (HOME, XDG dirs): in code mode fronting one fixture
  * server, in gateway mode (`--expose surface`) fronting tests/fixtures/servers/conformance_surface.ts.
  */
-async function startServe(
+export async function startServe(
   dir: string,
   leg: Leg,
 ): Promise<{ url: string; stop: () => Promise<void> }> {
+  // gateway-modern: the surface spoken to in 2026-07-28 (`"protocol": "force-modern"`).
+  const modern = leg === "gateway-modern";
   const env: Record<string, string> = {
     HOME: join(dir, "home"),
     XDG_STATE_HOME: join(dir, "state"),
@@ -145,6 +147,9 @@ async function startServe(
             args: ["run", "--quiet", "--config", join(ROOT, "deno.json"), "--frozen", surface],
             // The SDK from Deno's own cache, not fetched into this world's empty HOME.
             env: { DENO_DIR: env.DENO_DIR },
+            // The 2026-07-28 run reaches a server spoken to in that revision (a relay of its
+            // input_required results as they are); the 2025-11-25 run, one in the 2025 era.
+            ...(modern ? { mcpx: { protocol: "force-modern" } } : {}),
           },
         },
     }),
@@ -162,7 +167,7 @@ async function startServe(
       `127.0.0.1:${port}`,
       // The suite's server leg sends no headers of its own: on a throwaway machine only.
       "--no-auth",
-      ...(leg === "gateway" ? ["--expose", "surface"] : []),
+      ...(leg !== "code" ? ["--expose", "surface"] : []),
     ],
     cwd: work,
     env,
@@ -215,16 +220,16 @@ async function runSuite(url: string, rev: Revision): Promise<Scenario[]> {
 
 /** Runs every revision against one leg; resolves to the scenarios of each. */
 export async function measure(leg: Leg = "code"): Promise<Record<Revision, Scenario[]>> {
+  const results = {} as Record<Revision, Scenario[]>;
   const dir = await Deno.makeTempDir({ prefix: "mcpx-conformance-" });
   const serve = await startServe(dir, leg);
   try {
-    const results = {} as Record<Revision, Scenario[]>;
     for (const rev of REVISIONS) results[rev] = await runSuite(serve.url, rev);
-    return results;
   } finally {
     await serve.stop();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
+  return results;
 }
 
 /** Reads the baseline. */
@@ -236,7 +241,7 @@ export function readBaseline(): BaselineFile {
 export function legBaseline(file: BaselineFile, leg: Leg): Baseline {
   return leg === "code"
     ? { "2025-11-25": file["2025-11-25"], "2026-07-28": file["2026-07-28"] }
-    : file.gateway;
+    : file[leg];
 }
 
 function count(scenarios: Scenario[]) {
@@ -271,12 +276,17 @@ export function renderDoc(
     "- **code mode**: against `mcpx serve --http` in code mode (one fixture server configured);",
     "- **gateway mode**: against `mcpx serve --http --expose surface`, fronting",
     "  `tests/fixtures/servers/conformance_surface.ts` (the official SDK's server with the tools,",
-    "  prompts and resources the scenarios call), which measures mcpx as a faithful gateway.",
+    "  prompts and resources the scenarios call), which measures mcpx as a faithful gateway, the",
+    "  surface spoken to in the 2025 era (the stdio default: sampling, elicitation and roots are",
+    "  server requests, relayed to a 2025-era client, turned into input_required for a 2026 one);",
+    "- **gateway-modern mode**: the same with the surface spoken to in 2026-07-28",
+    '  (`"protocol": "force-modern"`: its input_required results relayed with their own keys).',
     "",
     "`tests/e2e/conformance_test.ts` runs the same and fails when a scenario outside",
-    "`tests/conformance_baseline.json` fails (its top level for code mode, `gateway` for gateway",
-    "mode), or when a baseline entry passes: the baseline only shrinks. Counts are of the scenarios",
-    "each revision scores (pending and extension scenarios are run but listed apart).",
+    "`tests/conformance_baseline.json` fails (its top level for code mode, `gateway` and",
+    "`gateway-modern` for the gateway legs), or when a baseline entry passes: the baseline only",
+    "shrinks. Counts are of the scenarios each revision scores (pending and extension scenarios are",
+    "run but listed apart).",
     "",
     "| leg | revision | scenarios passing | scenarios failing | checks passed | checks failed |",
     "| --- | --- | --- | --- | --- | --- |",

@@ -845,9 +845,11 @@ async function makeRegistry(
         capabilities: { roots: true, elicitation: { form: true, url: true }, sampling: true },
         inputRounds: settings.get("elicit.inputRounds"),
         // Roots are answered from the configuration; questions become stored state.
+        // A gateway session's call hands them to its own client first (lib/surfaces/mcp_gateway.ts).
         onServerRequest: (method, params, rctx) =>
           method === "roots/list"
-            ? half.options(spec).onServerRequest!(method, params, rctx)
+            ? questions.relay(self.conn ?? self, method, params, rctx.signal) ??
+              half.options(spec).onServerRequest!(method, params, rctx)
             : questions.ask(self.conn ?? self, spec.name, method, params, rctx.signal),
       });
       self.conn = conn;

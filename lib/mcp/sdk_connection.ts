@@ -150,6 +150,9 @@ class Connection implements McpConnection {
   readonly #schemas = new Map<string, Record<string, unknown>>();
   /** 2026-07-28: the level asked for (`servers.logLevel`), sent in every request's `_meta`. */
   #logLevel?: string;
+  /** The progress listeners of `request()`s in flight, by the token mcpx gave each. */
+  readonly #progress = new Map<string, (p: Record<string, unknown>) => void>();
+  #progressSeq = 0;
   /** 2026-07-28 CreateTaskResults, which the SDK's client (2.4) refuses, kept for the caller. */
   readonly #taskCapture = new TaskCapture();
 
@@ -249,7 +252,16 @@ class Connection implements McpConnection {
     // Protocol.connect() chains a handler set beforehand. Over HTTP answers retire their abort
     // signals; on every transport the input schemas are kept as the server sent them.
     transport.onmessage = (message: JSONRPCMessage) => {
-      if ("method" in message) return;
+      if ("method" in message) {
+        // Progress of a relayed request, heard in wire order: the SDK's client on a 2026-07-28
+        // link drops one that comes just before its result.
+        if (message.method === "notifications/progress") {
+          const params = (message as { params?: Record<string, unknown> }).params;
+          const token = params?.progressToken;
+          if (typeof token === "string") this.#progress.get(token)?.(params!);
+        }
+        return;
+      }
       if (transport instanceof CancellableHttpTransport && message.id !== undefined) {
         transport.settle(message.id);
       }
@@ -429,12 +441,36 @@ class Connection implements McpConnection {
       timeoutMs: number;
       signal?: AbortSignal;
       onprogress?: (progress: Record<string, unknown>) => void;
+      allowInputRequired?: boolean;
       raw?: boolean;
       taskExtension?: boolean;
     },
   ): Promise<Record<string, unknown>> {
     this.#life.assertOpen(`answer "${method}"`);
     const server = this.#spec.name;
+    const token = options.onprogress ? `mcpx-progress-${++this.#progressSeq}` : undefined;
+    // With progress, the time runs out only after timeoutMs without a report (mcpx's own timer:
+    // the SDK's client never sees these reports).
+    const own = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timedOut = false;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        timedOut = true;
+        own.abort(new Error("timeout"));
+      }, options.timeoutMs);
+    };
+    if (token) {
+      const meta = (params?._meta ?? {}) as Record<string, unknown>;
+      params = { ...params, _meta: { ...meta, progressToken: token } };
+      this.#progress.set(token, (p) => {
+        arm();
+        const { progressToken: _t, ...rest } = p;
+        options.onprogress!(rest);
+      });
+      arm();
+    }
     // 2026-07-28: the tasks extension declared for this request alone (its `_meta` client
     // capabilities win over the envelope's), and the CreateTaskResult it may bring kept.
     const nonce = options.taskExtension ? crypto.randomUUID() : undefined;
@@ -463,14 +499,11 @@ class Connection implements McpConnection {
         request,
         ...(options.raw || nonce ? [ANY_OBJECT] : []),
         {
-          timeout: options.timeoutMs,
-          signal: options.signal,
-          ...(options.onprogress
-            ? {
-              onprogress: (p: unknown) => options.onprogress!(p as Record<string, unknown>),
-              resetTimeoutOnProgress: true,
-            }
-            : {}),
+          timeout: token ? 2 ** 31 - 1 : options.timeoutMs,
+          signal: token
+            ? (options.signal ? AbortSignal.any([options.signal, own.signal]) : own.signal)
+            : options.signal,
+          ...(options.allowInputRequired ? { allowInputRequired: true } : {}),
         },
       );
       if (nonce) this.#taskCapture.take(nonce);
@@ -478,6 +511,13 @@ class Connection implements McpConnection {
     } catch (error) {
       const task = nonce ? this.#taskCapture.take(nonce) : undefined;
       if (task) return task;
+      if (timedOut && !options.signal?.aborted) {
+        throw new McpxError(
+          "TOOL_TIMEOUT",
+          `Server "${server}" did not answer "${method}" within ${options.timeoutMs} ms`,
+          { cause: error },
+        );
+      }
       throw await this.#failure(error, {
         timeout: () =>
           new McpxError(
@@ -489,6 +529,9 @@ class Connection implements McpConnection {
           ),
         ...requesting(method),
       });
+    } finally {
+      clearTimeout(timer);
+      if (token) this.#progress.delete(token);
     }
   }
 

@@ -109,6 +109,11 @@ export interface McpConnection {
       signal?: AbortSignal;
       onprogress?: (progress: Record<string, unknown>) => void;
       /**
+       * 2026-07-28: an `input_required` result is resolved as it came, not answered through
+       * the connection's handlers (a gateway hands it to its own client). SDK connections only.
+       */
+      allowInputRequired?: boolean;
+      /**
        * The result as the server sent it, checked only as an object: for what the client's own
        * schemas do not describe (a task-augmented `tools/call`, `tasks/*` in the 2025 era).
        */

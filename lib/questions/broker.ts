@@ -40,10 +40,28 @@ export interface Question {
 /** The largest question stored: a bigger request (10 MB of sampling messages) is refused. */
 export const MAX_QUESTION_BYTES = 1024 * 1024;
 
+/**
+ * Who answers a call's server requests in its place: a gateway session relays them to its own MCP
+ * client. It returns the answer's promise, or undefined when it cannot answer that request (its
+ * client did not declare the capability): the question is then stored as any other.
+ */
+export type Answerer = (
+  method: string,
+  params: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<unknown> | undefined;
+
 /** What a call in flight learns: a question it raised, and how it ended. */
 export class CallWatch {
   readonly server: string;
   readonly tool: string;
+  /** The answerer of this call's server requests, when the caller has one. */
+  answer?: Answerer;
+  /**
+   * Held until its client answers what it asked (a gateway's 2026-07-28 client between rounds):
+   * its server waits on that answer, so a question meanwhile is another call's.
+   */
+  parked = false;
   /** Tickets of the questions this call raised, oldest first. */
   readonly tickets: string[] = [];
   outcome?: NonNullable<Question["outcome"]>;
@@ -144,20 +162,46 @@ export class Broker {
   /** The one call in flight on `conn`, whose question this is; undefined when not exactly one. */
   #owner(conn: object): CallWatch | undefined {
     const calls = this.#current.get(conn);
-    return calls?.size === 1 ? [...calls][0] : undefined;
+    if (!calls) return undefined;
+    if (calls.size === 1) return [...calls][0];
+    const asking = [...calls].filter((c) => !c.parked);
+    return asking.length === 1 ? asking[0] : undefined;
   }
 
   #now(): number {
     return this.#opts.now?.() ?? Date.now();
   }
 
-  /** Marks `conn`'s call in flight; its questions are this call's until `done`. */
-  watch(conn: object, server: string, tool: string): { watch: CallWatch; done: () => void } {
+  /**
+   * Marks `conn`'s call in flight; its questions are this call's until `done`. With `answer`,
+   * its server's requests go to that answerer first (a gateway session's client).
+   */
+  watch(
+    conn: object,
+    server: string,
+    tool: string,
+    answer?: Answerer,
+  ): { watch: CallWatch; done: () => void } {
     const watch = new CallWatch(server, tool);
+    if (answer) watch.answer = answer;
     let calls = this.#current.get(conn);
     if (!calls) this.#current.set(conn, calls = new Set());
     calls.add(watch);
     return { watch, done: () => calls.delete(watch) };
+  }
+
+  /**
+   * A server request handed to the answerer of the one call in flight on `conn` (`roots/list`
+   * too); undefined when there is none or it cannot answer it.
+   */
+  relay(
+    conn: object,
+    method: string,
+    params: unknown,
+    signal: AbortSignal,
+  ): Promise<unknown> | undefined {
+    const answer = this.#owner(conn)?.answer;
+    return answer?.(method, (params ?? {}) as Record<string, unknown>, signal);
   }
 
   /** How many of a call's questions are still waiting for an answer. */
@@ -193,6 +237,8 @@ export class Broker {
       ? "sample"
       : undefined;
     if (!kind) return Promise.reject(new RequestRefused(`Method not found: ${method}`, -32601));
+    const relayed = this.relay(conn, method, params, signal);
+    if (relayed) return relayed;
     const p = (params ?? {}) as Record<string, unknown>;
     const text = JSON.stringify(p);
     if (text.length > MAX_QUESTION_BYTES) {

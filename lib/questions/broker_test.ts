@@ -112,3 +112,54 @@ Deno.test("Broker: with two calls in flight on one connection, a question is nei
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("Broker: a call's answerer gets its server's requests first, else they are stored", async () => {
+  const now = { t: 1_000_000 };
+  const { b, dir } = await broker(now);
+  try {
+    const conn = {};
+    const heard: string[] = [];
+    const { done } = b.watch(conn, "srv", "tool", (method, params) => {
+      heard.push(method);
+      // Answers sampling and roots; elicitation is left to the questions.
+      if (method === "elicitation/create") return undefined;
+      return Promise.resolve(method === "roots/list" ? { roots: [] } : { echo: params.n });
+    });
+    const signal = new AbortController().signal;
+    assert.deepEqual(await b.ask(conn, "srv", "sampling/createMessage", { n: 1 }, signal), {
+      echo: 1,
+    });
+    assert.deepEqual(await b.relay(conn, "roots/list", undefined, signal), { roots: [] });
+    assert.equal(b.list("pending").length, 0, "what the answerer took is never stored");
+    const reply = b.ask(conn, "srv", "elicitation/create", form, signal);
+    const [q] = b.list("pending");
+    assert.equal(q.tool, "tool");
+    b.decline(q.id);
+    assert.deepEqual(await reply, { action: "decline" });
+    assert.deepEqual(heard, ["sampling/createMessage", "roots/list", "elicitation/create"]);
+    done();
+    assert.equal(b.relay(conn, "roots/list", undefined, signal), undefined, "no call, no answerer");
+  } finally {
+    b.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("Broker: with two calls in flight, a parked one's server is waiting: the other asked", async () => {
+  const now = { t: 1_000_000 };
+  const { b, dir } = await broker(now);
+  try {
+    const conn = {};
+    const held = b.watch(conn, "srv", "held", () => Promise.resolve({ from: "held" }));
+    const live = b.watch(conn, "srv", "live", () => Promise.resolve({ from: "live" }));
+    const signal = new AbortController().signal;
+    assert.equal(b.relay(conn, "roots/list", {}, signal), undefined, "neither, while both ask");
+    held.watch.parked = true;
+    assert.deepEqual(await b.relay(conn, "roots/list", {}, signal), { from: "live" });
+    held.done();
+    live.done();
+  } finally {
+    b.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

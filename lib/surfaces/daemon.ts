@@ -151,6 +151,9 @@ async function gatewayHandler(base: Context, namespaces: string[]): Promise<McpH
     attrs?: Record<string, unknown>,
   ) => base.daemon?.log?.write(level, event, message, attrs);
   const host = {
+    // A session answers what its calls' servers ask (lib/questions), else they stay questions.
+    questions: registry.questions,
+    holdMs: settings.get("elicit.deadline"),
     withConnection: <T>(
       ns: string,
       session: string,
