@@ -69,3 +69,15 @@ Deno.test("readZip() refuses what is not an archive it reads, saying why", () =>
   new DataView(cut.buffer).setUint16(central + 10, 12, true);
   assert.throws(() => readZip(cut), /compressed with method 12/);
 });
+
+Deno.test("readZip() stops a file that inflates past the size its directory says (a zip bomb)", () => {
+  const zeros = new Uint8Array(64 * 1024 * 1024);
+  const bomb = archive([{ name: "bomb", data: zeros, method: 8 }]);
+  const central = bomb.length - 22 - 46 - 4;
+  new DataView(bomb.buffer).setUint32(central + 24, 10, true); // says 10 bytes unpacked
+  const [file] = readZip(bomb);
+  assert.throws(() => file.bytes(), /inflates to more than the 10 bytes/);
+  const big = archive([{ name: "big", data: new Uint8Array(10), method: 8 }]);
+  new DataView(big.buffer).setUint32(big.length - 22 - 46 - 3 + 24, 0xfffffff0, true);
+  assert.throws(() => readZip(big), /more than the 1073741824 bytes unpacked/);
+});
