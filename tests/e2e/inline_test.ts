@@ -113,3 +113,14 @@ Deno.test("an inline command stopped by SIGINT stops its servers; one killed out
   await until("the orphan to be stopped", () => box.processes().length === 0);
   assert.deepEqual(inlineFiles(box), []);
 });
+
+Deno.test("--inline refuses to create a named session: its record would end with the command", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { f: faultyServer() } });
+  const made = await box.mcpx(["--inline", "session", "new", "--name", "kept"]);
+  assert.equal(made.code, 2, made.stdout + made.stderr);
+  assert.match(made.stderr, /^mcpx: A named session needs a daemon that outlives this command/);
+  assert.equal(made.stderr.trim().split("\n").length, 1);
+  assert.deepEqual(box.processes(), []);
+  assert.deepEqual(inlineFiles(box), []);
+});
