@@ -124,3 +124,16 @@ Deno.test("--inline refuses to create a named session: its record would end with
   assert.deepEqual(box.processes(), []);
   assert.deepEqual(inlineFiles(box), []);
 });
+
+Deno.test("`mcpx start` under daemon.inline starts a daemon that outlives it, which inline commands then use", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { f: faultyServer() } });
+  const env = { MCPX_DAEMON_INLINE: "1" };
+  const started = await box.mcpx(["start"], { env });
+  assert.equal(started.code, 0, started.stderr);
+  assert.doesNotMatch(started.stdout, /\.inline-/, started.stdout);
+  const status = await box.json<{ pid: number; rung: string }>(["status"], { env });
+  assert.equal(status.rung, "socket", "the started daemon is still there");
+  assert.deepEqual(inlineFiles(box), []);
+  await box.mcpx(["stop", "--all"]);
+});
