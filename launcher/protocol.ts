@@ -111,10 +111,17 @@ export type ControlRecord =
   | { mcpx: "result"; value: unknown }
   | { mcpx: "error"; failure: ScriptFailure };
 
+/** What `mcpx repl` posts to its Worker: a statement to evaluate, or the end of the session. */
+export type ReplRequest = { t: "eval"; code: string } | { t: "end" };
+
+/** What the repl's Worker posts once a statement is evaluated (its output was posted before). */
+export type ReplReply = { t: "evaluated"; ok: boolean };
+
 /** Messages a Worker launcher posts to the CLI. */
 export type WorkerMessage =
   | { t: "out"; fd: 1 | 2; data: Uint8Array }
-  | { t: "exit"; code: number };
+  | { t: "exit"; code: number }
+  | ReplReply;
 
 /**
  * What the CLI posts to a Worker launcher after its {@linkcode LaunchConfig}: that the daemon is

@@ -63,7 +63,8 @@ function named<T extends (...args: never[]) => unknown>(name: string, fn: T): T 
   return fn;
 }
 
-function renderResult(value: unknown): string {
+/** A result as `mcpx run` prints it: a string as it is, anything else as indented JSON. */
+export function renderResult(value: unknown): string {
   const v = unbox(value);
   if (typeof v === "string") return v.endsWith("\n") ? v : v + "\n";
   return JSON.stringify(v, null, 2) + "\n";

@@ -4,12 +4,12 @@
 // self.close into a reported end of the worker alone.
 
 import { type Host, launch } from "./runtime.ts";
-import type { DaemonReady, LaunchConfig, WorkerMessage } from "./protocol.ts";
+import type { DaemonReady, LaunchConfig, ReplRequest, WorkerMessage } from "./protocol.ts";
 import { denoConsole } from "./deno_console.ts";
 
 interface WorkerScope {
   postMessage(message: WorkerMessage, transfer?: Transferable[]): void;
-  onmessage: ((event: MessageEvent<LaunchConfig | DaemonReady>) => void) | null;
+  onmessage: ((event: MessageEvent<LaunchConfig | DaemonReady | ReplRequest>) => void) | null;
   close(): void;
   addEventListener(type: string, listener: (event: Event) => void): void;
 }
@@ -101,6 +101,8 @@ let daemonReady!: (problem: string | undefined) => void;
 
 scope.onmessage = (event) => {
   const message = event.data;
-  if ("t" in message) daemonReady(message.error);
-  else launch(host, message);
+  // `mcpx repl` posts its statements here too; launcher/repl.ts listens for them.
+  if ("t" in message) {
+    if (message.t === "daemon") daemonReady(message.error);
+  } else launch(host, message);
 };

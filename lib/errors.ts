@@ -49,6 +49,14 @@ export const ERRORS = {
   },
   QUESTION_CLOSED: { exit: 5, http: 409, hint: "" },
   ANSWER_INVALID: { exit: 2, http: 400, hint: "" },
+  // Tasks (lib/tasks/tasks.ts, docs/tasks.md).
+  TASK_NOT_FOUND: {
+    exit: 5,
+    http: 404,
+    hint: "`mcpx tasks list` shows the tasks the daemon holds",
+  },
+  TASK_ENDED: { exit: 5, http: 409, hint: "" },
+  TASKS_UNSUPPORTED: { exit: 2, http: 400, hint: "Call it without --task" },
   // A named session (docs/sessions.md) of that name is already open: the second is refused.
   SESSION_EXISTS: { exit: 2, http: 409, hint: "" },
   // Exit 10: another caller took the named session over (`mcpx session attach --take`); this

@@ -12,6 +12,11 @@ export interface Io {
   readonly cwd: string;
   /** Whether standard output is a terminal. */
   readonly isTerminal: boolean;
+  /**
+   * Whether standard input is a terminal: bare `mcpx` opens the browser only then, and `mcpx
+   * explore` and `mcpx repl` need one.
+   */
+  readonly stdinIsTerminal?: boolean;
   /** Whether standard error is a terminal (log levels are coloured there). */
   readonly errIsTerminal?: boolean;
   /** The parent process: what a `pid`-scoped server belongs to. */
@@ -30,6 +35,7 @@ export function realIo(): Io {
     env: Deno.env.toObject(),
     cwd: Deno.cwd(),
     isTerminal: Deno.stdout.isTerminal(),
+    stdinIsTerminal: Deno.stdin.isTerminal(),
     errIsTerminal: Deno.stderr.isTerminal(),
     ppid: Deno.ppid,
     readStdin: () => {

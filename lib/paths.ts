@@ -76,6 +76,7 @@ export function daemonFiles(
   | "token"
   | "listenToken"
   | "children"
+  | "tasks"
   | "sessions"
 > {
   return {
@@ -87,6 +88,7 @@ export function daemonFiles(
     token: join(dir, `${short}.token`),
     listenToken: join(dir, `${short}.listen-token`),
     children: join(dir, `${short}.children.json`),
+    tasks: join(dir, `${short}.tasks.json`),
     sessions: join(dir, `${short}.sessions.json`),
   };
 }
@@ -132,6 +134,8 @@ export interface DaemonPaths {
    * 0600), so that a successor can stop what a daemon that died left (lib/daemon/children.ts).
    */
   children: string;
+  /** The tasks the daemon holds (mode 0600), read back by the next one (lib/tasks/tasks.ts). */
+  tasks: string;
   /**
    * The named sessions (`mcpx session new`): versioned JSON, mode 0600, kept across daemon
    * restarts (lib/sessions/named.ts).

@@ -505,6 +505,10 @@ async function routerProblems(ops: Ops): Promise<string[]> {
       if (op.id.startsWith("elicit.") && res.status === 404 && body.code === "QUESTION_NOT_FOUND") {
         continue;
       }
+      // And a made-up task id is no task.
+      if (op.id.startsWith("tasks.") && res.status === 404 && body.code === "TASK_NOT_FOUND") {
+        continue;
+      }
       // No server named (all its parameters are optional, one of two is needed): its USAGE answer.
       if (op.id === "tools.adhoc" && res.status === 400 && body.code === "USAGE") continue;
       if (res.status !== 200) {

@@ -5,8 +5,8 @@
  *
  * First it brings what the end-to-end tests drive, where it is missing: the real MCP servers,
  * Node 22 and Bun from npm (tests/npm, pinned by its lock file), and, as root with apt, Debian's
- * Chromium. So `deno task test` works on a fresh clone with only Node and npm (and, for the browser
- * tests, Chromium).
+ * Chromium and tmux. So `deno task test` works on a fresh clone with only Node and npm (and, for the
+ * browser and terminal tests, Chromium and tmux).
  */
 const repo = new URL("..", import.meta.url).pathname;
 const present = (path: string) => {
@@ -47,6 +47,14 @@ if (!present("/usr/bin/chromium") && Deno.uid() === 0 && present("/usr/bin/apt-g
   await step("installing Debian's chromium (apt-get)", "sh", [
     "-c",
     "DEBIAN_FRONTEND=noninteractive apt-get update -qq && apt-get install -y -qq chromium",
+  ]);
+}
+// tmux: the real terminal of tests/e2e/tui_test.ts (`mcpx tui`) and tests/e2e/prompts_test.ts
+// (`mcpx explore`, `mcpx repl`).
+if (!present("/usr/bin/tmux") && Deno.uid() === 0 && present("/usr/bin/apt-get")) {
+  await step("installing tmux (apt-get)", "sh", [
+    "-c",
+    "DEBIAN_FRONTEND=noninteractive apt-get update -qq && apt-get install -y -qq tmux",
   ]);
 }
 

@@ -122,6 +122,10 @@ async function build(): Promise<void> {
         "--platform",
         "deno",
         "--code-splitting",
+        // ink loads React's devtools only under DEV=true, and mcpx never sets it: an optional
+        // peer dependency mcpx does not install.
+        "--external",
+        "react-devtools-core",
         "--outdir",
         next,
         join(tmp, "main.ts"),

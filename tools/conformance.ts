@@ -1,11 +1,18 @@
 /**
- * Runs the official MCP conformance suite's server leg against `mcpx serve --http` in code mode,
- * for each revision, and holds the result to the expected-failures baseline
- * (tests/conformance_baseline.json), which may only shrink: a failing scenario not in it fails,
- * and so does a baseline entry that now passes (remove it).
+ * Runs the official MCP conformance suite for each revision: its server leg against
+ * `mcpx serve --http` (code mode and gateway mode), and its client leg with
+ * tools/conformance_client.ts (mcpx's CLI and daemon) as the client under test. Each is held to
+ * its expected-failures baseline (tests/conformance_baseline.json for the server leg,
+ * tests/conformance_client_baseline.json for the client leg), which may only shrink: a failing
+ * scenario not in it fails, and so does a baseline entry that now passes (remove it).
  *
  *     deno run -A tools/conformance.ts           run, check, write docs/spec/official-suite.md
- *     deno run -A tools/conformance.ts --check   run and check only (what the test does)
+ *     deno run -A tools/conformance.ts --check   run and check only
+ *     --leg=code --leg=gateway --leg=client      only these legs (the tests run one side each)
+ *     --scenario=auth/dpop                       only these client scenarios (no baseline check)
+ *     --keep                                     keep the client leg's results (checks, stderr)
+ *
+ * MCPX_CONFORMANCE_CONCURRENCY sets how many client scenarios run at once (3).
  *
  * The suite is pinned here (SUITE); `deno run` brings it into an empty DENO_DIR by itself.
  */
@@ -51,7 +58,12 @@ export type Baseline = Record<Revision, Record<string, string>>;
 export type BaselineFile = Baseline & { gateway: Baseline };
 
 /** The ways a run disagrees with the baseline; empty when it agrees. */
-export function compare(rev: Revision, scenarios: Scenario[], baseline: Baseline): string[] {
+export function compare(
+  rev: Revision,
+  scenarios: Scenario[],
+  baseline: Baseline,
+  file = "tests/conformance_baseline.json",
+): string[] {
   const expected = baseline[rev] ?? {};
   const out: string[] = [];
   for (const s of scenarios) {
@@ -60,7 +72,7 @@ export function compare(rev: Revision, scenarios: Scenario[], baseline: Baseline
       out.push(`${rev} ${s.name}: fails (${s.failed} checks) and is not in the baseline`);
     }
     if (!failing && s.name in expected) {
-      out.push(`${rev} ${s.name}: passes now; remove it from tests/conformance_baseline.json`);
+      out.push(`${rev} ${s.name}: passes now; remove it from ${file}`);
     }
   }
   for (const name of Object.keys(expected)) {
@@ -242,17 +254,19 @@ export function renderDoc(
   results: Record<Leg, Record<Revision, Scenario[]>>,
   baseline: BaselineFile,
   commit: string,
+  client?: Record<Revision, Scenario[]>,
+  clientBaseline?: Baseline,
 ) {
   const lines = [
     "---",
-    "summary: The official MCP conformance suite's server leg against mcpx serve, per revision",
-    "read_when: changing the MCP surface (lib/surfaces/mcp.ts, mcp_gateway.ts), or asking how conformant it is",
+    "summary: The official MCP conformance suite against mcpx per revision, the server leg (mcpx serve) and the client leg (the daemon and its pool)",
+    "read_when: changing the MCP surface (lib/surfaces/mcp.ts, mcp_gateway.ts) or mcpx's MCP client (lib/mcp/, lib/pool/), or asking how conformant it is",
     "---",
     "",
     "# The official suite",
     "",
-    `\`${SUITE.slice(4)}\`, server leg, run two ways and measured at commit \`${commit}\` by`,
-    "`deno task conformance`, which writes this file:",
+    `\`${SUITE.slice(4)}\`, measured at commit \`${commit}\` by \`deno task conformance\`, which`,
+    "writes this file: the server leg run two ways, and the client leg (below).",
     "",
     "- **code mode**: against `mcpx serve --http` in code mode (one fixture server configured);",
     "- **gateway mode**: against `mcpx serve --http --expose surface`, fronting",
@@ -298,13 +312,208 @@ export function renderDoc(
       lines.push("");
     }
   }
+  if (client) lines.push(...renderClient(client, clientBaseline ?? {} as Baseline));
   return lines.join("\n");
+}
+
+/** The client leg's part of docs/spec/official-suite.md. */
+function renderClient(client: Record<Revision, Scenario[]>, baseline: Baseline): string[] {
+  const lines = [
+    "## The client leg",
+    "",
+    `\`${SUITE.slice(4)}\`, client leg, each revision's requirement set run at that revision's`,
+    "wire (`--scenario <name> --spec-version <revision> --force`, a few at a time). The client under",
+    "test is `tools/conformance_client.ts`: for each scenario it writes a configuration declaring the",
+    "scenario's URL as a remote server (`mcpx.protocol` pinned to the revision, `mcpx.oauth` with",
+    "the scenario's client credentials, or a client ID metadata document), and drives the mcpx CLI",
+    "in a private state directory: `mcpx refresh` and `mcpx call` through the daemon and its pool,",
+    "`mcpx elicit answer` for the questions the server asks, and `mcpx auth login` when the server",
+    "wants a sign-in (its browser a `fetch` of the printed URL, which the suite's authorization",
+    "server approves at once). `tests/e2e/conformance_client_test.ts` runs the same and fails when a",
+    "scenario outside `tests/conformance_client_baseline.json` fails, or when a baseline entry",
+    "passes.",
+    "",
+    "| revision | scenarios passing | scenarios failing | checks passed | checks failed |",
+    "| --- | --- | --- | --- | --- |",
+  ];
+  for (const rev of REVISIONS) {
+    const c = count(client[rev]);
+    lines.push(
+      `| ${rev} | ${c.passing} | ${
+        c.scenarios - c.passing
+      } | ${c.checksPassed} | ${c.checksFailed} |`,
+    );
+  }
+  lines.push("");
+  const apart = REVISIONS.map((rev) => {
+    const run = client[rev].filter((s) => s.unscored);
+    return `${run.filter((s) => s.failed === 0).length} of ${run.length} in ${rev}`;
+  });
+  lines.push(
+    `Run but not scored (extensions, added after release), passing: ${apart.join(", ")}.`,
+    "",
+  );
+  for (const rev of REVISIONS) {
+    lines.push(`## client leg, ${rev}`, "");
+    lines.push("| scenario | checks passed | checks failed | expected failure |");
+    lines.push("| --- | --- | --- | --- |");
+    for (const s of client[rev]) {
+      const why = baseline[rev]?.[s.name] ?? "";
+      const name = s.unscored ? `${s.name} (${s.unscored}, not scored)` : s.name;
+      lines.push(`| ${name} | ${s.passed} | ${s.failed} | ${why} |`);
+    }
+    lines.push("");
+  }
+  return lines;
+}
+
+// ---- The client leg ----------------------------------------------------------------------------
+
+const CLIENT = join(ROOT, "tools", "conformance_client.ts");
+const CLIENT_BASELINE = join(ROOT, "tests", "conformance_client_baseline.json");
+/** How many scenarios run at once: each starts a daemon and several CLI processes. */
+const CLIENT_CONCURRENCY = Number(Deno.env.get("MCPX_CONFORMANCE_CONCURRENCY") ?? 3);
+/** The suite's per-scenario limit on the client under test (its default is 30 s). */
+const CLIENT_TIMEOUT_MS = 90_000;
+
+/** What `conformance list --requirements <rev>` names for the client leg, scored or not. */
+export function parseClientList(output: string): { name: string; unscored?: string }[] {
+  const out: { name: string; unscored?: string }[] = [];
+  const lines = output.split("\n");
+  let section: "client" | "other" | "unscored" = "other";
+  let reason = "";
+  for (const line of lines) {
+    if (/^Client scenarios/.test(line)) section = "client";
+    else if (/^Server scenarios/.test(line)) section = "other";
+    else if (/^Run and reported, but never scored/.test(line)) section = "unscored";
+    else if (section === "client") {
+      const m = /^\s+- (\S+)$/.exec(line);
+      if (m) out.push({ name: m[1] });
+    } else if (section === "unscored") {
+      const r = /^\s+([\w-]+) \(\d+\):$/.exec(line);
+      if (r) reason = r[1];
+      const m = /^\s+- (\S+) \[client\]$/.exec(line);
+      if (m) out.push({ name: m[1], unscored: reason });
+    }
+  }
+  return out;
+}
+
+/** A scenario's checks.json, counted as the suite's summary counts them. */
+export function countChecks(name: string, checks: { status: string }[]): Scenario {
+  return {
+    name,
+    passed: checks.filter((c) => c.status === "SUCCESS").length,
+    failed: checks.filter((c) => c.status === "FAILURE").length,
+  };
+}
+
+/** Runs one client scenario at `rev`'s wire with the client under test; its counts. */
+async function runClientScenario(name: string, rev: Revision, out: string): Promise<Scenario> {
+  const dir = join(out, name.replaceAll("/", "_"));
+  const result = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--no-config",
+      SUITE,
+      "client",
+      "--command",
+      `${Deno.execPath()} run -A --no-lock ${CLIENT}`,
+      "--scenario",
+      name,
+      "--spec-version",
+      rev,
+      // What --requirements does: run it at this revision's wire even outside its window.
+      "--force",
+      "--timeout",
+      String(CLIENT_TIMEOUT_MS),
+      "-o",
+      dir,
+    ],
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  // The suite writes <dir>/<scenario>-<time>/checks.json (auth/x makes a folder auth).
+  const found: string[] = [];
+  const walk = (d: string) => {
+    try {
+      for (const e of Deno.readDirSync(d)) {
+        if (e.isDirectory) walk(join(d, e.name));
+        else if (e.name === "checks.json") found.push(join(d, e.name));
+      }
+    } catch { /* the suite wrote nothing */ }
+  };
+  walk(dir);
+  if (found.length !== 1) {
+    const text = new TextDecoder().decode(result.stdout) + new TextDecoder().decode(result.stderr);
+    console.error(`conformance: ${rev} ${name} left no results:\n${text.slice(-2000)}`);
+    return { name, passed: 0, failed: 1 };
+  }
+  const checks = JSON.parse(Deno.readTextFileSync(found[0]));
+  return countChecks(name, checks);
+}
+
+/**
+ * Runs every client scenario of both revisions (scored and not), at most CLIENT_CONCURRENCY at
+ * once; `only` narrows it to some scenarios. Failing checks are printed with `verbose`.
+ */
+export async function measureClient(
+  only?: string[],
+  keep = false,
+): Promise<Record<Revision, Scenario[]>> {
+  const out = await Deno.makeTempDir({ prefix: "mcpx-conformance-client-" });
+  if (keep) console.error(`conformance: client-leg results kept in ${out}`);
+  try {
+    const jobs: { rev: Revision; name: string; unscored?: string; index: number }[] = [];
+    for (const rev of REVISIONS) {
+      const list = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", "--no-config", SUITE, "list", "--requirements", rev],
+        env: { NO_COLOR: "1" },
+        stdin: "null",
+        stdout: "piped",
+        stderr: "null",
+      }).output();
+      const scenarios = parseClientList(new TextDecoder().decode(list.stdout))
+        .filter((s) => !only || only.includes(s.name));
+      scenarios.forEach((s, index) => jobs.push({ rev, ...s, index }));
+    }
+    const results = Object.fromEntries(REVISIONS.map((r) => [r, [] as Scenario[]])) as Record<
+      Revision,
+      Scenario[]
+    >;
+    let next = 0;
+    const worker = async () => {
+      while (next < jobs.length) {
+        const job = jobs[next++];
+        const s = await runClientScenario(job.name, job.rev, join(out, job.rev));
+        if (job.unscored) s.unscored = job.unscored;
+        results[job.rev][job.index] = s;
+      }
+    };
+    await Promise.all(Array.from({ length: CLIENT_CONCURRENCY }, worker));
+    for (const rev of REVISIONS) results[rev] = results[rev].filter(Boolean);
+    return results;
+  } finally {
+    if (!keep) await Deno.remove(out, { recursive: true }).catch(() => {});
+  }
+}
+
+/** The client leg's baseline. */
+export function readClientBaseline(): Baseline {
+  return JSON.parse(Deno.readTextFileSync(CLIENT_BASELINE)) as Baseline;
 }
 
 if (import.meta.main) {
   const check = Deno.args.includes("--check");
-  const only = LEGS.find((l) => Deno.args.includes(`--leg=${l}`));
-  const legs = only ? [only] : [...LEGS];
+  const keep = Deno.args.includes("--keep");
+  const named = Deno.args.filter((a) => a.startsWith("--leg=")).map((a) => a.slice(6));
+  const scenarios = Deno.args.filter((a) => a.startsWith("--scenario=")).map((a) => a.slice(11));
+  const legs = LEGS.filter((l) => !named.length || named.includes(l));
+  const withClient = !named.length || named.includes("client");
+  const all = legs.length === LEGS.length && withClient && !scenarios.length;
   const baseline = readBaseline();
   const results = {} as Record<Leg, Record<Revision, Scenario[]>>;
   const problems: string[] = [];
@@ -323,14 +532,37 @@ if (import.meta.main) {
       );
     }
   }
-  if (!check && !only) {
+  let client: Record<Revision, Scenario[]> | undefined;
+  const clientBaseline = readClientBaseline();
+  if (withClient) {
+    const started = performance.now();
+    client = await measureClient(scenarios.length ? scenarios : undefined, keep);
+    for (const rev of REVISIONS) {
+      const c = count(client[rev]);
+      console.log(
+        `client ${rev}: ${c.passing}/${c.scenarios} scenarios pass, ${c.checksPassed} checks passed, ${c.checksFailed} failed`,
+      );
+      for (const s of client[rev]) {
+        if (s.failed) console.log(`  failing: ${s.name}${s.unscored ? ` (${s.unscored})` : ""}`);
+      }
+    }
+    console.log(`client leg: ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    if (!scenarios.length) {
+      problems.push(
+        ...REVISIONS.flatMap((rev) =>
+          compare(rev, client![rev], clientBaseline, "tests/conformance_client_baseline.json")
+        ).map((p) => `client: ${p}`),
+      );
+    }
+  }
+  if (!check && all) {
     const commit = new TextDecoder().decode(
       (await new Deno.Command("git", { args: ["rev-parse", "--short", "HEAD"], cwd: ROOT })
         .output())
         .stdout,
     ).trim();
     await Deno.mkdir(join(ROOT, "docs", "spec"), { recursive: true });
-    await Deno.writeTextFile(DOC, renderDoc(results, baseline, commit));
+    await Deno.writeTextFile(DOC, renderDoc(results, baseline, commit, client, clientBaseline));
     await new Deno.Command(Deno.execPath(), {
       args: ["fmt", "--config", join(ROOT, "deno.json"), DOC],
       stdout: "null",

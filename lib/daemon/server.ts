@@ -24,7 +24,8 @@ import { passthroughNames, serverEnvironment } from "../config/server_env.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
 import { cacheDir, questionsDb, stateDir } from "../paths.ts";
-import { oauthDir } from "../mcp/oauth.ts";
+import { isMachine, login, oauthDir } from "../mcp/oauth.ts";
+import type { SignIn } from "../pool/sign_in.ts";
 import {
   CacheWriter,
   readCache,
@@ -754,7 +755,7 @@ async function makeRegistry(
   const defs = defsOf(config, settings, log, ctx.io.cwd);
   const fp = await ctx.fingerprint();
   const cache = await cacheFor(ctx, fp, defs, log);
-  const { resolveAuth } = await load<typeof import("../mcp/auth.ts")>(
+  const { resolveAuth, oauthClientConfig } = await load<typeof import("../mcp/auth.ts")>(
     "../mcp/auth.ts",
     import.meta.url,
   );
@@ -786,6 +787,48 @@ async function makeRegistry(
     const type = BUS_EVENTS[event];
     if (type) events.publish(type, { message: msg, ...attrs });
   };
+  // A sign-in started from a call (lib/pool/sign_in.ts): the daemon's own `mcpx auth login`, its
+  // URL handed over as a question; never in CI mode, nor for a machine client or a server whose
+  // entry sets its own Authorization header.
+  const startSignIn = (server: { name: string }): SignIn | undefined => {
+    const def = defs.find((d) => d.name === server.name);
+    const ci = settings.get("auth.ci") || ["true", "1"].includes(ctx.io.env.CI ?? "");
+    if (!def || def.transport === "stdio" || ci) return undefined;
+    let use;
+    try {
+      const env = def.envFrom === "caller" ? {} : { ...ctx.io.env };
+      const auth = resolveAuth(def.name, def.entry, { env });
+      const own = Object.keys(auth.headers).some((h) => h.toLowerCase() === "authorization");
+      const client = oauthClientConfig(def.name, def.entry.mcpx?.oauth, env);
+      if (own || !auth.url || isMachine(client)) return undefined;
+      use = {
+        namespace: def.namespace,
+        url: auth.url,
+        dir: oauthDir(stateDir(settings, ctx.io.env)),
+        ...(client ? { client } : {}),
+      };
+    } catch {
+      return undefined; // an unset ${VAR}: the call's own error says enough
+    }
+    const stop = new AbortController();
+    const url = Promise.withResolvers<string>();
+    const done = login(use, {
+      say: (line) => {
+        if (/^https?:\/\//.test(line)) url.resolve(line);
+      },
+      signal: stop.signal,
+    });
+    done.then(
+      () => url.reject(new Error("signed in without a URL")),
+      (e) => url.reject(e),
+    );
+    url.promise.catch(() => {});
+    done.catch(() => {});
+    log.write("info", "auth.signin", `A call started a sign-in to "${def.namespace}"`, {
+      server: def.name,
+    });
+    return { url: url.promise, done, cancel: () => stop.abort() };
+  };
   return new Registry(defs, {
     // The SDK is loaded when the first server starts, not with the daemon (~100 ms of start-up).
     connect: async (spec, startTimeoutMs, signal) => {
@@ -815,6 +858,7 @@ async function makeRegistry(
     called: (call) => events.publish("call.finished", { ...call }),
     questions,
     elicitWaitMs: settings.get("elicit.wait"),
+    signIn: startSignIn,
     spec(def, key) {
       // `${VAR}` reads the daemon's environment, or for "envFrom": "caller" the caller's values
       // that came with the call (the key carries them); nothing else of either reaches the server.
@@ -824,12 +868,19 @@ async function makeRegistry(
       const ownAuthorization = Object.keys(auth.headers).some((h) =>
         h.toLowerCase() === "authorization"
       );
+      // A machine client (client credentials, JWT bearer, enterprise) gets its tokens in the daemon, so it needs its
+      // configuration here; any other refresh uses the client stored with the tokens at login.
+      const block = def.entry.mcpx?.oauth as Record<string, unknown> | undefined;
+      const machine = remote &&
+          ["client_credentials", "jwt_bearer", "enterprise"].includes(String(block?.grant))
+        ? oauthClientConfig(def.name, block, source)
+        : undefined;
       const oauth = remote && !ownAuthorization
         ? {
           namespace: def.namespace,
           url: auth.url as string,
           dir: oauthDir(stateDir(settings, ctx.io.env)),
-          // No client config: a refresh uses the client stored with the tokens at login.
+          ...(machine ? { client: machine } : {}),
           ci: settings.get("auth.ci") || ["true", "1"].includes(ctx.io.env.CI ?? ""),
         }
         : undefined;

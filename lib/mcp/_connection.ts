@@ -175,6 +175,7 @@ export function toToolInfo(tool: {
   inputSchema: unknown;
   outputSchema?: unknown;
   annotations?: unknown;
+  execution?: unknown;
 }): ToolInfo {
   const info: ToolInfo = {
     name: tool.name,
@@ -187,6 +188,9 @@ export function toToolInfo(tool: {
   }
   if (tool.annotations !== undefined) {
     info.annotations = tool.annotations as Record<string, unknown>;
+  }
+  if (tool.execution && typeof tool.execution === "object") {
+    info.execution = tool.execution as Record<string, unknown>;
   }
   return info;
 }

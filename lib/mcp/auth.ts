@@ -181,6 +181,22 @@ export function redact<T extends Redactable>(spec: T, entry?: AuthEntry): T {
   return out;
 }
 
+const OAUTH_KEYS = [
+  "clientId",
+  "clientSecret",
+  "scopes",
+  "clientMetadataUrl",
+  "grant",
+  "privateKey",
+  "assertion",
+  "idpTokenEndpoint",
+  "idpClientId",
+  "idpClientSecret",
+  "idToken",
+];
+
+const GRANTS = ["authorization_code", "client_credentials", "jwt_bearer", "enterprise"];
+
 /**
  * The `mcpx.oauth` block of a server entry (a pre-registered client, its scopes), checked and
  * with `${VAR}` expanded from `env`; undefined when the entry has none.
@@ -196,13 +212,29 @@ export function oauthClientConfig(
   if (!isObject(block)) throw bad(`"mcpx.oauth" must be an object`);
   const out: OAuthClientConfig = {};
   for (const key of Object.keys(block)) {
-    if (!["clientId", "clientSecret", "scopes", "clientMetadataUrl"].includes(key)) {
-      throw bad(
-        `unknown field "mcpx.oauth.${key}" (clientId, clientSecret, scopes, clientMetadataUrl)`,
-      );
+    if (!OAUTH_KEYS.includes(key)) {
+      throw bad(`unknown field "mcpx.oauth.${key}" (${OAUTH_KEYS.join(", ")})`);
     }
   }
-  for (const key of ["clientId", "clientSecret", "clientMetadataUrl"] as const) {
+  if (block.grant !== undefined) {
+    if (!GRANTS.includes(String(block.grant))) {
+      throw bad(`"mcpx.oauth.grant" must be one of ${GRANTS.map((g) => `"${g}"`).join(", ")}`);
+    }
+    out.grant = block.grant as OAuthClientConfig["grant"];
+  }
+  for (
+    const key of [
+      "clientId",
+      "clientSecret",
+      "clientMetadataUrl",
+      "privateKey",
+      "assertion",
+      "idpTokenEndpoint",
+      "idpClientId",
+      "idpClientSecret",
+      "idToken",
+    ] as const
+  ) {
     const value = block[key];
     if (value === undefined) continue;
     if (typeof value !== "string") throw bad(`"mcpx.oauth.${key}" must be a string`);
@@ -216,6 +248,21 @@ export function oauthClientConfig(
     out.scopes = scopes;
   }
   if (out.clientSecret && !out.clientId) throw bad(`"mcpx.oauth.clientSecret" needs a clientId`);
+  if (
+    out.grant === "client_credentials" && (!out.clientId || !(out.clientSecret || out.privateKey))
+  ) {
+    throw bad(
+      `"mcpx.oauth.grant" "client_credentials" needs a clientId and a clientSecret or privateKey`,
+    );
+  }
+  if (out.grant === "jwt_bearer" && (!out.clientId || !out.assertion)) {
+    throw bad(`"mcpx.oauth.grant" "jwt_bearer" needs a clientId and an assertion`);
+  }
+  if (out.grant === "enterprise" && (!out.clientId || !out.idpTokenEndpoint || !out.idToken)) {
+    throw bad(
+      `"mcpx.oauth.grant" "enterprise" needs a clientId, an idpTokenEndpoint and an idToken`,
+    );
+  }
   return out;
 }
 

@@ -110,6 +110,51 @@ Deno.test("oauthClientConfig() expands ${VAR}, names an unset one, and refuses a
   });
 });
 
+Deno.test("oauthClientConfig() reads the machine grants and refuses one missing what it needs", () => {
+  assert.deepEqual(
+    oauthClientConfig("ci", { grant: "jwt_bearer", clientId: "w", assertion: "${JWT}" }, {
+      JWT: "eyJ.a.b",
+    }),
+    { grant: "jwt_bearer", clientId: "w", assertion: "eyJ.a.b" },
+  );
+  assert.deepEqual(
+    oauthClientConfig("ci", {
+      grant: "enterprise",
+      clientId: "c",
+      clientSecret: "s",
+      idpTokenEndpoint: "https://idp.example/token",
+      idpClientId: "i",
+      idToken: "t",
+    }, {}),
+    {
+      grant: "enterprise",
+      clientId: "c",
+      clientSecret: "s",
+      idpTokenEndpoint: "https://idp.example/token",
+      idpClientId: "i",
+      idToken: "t",
+    },
+  );
+  for (
+    const [block, message] of [
+      [{ grant: "password" }, /"mcpx.oauth.grant" must be one of "authorization_code"/],
+      [{ grant: "client_credentials", clientId: "c" }, /needs a clientId and a clientSecret/],
+      [{ grant: "jwt_bearer", clientId: "c" }, /"jwt_bearer" needs a clientId and an assertion/],
+      [
+        { grant: "enterprise", clientId: "c", idToken: "t" },
+        /needs a clientId, an idpTokenEndpoint/,
+      ],
+      [{ privateKey: 7 }, /"mcpx.oauth.privateKey" must be a string/],
+    ] as const
+  ) {
+    assert.throws(() => oauthClientConfig("ci", block, {}), (e: Error & { code?: string }) => {
+      assert.equal(e.code, "CONFIG_INVALID");
+      assert.match(e.message, message);
+      return true;
+    });
+  }
+});
+
 Deno.test("resolveAuth() rejects malformed or misplaced auth blocks", () => {
   assert.throws(
     () => resolveAuth("api", { url: "https://x/mcp", auth: { type: "magic" } }, { env }),

@@ -18,6 +18,32 @@ export interface OAuthClientConfig {
   scopes?: string[];
   /** An HTTPS URL serving this client's metadata document, used as its client id where offered. */
   clientMetadataUrl?: string;
+  /**
+   * A machine client that needs no sign-in, its tokens requested whenever none is usable:
+   * `client_credentials` (RFC 6749 section 4.4) with `clientId` and `clientSecret` (or
+   * `privateKey`), or `jwt_bearer` (RFC 7523, workload identity) presenting `assertion`.
+   */
+  grant?: "authorization_code" | "client_credentials" | "jwt_bearer" | "enterprise";
+  /** A PKCS#8 PEM private key (EC P-256, ES256) for `private_key_jwt` client authentication. */
+  privateKey?: string;
+  /** The JWT a `jwt_bearer` client presents (its workload identity token). */
+  assertion?: string;
+  /**
+   * `enterprise` (enterprise-managed authorization): the identity provider's token endpoint, where
+   * `idToken` is exchanged (RFC 8693) for an identity assertion grant (ID-JAG) that the
+   * authorization server takes with the JWT bearer grant; `idpClientId` and `idpClientSecret` are
+   * this client at the identity provider.
+   */
+  idpTokenEndpoint?: string;
+  idpClientId?: string;
+  idpClientSecret?: string;
+  idToken?: string;
+}
+
+/** Whether `use` is a machine client, which gets its tokens without a person. */
+export function isMachine(client: OAuthClientConfig | undefined): boolean {
+  return client?.grant === "client_credentials" || client?.grant === "jwt_bearer" ||
+    client?.grant === "enterprise";
 }
 
 /** What the connection and the `auth` commands need to reach one server's credentials. */
@@ -43,6 +69,8 @@ export interface StoredTokens {
   scope?: string;
   /** Scopes a server asked for (`insufficient_scope`) beyond these tokens': the next login asks too. */
   wantScope?: string;
+  /** `DPoP` for a token bound to the issuer file's `dpopKey`; absent for a bearer token. */
+  tokenType?: "DPoP";
 }
 
 /** The file of one issuer: its endpoints, this machine's client there, and tokens by resource. */
@@ -51,6 +79,11 @@ export interface IssuerFile {
   tokenEndpoint: string;
   authMethods?: string[];
   client: { clientId: string; clientSecret?: string; redirectUris?: string[]; how: ClientHow };
+  /**
+   * This machine's DPoP key at the issuer (RFC 9449), a private JWK (EC P-256), where the issuer
+   * offers DPoP: its tokens are bound to it, and every use carries a proof signed with it.
+   */
+  dpopKey?: JsonWebKey;
   tokens: Record<string, StoredTokens>;
 }
 
@@ -183,18 +216,22 @@ async function refreshUnderLock(
     const tokens = file.tokens[resource];
     if (!tokens) throw needLogin(use, "has no stored OAuth token");
     if (tokens.accessToken !== rejected && fresh(tokens)) return tokens.accessToken;
-    if (!tokens.refreshToken) {
+    const machine = isMachine(use.client);
+    if (!tokens.refreshToken && !machine) {
       throw needLogin(use, "has an OAuth token that expired and cannot be refreshed");
     }
-    const answer = await tokenRequest(reaching(use.fetch ?? fetch), file, {
-      grant_type: "refresh_token",
-      refresh_token: tokens.refreshToken,
-      resource,
-    }).catch((error) => {
-      throw error instanceof McpxError && error.code === "CREDENTIALS_MISSING"
-        ? needLogin(use, `could not refresh its OAuth token (${error.message})`)
-        : error;
-    });
+    const f = reaching(use.fetch ?? fetch);
+    const answer = await (tokens.refreshToken
+      ? tokenRequest(f, file, {
+        grant_type: "refresh_token",
+        refresh_token: tokens.refreshToken,
+        resource,
+      })
+      : clientCredentialsRequest(use, f, file, resource, tokens.scope)).catch((error) => {
+        throw error instanceof McpxError && error.code === "CREDENTIALS_MISSING"
+          ? needLogin(use, `could not refresh its OAuth token (${error.message})`)
+          : error;
+      });
     file.tokens[resource] = storedTokens(tokens.namespace, answer, tokens);
     writeIssuerFile(path, file);
     return file.tokens[resource].accessToken;
@@ -260,15 +297,45 @@ function fresh(tokens: StoredTokens): boolean {
 export function oauthFetch(use: OAuthUse, base: Fetch): Fetch {
   let current: string | undefined;
   let loaded = false;
+  // The DPoP key of the token last sent, looked up once per token.
+  let bound: { token: string; key: JsonWebKey | undefined } | undefined;
+  const keyOf = (token: string) => {
+    if (bound?.token !== token) bound = { token, key: dpopKeyFor(use, token) };
+    return bound.key;
+  };
   return async (input, init) => {
     if (!loaded) {
       current = await accessToken(use);
       loaded = true;
     }
-    const send = (token: string | undefined) => {
+    const send = async (token: string | undefined) => {
       const headers = new Headers(init?.headers);
-      if (token) headers.set("authorization", `Bearer ${token}`);
-      return base(input, { ...init, headers });
+      const key = token ? keyOf(token) : undefined;
+      if (token && key) {
+        headers.set("authorization", `DPoP ${token}`);
+        headers.set(
+          "dpop",
+          await dpopProof(key, init?.method ?? "GET", String(input), { accessToken: token }),
+        );
+      } else if (token) headers.set("authorization", `Bearer ${token}`);
+      const response = await base(input, { ...init, headers });
+      noteNonce(String(input), response);
+      // A resource that wants a DPoP nonce (RFC 9449 section 9) is asked again with it, once.
+      if (
+        key && response.status === 401 &&
+        parseChallenge(wwwAuthenticate(response)).error === "use_dpop_nonce" &&
+        response.headers.has("dpop-nonce")
+      ) {
+        await response.body?.cancel();
+        headers.set(
+          "dpop",
+          await dpopProof(key, init?.method ?? "GET", String(input), { accessToken: token }),
+        );
+        const again = await base(input, { ...init, headers });
+        noteNonce(String(input), again);
+        return again;
+      }
+      return response;
     };
     let response = await send(current);
     if (response.status === 403 && current) {
@@ -277,6 +344,8 @@ export function oauthFetch(use: OAuthUse, base: Fetch): Fetch {
         await response.body?.cancel();
         const scope = challenge.scope ?? "";
         if (scope) await wantScope(use, scope);
+        // The next request reads the store again: a sign-in with the scope may come meanwhile.
+        loaded = false;
         throw needLogin(
           use,
           `needs scope "${
@@ -285,12 +354,19 @@ export function oauthFetch(use: OAuthUse, base: Fetch): Fetch {
         );
       }
     }
-    if (response.status !== 401 || !/^\s*bearer\b/i.test(wwwAuthenticate(response))) {
+    if (response.status !== 401 || !/^\s*(bearer|dpop)\b/i.test(wwwAuthenticate(response))) {
       return response;
+    }
+    if (!current && isMachine(use.client)) {
+      rememberChallenge(use, wwwAuthenticate(response));
+      await response.body?.cancel();
+      current = await machineToken(use);
+      return await send(current);
     }
     if (!current) {
       rememberChallenge(use, wwwAuthenticate(response));
       await response.body?.cancel();
+      loaded = false;
       throw needLogin(use, "requires OAuth and has no stored token");
     }
     await response.body?.cancel();
@@ -303,6 +379,99 @@ export function oauthFetch(use: OAuthUse, base: Fetch): Fetch {
     }
     return response;
   };
+}
+
+/** The DPoP key a stored token is bound to, if it is a DPoP token. */
+function dpopKeyFor(use: OAuthUse, token: string): JsonWebKey | undefined {
+  const resource = resourceOf(use.url);
+  const found = findCredentials(use.dir, resource);
+  const tokens = found?.file.tokens[resource];
+  return tokens?.accessToken === token && tokens.tokenType === "DPoP"
+    ? found?.file.dpopKey
+    : undefined;
+}
+
+/** The last `DPoP-Nonce` each origin handed out (RFC 9449 section 8 and 9), within this process. */
+const dpopNonces = new Map<string, string>();
+
+function noteNonce(url: string, response: Response): void {
+  const nonce = response.headers.get("dpop-nonce");
+  if (nonce) dpopNonces.set(new URL(url).origin, nonce);
+}
+
+/**
+ * The DPoP key to bind tokens to where the authorization server offers DPoP with ES256
+ * (`dpop_signing_alg_values_supported`): the issuer file's, else a new one.
+ */
+async function dpopKeyOf(
+  server: Record<string, unknown>,
+  existing: IssuerFile | undefined,
+): Promise<JsonWebKey | undefined> {
+  const algs = server.dpop_signing_alg_values_supported;
+  if (!Array.isArray(algs) || !algs.includes("ES256")) return undefined;
+  return existing?.dpopKey ?? await newDpopKey();
+}
+
+/** A fresh DPoP key: a private JWK of an EC P-256 pair. */
+async function newDpopKey(): Promise<JsonWebKey> {
+  const pair = await crypto.subtle.generateKey(
+    { name: "ECDSA", namedCurve: "P-256" },
+    true,
+    ["sign", "verify"],
+  );
+  return await crypto.subtle.exportKey("jwk", pair.privateKey);
+}
+
+/**
+ * A DPoP proof (RFC 9449 section 4): `htm` and `htu` (the URL without query or fragment), a new
+ * `jti`, the origin's last nonce, and `ath` over the access token it accompanies.
+ */
+async function dpopProof(
+  jwk: JsonWebKey,
+  method: string,
+  url: string,
+  options: { accessToken?: string } = {},
+): Promise<string> {
+  const key = await crypto.subtle.importKey(
+    "jwk",
+    jwk,
+    { name: "ECDSA", namedCurve: "P-256" },
+    false,
+    ["sign"],
+  );
+  const target = new URL(url);
+  const nonce = dpopNonces.get(target.origin);
+  const ath = options.accessToken
+    ? base64url(
+      new Uint8Array(
+        await crypto.subtle.digest("SHA-256", new TextEncoder().encode(options.accessToken)),
+      ),
+    )
+    : undefined;
+  return await signEs256(key, {
+    typ: "dpop+jwt",
+    alg: "ES256",
+    jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y },
+  }, {
+    jti: randomToken(),
+    htm: method.toUpperCase(),
+    htu: `${target.origin}${target.pathname}`,
+    iat: Math.floor(Date.now() / 1000),
+    ...(nonce ? { nonce } : {}),
+    ...(ath ? { ath } : {}),
+  });
+}
+
+/** A compact JWS with ES256 (the signature as r and s, which is what Web Crypto returns). */
+async function signEs256(key: CryptoKey, header: unknown, payload: unknown): Promise<string> {
+  const encode = (value: unknown) => base64url(new TextEncoder().encode(JSON.stringify(value)));
+  const input = `${encode(header)}.${encode(payload)}`;
+  const signature = await crypto.subtle.sign(
+    { name: "ECDSA", hash: "SHA-256" },
+    key,
+    new TextEncoder().encode(input),
+  );
+  return `${input}.${base64url(new Uint8Array(signature))}`;
 }
 
 function wwwAuthenticate(response: Response): string {
@@ -342,10 +511,10 @@ function rememberedChallenge(use: OAuthUse): Record<string, string> {
   }
 }
 
-/** The parameters of a `Bearer` challenge (`resource_metadata`, `scope`, `error`). */
+/** The parameters of a `Bearer` or `DPoP` challenge (`resource_metadata`, `scope`, `error`). */
 export function parseChallenge(header: string): Record<string, string> {
   const out: Record<string, string> = {};
-  const bearer = /bearer\s+(.*)$/i.exec(header);
+  const bearer = /(?:bearer|dpop)\s+(.*)$/i.exec(header);
   if (!bearer) return out;
   for (const m of bearer[1].matchAll(/([\w-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/g)) {
     out[m[1].toLowerCase()] = m[2] !== undefined ? m[2].replace(/\\(.)/g, "$1") : m[3];
@@ -524,6 +693,11 @@ export interface AuthStatus {
  * and its `iss` (RFC 9207) the issuer's; the tokens are stored in the issuer's file.
  */
 export async function login(use: OAuthUse, io: LoginIo): Promise<AuthStatus> {
+  if (isMachine(use.client)) {
+    // A machine client signs in by itself: no browser, no person, allowed in CI mode.
+    await machineToken(use);
+    return status(use);
+  }
   if (use.ci) {
     throw new McpxError(
       "CREDENTIALS_MISSING",
@@ -561,11 +735,18 @@ export async function login(use: OAuthUse, io: LoginIo): Promise<AuthStatus> {
   const verifier = randomToken() + randomToken();
   const challenge = await s256(verifier);
   const waiting = Promise.withResolvers<URLSearchParams>();
+  waiting.promise.catch(() => {});
+  // Aborting ends the wait, and the listener is shut down below (not through the signal: an abort
+  // after the sign-in ended would shut down a listener that is already gone).
+  io.signal?.addEventListener(
+    "abort",
+    () => waiting.reject(new McpxError("CREDENTIALS_MISSING", "The sign-in was cancelled")),
+    { once: true },
+  );
   const listener = Deno.serve({
     hostname: "127.0.0.1",
     port: 0,
     onListen: () => {},
-    signal: io.signal,
   }, (request) => {
     const u = new URL(request.url);
     if (u.pathname !== "/callback") return new Response("Not found", { status: 404 });
@@ -601,11 +782,13 @@ export async function login(use: OAuthUse, io: LoginIo): Promise<AuthStatus> {
       clearTimeout(timer);
     }
     checkRedirect(use, params, state, server, issuer);
+    const dpopKey = await dpopKeyOf(server, existing);
     const answer = await tokenRequest(f, {
       issuer,
       tokenEndpoint,
       authMethods: authMethods(server),
       client,
+      ...(dpopKey ? { dpopKey } : {}),
       tokens: {},
     }, {
       grant_type: "authorization_code",
@@ -627,6 +810,7 @@ export async function login(use: OAuthUse, io: LoginIo): Promise<AuthStatus> {
       tokenEndpoint,
       authMethods: authMethods(server),
       client,
+      ...(dpopKey ? { dpopKey } : {}),
       tokens: { ...latest?.tokens, [resourceOf(use.url)]: storedTokens(use.namespace, answer) },
     };
     writeIssuerFile(path, file);
@@ -740,6 +924,181 @@ async function clientFor(
   };
 }
 
+const machineTokens = new Map<string, Promise<string>>();
+
+/**
+ * A token for a machine client (`mcpx.oauth.grant`): discovery as for a sign-in, then a token
+ * request, `client_credentials` authenticated by the configured secret (or a `private_key_jwt`
+ * assertion signed with `privateKey`) or `jwt_bearer` presenting the configured assertion,
+ * stored like any other. No person is involved, so the daemon does it
+ * itself, once at a time per resource within a process.
+ */
+export function machineToken(use: OAuthUse): Promise<string> {
+  const resource = resourceOf(use.url);
+  let pending = machineTokens.get(resource);
+  if (!pending) {
+    pending = (async () => {
+      const client = use.client;
+      if (!client?.clientId) {
+        throw new McpxError(
+          "CONFIG_INVALID",
+          `Server "${use.namespace}": "mcpx.oauth.grant" "${client?.grant}" needs a clientId`,
+        );
+      }
+      const f = reaching(use.fetch ?? fetch);
+      const found = await discover(use);
+      const path = issuerPath(use.dir, found.issuer);
+      const latest = (() => {
+        try {
+          return readIssuerFile(path);
+        } catch (error) {
+          if (error instanceof Deno.errors.NotFound) return undefined;
+          throw error;
+        }
+      })();
+      const dpopKey = await dpopKeyOf(found.server, latest);
+      const file: IssuerFile = {
+        issuer: found.issuer,
+        tokenEndpoint: stringField(found.server, "token_endpoint", found.issuer),
+        authMethods: authMethods(found.server),
+        client: {
+          clientId: client.clientId,
+          ...(client.clientSecret ? { clientSecret: client.clientSecret } : {}),
+          how: "configured",
+        },
+        ...(dpopKey ? { dpopKey } : {}),
+        tokens: { ...latest?.tokens },
+      };
+      const answer = await clientCredentialsRequest(
+        use,
+        f,
+        file,
+        found.resource,
+        found.scopes?.join(" "),
+      );
+      file.tokens[resource] = storedTokens(use.namespace, answer);
+      writeIssuerFile(path, file);
+      return file.tokens[resource].accessToken;
+    })().finally(() => machineTokens.delete(resource));
+    machineTokens.set(resource, pending);
+  }
+  return pending;
+}
+
+/**
+ * The token request of a machine client: the client credentials grant (with a JWT client
+ * assertion where a private key is configured), or the JWT bearer grant with its assertion.
+ */
+async function clientCredentialsRequest(
+  use: OAuthUse,
+  f: Fetch,
+  file: IssuerFile,
+  resource: string,
+  scope: string | undefined,
+): Promise<TokenAnswer> {
+  const bearer = use.client?.grant === "jwt_bearer" || use.client?.grant === "enterprise";
+  const assertion = use.client?.grant === "enterprise"
+    ? await identityAssertion(use, f, file.issuer, resource, scope)
+    : use.client?.assertion ?? "";
+  const params: Record<string, string> = bearer
+    ? { grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion, resource }
+    : { grant_type: "client_credentials", resource };
+  if (scope) params.scope = scope;
+  if (!bearer && use.client?.privateKey) {
+    params.client_assertion_type = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+    params.client_assertion = await clientAssertion(
+      use,
+      file.client.clientId,
+      file.issuer,
+      use.client.privateKey,
+    );
+  }
+  return await tokenRequest(f, file, params);
+}
+
+/**
+ * Enterprise-managed authorization: the identity provider exchanges the user's ID token (RFC 8693
+ * token exchange) for an identity assertion authorization grant (ID-JAG) for `issuer` and
+ * `resource`, which the authorization server then takes as a JWT bearer assertion.
+ */
+async function identityAssertion(
+  use: OAuthUse,
+  f: Fetch,
+  issuer: string,
+  resource: string,
+  scope: string | undefined,
+): Promise<string> {
+  const c = use.client ?? {};
+  const form = new URLSearchParams({
+    grant_type: "urn:ietf:params:oauth:grant-type:token-exchange",
+    requested_token_type: "urn:ietf:params:oauth:token-type:id-jag",
+    subject_token: c.idToken ?? "",
+    subject_token_type: "urn:ietf:params:oauth:token-type:id_token",
+    audience: issuer,
+    resource,
+    ...(scope ? { scope } : {}),
+  });
+  const headers: Record<string, string> = {
+    "content-type": "application/x-www-form-urlencoded",
+    accept: "application/json",
+  };
+  if (c.idpClientSecret) {
+    headers.authorization = `Basic ${
+      btoa(`${encodeURIComponent(c.idpClientId ?? "")}:${encodeURIComponent(c.idpClientSecret)}`)
+    }`;
+  } else if (c.idpClientId) form.set("client_id", c.idpClientId);
+  const response = await f(c.idpTokenEndpoint ?? "", { method: "POST", headers, body: form });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok || typeof body.access_token !== "string") {
+    throw new McpxError(
+      "CREDENTIALS_MISSING",
+      `The identity provider's token endpoint ${c.idpTokenEndpoint} refused to exchange the ID token for server "${use.namespace}" (HTTP ${response.status}${
+        body.error ? ` "${body.error}"` : ""
+      })`,
+    );
+  }
+  return body.access_token;
+}
+
+/** A `private_key_jwt` client assertion (RFC 7523): ES256 over iss = sub = the client id. */
+async function clientAssertion(
+  use: OAuthUse,
+  clientId: string,
+  audience: string,
+  pem: string,
+): Promise<string> {
+  const der = (() => {
+    try {
+      const body = pem.replace(/-----(BEGIN|END) PRIVATE KEY-----/g, "").replace(/\s+/g, "");
+      return Uint8Array.from(atob(body), (c) => c.charCodeAt(0));
+    } catch {
+      return undefined;
+    }
+  })();
+  const key = der && await crypto.subtle.importKey(
+    "pkcs8",
+    der,
+    { name: "ECDSA", namedCurve: "P-256" },
+    false,
+    ["sign"],
+  ).catch(() => undefined);
+  if (!key) {
+    throw new McpxError(
+      "CONFIG_INVALID",
+      `Server "${use.namespace}": "mcpx.oauth.privateKey" is not a PKCS#8 PEM EC P-256 private key`,
+    );
+  }
+  const now = Math.floor(Date.now() / 1000);
+  return await signEs256(key, { alg: "ES256", typ: "JWT" }, {
+    iss: clientId,
+    sub: clientId,
+    aud: audience,
+    iat: now,
+    exp: now + 300,
+    jti: randomToken(),
+  });
+}
+
 function authMethods(server: Record<string, unknown>): string[] | undefined {
   const methods = server.token_endpoint_auth_methods_supported;
   return Array.isArray(methods) ? methods.filter((m) => typeof m === "string") : undefined;
@@ -747,6 +1106,7 @@ function authMethods(server: Record<string, unknown>): string[] | undefined {
 
 interface TokenAnswer {
   access_token: string;
+  token_type?: string;
   refresh_token?: string;
   expires_in?: number;
   scope?: string;
@@ -763,7 +1123,9 @@ async function tokenRequest(
     accept: "application/json",
   };
   const { clientId, clientSecret } = file.client;
-  if (clientSecret) {
+  if (params.client_assertion) {
+    form.set("client_id", clientId);
+  } else if (clientSecret) {
     const methods = file.authMethods ?? ["client_secret_basic"];
     if (methods.includes("client_secret_basic") || !methods.includes("client_secret_post")) {
       headers.authorization = `Basic ${
@@ -776,8 +1138,17 @@ async function tokenRequest(
   } else {
     form.set("client_id", clientId);
   }
-  const response = await f(file.tokenEndpoint, { method: "POST", headers, body: form });
-  const body = await response.json().catch(() => ({}));
+  const post = async () => {
+    if (file.dpopKey) headers.dpop = await dpopProof(file.dpopKey, "POST", file.tokenEndpoint);
+    const response = await f(file.tokenEndpoint, { method: "POST", headers, body: form });
+    noteNonce(file.tokenEndpoint, response);
+    return { response, body: await response.json().catch(() => ({})) };
+  };
+  let { response, body } = await post();
+  // An authorization server that wants a DPoP nonce (RFC 9449 section 8) is asked again with it.
+  if (file.dpopKey && body.error === "use_dpop_nonce" && response.headers.has("dpop-nonce")) {
+    ({ response, body } = await post());
+  }
   if (!response.ok || typeof body.access_token !== "string") {
     throw new McpxError(
       "CREDENTIALS_MISSING",
@@ -800,6 +1171,7 @@ function storedTokens(namespace: string, answer: TokenAnswer, before?: StoredTok
       ? { expiresAt: Date.now() + answer.expires_in * 1000 }
       : {}),
     ...(scope ? { scope } : {}),
+    ...(answer.token_type?.toLowerCase() === "dpop" ? { tokenType: "DPoP" as const } : {}),
   };
 }
 

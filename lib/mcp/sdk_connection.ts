@@ -46,6 +46,68 @@ import type {
   UpstreamNotification,
 } from "./types.ts";
 
+/**
+ * A Standard Schema that takes any object as it came: what `request(…, { raw: true })` hands the
+ * SDK's `request()` in place of the method's own result schema.
+ */
+const ANY_OBJECT = {
+  "~standard": {
+    version: 1,
+    vendor: "mcpx",
+    validate: (value: unknown) =>
+      value !== null && typeof value === "object" && !Array.isArray(value)
+        ? { value }
+        : { issues: [{ message: "the result is not an object" }] },
+  },
+};
+
+/** The 2026-07-28 tasks extension's id, and the `_meta` key of a request's client capabilities. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+const CLIENT_CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities";
+
+/**
+ * Keeps the CreateTaskResults (`resultType: "task"`) of the requests marked with a nonce: the
+ * SDK's client (2.4) decodes only complete and input_required results and rejects the rest, so
+ * the answer is taken from the wire as it passes. The nonce is a `_meta` key of mcpx's own, read
+ * and removed on the way out (the server never sees it), that ties the request's JSON-RPC id to
+ * the caller.
+ */
+class TaskCapture {
+  static readonly KEY = "dev.mcpx/task-nonce";
+  readonly #ids = new Map<string | number, string>();
+  readonly #kept = new Map<string, Record<string, unknown>>();
+
+  watch(transport: Transport): void {
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      const params = (message as { params?: { _meta?: Record<string, unknown> } }).params;
+      const nonce = params?._meta?.[TaskCapture.KEY];
+      if (typeof nonce === "string" && "id" in message && message.id !== undefined) {
+        this.#ids.set(message.id, nonce);
+        const { [TaskCapture.KEY]: _, ...meta } = params!._meta!;
+        message = { ...message, params: { ...params, _meta: meta } } as JSONRPCMessage;
+      }
+      return send(message, options);
+    };
+  }
+
+  heard(message: JSONRPCMessage): void {
+    if (!("id" in message) || message.id === undefined || !this.#ids.has(message.id)) return;
+    const nonce = this.#ids.get(message.id)!;
+    this.#ids.delete(message.id);
+    const result = (message as { result?: Record<string, unknown> }).result;
+    if (result?.resultType === "task") this.#kept.set(nonce, result);
+  }
+
+  /** The CreateTaskResult kept for `nonce`, once; whatever else is kept for it is dropped. */
+  take(nonce: string): Record<string, unknown> | undefined {
+    const kept = this.#kept.get(nonce);
+    this.#kept.delete(nonce);
+    for (const [id, n] of this.#ids) if (n === nonce) this.#ids.delete(id);
+    return kept;
+  }
+}
+
 /** How long `close()` waits for an HTTP server to acknowledge the session's DELETE. */
 const TERMINATE_SESSION_MS = 2000;
 
@@ -78,6 +140,8 @@ class Connection implements McpConnection {
    * by assignment, and a property named `__proto__` is lost there; these keep it.
    */
   readonly #schemas = new Map<string, Record<string, unknown>>();
+  /** 2026-07-28 CreateTaskResults, which the SDK's client (2.4) refuses, kept for the caller. */
+  readonly #taskCapture = new TaskCapture();
 
   constructor(spec: ServerSpec, options: ConnectOptions) {
     this.#spec = spec;
@@ -180,7 +244,9 @@ class Connection implements McpConnection {
         transport.settle(message.id);
       }
       this.#keepSchemas(message);
+      this.#taskCapture.heard(message);
     };
+    this.#taskCapture.watch(transport);
 
     const ms = this.#options.startTimeoutMs;
     const signal = this.#options.signal;
@@ -211,9 +277,12 @@ class Connection implements McpConnection {
       return;
     }
     const error = "error" in outcome ? outcome.error : undefined;
-    if (error instanceof McpxError) {
+    // mcpx's own refusal (no OAuth token, an unsafe token file), also where the SDK wrapped it
+    // (the 2026-07-28 `server/discover` probe): its code and one line, not a start failure.
+    const own = ownError(error);
+    if (own) {
       await this.close();
-      throw error;
+      throw own;
     }
     // The child may be exiting right now; its status and last stderr lines explain more than
     // "connection closed" does.
@@ -336,13 +405,37 @@ class Connection implements McpConnection {
       timeoutMs: number;
       signal?: AbortSignal;
       onprogress?: (progress: Record<string, unknown>) => void;
+      raw?: boolean;
+      taskExtension?: boolean;
     },
   ): Promise<Record<string, unknown>> {
     this.#life.assertOpen(`answer "${method}"`);
     const server = this.#spec.name;
+    // 2026-07-28: the tasks extension declared for this request alone (its `_meta` client
+    // capabilities win over the envelope's), and the CreateTaskResult it may bring kept.
+    const nonce = options.taskExtension ? crypto.randomUUID() : undefined;
+    if (nonce) {
+      const declared = this.#options.onServerRequest
+        ? declaredCapabilities(this.#options.capabilities)
+        : {};
+      params = {
+        ...params,
+        _meta: {
+          ...(params?._meta as Record<string, unknown> | undefined),
+          [CLIENT_CAPABILITIES_META]: {
+            ...declared,
+            extensions: { [TASKS_EXTENSION]: {} },
+          },
+          [TaskCapture.KEY]: nonce,
+        },
+      };
+    }
     try {
-      const result = await this.#client.request(
-        { method: method as "ping", ...(params ? { params } : {}) },
+      const request = { method: method as "ping", ...(params ? { params } : {}) };
+      const result = await (this.#client.request as (...a: unknown[]) => Promise<unknown>).call(
+        this.#client,
+        request,
+        ...(options.raw || nonce ? [ANY_OBJECT] : []),
         {
           timeout: options.timeoutMs,
           signal: options.signal,
@@ -354,8 +447,11 @@ class Connection implements McpConnection {
             : {}),
         },
       );
+      if (nonce) this.#taskCapture.take(nonce);
       return result as Record<string, unknown>;
     } catch (error) {
+      const task = nonce ? this.#taskCapture.take(nonce) : undefined;
+      if (task) return task;
       throw await this.#failure(error, {
         timeout: () =>
           new McpxError(
@@ -520,4 +616,13 @@ class Connection implements McpConnection {
     // SDK messages can quote the URL; never let a query-string credential through.
     return this.#spec.url ? message.replaceAll(this.#spec.url, where) : message;
   }
+}
+
+/** The McpxError `error` is or was caused by (the SDK keeps the cause when it wraps one). */
+function ownError(error: unknown): McpxError | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; depth++) {
+    if (e instanceof McpxError) return e;
+    e = e.cause;
+  }
+  return undefined;
 }

@@ -35,6 +35,8 @@ export interface ToolInfo {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: Record<string, unknown>;
+  /** 2025-11-25: whether the tool may run as a task (`taskSupport`: forbidden, optional, required). */
+  execution?: Record<string, unknown>;
 }
 
 /** The MCP `CallToolResult` envelope, as received. */
@@ -106,6 +108,16 @@ export interface McpConnection {
       timeoutMs: number;
       signal?: AbortSignal;
       onprogress?: (progress: Record<string, unknown>) => void;
+      /**
+       * The result as the server sent it, checked only as an object: for what the client's own
+       * schemas do not describe (a task-augmented `tools/call`, `tasks/*` in the 2025 era).
+       */
+      raw?: boolean;
+      /**
+       * 2026-07-28: declares the tasks extension for this request alone, and resolves to the
+       * CreateTaskResult (`resultType: "task"`) when the server makes a task.
+       */
+      taskExtension?: boolean;
     },
   ): Promise<Record<string, unknown>>;
   /** What the server declared at the handshake (tools, prompts, resources, logging, completions). */

@@ -32,8 +32,12 @@ const doctorOp = () => load<typeof import("./doctor_op.ts")>("./doctor_op.ts", i
 const registry = () =>
   load<typeof import("./registry_ops.ts")>("./registry_ops.ts", import.meta.url);
 const adapter = () => load<typeof import("./adapter_ops.ts")>("./adapter_ops.ts", import.meta.url);
+const tui = () => load<typeof import("./tui_op.ts")>("./tui_op.ts", import.meta.url);
+const exploring = () =>
+  load<typeof import("./explore_ops.ts")>("./explore_ops.ts", import.meta.url);
 const sessions = () => load<typeof import("./session_ops.ts")>("./session_ops.ts", import.meta.url);
 const elicit = () => load<typeof import("./elicit_ops.ts")>("./elicit_ops.ts", import.meta.url);
+const taskOps = () => load<typeof import("./task_ops.ts")>("./task_ops.ts", import.meta.url);
 const web = () => load<typeof import("./ui_ops.ts")>("./ui_ops.ts", import.meta.url);
 
 /** The loader of the operation `name` of the module `module()` loads. */
@@ -61,6 +65,8 @@ export const COMMANDS: Record<string, Load> = {
   run: from(scripts, "scriptsRun"),
   exec: from(scripts, "scriptsExec"),
   scripts: from(scripts, "scriptsList"),
+  explore: from(exploring, "exploreRun"),
+  repl: from(exploring, "scriptsRepl"),
   status: from(daemon, "daemonStatus"),
   events: from(events, "eventsList"),
   start: from(daemon, "daemonStart"),
@@ -86,6 +92,10 @@ export const COMMANDS: Record<string, Load> = {
   completion: from(misc, "completion"),
   candidates: from(misc, "candidates"),
   "agents-md": from(misc, "agentsMd"),
+  tasks: () =>
+    taskOps().then((m) =>
+      [m.tasksList, m.tasksGet, m.tasksResult, m.tasksCancel] as unknown as Operation[]
+    ),
   elicit: () =>
     elicit().then((m) =>
       [m.elicitList, m.elicitShow, m.elicitAnswer, m.elicitDecline] as unknown as Operation[]
@@ -102,6 +112,7 @@ export const COMMANDS: Record<string, Load> = {
       ] as unknown as Operation[]
     ),
   doctor: from(doctorOp, "doctor"),
+  tui: from(tui, "tuiOpen"),
   registry: () =>
     registry().then((m) =>
       [m.registrySearch, m.registryShow, m.registryAdd] as unknown as Operation[]

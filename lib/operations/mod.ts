@@ -36,11 +36,14 @@ import { mcpServe } from "./serve_op.ts";
 import { eventsList } from "./events_op.ts";
 import { logShow, statsShow } from "./log_ops.ts";
 import { elicitAnswer, elicitDecline, elicitList, elicitShow } from "./elicit_ops.ts";
+import { tasksCancel, tasksGet, tasksList, tasksResult } from "./task_ops.ts";
 import { openapiShow } from "./openapi_op.ts";
 import { adapterCheck, adapterServe } from "./adapter_ops.ts";
 import { promptsGet, resourcesRead } from "./feature_ops.ts";
 import { doctor } from "./doctor_op.ts";
+import { tuiOpen } from "./tui_op.ts";
 import { registryAdd, registrySearch, registryShow } from "./registry_ops.ts";
+import { exploreRun, scriptsRepl } from "./explore_ops.ts";
 import { storageShow, uiOpen } from "./ui_ops.ts";
 
 /** Every operation mcpx has. The CLI, `/v1`, MCP tools and docs/parity.md are functions of it. */
@@ -58,6 +61,8 @@ export const OPERATIONS: readonly Operation[] = [
   scriptsRun,
   scriptsExec,
   scriptsList,
+  exploreRun,
+  scriptsRepl,
   daemonStatus,
   eventsList,
   serversRestart,
@@ -73,6 +78,10 @@ export const OPERATIONS: readonly Operation[] = [
   elicitShow,
   elicitAnswer,
   elicitDecline,
+  tasksList,
+  tasksGet,
+  tasksResult,
+  tasksCancel,
   daemonStart,
   daemonStop,
   daemonsList,
@@ -82,6 +91,7 @@ export const OPERATIONS: readonly Operation[] = [
   adapterCheck,
   health,
   doctor,
+  tuiOpen,
   registrySearch,
   registryShow,
   registryAdd,

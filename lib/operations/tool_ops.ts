@@ -1,7 +1,8 @@
 import { McpxError, messageOf } from "../errors.ts";
 import { defineOperation } from "./define.ts";
 import type { Context } from "../context.ts";
-import type { CallOutput } from "../pool/registry.ts";
+import type { CallOutput, CallRequest } from "../pool/registry.ts";
+import type { Tasks, tasksOf as TasksOf, TaskView } from "../tasks/tasks.ts";
 import { load } from "../_load.ts";
 import { readInputFile } from "../_input.ts";
 
@@ -117,6 +118,8 @@ export const toolsCall = defineOperation<
     stdio?: string;
     url?: string;
     name?: string;
+    task?: boolean;
+    ttl?: string;
   },
   CallOutput
 >({
@@ -156,6 +159,17 @@ export const toolsCall = defineOperation<
       doc:
         "A question the server asks fails the call INPUT_REQUIRED at once, without waiting elicit.wait (a script with onElicit / onSample answers it itself)",
     },
+    {
+      name: "task",
+      type: "boolean",
+      doc:
+        "Run the call as an MCP task: print its handle (id, server, status, TTL) at once instead of waiting; `mcpx tasks` follows it (docs/tasks.md)",
+    },
+    {
+      name: "ttl",
+      type: "string",
+      doc: "With --task: how long the task is kept, 1s to 24h (default tasks.ttl, 1h)",
+    },
     ...AD_HOC_PARAMS,
   ],
   cli: {
@@ -176,9 +190,14 @@ export const toolsCall = defineOperation<
           { hint: "Or name an ad-hoc server: mcpx call --stdio '<command line>' <tool>" },
         );
       }
+      // The caller's tasks.ttl (its environment, its flags), not the daemon's, when --ttl is absent.
+      const ttl = input.task && input.ttl === undefined
+        ? { ttl: `${(await ctx.settings()).get("tasks.ttl")}ms` }
+        : {};
       return {
         ...input,
         ...(from === undefined ? {} : { arguments: await readArguments(from, ctx) }),
+        ...ttl,
         raw: true,
       };
     },
@@ -194,8 +213,9 @@ export const toolsCall = defineOperation<
   },
   mcp: {
     expose: true,
-    // An ad-hoc server is named by a command line a user typed, not by an MCP client.
-    hidden: ["words", "raw", "handOff", "stdio", "url", "name"],
+    // An ad-hoc server is named by a command line a user typed, not by an MCP client; a task is
+    // made by `mcpx_call`'s own caller only through the CLI and /v1 (docs/tasks.md).
+    hidden: ["words", "raw", "handOff", "stdio", "url", "name", "task", "ttl"],
     // The called tool's own result, as its server sent it: isError passes through, not flattened.
     request: (input) => ({ ...input, raw: true }),
     result: (out) => out.raw,
@@ -216,6 +236,12 @@ export const toolsCall = defineOperation<
     }),
   async run(input, ctx) {
     const server = await adHocKey(input, ctx) ?? input.server;
+    if (input.task !== true && input.ttl !== undefined) {
+      throw new McpxError("USAGE", "--ttl is for a task: add --task", {
+        hint: "Run `mcpx call --help`",
+      });
+    }
+    const asTask = input.task === true ? await taskStarter(input.ttl, ctx) : undefined;
     const token = ctx.caller.progress;
     const events = ctx.daemon?.events;
     return await registry(ctx).call({
@@ -237,6 +263,7 @@ export const toolsCall = defineOperation<
         }
         : {}),
       ...(input.handOff ? { elicitWaitMs: 0 } : {}),
+      ...(asTask ? { asTask } : {}),
       caller: {
         ...ctx.caller,
         // --session names the session: its process is never stopped to make room; another
@@ -247,12 +274,17 @@ export const toolsCall = defineOperation<
     }, ctx.signal);
   },
   async render(out, ctx, input) {
+    if (input.task === true) {
+      const { renderTask } = await taskModule();
+      return renderTask(out.result as TaskView);
+    }
     const { renderCall, restartWarning } = await outputModule();
     const warning = restartWarning(out);
     if (warning) ctx.io.err(warning);
     return renderCall(out, input.raw === true, await bound(ctx, input));
   },
   async json(out, ctx, input) {
+    if (input.task === true) return out.result;
     const { callDocument, restartWarning } = await outputModule();
     const warning = restartWarning(out);
     if (warning) ctx.io.err(warning);
@@ -292,6 +324,52 @@ export async function adHocKey(
     data: {},
   }, { queueTimeoutMs: settings.get("pool.queueTimeout") });
   return registry(ctx).adHoc(def);
+}
+
+function taskModule() {
+  return load<typeof import("./task_ops.ts")>("./task_ops.ts", import.meta.url);
+}
+
+/** What `call --task` hands the registry: the TTL checked, then the daemon's tasks start it. */
+async function taskStarter(
+  ttl: string | undefined,
+  ctx: Context,
+): Promise<NonNullable<CallRequest["asTask"]>> {
+  const { parseDuration } = await load<typeof import("../duration.ts")>(
+    "../duration.ts",
+    import.meta.url,
+  );
+  const { checkTtl, tasksOf } = await load<typeof import("../tasks/tasks.ts")>(
+    "../tasks/tasks.ts",
+    import.meta.url,
+  );
+  const ms = ttl === undefined ? (await ctx.settings()).get("tasks.ttl") : parseDuration(ttl);
+  if (ms === undefined) {
+    throw new McpxError("USAGE", `The task TTL "${ttl}" is not a duration`, {
+      hint: "Write it like 30s, 10m or 2h (from 1s to 24h)",
+    });
+  }
+  checkTtl(ms, ttl);
+  const tasks = await daemonTasks(ctx, tasksOf);
+  return (hold) => tasks.start(hold, ms);
+}
+
+/**
+ * The daemon's tasks: one store per daemon, reporting on its bus and in its log, kept in its
+ * tasks file across a restart (only when the files this request resolves are the daemon's own).
+ */
+export async function daemonTasks(
+  ctx: Context,
+  tasksOf: typeof TasksOf,
+): Promise<Tasks> {
+  const d = ctx.daemon;
+  if (!d) throw new McpxError("INTERNAL", "This operation runs inside the daemon");
+  const paths = await ctx.paths().catch(() => undefined);
+  return tasksOf(d.registry, {
+    ...(paths && paths.socket === d.socket ? { file: paths.tasks } : {}),
+    publish: d.events ? (type, data) => void d.events!.publish(type, data) : undefined,
+    log: d.log ? (level, event, msg, attrs) => d.log!.write(level, event, msg, attrs) : undefined,
+  });
 }
 
 function outputModule() {

@@ -3,6 +3,7 @@ import { traceAttrs } from "../log/trace_ids.ts";
 import { didYouMean } from "../near.ts";
 import type { CallToolEnvelope, McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
 import type { Broker } from "../questions/broker.ts";
+import { signInQuestion, type StartSignIn } from "./sign_in.ts";
 import { selectServers, type ServerDef } from "../config/servers.ts";
 import { functionNames } from "../names.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
@@ -89,6 +90,11 @@ export interface RegistryDeps {
    */
   questions?: Broker;
   elicitWaitMs?: number;
+  /**
+   * Starts a sign-in in the daemon for a call that needs OAuth and has no token
+   * (lib/pool/sign_in.ts): the URL becomes a URL-mode question, the call INPUT_REQUIRED.
+   */
+  signIn?: StartSignIn;
 }
 
 /** What the daemon keeps for `mcpx ls` and `mcpx run` to read without asking it. */
@@ -98,6 +104,9 @@ export interface LiveState {
   /** The scope key of every live process (`global`, `session:<id>`, …). */
   keys: string[];
 }
+
+/** Calls made again after a sign-in: they fail as they are, with no second sign-in. */
+const RETRIED = new WeakSet<CallRequest>();
 
 /** One tool call, as `/v1` and the CLI ask for it. */
 export interface CallRequest {
@@ -115,6 +124,28 @@ export interface CallRequest {
   onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
   /** How long a question waits for an inline answer before INPUT_REQUIRED (elicit.wait). */
   elicitWaitMs?: number;
+  /**
+   * Hands the leased connection to a task (lib/tasks/tasks.ts) instead of calling the tool: the
+   * arguments are checked and curated as a call's are. Once it resolves, the lease is the task's
+   * to release (`hold.release()`, when the task ends or its TTL passes); its value is the
+   * output's `result`.
+   */
+  asTask?: (hold: TaskHold) => Promise<unknown>;
+}
+
+/** What a task is handed by {@linkcode CallRequest.asTask}. */
+export interface TaskHold {
+  conn: McpConnection;
+  /** The namespace, the tool as listed and its name on the server (curation may rename it). */
+  namespace: string;
+  tool: ToolInfo;
+  serverTool: string;
+  arguments: Record<string, unknown>;
+  instance: { id: string; pid: number | null; key: string };
+  /** How long one request to the server may take (the server's callTimeout). */
+  callTimeoutMs: number;
+  /** Frees the lease; once only, later calls do nothing. */
+  release(): void;
 }
 
 /** What `status` shows of one namespace. */
@@ -595,6 +626,21 @@ export class Registry {
       return await this.#watched(req, served, signal);
     } catch (e) {
       failure = e;
+      const { signIn, questions } = this.#deps;
+      if (
+        e instanceof McpxError && e.code === "CREDENTIALS_MISSING" && signIn && questions &&
+        !RETRIED.has(req)
+      ) {
+        const { def } = this.entry(req.server, req.caller.selection);
+        await signInQuestion(questions, signIn, def, req.tool, e, () => {
+          const again = { ...req };
+          RETRIED.add(again);
+          return this.call(again);
+        }).catch((q) => {
+          failure = q;
+          throw q;
+        });
+      }
       throw e;
     } finally {
       if (entered) this.#deps.sessions!.leave(req.caller);
@@ -730,6 +776,12 @@ export class Registry {
     const started = performance.now();
     const lease = await this.#lease(def, pool, req.caller, served);
     let detached = false;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      lease.release();
+    };
     try {
       const tool = findTool(def, lease.instance.tools, req.tool);
       const args = req.words
@@ -750,6 +802,31 @@ export class Registry {
       }
       const sent = Object.keys(real.fixed).length ? { ...args, ...real.fixed } : args;
       lease.instance.calls++;
+      const instance = {
+        id: lease.instance.id,
+        pid: lease.instance.pid ?? null,
+        key: lease.instance.key,
+      };
+      if (req.asTask) {
+        const result = await req.asTask({
+          conn: lease.conn,
+          namespace: def.namespace,
+          tool,
+          serverTool: real.tool,
+          arguments: sent,
+          instance,
+          callTimeoutMs: def.pool.callTimeoutMs,
+          release,
+        });
+        detached = true;
+        return {
+          server: def.namespace,
+          tool: tool.name,
+          result,
+          instance,
+          durationMs: Math.round((performance.now() - started) * 100) / 100,
+        };
+      }
       let envelope: CallToolEnvelope;
       try {
         envelope = await this.#invoke(
@@ -808,7 +885,7 @@ export class Registry {
       if (e instanceof McpxError && e.code === "INPUT_REQUIRED") detached = true;
       throw e;
     } finally {
-      if (!detached) lease.release();
+      if (!detached) release();
     }
   }
 

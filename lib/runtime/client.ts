@@ -233,6 +233,7 @@ async function denoPost(
   caller: string,
   key: string | undefined,
   signal?: AbortSignal,
+  method = "POST",
 ): Promise<{ status: number; json: Json }> {
   const tcp = tcpEndpoint();
   const bearer = env("MCPX_DAEMON_TOKEN");
@@ -249,7 +250,7 @@ async function denoPost(
   try {
     const body = new TextEncoder().encode(text);
     const head = new TextEncoder().encode(
-      `POST ${path} HTTP/1.1\r\nhost: ${tcp ? tcp.host : "mcpx"}\r\nconnection: close\r\n` +
+      `${method} ${path} HTTP/1.1\r\nhost: ${tcp ? tcp.host : "mcpx"}\r\nconnection: close\r\n` +
         `content-type: application/json\r\nx-mcpx-caller: ${caller}\r\n` +
         (tcp
           ? (bearer ? `authorization: Bearer ${bearer}\r\n` : "")
@@ -334,6 +335,7 @@ async function nodePost(
   caller: string,
   key: string | undefined,
   signal?: AbortSignal,
+  method = "POST",
 ): Promise<{ status: number; json: Json }> {
   const headers: Record<string, string> = {
     "content-type": "application/json",
@@ -347,8 +349,8 @@ async function nodePost(
   const http = await import("node:http");
   return await new Promise((resolve, reject) => {
     const options = tcp
-      ? { host: tcp.hostname, port: tcp.port, path, method: "POST", headers, signal }
-      : { socketPath: socket(), path, method: "POST", headers, signal };
+      ? { host: tcp.hostname, port: tcp.port, path, method, headers, signal }
+      : { socketPath: socket(), path, method, headers, signal };
     const req = http.request(options, (res) => {
       const chunks: string[] = [];
       res.setEncoding("utf8");
@@ -370,6 +372,7 @@ async function post(
   path: string,
   body: unknown,
   options: CallOptions = {},
+  method = "POST",
 ): Promise<{ status: number; json: Json }> {
   // In mcpx's Worker the run may start before the daemon has answered: wait for the word.
   const ready = g[Symbol.for("mcpx.daemon")];
@@ -379,7 +382,8 @@ async function post(
   }
   const text = JSON.stringify(body);
   const key = await token();
-  if (!deno) return await nodePost(path, text, callerHeader(), key, options.signal);
+  if (!deno) return await nodePost(path, text, callerHeader(), key, options.signal, method);
+  if (method !== "POST") return await denoPost(path, text, callerHeader(), key, undefined, method);
   const onProgress = options.onProgress;
   // Progress is heard over the local socket; a daemon reached over TCP gives none.
   if (!onProgress || tcpEndpoint()) {
@@ -548,6 +552,76 @@ export function onElicit(handler: QuestionHandler | undefined): void {
 /** Answers the sampling requests this script's calls raise; declining one is an error to the server. */
 export function onSample(handler: QuestionHandler | undefined): void {
   handlers.sample = handler;
+}
+
+/** A task as the daemon holds it (`mcpx tasks get --json`). */
+export interface TaskInfo {
+  id: string;
+  server: string;
+  tool: string;
+  status: "working" | "input_required" | "completed" | "failed" | "cancelled";
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttlMs: number;
+  expiresAt: string;
+  leased: boolean;
+  [k: string]: unknown;
+}
+
+/** What `<ns>.$task()` resolves to: the task's handle, and what follows it. */
+export interface TaskHandle extends TaskInfo {
+  /** The task now (`mcpx tasks get`). */
+  get(): Promise<TaskInfo>;
+  /** Waits for the task's result (`mcpx tasks result`); a tool error throws ToolError. */
+  result(): Promise<ToolResult>;
+  /** Cancels it on its server (`mcpx tasks cancel`). */
+  cancel(): Promise<TaskInfo>;
+}
+
+/**
+ * Calls one tool as an MCP task through the mcpx daemon (`mcpx call --task`): resolves with its
+ * handle at once; `ttl` (1s to 24h, default the daemon's tasks.ttl) is how long it is kept.
+ */
+export async function startTask(
+  server: string,
+  tool: string,
+  args: Record<string, unknown> = {},
+  options: { ttl?: string } = {},
+): Promise<TaskHandle> {
+  const out = await requestFeature("/v1/tools/call", {
+    server,
+    tool,
+    arguments: args,
+    task: true,
+    ...(options.ttl === undefined ? {} : { ttl: options.ttl }),
+  });
+  const info = out.result as unknown as TaskInfo;
+  const id = encodeURIComponent(info.id);
+  const ask = async (path: string, method = "POST") => {
+    const answer = await post(path, {}, {}, method);
+    // deno-lint-ignore no-explicit-any
+    const body = answer.json as any;
+    if (answer.status !== 200) {
+      throw new ToolError(
+        server,
+        tool,
+        body?.code ?? "INTERNAL",
+        body?.detail ?? `HTTP ${answer.status}`,
+        body?.data,
+      );
+    }
+    return body;
+  };
+  return {
+    ...info,
+    get: () => ask(`/v1/tasks/${id}`, "GET") as Promise<TaskInfo>,
+    result: async () => {
+      const body = await ask(`/v1/tasks/${id}/result`, "GET");
+      return withRaw(body.result as Json, body.raw as RawResult) as ToolResult;
+    },
+    cancel: () => ask(`/v1/tasks/${id}/cancel`) as Promise<TaskInfo>,
+  };
 }
 
 /**

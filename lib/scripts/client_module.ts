@@ -143,6 +143,10 @@ export function renderClientModule(
         `(): Promise<{ resources: Json[]; templates: Json[] }> =>\n    requestFeature("/v1/resources", { server: ${ns} }) as Promise<{ resources: Json[]; templates: Json[] }>`,
       ],
       [
+        "$task",
+        `(tool: string, args: Record<string, unknown> = {}, options: { ttl?: string } = {}): Promise<TaskHandle> =>\n    startTask(${ns}, tool, args, options)`,
+      ],
+      [
         "$read",
         `(uri: string, raw = false): Promise<Json[]> =>\n    requestFeature("/v1/resources", { server: ${ns}, uri, raw }).then((o) => o.contents as Json[])`,
       ],

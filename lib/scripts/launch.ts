@@ -124,15 +124,25 @@ export function runInWorker(
       signals.push([sig, fn]);
       Deno.addSignalListener(sig, fn);
     }
-    const tell = (message: DaemonReady) => !done && worker.postMessage(message);
-    if (!daemon) tell({ t: "daemon", error: "no configuration, so no mcpx daemon to call" });
-    else {
-      daemon.then(
-        () => tell({ t: "daemon" }),
-        (e) => tell({ t: "daemon", error: messageOf(e) }),
-      );
-    }
+    tellDaemon(daemon, (message) => !done && worker.postMessage(message));
   });
+}
+
+/**
+ * Tells a Worker launcher, once it is known, whether the daemon answered: its client's first call
+ * waits for this. `mcpx run` and `mcpx repl` both start the Worker before the daemon has answered.
+ */
+export function tellDaemon(
+  daemon: Promise<Health> | undefined,
+  tell: (message: DaemonReady) => void,
+): void {
+  if (!daemon) tell({ t: "daemon", error: "no configuration, so no mcpx daemon to call" });
+  else {
+    daemon.then(
+      () => tell({ t: "daemon" }),
+      (e) => tell({ t: "daemon", error: messageOf(e) }),
+    );
+  }
 }
 
 async function pump(stream: ReadableStream<Uint8Array>, sink: (b: Uint8Array) => void) {

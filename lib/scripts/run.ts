@@ -11,7 +11,7 @@ import type { Context } from "../context.ts";
 import type { LaunchConfig, Level } from "../../launcher/protocol.ts";
 import { emitForNode, runInProcess, runInWorker } from "./launch.ts";
 import { RunOutput } from "./output.ts";
-import { execModule, planRun, rebaseImports, type RunRequest } from "./plan.ts";
+import { execModule, planRun, rebaseImports, type RunPlan, type RunRequest } from "./plan.ts";
 import { askDaemon, endSession, type Provision, provisionClient } from "./provision.ts";
 import { remoteScriptEnv } from "../daemon/client.ts";
 import { failureOf, places, report, type RunOutcome } from "./report.ts";
@@ -106,6 +106,61 @@ function nearestConfig(script: string): string | undefined {
     }
     if (dir === "/" || dir === dirname(dir)) return undefined;
   }
+}
+
+/**
+ * The variables a script's runtime is given: --env-file and --env, then what its client needs
+ * (the session it calls under, who owns it, the daemon's socket and token). `mcpx run`, `exec` and
+ * `repl` share it.
+ */
+export async function scriptEnvironment(
+  ctx: Context,
+  o: {
+    plan: Pick<RunPlan, "env">;
+    session: string;
+    /** Whether mcpx made the session key up (it ends with this process). */
+    minted: boolean;
+    runId: string;
+    provision?: Provision;
+  },
+): Promise<Record<string, string>> {
+  const { io } = ctx;
+  const { plan, session, minted, runId, provision } = o;
+  const ids = ctx.traceIds();
+  return {
+    ...plan.env,
+    MCPX_SESSION_ID: session,
+    MCPX_RUN_ID: runId,
+    // A session this run minted ends with it, even should it be killed with SIGKILL: the
+    // daemon watches this process (lib/pool/registry.ts).
+    ...(minted ? { MCPX_SESSION_OWNER: String(Deno.pid) } : {}),
+    // Should this run die first, the daemon stops a script in a runtime of its own.
+    MCPX_RUN_PID: String(Deno.pid),
+    // A key mcpx made up (here, or for a run this one runs inside) is not a named session: its
+    // process may be stopped to make room between calls, and the run is told (docs/pools.md).
+    MCPX_SESSION_MINTED: minted || (io.env.MCPX_SESSION_MINTED === "1" && !plan.env.MCPX_SESSION_ID)
+      ? "1"
+      : "",
+    MCPX_CALLER_CWD: io.cwd,
+    // The script's calls hold a named session as this command's caller does
+    // (lib/sessions/named.ts `holderOf`): a take-over of it refuses both alike.
+    MCPX_SESSION_HOLDER: holderOf({
+      holder: io.env.MCPX_SESSION_HOLDER || undefined,
+      ids,
+      pid: io.ppid,
+    }),
+    // Handed on as JSON pairs, the one spelling the script's runtime reads.
+    ...(Object.keys(ids).length ? { MCPX_TRACE_IDS: traceIdsJson(ids) } : {}),
+    // The variables "envFrom": "caller" servers read, for the script's calls to send.
+    ...(Object.keys(ctx.callerEnv()).length
+      ? { MCPX_CALLER_ENV: JSON.stringify(ctx.callerEnv()) }
+      : {}),
+    ...(provision
+      ? { MCPX_SOCKET: provision.socket, MCPX_TOKEN_FILE: (await ctx.paths()).token }
+      : {}),
+    // A daemon elsewhere (daemon.endpoint): the script's calls go there too.
+    ...(provision ? await remoteScriptEnv(ctx) : {}),
+  };
 }
 
 /**
@@ -213,39 +268,13 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       }
     }
 
-    const scriptEnv: Record<string, string> = {
-      ...plan.env,
-      MCPX_SESSION_ID: session,
-      MCPX_RUN_ID: runLog.id,
-      // A session this run minted ends with it, even should it be killed with SIGKILL: the
-      // daemon watches this process (lib/pool/registry.ts).
-      ...(minted ? { MCPX_SESSION_OWNER: String(Deno.pid) } : {}),
-      // Should this run die first, the daemon stops a script in a runtime of its own.
-      MCPX_RUN_PID: String(Deno.pid),
-      // A key mcpx made up (here, or for a run this one runs inside) is not a named session: its
-      // process may be stopped to make room between calls, and the run is told (docs/pools.md).
-      MCPX_SESSION_MINTED:
-        minted || (io.env.MCPX_SESSION_MINTED === "1" && !plan.env.MCPX_SESSION_ID) ? "1" : "",
-      MCPX_CALLER_CWD: io.cwd,
-      // The script's calls hold a named session as this command's caller does
-      // (lib/sessions/named.ts `holderOf`): a take-over of it refuses both alike.
-      MCPX_SESSION_HOLDER: holderOf({
-        holder: io.env.MCPX_SESSION_HOLDER || undefined,
-        ids,
-        pid: io.ppid,
-      }),
-      // Handed on as JSON pairs, the one spelling the script's runtime reads.
-      ...(Object.keys(ids).length ? { MCPX_TRACE_IDS: traceIdsJson(ids) } : {}),
-      // The variables "envFrom": "caller" servers read, for the script's calls to send.
-      ...(Object.keys(ctx.callerEnv()).length
-        ? { MCPX_CALLER_ENV: JSON.stringify(ctx.callerEnv()) }
-        : {}),
-      ...(provision
-        ? { MCPX_SOCKET: provision.socket, MCPX_TOKEN_FILE: (await ctx.paths()).token }
-        : {}),
-      // A daemon elsewhere (daemon.endpoint): the script's calls go there too.
-      ...(provision ? await remoteScriptEnv(ctx) : {}),
-    };
+    const scriptEnv = await scriptEnvironment(ctx, {
+      plan,
+      session,
+      minted,
+      runId: runLog.id,
+      provision,
+    });
     const cfg: LaunchConfig = {
       script: scriptPath,
       args: [...request.args],

@@ -247,6 +247,14 @@ export const SETTINGS = {
     doc:
       "How many questions may be pending at once; a server asking more has the extra ones cancelled",
   },
+  "tasks.ttl": {
+    type: "duration",
+    default: "1h",
+    doc:
+      "How long each MCP task mcpx makes is kept, asked of the server as its TTL: from 1s to 24h",
+    detail:
+      "Every task has one; mcpx never asks for an unbounded TTL, and refuses 0 or more than 24h. The daemon keeps the server's process leased until the task ends or its TTL passes, whichever comes first, then frees it; the task's record (status, result) is kept until the TTL passes, then forgotten. A server may grant a shorter TTL than asked, and that one is kept.",
+  },
   "pool.queueTimeout": {
     type: "duration",
     default: "30s",

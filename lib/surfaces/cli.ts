@@ -296,7 +296,10 @@ async function allOperations(): Promise<readonly Operation[]> {
  * The operations a command line needs: only its command's, found by its first word, so a cheap
  * command loads one module; all of them for help, completion or a word that is no command.
  */
-async function operationsFor(args: readonly string[]): Promise<readonly Operation[]> {
+async function operationsFor(
+  args: readonly string[],
+  terminal = false,
+): Promise<readonly Operation[]> {
   let word: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -311,6 +314,10 @@ async function operationsFor(args: readonly string[]): Promise<readonly Operatio
   const version = args.includes("--version") || args.includes("-V");
   // `mcpx --version` alone needs its own operation only, not every module's (~1.5 ms).
   if (word === undefined && version) return [await COMMANDS.version() as Operation];
+  // Bare `mcpx` on a terminal opens the browser: its operation alone (help loads every one).
+  if (word === undefined && terminal && !args.includes("-h") && !args.includes("--help")) {
+    return [await COMMANDS.tui() as Operation];
+  }
   const load = word === undefined ? undefined : COMMANDS[word];
   if (!load) return await allOperations();
   const loaded = await load();
@@ -344,6 +351,12 @@ function inlineRung(): NonNullable<Context["inline"]> {
 
 /** Runs one command line and returns the exit status. Never throws for a user's mistake. */
 export async function main(args: readonly string[], io: Io): Promise<number> {
+  // `mcpx --tui` is `mcpx tui`.
+  const end = args.indexOf("--");
+  const tuiFlag = args.indexOf("--tui");
+  if (tuiFlag >= 0 && (end < 0 || tuiFlag < end)) {
+    args = ["tui", ...args.slice(0, tuiFlag), ...args.slice(tuiFlag + 1)];
+  }
   let ctx: Context | undefined;
   try {
     return await command(args, io, (c) => (ctx = c));
@@ -363,7 +376,12 @@ async function command(
   let typed: Record<string, unknown> = {};
   let json = args.includes("--json");
   try {
-    const parsed = parseArgs(args, await operationsFor(args));
+    const ops = await operationsFor(args, io.isTerminal && io.stdinIsTerminal === true);
+    const parsed = parseArgs(args, ops);
+    // Bare `mcpx` on a terminal opens the browser; anywhere else it prints help.
+    if (!parsed.op && !parsed.help && io.isTerminal && io.stdinIsTerminal) {
+      parsed.op = ops.find((o) => o.id === "tui.open");
+    }
     ctx = new Context(io, parsed.flags);
     made(ctx);
     // The ladder's last rung, should `daemon.inline` ask for it (lib/surfaces/inline.ts).

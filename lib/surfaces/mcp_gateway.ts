@@ -12,6 +12,7 @@ import { McpxError, messageOf } from "../errors.ts";
 import type { McpConnection, UpstreamNotification } from "../mcp/types.ts";
 import { VERSION } from "../version.ts";
 import { decodeCursor, encodeCursor, PAGE_SIZE } from "./mcp.ts";
+import { GATEWAY_EXTENSIONS, GATEWAY_TASKS_CAPABILITY, relayTasks } from "./gateway_tasks.ts";
 
 /** Requests in flight on each connection, across every gateway session that leases it. */
 const busy = new WeakMap<McpConnection, number>();
@@ -82,7 +83,9 @@ export function gatewayServer(
         resources: { listChanged: true, subscribe: true },
         logging: {},
         completions: {},
-      },
+        tasks: GATEWAY_TASKS_CAPABILITY,
+        extensions: GATEWAY_EXTENSIONS,
+      } as never,
     },
   );
   const outward = (ns: string, name: string) => several ? `${ns}${SEPARATOR}${name}` : name;
@@ -241,9 +244,13 @@ export function gatewayServer(
     "resources/templates/list",
     (r) => listAll("resourceTemplates", r.params?.cursor) as never,
   );
+  // Tasks, core (2025-11-25) and the extension (2026-07-28): gateway_tasks.ts.
+  const tasks = relayTasks(server, session, withConn, relayError);
   server.setRequestHandler("tools/call", async (r, ctx) => {
     const { ns, name } = inward(r.params.name);
-    return await relay(ns, "tools/call", { ...withoutMeta(r.params), name }, ctx as never) as never;
+    const routed = await tasks.toolsCall(ns, { ...withoutMeta(r.params), name }, ctx as never);
+    if ("result" in routed) return routed.result as never;
+    return await relay(ns, "tools/call", routed.params, ctx as never) as never;
   });
   server.setRequestHandler("prompts/get", async (r, ctx) => {
     const { ns, name } = inward(r.params.name);
@@ -309,6 +316,7 @@ export function gatewayServer(
     server,
     end() {
       ended = true;
+      tasks.end();
       for (const off of relayed.values()) off();
       relayed.clear();
     },

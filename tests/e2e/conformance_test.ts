@@ -61,7 +61,7 @@ Deno.test("the baseline names a reason for every expected failure", () => {
 Deno.test("mcpx serve meets the official suite's server leg in both modes, as the baseline expects", async () => {
   const tool = fileURLToPath(new URL("../../tools/conformance.ts", import.meta.url));
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", tool, "--check"],
+    args: ["run", "-A", tool, "--check", "--leg=code", "--leg=gateway"],
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

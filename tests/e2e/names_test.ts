@@ -98,7 +98,7 @@ Deno.test("names: every surface shows the same names, and every tool is reached 
   const globals = JSON.parse(exec.stdout) as Record<string, string[]>;
   // Beside the tools, each namespace carries its `$` helpers (prompts, resources), which no tool's
   // function name can take.
-  const HELPERS = ["$prompt", "$prompts", "$read", "$resources"];
+  const HELPERS = ["$prompt", "$prompts", "$read", "$resources", "$task"];
   assert.deepEqual(
     globals.keys.map((k) => [...k].sort()),
     [[...HELPERS, ...FNS], [...HELPERS, ...FNS]],

@@ -91,11 +91,11 @@ async function withServer(
   }
 }
 
-Deno.test("oauth: before sign-in a call fails with one line naming `mcpx auth login`; after it, the call works with the stored 0600 token", async () => {
+Deno.test("oauth: before sign-in a call names `mcpx auth login` (beside its sign-in question); after it, the call works with the stored 0600 token", async () => {
   await withServer({}, async (server, box) => {
     await box.write("work/.mcpx.json", config(server));
     const before = await box.mcpx(["call", "remote.echo", "text=hi"]);
-    assert.notEqual(before.code, 0);
+    assert.equal(before.code, 75, before.stderr);
     assert.match(before.stderr, /mcpx auth login remote/);
     assert.doesNotMatch(before.stderr, /\n\s+at /, "no stack trace");
 
@@ -107,7 +107,9 @@ Deno.test("oauth: before sign-in a call fails with one line naming `mcpx auth lo
     assert.equal(status.signedIn, true);
     assert.equal(status.issuer, server.issuer);
     assert.equal(status.client, "dynamic");
-    assert.equal(server.counts.register, 1, "dynamic registration");
+    // Once for the daemon's sign-in (the call's question) and once for this one: each listens on
+    // a redirect URI of its own.
+    assert.equal(server.counts.register, 2, "dynamic registration");
 
     const [file] = tokenFiles(box);
     assert.equal(Deno.statSync(file).mode! & 0o777, 0o600);
@@ -275,5 +277,228 @@ Deno.test("oauth: CI mode never opens a flow and names `mcpx auth login <ns>`", 
     assert.match(call.stderr, /CI mode.*mcpx auth login remote/);
     assert.equal(server.counts.authorize, 0, "no flow was opened");
     assert.equal(server.counts.register, 0);
+  });
+});
+
+Deno.test("oauth: a machine client (client credentials) needs no sign-in; the daemon gets its token, and a new one when it stops working", async () => {
+  await withServer(
+    { registration: false, client: { id: "mcpx-machine", secret: "m4chine" } },
+    async (server, box) => {
+      await box.write(
+        "work/.mcpx.json",
+        config(server, {
+          mcpx: {
+            oauth: {
+              grant: "client_credentials",
+              clientId: "mcpx-machine",
+              clientSecret: "${MACHINE_SECRET}",
+            },
+          },
+        }),
+      );
+      const env = { MACHINE_SECRET: "m4chine", CI: "true" };
+      // CI mode too: nobody is asked to sign in.
+      const call = await box.mcpx(["call", "remote.echo", "text=m2m"], { env });
+      assert.equal(call.code, 0, call.stderr);
+      assert.match(call.stdout, /protected: m2m/);
+      assert.equal(server.counts.credentials, 1);
+      assert.equal(server.counts.authorize, 0, "no authorization-code flow");
+      const [file] = tokenFiles(box);
+      assert.equal(Deno.statSync(file).mode! & 0o777, 0o600);
+      const stored = JSON.parse(Deno.readTextFileSync(file));
+      assert.equal(stored.issuer, server.issuer);
+      assert.equal(
+        Object.values(stored.tokens as Record<string, { refreshToken?: string }>)[0]
+          .refreshToken,
+        undefined,
+      );
+
+      // The server forgets the token: the 401 gets a fresh one the same way, once.
+      server.expireAll();
+      const again = await box.mcpx(["call", "remote.echo", "text=again"], { env });
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /protected: again/);
+      assert.equal(server.counts.credentials, 2);
+      await box.mcpx(["stop"], { env });
+    },
+  );
+});
+
+Deno.test("oauth: a machine client with the wrong secret fails with one line, and a grant without a secret is a configuration error", async () => {
+  await withServer(
+    { registration: false, client: { id: "mcpx-machine", secret: "m4chine" } },
+    async (server, box) => {
+      await box.write(
+        "work/.mcpx.json",
+        config(server, {
+          mcpx: {
+            oauth: { grant: "client_credentials", clientId: "mcpx-machine", clientSecret: "nope" },
+          },
+        }),
+      );
+      const call = await box.mcpx(["call", "remote.echo", "text=x"]);
+      assert.notEqual(call.code, 0);
+      assert.match(call.stderr, /token endpoint .* answered HTTP 401 "invalid_client"/);
+      assert.doesNotMatch(call.stderr, /\n\s+at /, "no stack trace");
+      assert.deepEqual(tokenFiles(box), [], "nothing stored");
+      await box.mcpx(["stop"]);
+
+      await box.write(
+        "work/.mcpx.json",
+        config(server, { mcpx: { oauth: { grant: "client_credentials", clientId: "x" } } }),
+      );
+      const bad = await box.mcpx(["auth", "login", "remote"]);
+      assert.notEqual(bad.code, 0);
+      assert.match(bad.stderr, /"client_credentials" needs a clientId and a clientSecret/);
+    },
+  );
+});
+
+Deno.test("oauth: a workload (JWT bearer grant) presents its identity token and needs no sign-in; a refused one fails with one line", async () => {
+  await withServer(
+    { registration: false, workloadJwt: "eyJ.workload.jwt" },
+    async (server, box) => {
+      await box.write(
+        "work/.mcpx.json",
+        config(server, {
+          mcpx: {
+            oauth: { grant: "jwt_bearer", clientId: "workload", assertion: "${WORKLOAD_JWT}" },
+          },
+        }),
+      );
+      const call = await box.mcpx(["call", "remote.echo", "text=wif"], {
+        env: { WORKLOAD_JWT: "eyJ.workload.jwt" },
+      });
+      assert.equal(call.code, 0, call.stderr);
+      assert.match(call.stdout, /protected: wif/);
+      assert.equal(server.counts.credentials, 1);
+      assert.equal(server.counts.authorize, 0);
+      await box.mcpx(["stop"]);
+      for (const file of tokenFiles(box)) Deno.removeSync(file);
+
+      const refused = await box.mcpx(["call", "remote.echo", "text=x"], {
+        env: { WORKLOAD_JWT: "eyJ.someone.else" },
+      });
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /answered HTTP 400 "invalid_grant"/);
+      assert.doesNotMatch(refused.stderr, /\n\s+at /, "no stack trace");
+      assert.equal(server.counts.credentials, 2, "asked once, not again");
+      await box.mcpx(["stop"]);
+    },
+  );
+});
+
+Deno.test("oauth: enterprise-managed authorization exchanges the ID token at the identity provider, then presents the grant; no sign-in", async () => {
+  await withServer(
+    {
+      registration: false,
+      client: { id: "mcpx-enterprise", secret: "ent3rprise" },
+      idToken: "eyJ.id.token",
+    },
+    async (server, box) => {
+      await box.write(
+        "work/.mcpx.json",
+        config(server, {
+          mcpx: {
+            oauth: {
+              grant: "enterprise",
+              clientId: "mcpx-enterprise",
+              clientSecret: "ent3rprise",
+              idpTokenEndpoint: `${server.origin}/idp/token`,
+              idpClientId: "mcpx-at-idp",
+              idToken: "${ID_TOKEN}",
+            },
+          },
+        }),
+      );
+      const call = await box.mcpx(["call", "remote.echo", "text=ent"], {
+        env: { ID_TOKEN: "eyJ.id.token" },
+      });
+      assert.equal(call.code, 0, call.stderr);
+      assert.match(call.stdout, /protected: ent/);
+      assert.equal(server.counts.credentials, 1);
+      assert.equal(server.counts.authorize, 0);
+      await box.mcpx(["stop"]);
+      for (const file of tokenFiles(box)) Deno.removeSync(file);
+
+      const refused = await box.mcpx(["call", "remote.echo", "text=x"], {
+        env: { ID_TOKEN: "eyJ.not.mine" },
+      });
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /identity provider's token endpoint .* refused/);
+      assert.equal(server.counts.credentials, 1, "nothing presented to the authorization server");
+      await box.mcpx(["stop"]);
+    },
+  );
+});
+
+Deno.test("oauth: in the 2026-07-28 era a missing token is a sign-in (not a failed start), and leaves no cooldown", async () => {
+  await withServer({}, async (server, box) => {
+    await box.write("work/.mcpx.json", config(server, { mcpx: { protocol: "force-modern" } }));
+    const call = await box.mcpx(["call", "remote.echo", "text=hi"]);
+    assert.equal(call.code, 75, call.stderr);
+    assert.match(call.stderr, /remote\.echo needs a sign-in: open http/);
+    assert.doesNotMatch(call.stderr, /probe failed|Cannot start server|cooldown/i, call.stderr);
+    // While that sign-in waits, another call says so instead of starting a second one.
+    const second = await box.mcpx(["call", "remote.echo", "text=hi"]);
+    assert.equal(second.code, 3, second.stderr);
+    assert.match(second.stderr, /A sign-in to "remote" is already waiting: question "elc-/);
+    assert.doesNotMatch(second.stderr, /probe failed|Cannot start server|cooldown/i);
+    assert.equal(server.counts.authorize, 0);
+    await box.mcpx(["stop"]);
+  });
+});
+
+Deno.test("oauth: a call without a token starts the sign-in in the daemon and hands the person its URL as a question; answering completes the call", async () => {
+  await withServer({}, async (server, box) => {
+    await box.write("work/.mcpx.json", config(server));
+    const call = await box.mcpx(["--json", "call", "remote.echo", "text=hi"]);
+    assert.equal(call.code, 75, call.stderr + call.stdout);
+    const problem = JSON.parse(call.stdout).error ?? JSON.parse(call.stdout);
+    assert.equal(problem.code, "INPUT_REQUIRED");
+    const ticket: string = problem.data.ticket;
+    const q = await box.json<{ mode: string; route: string; request: { url: string } }>([
+      "elicit",
+      "show",
+      ticket,
+    ]);
+    assert.equal(q.mode, "url");
+    assert.equal(q.route, "person");
+    assert.ok(q.request.url.startsWith(`${server.issuer}/authorize?`), q.request.url);
+    assert.deepEqual(tokenFiles(box), [], "nothing stored before the redirect");
+
+    // The person's browser: the authorization server redirects to the daemon's loopback listener.
+    const landed = await fetch(q.request.url);
+    assert.equal(landed.status, 200, await landed.text());
+    const answer = await box.mcpx(["elicit", "answer", ticket]);
+    assert.equal(answer.code, 0, answer.stderr);
+    assert.match(answer.stdout, /protected: hi/);
+    const [file] = tokenFiles(box);
+    assert.equal(Deno.statSync(file).mode! & 0o777, 0o600);
+    const again = await box.mcpx(["call", "remote.echo", "text=again"]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /protected: again/);
+    await box.mcpx(["stop"]);
+  });
+});
+
+Deno.test("oauth: a declined sign-in question ends the call with one line and stores nothing; CI mode starts none", async () => {
+  await withServer({}, async (server, box) => {
+    await box.write("work/.mcpx.json", config(server));
+    const call = await box.mcpx(["call", "remote.echo", "text=hi"]);
+    assert.equal(call.code, 75, call.stderr);
+    const ticket = /question "(elc-[0-9a-f]{12})"/.exec(call.stderr)?.[1];
+    assert.ok(ticket, call.stderr);
+    const declined = await box.mcpx(["elicit", "decline", ticket!]);
+    assert.notEqual(declined.code, 75, declined.stderr);
+    assert.match(declined.stdout + declined.stderr, /sign-in to "remote" was not done \(decline\)/);
+    assert.deepEqual(tokenFiles(box), []);
+    await box.mcpx(["stop"]);
+
+    const ci = await box.mcpx(["call", "remote.echo", "text=x"], { env: { CI: "true" } });
+    assert.equal(ci.code, 3, ci.stderr);
+    assert.match(ci.stderr, /CI mode.*mcpx auth login remote/);
+    assert.equal(server.counts.authorize, 0);
+    await box.mcpx(["stop"], { env: { CI: "true" } });
   });
 });
