@@ -127,3 +127,27 @@ Deno.test("without a handler no capability is declared, and roots/list is refuse
     await connection.close();
   }
 });
+
+Deno.test("over stdio in 2026-07-28 (the SDK's client) progress read beside its call's reply is kept", async () => {
+  await cacheModern();
+  const heard: Heard = { requests: [], notes: [] };
+  const connection = await connectServer(
+    spec({ name: "asking", ...ASKING, protocol: "force-modern" }),
+    options(heard),
+  );
+  try {
+    assert.equal(connection.protocolVersion, "2026-07-28");
+    // A fast server writes its reports and the reply together; each report still reaches the call.
+    for (const n of [1, 3, 5]) {
+      const reports: number[] = [];
+      const counted = await connection.callTool("count", { n }, {
+        timeoutMs: 10_000,
+        onProgress: (p) => reports.push(p.progress),
+      });
+      assert.equal(text(counted), `counted ${n}`);
+      assert.deepEqual(reports, Array.from({ length: n }, (_, i) => i + 1));
+    }
+  } finally {
+    await connection.close();
+  }
+});

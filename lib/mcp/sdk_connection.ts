@@ -27,7 +27,12 @@ import {
   startFailed,
   toToolInfo,
 } from "./_connection.ts";
-import { type ConnectOptions, declaredCapabilities, negotiationFor } from "./connect.ts";
+import {
+  type ConnectOptions,
+  declaredCapabilities,
+  MODERN_REVISION,
+  negotiationFor,
+} from "./connect.ts";
 import {
   CancellableHttpTransport,
   EndpointUnreachable,
@@ -45,6 +50,9 @@ import type {
   ToolInfo,
   UpstreamNotification,
 } from "./types.ts";
+
+/** Where a 2026-07-28 request carries the log level it wants (there is no logging/setLevel). */
+const LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel";
 
 /**
  * A Standard Schema that takes any object as it came: what `request(…, { raw: true })` hands the
@@ -140,6 +148,8 @@ class Connection implements McpConnection {
    * by assignment, and a property named `__proto__` is lost there; these keep it.
    */
   readonly #schemas = new Map<string, Record<string, unknown>>();
+  /** 2026-07-28: the level asked for (`servers.logLevel`), sent in every request's `_meta`. */
+  #logLevel?: string;
   /** 2026-07-28 CreateTaskResults, which the SDK's client (2.4) refuses, kept for the caller. */
   readonly #taskCapture = new TaskCapture();
 
@@ -274,6 +284,7 @@ class Connection implements McpConnection {
     }
     if (outcome.ok) {
       this.protocolVersion = this.#client.getNegotiatedProtocolVersion();
+      if (transport instanceof StdioTransport) inOrder(transport);
       return;
     }
     const error = "error" in outcome ? outcome.error : undefined;
@@ -329,7 +340,7 @@ class Connection implements McpConnection {
       // The SDK's own timeout and signal: either one sends notifications/cancelled for the
       // request (and, over HTTP, aborts the POST that carries it; see CancellableHttpTransport).
       const onProgress = options.onProgress;
-      const result = await this.#client.callTool({ name, arguments: args }, {
+      const result = await this.#client.callTool({ name, arguments: args, ...this.#meta() }, {
         timeout: options.timeoutMs,
         signal: options.signal,
         onprogress: onProgress
@@ -354,6 +365,13 @@ class Connection implements McpConnection {
         ...calling(name),
       });
     }
+  }
+
+  /** The `_meta` that carries the log level of a 2026-07-28 request, merged with `params`' own. */
+  #meta(params?: Record<string, unknown>): { _meta?: Record<string, unknown> } {
+    if (this.#logLevel === undefined) return {};
+    const own = params?._meta as Record<string, unknown> | undefined;
+    return { _meta: { [LOG_LEVEL_META_KEY]: this.#logLevel, ...own } };
   }
 
   #keepSchemas(message: JSONRPCMessage): void {
@@ -387,6 +405,12 @@ class Connection implements McpConnection {
   async setLoggingLevel(level: string, timeoutMs: number): Promise<void> {
     // A server that declared no logging would refuse the request; it is not asked.
     if (this.#client.getServerCapabilities()?.logging === undefined || this.#life.end) return;
+    if (this.protocolVersion === MODERN_REVISION) {
+      // 2026-07-28 has no logging/setLevel: the level rides each request's envelope (the SDK's
+      // Client does not add it itself), and a server logs only for requests that carry it.
+      this.#logLevel = level;
+      return;
+    }
     await this.#client.setLoggingLevel(level as "info", { timeout: timeoutMs }).catch(() => {});
   }
 
@@ -431,7 +455,9 @@ class Connection implements McpConnection {
       };
     }
     try {
-      const request = { method: method as "ping", ...(params ? { params } : {}) };
+      // 2026-07-28: the log level rides the request's `_meta` (see setLoggingLevel).
+      const sent = params || this.#logLevel ? { ...params, ...this.#meta(params) } : undefined;
+      const request = { method: method as "ping", ...(sent ? { params: sent } : {}) };
       const result = await (this.#client.request as (...a: unknown[]) => Promise<unknown>).call(
         this.#client,
         request,
@@ -574,6 +600,18 @@ class Connection implements McpConnection {
     if (error instanceof ProtocolError) {
       return rpcError(this.#spec.name, how, error, oversizedData(error.data), error);
     }
+    const refused = refusal(error);
+    if (refused) {
+      // 2026-07-28: the server's input_required asked for something mcpx's handler refused (a
+      // declined sampling request, a request over the size limit). In the 2025 era the refusal
+      // goes to the server as a JSON-RPC error and the call fails there; here the client answers
+      // the round itself, so the call fails the same way, as the server's error would.
+      return new McpxError(
+        "TOOL_ERROR",
+        how.rejected(this.#spec.name, `mcpx refused what it asked for: ${refused.message}`),
+        { cause: error, data: { rpcCode: refused.rpcCode } },
+      );
+    }
     if (error instanceof SdkError) {
       return new McpxError(
         "TOOL_ERROR",
@@ -616,6 +654,40 @@ class Connection implements McpConnection {
     // SDK messages can quote the URL; never let a query-string credential through.
     return this.#spec.url ? message.replaceAll(this.#spec.url, where) : message;
   }
+}
+
+/**
+ * Delivers the stdio transport's messages one microtask apart, in order. The SDK's `Client` runs a
+ * notification's handler a microtask after it arrives but settles a response at once, so
+ * `notifications/progress` read in the same chunk as the call's reply (a fast server on stdio)
+ * would find its call already settled and be dropped; one hop per message lets each
+ * notification's handler run before the next message is seen. Every hop is a microtask, so the
+ * queue is drained before the transport can report its close.
+ */
+function inOrder(transport: StdioTransport): void {
+  const deliver = transport.onmessage;
+  if (!deliver) return;
+  let chain = Promise.resolve();
+  transport.onmessage = (message) => {
+    chain = chain.then(() => deliver(message)).catch((error) =>
+      transport.onerror?.(error instanceof Error ? error : new Error(String(error)))
+    );
+  };
+}
+
+/**
+ * The refusal of a server's request by mcpx's own handler (the question broker's
+ * `RequestRefused`, which carries the JSON-RPC code it is sent with), where `error` is or wraps one.
+ */
+function refusal(error: unknown): { message: string; rpcCode: number } | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; depth++) {
+    const code = (e as { rpcCode?: unknown }).rpcCode;
+    if (typeof code === "number" && !(e instanceof McpxError)) {
+      return { message: e.message, rpcCode: code };
+    }
+    e = e.cause;
+  }
+  return undefined;
 }
 
 /** The McpxError `error` is or was caused by (the SDK keeps the cause when it wraps one). */
