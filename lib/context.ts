@@ -71,6 +71,8 @@ export interface DaemonHandle {
   readonly sessions?: NamedSessions;
   /** The web page (`mcpx ui`, lib/daemon/ui_gate.ts); absent outside the daemon. */
   readonly ui?: DaemonUi;
+  /** Whether it is hosted inline (lib/surfaces/inline.ts): it ends with the command hosting it. */
+  readonly inline?: boolean;
   /** The daemon's log. */
   readonly log?: {
     write(

@@ -4,6 +4,7 @@
 
 import { load } from "../_load.ts";
 import { parseJsonc } from "./load.ts";
+import { McpxError } from "../errors.ts";
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
@@ -12,7 +13,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /**
  * `text` with each of `servers` added under `mcpServers` (made when missing), in the file's own
  * indentation and line ends; a name the text has already is skipped, never replaced.
- * @throws {McpxError} CONFIG_INVALID when the text does not parse (with its line and column)
+ * @throws {McpxError} CONFIG_INVALID when the text does not parse (with its line and column), or
+ *   is not an object with an object `mcpServers`
  */
 export async function addServers(
   path: string,
@@ -21,6 +23,15 @@ export async function addServers(
 ): Promise<{ text: string; added: string[]; skipped: string[] }> {
   if (text.trim() === "") text = "{\n}\n";
   const data = await parseJsonc(text, path);
+  if (!isObject(data) || (data.mcpServers !== undefined && !isObject(data.mcpServers))) {
+    throw new McpxError(
+      "CONFIG_INVALID",
+      `Cannot add servers to ${path}: ${
+        isObject(data) ? '"mcpServers" is not an object' : "it is not a JSON object"
+      }`,
+      { hint: "Fix the file by hand; it was left as it was" },
+    );
+  }
   const existing = isObject(data) && isObject(data.mcpServers) ? data.mcpServers : {};
   const { modify, applyEdits } = await load<typeof import("jsonc-parser")>(
     "jsonc-parser",

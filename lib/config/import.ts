@@ -150,7 +150,13 @@ export async function addToConfig(
   const { text: edited, added, skipped } = await addServers(path, text, servers);
   if (added.length > 0) {
     try {
-      writeFileAtomic(path, edited, { mode: mode ?? 0o600 });
+      // Through a symlink (a dotfiles checkout) to the file it names: replacing the link with a
+      // file would leave the real one as it was.
+      let target = path;
+      try {
+        target = Deno.realPathSync(path);
+      } catch { /* not there yet: made at `path` */ }
+      writeFileAtomic(target, edited, { mode: mode ?? 0o600 });
     } catch (e) {
       throw new McpxError("CONFIG_INVALID", `Cannot write ${path}: ${messageOf(e)}`, {
         hint: "Check the file's permissions; it was left as it was",

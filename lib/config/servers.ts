@@ -817,6 +817,13 @@ function apiEntries(config: McpxConfig): Record<string, ServerConfig> {
     let spec = it.spec.trim();
     const remote = /^https?:\/\//i.test(spec);
     if (!remote && !spec.startsWith("/")) spec = `${dir}/${spec.replace(/^\.\//, "")}`;
+    if (remote && !URL.canParse(spec)) {
+      throw new McpxError(
+        "CONFIG_INVALID",
+        `"${spec}" in paths.apis of ${config.path} is not a URL`,
+        { hint: "Write https://host/path/openapi.json, or a file's path" },
+      );
+    }
     const last = (remote ? new URL(spec).pathname : spec).split("/").filter((p) => p).at(-1) ?? "";
     let name = it.name ?? last.replace(/\.(json|ya?ml)$/i, "");
     if (!it.name && (name === "" || /^(openapi|swagger|api|spec)$/i.test(name)) && remote) {

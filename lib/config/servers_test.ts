@@ -303,4 +303,5 @@ Deno.test("serverDefs() turns paths.apis items into api servers, their auth into
   );
   refused({ spec: "a.json", auth: { type: "oauth" } }, /an API takes bearer, header or query/);
   refused({ name: "x" }, /must be a list of OpenAPI documents/);
+  refused("https://", /"https:\/\/" in paths\.apis of \/p\/c\.json is not a URL/);
 });

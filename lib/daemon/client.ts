@@ -407,8 +407,12 @@ export async function ensureDaemon(
   const state = await probe(paths.socket, guardOf(paths, fp.hash, true));
   if (typeof state === "object") return answered(state);
   secureDaemonDirs(paths, true);
-  // The last rung, when asked for: hosted in this command rather than started beside it.
-  if (ctx.inline && !ctx.inline.started && (await ctx.settings()).get("daemon.inline")) {
+  // The last rung, when asked for: hosted in this command rather than started beside it. Never
+  // for `mcpx start`, which asks for a daemon that outlives it.
+  if (
+    ctx.inline && !ctx.inline.started && !options.deliberate &&
+    (await ctx.settings()).get("daemon.inline")
+  ) {
     await ctx.inline.start(ctx);
     paths = await ctx.paths();
     const hosted = await probe(paths.socket, guardOf(paths, fp.hash, true));

@@ -231,6 +231,7 @@ export async function runDaemon(
     registry,
     events,
     sessions,
+    inline: hooks.ready !== undefined,
     ui: {
       open() {
         // Hosted inline, the daemon ends with the command that prints the address.

@@ -70,6 +70,9 @@ export const mcpServe = defineOperation<
     if (input.token !== undefined && input.auth === false) {
       throw new McpxError("USAGE", "--token and --no-auth contradict each other: give one");
     }
+    if (input.token !== undefined && /\s/.test(input.token)) {
+      throw new McpxError("USAGE", "--token must not hold spaces: a bearer token is one word");
+    }
     if (input.token !== undefined && input.token.length < 16) {
       throw new McpxError("USAGE", "--token must be at least 16 characters", {
         hint: "Leave it out and one is made up and printed with the address",
@@ -78,6 +81,14 @@ export const mcpServe = defineOperation<
     return await serveFromCli(ctx, input.http, expose?.length ? expose : undefined, {
       session: input.session || undefined,
       token: input.auth === false ? undefined : input.token ?? newToken(),
+    }).catch((e) => {
+      // A port in use, or an address not this machine's: the user's to change, in one line.
+      if (e instanceof Deno.errors.AddrInUse || e instanceof Deno.errors.AddrNotAvailable) {
+        throw new McpxError("USAGE", `Cannot serve MCP at ${input.http}: ${e.message}`, {
+          hint: "Give --http a free port, or port 0 to have one picked",
+        });
+      }
+      throw e;
     });
   },
   render: () => "",

@@ -145,6 +145,12 @@ export const sessionsCreate = defineOperation<{ name: string; ttl?: string }, Se
   async run(input, ctx) {
     const { parseTtl, checkName } = await namedModule();
     checkName(input.name);
+    // Its record and processes would end with this command, a moment after it said "created".
+    if (ctx.daemon?.inline) {
+      throw new McpxError("USAGE", "A named session needs a daemon that outlives this command", {
+        hint: "Run `mcpx start` first, or drop --inline (daemon.inline)",
+      });
+    }
     const settings = await ctx.settings();
     const ttlMs = input.ttl !== undefined
       ? parseTtl(input.ttl)

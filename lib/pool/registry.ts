@@ -709,6 +709,15 @@ export class Registry {
     served: Served,
   ): Promise<Lease> {
     served.server = def.name;
+    // An ad-hoc server is a command line's consent, and its key is that line: a holder of the
+    // listener token names it neither way (docs/security.md).
+    if (caller.overTcp && this.#adHoc.get(`adhoc:${def.identity}`)?.def === def) {
+      throw new McpxError(
+        "FORBIDDEN",
+        "An ad-hoc server (--stdio, --url) is refused over the daemon's TCP listener",
+        { hint: "Name it from a command on the daemon's machine, or configure it there" },
+      );
+    }
     const key = scopeKey(def, caller, this.#deps.discover);
     if (key.degraded && !this.#degradedSaid.has(def.name)) {
       this.#degradedSaid.add(def.name);

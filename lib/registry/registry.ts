@@ -103,22 +103,11 @@ export async function registryGet(
     await res.body?.cancel();
     throw unavailable(url, `answered ${length} bytes, more than the ${MAX_BODY_BYTES} read`);
   }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = res.body!.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw unavailable(url, `answered more than the ${MAX_BODY_BYTES} bytes read`);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) [bytes.set(c, at), at += c.length];
+  const bytes = await readAtMost(
+    res,
+    MAX_BODY_BYTES,
+    () => unavailable(url, `answered more than the ${MAX_BODY_BYTES} bytes read`),
+  );
   try {
     return JSON.parse(new TextDecoder().decode(bytes));
   } catch {
@@ -398,6 +387,15 @@ export async function fetchFile(
     await res.body?.cancel();
     throw fail(`answered HTTP ${res.status}`);
   }
+  return await readAtMost(
+    res,
+    MAX_FILE_BYTES,
+    () => fail(`answered more than the ${MAX_FILE_BYTES} bytes read`),
+  );
+}
+
+/** A response's body, read until it passes `max` bytes (then cancelled, and `tooMuch` thrown). */
+async function readAtMost(res: Response, max: number, tooMuch: () => Error): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   const reader = res.body!.getReader();
@@ -405,9 +403,9 @@ export async function fetchFile(
     const { done, value } = await reader.read();
     if (done) break;
     total += value.length;
-    if (total > MAX_FILE_BYTES) {
+    if (total > max) {
       await reader.cancel();
-      throw fail(`answered more than the ${MAX_FILE_BYTES} bytes read`);
+      throw tooMuch();
     }
     chunks.push(value);
   }

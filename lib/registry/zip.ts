@@ -3,6 +3,9 @@
 
 import { inflateRawSync } from "node:zlib";
 
+/** The most all of an archive's files may hold, inflated: a small archive can say terabytes. */
+export const MAX_UNPACKED_BYTES = 1024 * 1024 * 1024;
+
 /** One file of an archive. */
 export interface ZipEntry {
   name: string;
@@ -31,6 +34,7 @@ export function readZip(data: Uint8Array): ZipEntry[] {
   let at = view.getUint32(end + 16, true);
   if (count === 0xffff || at === 0xffffffff) throw new SyntaxError("it is a ZIP64 archive");
   const out: ZipEntry[] = [];
+  let unpacked = 0;
   for (let n = 0; n < count; n++) {
     if (at + 46 > data.length || view.getUint32(at, true) !== 0x02014b50) {
       throw new SyntaxError("its central directory is damaged");
@@ -38,6 +42,7 @@ export function readZip(data: Uint8Array): ZipEntry[] {
     const flags = view.getUint16(at + 8, true);
     const method = view.getUint16(at + 10, true);
     const size = view.getUint32(at + 20, true);
+    const full = view.getUint32(at + 24, true);
     const nameLength = view.getUint16(at + 28, true);
     const extra = view.getUint16(at + 30, true);
     const comment = view.getUint16(at + 32, true);
@@ -58,11 +63,29 @@ export function readZip(data: Uint8Array): ZipEntry[] {
     const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
     const raw = data.subarray(start, start + size);
     if (raw.length !== size) throw new SyntaxError(`"${name}" is cut short`);
-    out.push({
-      name,
-      mode,
-      bytes: () => method === 0 ? raw : new Uint8Array(inflateRawSync(raw)),
-    });
+    unpacked += full;
+    if (unpacked > MAX_UNPACKED_BYTES || (method === 0 && full !== size)) {
+      throw new SyntaxError(`its files hold more than the ${MAX_UNPACKED_BYTES} bytes unpacked`);
+    }
+    out.push({ name, mode, bytes: () => method === 0 ? raw : inflate(raw, full, name) });
+  }
+  return out;
+}
+
+/** Inflates one file to no more than the size the directory gives it: a bomb stops there. */
+function inflate(raw: Uint8Array, full: number, name: string): Uint8Array {
+  let out: Uint8Array;
+  try {
+    out = new Uint8Array(inflateRawSync(raw, { maxOutputLength: Math.max(full, 1) }));
+  } catch (e) {
+    throw new SyntaxError(
+      (e as { code?: string }).code === "ERR_BUFFER_TOO_LARGE"
+        ? `"${name}" inflates to more than the ${full} bytes its directory says`
+        : `"${name}" is not deflated data`,
+    );
+  }
+  if (out.length !== full) {
+    throw new SyntaxError(`"${name}" inflates to ${out.length} bytes, not ${full}`);
   }
   return out;
 }

@@ -4,6 +4,7 @@
 // running as root would need a HOME override to find either.
 
 import { join } from "../_path.ts";
+import { McpxError } from "../errors.ts";
 
 /** Which service manager a definition is written for. */
 export type ServicePlatform = "systemd" | "launchd";
@@ -56,8 +57,26 @@ function systemdAssignment(name: string, value: string): string {
   return `Environment="${text}"`;
 }
 
+/**
+ * Refuses a spec with a line break or other control character in any value: a unit file is read
+ * line by line, so a folder named `x\nExecStartPre=…` would add a line of its own.
+ * @throws {McpxError} USAGE
+ */
+function refuseControls(spec: ServiceSpec): void {
+  const values = [spec.config, spec.cwd, spec.command, ...spec.args, ...Object.values(spec.env)];
+  // deno-lint-ignore no-control-regex
+  const bad = values.find((v) => /[\x00-\x1f\x7f]/.test(v));
+  if (bad === undefined) return;
+  throw new McpxError(
+    "USAGE",
+    `Cannot write a service for ${JSON.stringify(bad)}: it holds a line break or control character`,
+    { hint: "Rename the folder, or run `mcpx daemon` under your own supervisor" },
+  );
+}
+
 /** A systemd user unit that runs the daemon and restarts it when it fails. */
 export function systemdUnit(spec: ServiceSpec): string {
+  refuseControls(spec);
   const lines = [
     "# Written by `mcpx service install`; `mcpx service uninstall` removes it.",
     "[Unit]",
@@ -88,6 +107,7 @@ function xml(text: string): string {
 
 /** A launchd agent that runs the daemon at login and again when it exits on a failure. */
 export function launchdPlist(spec: ServiceSpec): string {
+  refuseControls(spec);
   const env = { ...spec.env, MCPX_CONFIG: spec.config };
   const strings = (items: string[], indent: string) =>
     items.map((s) => `${indent}<string>${xml(s)}</string>`);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { launchdPlist, serviceName, servicePath, systemdUnit } from "./unit.ts";
+import { McpxError } from "../errors.ts";
 
 const SPEC = {
   key: "0123456789abcdef",
@@ -56,4 +57,14 @@ Deno.test("names and places follow the platform", () => {
     servicePath("launchd", "k", { HOME: "/h" }),
     "/h/Library/LaunchAgents/dev.mcpx.k.plist",
   );
+});
+
+Deno.test("a folder whose name holds a line break is refused: it would add a line to the unit", () => {
+  const config = '/home/a/x\nExecStartPre=/bin/sh -c "echo pwned" #/.mcpx.json';
+  for (const write of [systemdUnit, launchdPlist]) {
+    assert.throws(
+      () => write({ ...SPEC, config, cwd: config.slice(0, config.lastIndexOf("/")) }),
+      (e: unknown) => e instanceof McpxError && e.code === "USAGE" && /line break/.test(e.message),
+    );
+  }
 });

@@ -326,7 +326,6 @@ async function operationsFor(
   return ops;
 }
 
-/** Runs one command line and returns the exit status. Never throws for a user's mistake. */
 /** The inline rung, loaded only when a command has to host its daemon itself. */
 function inlineRung(): NonNullable<Context["inline"]> {
   let stop: (() => Promise<void>) | undefined;
@@ -350,6 +349,7 @@ function inlineRung(): NonNullable<Context["inline"]> {
   return rung;
 }
 
+/** Runs one command line and returns the exit status. Never throws for a user's mistake. */
 export async function main(args: readonly string[], io: Io): Promise<number> {
   // `mcpx --tui` is `mcpx tui`.
   const end = args.indexOf("--");

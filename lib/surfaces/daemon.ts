@@ -41,6 +41,12 @@ export function runDaemon(
       if (exposed) {
         // Gateway mode: /mcp/<ns> (or <ns>,<ns>… with namespaced names), each its own endpoint.
         const key = decodeURIComponent(exposed[1]);
+        // An ad-hoc server's key names its command line: not for a holder of the listener token.
+        if (key.split(",").some((ns) => ns.startsWith("adhoc:")) && context(req).caller.overTcp) {
+          return Promise.resolve(Response.json({
+            error: "An ad-hoc server (--stdio, --url) is refused over the daemon's TCP listener",
+          }, { status: 403 }));
+        }
         let handler = gateways.get(key);
         if (!handler) gateways.set(key, handler = gatewayHandler(context(req), key.split(",")));
         return handler.then((h) => h.fetch(req), (error) => {

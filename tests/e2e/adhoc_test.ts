@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { freePort, npmServerScript, Sandbox } from "../_helpers.ts";
+import { daemonLog, freePort, npmServerScript, Sandbox } from "../_helpers.ts";
 
 interface Call {
   content: { type: string; text?: string }[];
@@ -305,6 +305,32 @@ Deno.test("an ad-hoc server is named only by a command of this user: not over TC
   const line = `node '${npmServerScript("server-everything")}'`;
   const call = await box.mcpx(["call", "--stdio", line, "echo", "message=local"]);
   assert.equal(call.code, 0, call.stderr);
+  // Once taken up, its key (`adhoc:` and its command line) is not a name for a TCP caller either.
+  const ended = (await daemonLog(box)).find((r) =>
+    r.event === "call.end" && String(r.msg).startsWith("adhoc:")
+  );
+  const key = String(ended?.msg).slice(0, String(ended?.msg).lastIndexOf("."));
+  assert.match(key, /^adhoc:/);
+  for (
+    const [path, body] of [
+      [`/v1/call/${encodeURIComponent(key)}/echo`, { message: "over tcp" }],
+      ["/v1/tools/call", { server: key, tool: "echo", arguments: { message: "over tcp" } }],
+      [`/mcp/${encodeURIComponent(key)}`, { jsonrpc: "2.0", id: 1, method: "ping" }],
+    ] as const
+  ) {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    assert.equal(res.status, 403, `${path}: ${text}`);
+    assert.match(text, /refused over the daemon's TCP listener/);
+  }
 
   const { OPERATIONS } = await import("../../lib/operations/mod.ts");
   const { buildMcpTools } = await import("../../lib/surfaces/mcp.ts");

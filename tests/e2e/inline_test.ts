@@ -127,3 +127,27 @@ Deno.test("an inline command stopped by SIGINT stops its servers; one killed out
   await until("the orphan to be stopped", () => box.processes().length === 0);
   assert.deepEqual(inlineFiles(box), [], `files left: ${inlineFiles(box)}`);
 });
+
+Deno.test("--inline refuses to create a named session: its record would end with the command", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { f: faultyServer() } });
+  const made = await box.mcpx(["--inline", "session", "new", "--name", "kept"]);
+  assert.equal(made.code, 2, made.stdout + made.stderr);
+  assert.match(made.stderr, /^mcpx: A named session needs a daemon that outlives this command/);
+  assert.equal(made.stderr.trim().split("\n").length, 1);
+  assert.deepEqual(box.processes(), []);
+  assert.deepEqual(inlineFiles(box), []);
+});
+
+Deno.test("`mcpx start` under daemon.inline starts a daemon that outlives it, which inline commands then use", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { f: faultyServer() } });
+  const env = { MCPX_DAEMON_INLINE: "1" };
+  const started = await box.mcpx(["start"], { env });
+  assert.equal(started.code, 0, started.stderr);
+  assert.doesNotMatch(started.stdout, /\.inline-/, started.stdout);
+  const status = await box.json<{ pid: number; rung: string }>(["status"], { env });
+  assert.equal(status.rung, "socket", "the started daemon is still there");
+  assert.deepEqual(inlineFiles(box), []);
+  await box.mcpx(["stop", "--all"]);
+});

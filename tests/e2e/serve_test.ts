@@ -310,6 +310,8 @@ Deno.test("the daemon's /mcp: a client's cancellation reaches the server and fre
 
 Deno.test("serve: --token and --no-auth are refused in one line where they make no sense", async () => {
   await using box = await Sandbox.create();
+  // A port someone else holds.
+  using busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   await box.write("work/.mcpx.json", { mcpServers: {} });
   for (
     const [args, why] of [
@@ -320,6 +322,8 @@ Deno.test("serve: --token and --no-auth are refused in one line where they make 
         ["serve", "--http", "127.0.0.1:0", "--token", "0123456789abcdef0", "--no-auth"],
         /contradict/,
       ],
+      [["serve", "--http", "127.0.0.1:0", "--token", "01234567 89abcdef0"], /must not hold spaces/],
+      [["serve", "--http", `127.0.0.1:${busy.addr.port}`], /Address already in use/],
     ] as const
   ) {
     const r = await box.mcpx([...args]);
