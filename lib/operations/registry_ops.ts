@@ -264,11 +264,19 @@ export const registryAdd = defineOperation<
       file.close();
       throw e;
     }
+    file.close();
+    // Whole or not at all, through to the real file, keeping its mode: a crash between a
+    // truncate and a write would leave an empty configuration.
+    const { writeFileAtomic } = await load<typeof import("../_atomic.ts")>(
+      "../_atomic.ts",
+      import.meta.url,
+    );
     try {
-      file.truncateSync(0);
-      file.writeSync(new TextEncoder().encode(after));
-    } finally {
-      file.close();
+      writeFileAtomic(real, after, { mode: (Deno.statSync(real).mode ?? 0o600) & 0o777 });
+    } catch (e) {
+      throw new McpxError("CONFIG_INVALID", `Cannot write ${path}: ${String(e)}`, {
+        hint: "Make its folder writable, or add the entry printed by `mcpx registry show` by hand",
+      });
     }
     if (before.trusted && before.why === "recorded") {
       const { stateDir } = await load<typeof import("../paths.ts")>("../paths.ts", import.meta.url);

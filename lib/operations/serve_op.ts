@@ -20,7 +20,7 @@ export const mcpServe = defineOperation<
     name: "token",
     type: "string",
     doc:
-      "With --http: the bearer token every request must carry (default: one made up at start and printed with the address)",
+      "With --http: the bearer token every request must carry (MCPX_SERVE_TOKEN keeps it out of the process table; default: one made up at start and printed with the address)",
   }, {
     name: "auth",
     type: "boolean",
@@ -64,23 +64,31 @@ export const mcpServe = defineOperation<
         hint: "Gateway mode relays to the daemon's /mcp/<ns>: send x-mcpx-session there",
       });
     }
+    // MCPX_SERVE_TOKEN rather than --token keeps it out of the process table, which every local
+    // user can read.
+    const given = input.token ?? (ctx.io.env.MCPX_SERVE_TOKEN || undefined);
     if (input.http === undefined && (input.token !== undefined || input.auth !== undefined)) {
       throw new McpxError("USAGE", "--token and --no-auth are for --http: stdio has no listener");
     }
-    if (input.token !== undefined && input.auth === false) {
-      throw new McpxError("USAGE", "--token and --no-auth contradict each other: give one");
+    if (given !== undefined && input.auth === false) {
+      throw new McpxError(
+        "USAGE",
+        "A token (--token or MCPX_SERVE_TOKEN) and --no-auth contradict each other: give one",
+      );
     }
-    if (input.token !== undefined && /\s/.test(input.token)) {
+    if (given !== undefined && /\s/.test(given)) {
       throw new McpxError("USAGE", "--token must not hold spaces: a bearer token is one word");
     }
-    if (input.token !== undefined && input.token.length < 16) {
+    if (given !== undefined && given.length < 16) {
       throw new McpxError("USAGE", "--token must be at least 16 characters", {
         hint: "Leave it out and one is made up and printed with the address",
       });
     }
     return await serveFromCli(ctx, input.http, expose?.length ? expose : undefined, {
       session: input.session || undefined,
-      token: input.auth === false ? undefined : input.token ?? newToken(),
+      token: input.auth === false ? undefined : given ?? newToken(),
+      // A token the caller chose is theirs: never echoed into a terminal's scrollback.
+      tokenGiven: given !== undefined,
     }).catch((e) => {
       // A port in use, or an address not this machine's: the user's to change, in one line.
       if (e instanceof Deno.errors.AddrInUse || e instanceof Deno.errors.AddrNotAvailable) {

@@ -52,6 +52,7 @@ const OTHER_VARIABLES = new Set([
   "MCPX_TOKEN_FILE",
   "MCPX_CALLER_ENV",
   "MCPX_TRACE_IDS",
+  "MCPX_SERVE_TOKEN",
 ]);
 
 const SPECS = SETTINGS as Record<string, SettingSpec>;

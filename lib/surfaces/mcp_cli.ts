@@ -148,7 +148,7 @@ export async function serveFromCli(
   ctx: Context,
   http: string | undefined,
   expose?: readonly string[],
-  options: { session?: string; token?: string } = {},
+  options: { session?: string; token?: string; tokenGiven?: boolean } = {},
 ): Promise<{ served: string }> {
   const session = options.session;
   const host = cliHost(ctx);
@@ -179,6 +179,8 @@ export async function serveFromCli(
         `mcpx serve: MCP at http://${shown}:${port}/mcp ${
           options.token === undefined
             ? "(no token: every user of this machine can reach it)"
+            : options.tokenGiven
+            ? "(bearer token: the one given)"
             : `(bearer token: ${options.token})`
         }\n`,
       );

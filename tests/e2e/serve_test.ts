@@ -332,3 +332,69 @@ Deno.test("serve: --token and --no-auth are refused in one line where they make 
     assert.match(r.stderr, why);
   }
 });
+
+Deno.test("serve --http takes its token from MCPX_SERVE_TOKEN, out of the process table, and never echoes it", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: {} });
+  const token = "a-token-the-host-chose-0123456789";
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--config",
+      `${REPO}deno.json`,
+      box.entry,
+      "serve",
+      "--http",
+      "127.0.0.1:0",
+    ],
+    cwd: join(box.root, "work"),
+    env: { ...box.env, MCPX_SERVE_TOKEN: token },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  try {
+    const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    let said = "";
+    while (!said.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`serve ended: ${said}`);
+      said += value;
+    }
+    reader.releaseLock();
+    child.stderr.cancel().catch(() => {});
+    assert.match(said, /\(bearer token: the one given\)/);
+    assert.ok(!said.includes(token), "the token is not echoed");
+    const url = /MCP at (\S+)/.exec(said)![1];
+    const ping = (auth?: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(auth ? { authorization: auth } : {}),
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "t", version: "1" },
+          },
+        }),
+      });
+    const bare = await ping();
+    assert.equal(bare.status, 401);
+    await bare.body?.cancel();
+    const ok = await ping(`Bearer ${token}`);
+    assert.equal(ok.status, 200, await ok.clone().text());
+    await ok.body?.cancel();
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+  }
+});
