@@ -5,6 +5,7 @@ import type { Io } from "./io.ts";
 import type { Caller } from "./pool/scope.ts";
 import type { Registry } from "./pool/registry.ts";
 import type { NamedSessions } from "./sessions/named.ts";
+import type { UpgradeRequest, UpgradeResult } from "./daemon/upgrade.ts";
 import type { Selection } from "./config/servers.ts";
 import { type DaemonPaths, daemonPaths, inlinePaths, stateDir } from "./paths.ts";
 import { requireTrusted, shellWord, type TrustOptions, trustState } from "./config/trust.ts";
@@ -71,6 +72,13 @@ export interface DaemonHandle {
   readonly sessions?: NamedSessions;
   /** The web page (`mcpx ui`, lib/daemon/ui_gate.ts); absent outside the daemon. */
   readonly ui?: DaemonUi;
+  /** The version it reports (MCPX_TEST_VERSION in the upgrade tests, else mcpx's). */
+  readonly version?: string;
+  /**
+   * Hands this daemon's socket and servers to one started from `request.command`, then retires
+   * (lib/daemon/upgrade.ts); absent outside the daemon.
+   */
+  upgrade?(request: UpgradeRequest): Promise<UpgradeResult>;
   /** Whether it is hosted inline (lib/surfaces/inline.ts): it ends with the command hosting it. */
   readonly inline?: boolean;
   /** The daemon's log. */

@@ -12,6 +12,7 @@ import {
   encodeCaller,
   FINGERPRINT_HEADER,
   TRUSTED_HEADER,
+  VERSION_HEADER,
   WireConnectError,
   wireRequest,
   type WireResponse,
@@ -19,6 +20,7 @@ import {
 } from "./wire.ts";
 
 import { type Endpoint, parseEndpoint, showEndpoint } from "./listen.ts";
+import { runningVersion } from "../version.ts";
 
 export { FINGERPRINT_HEADER };
 
@@ -302,6 +304,18 @@ export const DAEMON_V8_FLAGS: readonly string[] = [
 export { selfCommand } from "../_self.ts";
 import { selfCommand } from "../_self.ts";
 
+/**
+ * The command's settings flags as a daemon it starts gets them, with paths made absolute because
+ * the daemon runs in the configuration's folder; the configuration itself goes by MCPX_CONFIG.
+ */
+export function daemonFlagArgs(ctx: Context): string[] {
+  return ctx.flags.filter((f) => f.key !== "output.json" && f.key !== "config").map((f) => {
+    const spec = (SETTINGS as Record<string, SettingSpec>)[f.key];
+    const text = spec.type === "path" && f.text ? resolve(ctx.io.cwd, f.text) : f.text;
+    return `${f.spelling}=${text}`;
+  });
+}
+
 async function spawnAndWait(
   ctx: Context,
   paths: DaemonPaths,
@@ -309,16 +323,7 @@ async function spawnAndWait(
   deliberate: boolean,
 ): Promise<Health> {
   await Deno.remove(paths.startError).catch(() => {});
-  // The daemon gets the command's settings flags, with paths made absolute because it runs in
-  // the configuration's folder; the configuration itself goes by MCPX_CONFIG.
-  const flagArgs = ctx.flags.filter((f) => f.key !== "output.json" && f.key !== "config").map(
-    (f) => {
-      const spec = (SETTINGS as Record<string, SettingSpec>)[f.key];
-      const text = spec.type === "path" && f.text ? resolve(ctx.io.cwd, f.text) : f.text;
-      return `${f.spelling}=${text}`;
-    },
-  );
-  const self = selfCommand(["daemon", ...flagArgs], DAEMON_V8_FLAGS);
+  const self = selfCommand(["daemon", ...daemonFlagArgs(ctx)], DAEMON_V8_FLAGS);
   const fp = await ctx.fingerprint();
   const child = new Deno.Command(self.command, {
     args: self.args,
@@ -379,6 +384,48 @@ async function spawnAndWait(
   );
 }
 
+const UPGRADE_PATH = "/v1/daemon/upgrade";
+/** Set once this process has tried an upgrade: it tries at most one. */
+let upgradeTried = false;
+
+/**
+ * Upgrades the daemon in place (lib/daemon/upgrade.ts) when it reports a version other than this
+ * command's, once per process, unless daemon.autoUpgrade is off. Says so in one line on stderr,
+ * and why not when it could not; the command goes on with whichever daemon serves. Resolves to
+ * whether it upgraded.
+ */
+async function upgradeIfOther(ctx: Context, theirs: string | undefined): Promise<boolean> {
+  if (theirs === undefined || upgradeTried || ctx.daemon || ctx.inline?.started) return false;
+  const mine = runningVersion(ctx.io.env);
+  if (theirs === mine) return false;
+  upgradeTried = true;
+  if (!(await ctx.settings()).get("daemon.autoUpgrade")) return false;
+  const self = selfCommand(["daemon"], DAEMON_V8_FLAGS);
+  try {
+    const answer = await callDaemon(ctx, {
+      method: "POST",
+      path: UPGRADE_PATH,
+      body: { command: [self.command, ...self.args] },
+      start: false,
+    });
+    const out = answer?.value as { to?: { pid: number }; handedOver?: unknown[] } | undefined;
+    if (!out?.to) return false;
+    ctx.io.err(
+      `mcpx: the daemon ran version ${theirs}; upgraded it in place to ${mine} (daemon ${out.to.pid}, ${
+        out.handedOver?.length ?? 0
+      } server process(es) kept)\n`,
+    );
+    return true;
+  } catch (e) {
+    ctx.io.err(
+      `mcpx: the daemon runs version ${theirs}, this command ${mine}; it was not upgraded: ${
+        messageOf(e)
+      }\n`,
+    );
+    return false;
+  }
+}
+
 /**
  * Makes sure this configuration's daemon runs: a missing or stale one is started detached and
  * awaited; concurrent callers serialise on a lock so exactly one daemon starts.
@@ -405,7 +452,13 @@ export async function ensureDaemon(
     return health;
   };
   const state = await probe(paths.socket, guardOf(paths, fp.hash, true));
-  if (typeof state === "object") return answered(state);
+  if (typeof state === "object") {
+    if (await upgradeIfOther(ctx, state.version)) {
+      const now = await probe(paths.socket, guardOf(paths, fp.hash, true));
+      if (typeof now === "object") return answered(now);
+    }
+    return answered(state);
+  }
   secureDaemonDirs(paths, true);
   // The last rung, when asked for: hosted in this command rather than started beside it. Never
   // for `mcpx start`, which asks for a daemon that outlives it.
@@ -471,8 +524,10 @@ export async function callDaemon(
     });
     const value = decode(res, paths.socket, fp.hash, token);
     ctx.rung ??= ctx.inline?.started ? "inline" : "socket";
+    theirs = res.headers.get(VERSION_HEADER);
     return { value };
   };
+  let theirs: string | undefined;
   // A daemon serving another version of the file takes this one up only once it is found trusted
   // here, as a new daemon's start would need: it refused before anything ran, so this is resent.
   const sendTrusted = async () => {
@@ -491,7 +546,9 @@ export async function callDaemon(
       { hint: "Check `mcpx status`, then run the command again if it should run again" },
     );
   try {
-    return await sendTrusted();
+    const answer = await sendTrusted();
+    if (request.path !== UPGRADE_PATH) await upgradeIfOther(ctx, theirs);
+    return answer;
   } catch (e) {
     if (!(e instanceof WireConnectError)) throw e;
     // Sent and then lost: never send it again (a tool call would run twice).

@@ -8,8 +8,8 @@ import { loadConfig, type McpxConfig } from "../config/load.ts";
 import { DaemonLog, type Level } from "../log/daemon.ts";
 import type { Format } from "../../launcher/log.ts";
 import { wantsColor } from "../log/run_log.ts";
-import { FINGERPRINT_HEADER, guardOf, probe } from "./client.ts";
-import { CALLER_HEADER, decodeCaller, TRUSTED_HEADER } from "./wire.ts";
+import { daemonFlagArgs, FINGERPRINT_HEADER, guardOf, probe } from "./client.ts";
+import { CALLER_HEADER, decodeCaller, TRUSTED_HEADER, VERSION_HEADER } from "./wire.ts";
 import { trustState, untrustedError } from "../config/trust.ts";
 import {
   readBounded,
@@ -35,7 +35,7 @@ import {
 import { withLock } from "./lock.ts";
 import { namespacesOf } from "../discovery/load.ts";
 import { summarizeCache, summaryFile } from "../discovery/ls_summary.ts";
-import { VERSION } from "../version.ts";
+import { runningVersion } from "../version.ts";
 import { load } from "../_load.ts";
 import { processToken, procStat } from "./pid.ts";
 import {
@@ -58,6 +58,15 @@ import {
   type TcpAddress,
 } from "./listen.ts";
 import { UiGate } from "./ui_gate.ts";
+import { readToken } from "./guard.ts";
+import {
+  predecessorOf,
+  Successor,
+  upgrade,
+  type UpgradeRequest,
+  type UpgradeResult,
+} from "./upgrade.ts";
+
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
 export interface DaemonRecord {
@@ -109,6 +118,9 @@ export async function runDaemon(
 ): Promise<number> {
   let fp = await ctx.fingerprint();
   const paths = await ctx.paths();
+  // Started by `mcpx daemon upgrade`: it takes over from the daemon named here (upgrade.ts).
+  const from = predecessorOf(ctx.io.env);
+  const version = runningVersion(ctx.io.env);
   let stateDirOk = false;
   const reportStart = (error: unknown) => {
     const report = error instanceof McpxError
@@ -117,7 +129,10 @@ export async function runDaemon(
     // Never into a state directory that was refused as another user's.
     if (!stateDirOk) return;
     try {
-      writeFileAtomic(paths.startError, JSON.stringify(report) + "\n");
+      writeFileAtomic(
+        from ? ctx.io.env.MCPX_UPGRADE_ERROR || paths.startError : paths.startError,
+        JSON.stringify(report) + "\n",
+      );
     } catch { /* nowhere to say why */ }
   };
   let settings, config: McpxConfig, listen: TcpAddress | undefined;
@@ -155,17 +170,36 @@ export async function runDaemon(
   log.write("info", "daemon.start", "Daemon starting", {
     config: fp.path,
     fingerprint: fp.hash,
-    version: VERSION,
+    version,
     autostarted,
   });
   for (const w of settings.warnings) log.write("warn", "config.warning", w);
 
   const daemonStarted = Date.now();
-  let registry: Registry;
+  let registry!: Registry;
   let stopping = false;
+  // Whether the shared files (live state, children, sessions) are this daemon's to write: not
+  // while stopping, nor for a successor before it takes over, nor during an upgrade's handoff.
+  let owner = !from;
+  let quiet = false;
+  const owning = () => owner && !stopping && !quiet;
   const events = new EventBus();
   // Made once the registry is: the registry asks it about each call of a session.
   let sessions: NamedSessions | undefined;
+  const makeSessions = (
+    carried?: ConstructorParameters<typeof NamedSessions>[0]["carried"],
+  ): NamedSessions =>
+    new NamedSessions({
+      path: paths.sessions,
+      daemon: { pid: Deno.pid, startedAt: new Date(daemonStarted).toISOString() },
+      ...(carried ? { carried } : {}),
+      user: ctx.io.env.USER || undefined,
+      uid: Deno.uid() ?? undefined,
+      log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
+      publish: (type, data) => void events.publish(type, data),
+      stop: (name) => registry.endSession(name),
+      instances: () => registry.sessionInstances(),
+    });
   let half: ClientHalf;
   try {
     half = new ClientHalf(defsOf(config, settings, log, ctx.io.cwd), {
@@ -178,10 +212,10 @@ export async function runDaemon(
     // Once stopping, the live state is no longer written: a successor may own the file by then.
     registry = await makeRegistry(config, ctx, settings, log, half, events, {
       live: (state) => {
-        if (!stopping) writeLive(paths.live, state);
+        if (owning()) writeLive(paths.live, state);
       },
       children: (list) => {
-        if (stopping) return;
+        if (!owning()) return;
         recordChildren(paths.children, list);
         sessions?.refresh();
       },
@@ -191,22 +225,16 @@ export async function runDaemon(
         keeps: (scope) => sessions?.keeps(scope) ?? false,
       },
     });
-    sessions = new NamedSessions({
-      path: paths.sessions,
-      daemon: { pid: Deno.pid, startedAt: new Date(daemonStarted).toISOString() },
-      user: ctx.io.env.USER || undefined,
-      uid: Deno.uid() ?? undefined,
-      log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
-      publish: (type, data) => void events.publish(type, data),
-      stop: (name) => registry.endSession(name),
-      instances: () => registry.sessionInstances(),
-    });
+    // A successor reads them once it has taken over: until then they are its predecessor's.
+    if (!from) sessions = makeSessions();
   } catch (e) {
     log.close();
     reportStart(e);
     throw e;
   }
-  let server: Deno.HttpServer<Deno.UnixAddr> | undefined;
+  // The unix listeners: one, and a second one when an upgrade failed and this daemon took its
+  // socket back (the first still listens on the path its successor replaced).
+  const servers: Deno.HttpServer<Deno.UnixAddr>[] = [];
   let tcp: Deno.HttpServer<Deno.NetAddr> | undefined;
   // The web page's loopback listener (`mcpx ui`), when no daemon.listen serves it.
   let uiTcp: Deno.HttpServer<Deno.NetAddr> | undefined;
@@ -230,7 +258,11 @@ export async function runDaemon(
     log,
     registry,
     events,
-    sessions,
+    // Read once this daemon serves: a successor makes them when it takes over (upgrade.ts).
+    get sessions() {
+      return sessions;
+    },
+    version,
     inline: hooks.ready !== undefined,
     ui: {
       open() {
@@ -263,7 +295,7 @@ export async function runDaemon(
       log: paths.log,
       startedAt: new Date(state.startedAt).toISOString(),
       autostarted,
-      version: VERSION,
+      version,
       ...(state.listen ? { listen: state.listen } : {}),
     };
     writeFileAtomic(paths.record, JSON.stringify(record, null, 2) + "\n");
@@ -369,9 +401,19 @@ export async function runDaemon(
     return perRequest;
   });
 
+  // Upgrades (upgrade.ts): the listeners a predecessor gives back or a successor binds late, the
+  // requests a successor holds until it owns the processes, and whether this one has retired.
+  let listenUnix: (path: string) => void = () => {};
+  let bindTcp: () => void = () => {};
+  let successor: Successor | undefined;
+  let takenOver = Promise.withResolvers<void>();
+  if (!from) takenOver.resolve();
+  let retiredFor: number | undefined;
+  let upgrading: Promise<UpgradeResult> | undefined;
   try {
     await withLock(paths.bindLock, async () => {
-      const existing = await probe(paths.socket, guardOf(paths));
+      // A successor's predecessor answers on the socket, and its servers are not orphans.
+      const existing = from ? "absent" : await probe(paths.socket, guardOf(paths));
       if (typeof existing === "object") {
         throw new McpxError(
           "DAEMON_UNAVAILABLE",
@@ -381,7 +423,7 @@ export async function runDaemon(
       }
       // No daemon answers: one that died may have left its servers running (they may ignore a
       // closed stdin). They are stopped before this daemon starts its own.
-      const orphans = stopOrphans(paths.children);
+      const orphans = from ? undefined : stopOrphans(paths.children);
       if (orphans && orphans.stopped.length > 0) {
         state.recovered = describeOrphans(orphans);
         log.write("warn", "daemon.orphans_stopped", state.recovered, {
@@ -405,8 +447,9 @@ export async function runDaemon(
       else {await Deno.mkdir(dirname(paths.socket), { recursive: true, mode: 0o700 }).catch(
           () => {},
         );}
-      // Before the socket exists, so that whoever can connect can already read it.
-      const token = writeToken(paths.token);
+      // Before the socket exists, so that whoever can connect can already read it. A successor
+      // keeps its predecessor's: scripts running hold it.
+      const token = (from ? readToken(paths.token) : undefined) ?? writeToken(paths.token);
       const maxBytes = settings.get("daemon.maxRequestBytes");
       const memoryEvery = settings.get("plumbing.memoryLog");
       const snapshots = settings.get("plumbing.heapSnapshots");
@@ -425,6 +468,16 @@ export async function runDaemon(
           state.lastActivity = Date.now();
           state.inflight++;
           try {
+            if (from && !refused) {
+              const path = new URL(req.url).pathname;
+              // The predecessor's handoff (upgrade.ts); everything else waits for its end.
+              if (path === "/v1/daemon/handoff" && req.method === "POST" && !bare) {
+                return successor && !successor.done
+                  ? await successor.handle(req)
+                  : problemResponse(new McpxError("USAGE", "No handoff is under way"));
+              }
+              if (path !== "/v1/health") await takenOver.promise;
+            }
             const ready = refused ?? await readBounded(req, maxBytes);
             if (bare && !(ready instanceof Response)) overTcp.add(ready);
             // A command that read another version of the file: take up the file as it is now
@@ -446,6 +499,7 @@ export async function runDaemon(
             }
             const res = ready instanceof Response ? ready : await route(ready);
             res.headers.set(FINGERPRINT_HEADER, state.fingerprint);
+            res.headers.set(VERSION_HEADER, version);
             return res;
           } finally {
             state.inflight--;
@@ -457,8 +511,10 @@ export async function runDaemon(
             }
           }
         };
-      // The TCP listener first: once the socket answers, a command may already ask for it.
-      if (listen) {
+      // The TCP listener first: once the socket answers, a command may already ask for it. A
+      // successor binds it once its predecessor has let go of the port.
+      bindTcp = () => {
+        if (!listen) return;
         // Beyond the socket's 0600: anyone who can reach the port must hold the listener token,
         // loopback or not (other users of this machine reach a loopback port too).
         const bearer = listenerToken(settings.get("daemon.token"), paths.listenToken);
@@ -477,14 +533,15 @@ export async function runDaemon(
           );
         }
         state.listen = hostPort(at);
-        if (!autostarted) {
+        if (!autostarted && !from) {
           ctx.io.err(
             `mcpx daemon: /v1 and /mcp at http://${state.listen} (bearer token: ${
               settings.get("daemon.token") ? "daemon.token" : paths.listenToken
             })\n`,
           );
         }
-      }
+      };
+      if (!from) bindTcp();
       // The web page is served where daemon.listen is, else on a loopback port opened the first
       // time `mcpx ui` asks: it takes page sessions only, no token anyone was given.
       openUi = () => {
@@ -501,36 +558,153 @@ export async function runDaemon(
         }
         return hostPort({ hostname: "127.0.0.1", port: uiTcp.addr.port });
       };
-      try {
-        server = Deno.serve(
-          { path: paths.socket, onListen() {}, onError },
-          handle((req) => refuseWithoutToken(req, token)),
-        );
-      } catch (e) {
-        throw new McpxError(
-          "DAEMON_START_FAILED",
-          `Cannot listen on "${paths.socket}": ${messageOf(e)}`,
-          {
-            hint: "Set daemon.socket (MCPX_DAEMON_SOCKET) to a path in a writable directory",
-          },
-        );
-      }
-      await Deno.chmod(paths.socket, 0o600);
-      writeRecord();
+      listenUnix = (path: string) => {
+        try {
+          servers.push(Deno.serve(
+            { path, onListen() {}, onError },
+            handle((req) => refuseWithoutToken(req, token)),
+          ));
+        } catch (e) {
+          throw new McpxError(
+            "DAEMON_START_FAILED",
+            `Cannot listen on "${path}": ${messageOf(e)}`,
+            {
+              hint: "Set daemon.socket (MCPX_DAEMON_SOCKET) to a path in a writable directory",
+            },
+          );
+        }
+        Deno.chmodSync(path, 0o600);
+      };
+      listenUnix(from ? from.socket : paths.socket);
+      if (!from) writeRecord();
     });
   } catch (e) {
     log.write("error", "daemon.start_failed", messageOf(e));
     log.close();
     reportStart(e);
-    await server?.shutdown();
+    await Promise.all(servers.map((s) => s.shutdown()));
     await tcp?.shutdown();
-    sessions.close();
+    sessions?.close();
     await registry.close();
     throw e;
   }
   registry.start();
-  sessions.start();
-  writeLive(paths.live, registry.liveState());
+  sessions?.start();
+  if (!from) writeLive(paths.live, registry.liveState());
+  if (from) {
+    successor = new Successor(from, {
+      registry,
+      env: ctx.io.env,
+      stateDir: paths.dir,
+      socket: paths.socket,
+      log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
+      stopOrphans: () => {
+        const orphans = stopOrphans(paths.children);
+        if (orphans && orphans.stopped.length > 0) {
+          state.recovered = describeOrphans(orphans);
+          log.write("warn", "daemon.orphans_stopped", state.recovered, {
+            predecessor: orphans.daemon,
+            stopped: orphans.stopped,
+          });
+        }
+      },
+      takeOver: (carried) => {
+        owner = true;
+        sessions = makeSessions(carried);
+        sessions.start();
+        writeRecord();
+        writeLive(paths.live, registry.liveState());
+        recordChildren(paths.children, registry.children());
+        // The predecessor closed its TCP listener before the handoff; its port may take a moment.
+        const bind = (left: number) => {
+          try {
+            bindTcp();
+            if (state.listen) writeRecord();
+          } catch (e) {
+            if (left > 0) setTimeout(() => bind(left - 1), 50);
+            else log.write("error", "daemon.listen_failed", messageOf(e));
+          }
+        };
+        bind(40);
+        takenOver.resolve();
+        log.write("info", "daemon.took_over", "This daemon serves from now on", {
+          predecessor: from.pid,
+          servers: registry.children().length,
+        });
+      },
+    });
+    successor.watch();
+  }
+  state.upgrade = (request: UpgradeRequest) => {
+    if (hooks.ready) {
+      return Promise.reject(
+        new McpxError("USAGE", "A daemon hosted inline ends with its command: there is nothing to upgrade", {
+          hint: "Drop --inline (daemon.inline): the next command then uses a daemon of its own version",
+        }),
+      );
+    }
+    if (!ctx.io.env.MCPX_DAEMON_CHILD) {
+      return Promise.reject(
+        new McpxError(
+          "USAGE",
+          `Daemon ${Deno.pid} runs in the foreground or under a supervisor (mcpx service): it is not upgraded in place`,
+          {
+            hint:
+              "Restart it where it runs (Ctrl-C and `mcpx daemon` again, or `systemctl --user restart` its unit)",
+          },
+        ),
+      );
+    }
+    if (stopReason) {
+      return Promise.reject(new McpxError("DAEMON_STOPPING", `Daemon ${Deno.pid} is stopping`));
+    }
+    if (upgrading) return upgrading;
+    upgrading = upgrade({
+      socket: paths.socket,
+      tokenFile: paths.token,
+      stateDir: paths.dir,
+      config: fp.path,
+      version,
+      startedAt: new Date(daemonStarted).toISOString(),
+      env: ctx.io.env as Record<string, string>,
+      flagArgs: daemonFlagArgs(ctx),
+      autostarted,
+      startTimeoutMs: settings.get("daemon.startTimeout"),
+      drainMs: settings.get("daemon.upgradeDrain"),
+      registry,
+      inflight: () => state.inflight,
+      closeListeners: () => {
+        void tcp?.shutdown();
+        void uiTcp?.shutdown();
+        tcp = undefined;
+        uiTcp = undefined;
+        state.listen = undefined;
+      },
+      relisten: () => {
+        listenUnix(paths.socket);
+        bindTcp();
+        writeRecord();
+      },
+      quiesce: () => {
+        quiet = true;
+        sessions?.close();
+        void registry.flushCache();
+      },
+      resume: () => {
+        quiet = false;
+        sessions = makeSessions();
+        sessions.start();
+        writeLive(paths.live, registry.liveState());
+        recordChildren(paths.children, registry.children());
+      },
+      log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
+      retire: (to) => {
+        retiredFor = to;
+        state.requestStop(`upgraded: daemon ${to} serves from now on`);
+      },
+    }, request).finally(() => (upgrading = undefined));
+    return upgrading;
+  };
   log.write("info", "daemon.listening", "Daemon listening", {
     socket: paths.socket,
     ...(state.listen && listen
@@ -554,7 +728,7 @@ export async function runDaemon(
     if (
       state.idleExitMs > 0 && Date.now() - state.lastActivity >= state.idleExitMs &&
       // A named session's processes are kept until its TTL runs out (docs/sessions.md).
-      !sessions.holding()
+      !sessions?.holding()
     ) {
       state.requestStop("idle");
       return;
@@ -575,7 +749,8 @@ export async function runDaemon(
   Deno.removeSignalListener("SIGINT", onSignal);
   stopping = true;
   // Before the servers go: the records keep listing them, so a successor can say they were lost.
-  sessions.close();
+  // After an upgrade they are the successor's: this daemon wrote them before it let go.
+  if (!retiredFor) sessions?.close();
   log.write("info", "daemon.stopping", `Daemon stopping: ${stopReason}`, { reason: stopReason });
   await registry.flushCache();
   // Event streams end first: the listener's drain would otherwise wait on every follower.
@@ -584,7 +759,7 @@ export async function runDaemon(
   // Servers go while the listener drains: a call in flight then fails at once (its server was
   // stopped) instead of holding the shutdown until its callTimeout.
   await Promise.all([
-    server!.shutdown(),
+    ...servers.map((s) => s.shutdown()),
     tcp?.shutdown(),
     uiTcp?.shutdown(),
     registry.close(),

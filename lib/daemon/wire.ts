@@ -11,6 +11,9 @@ import { type Endpoint, hostPort, showEndpoint } from "./listen.ts";
 /** Every daemon answer carries its configuration's fingerprint, so one round trip both asks and checks. */
 export const FINGERPRINT_HEADER = "x-mcpx-fingerprint";
 
+/** And its version: a command of another version upgrades it in place (lib/daemon/upgrade.ts). */
+export const VERSION_HEADER = "x-mcpx-version";
+
 /**
  * Sent with a request's fingerprint when its command has found that version of the file trusted
  * (lib/config/trust.ts): a daemon serving another version takes it up on that word.

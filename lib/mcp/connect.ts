@@ -5,7 +5,8 @@
 
 import type { VersionNegotiationOptions } from "@modelcontextprotocol/client";
 import { load } from "../_load.ts";
-import type { McpConnection, ServerSpec } from "./types.ts";
+import type { McpConnection, ServerSpec, StdioHandoff } from "./types.ts";
+import type { AdoptedPipes } from "./stdio_transport.ts";
 
 /** Options of {@linkcode connectServer}. */
 export interface ConnectOptions {
@@ -45,6 +46,11 @@ export interface ConnectOptions {
   >;
   /** 2026-07-28: how many input_required rounds one request answers (`elicit.inputRounds`). */
   inputRounds?: number;
+  /**
+   * Goes on with a server a predecessor daemon handed over (lib/daemon/upgrade.ts) instead of
+   * starting one: its handed state and its pipes, already open. mcpx's own stdio client only.
+   */
+  adopt?: { handed: StdioHandoff; pipes: AdoptedPipes };
   /** What the client declares in the handshake; declared only where `onServerRequest` answers it. */
   capabilities?: {
     roots?: boolean;
@@ -111,11 +117,14 @@ export async function connectServer(
   spec: ServerSpec,
   options: ConnectOptions,
 ): Promise<McpConnection> {
-  if (usesOwnClient(spec)) {
+  if (usesOwnClient(spec) || options.adopt) {
     const own = await load<typeof import("./stdio_connection.ts")>(
       "./stdio_connection.ts",
       import.meta.url,
     );
+    if (options.adopt) {
+      return own.adoptStdio(spec, options, options.adopt.handed, options.adopt.pipes);
+    }
     return await own.connectStdio(spec, options);
   }
   const sdk = await load<typeof import("./sdk_connection.ts")>(

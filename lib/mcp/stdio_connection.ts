@@ -26,13 +26,20 @@ import {
 } from "./_connection.ts";
 import { waitAtMost } from "./_wait.ts";
 import { type ConnectOptions, declaredCapabilities } from "./connect.ts";
-import { describeEnd, oversizedData, StdioTransport } from "./stdio_transport.ts";
+import {
+  type AdoptedPipes,
+  describeEnd,
+  oversizedData,
+  startOf,
+  StdioTransport,
+} from "./stdio_transport.ts";
 import type {
   CallOptions,
   CallToolEnvelope,
   ConnectionEnd,
   McpConnection,
   ServerSpec,
+  StdioHandoff,
   ToolInfo,
   UpstreamNotification,
 } from "./types.ts";
@@ -72,6 +79,22 @@ export async function connectStdio(
   }
   const connection = new StdioConnection(spec, options);
   await connection.open();
+  return connection;
+}
+
+/**
+ * Goes on speaking to a stdio server a predecessor daemon started and handed over
+ * (lib/daemon/upgrade.ts): no spawn and no handshake, the negotiated state as it was handed.
+ * `pipes` were opened by {@linkcode openPipes} before the predecessor let go.
+ */
+export function adoptStdio(
+  spec: ServerSpec,
+  options: ConnectOptions,
+  handed: StdioHandoff,
+  pipes: AdoptedPipes,
+): McpConnection {
+  const connection = new StdioConnection(spec, options);
+  connection.adopt(handed, pipes);
   return connection;
 }
 
@@ -151,13 +174,7 @@ class StdioConnection implements McpConnection {
   async open(): Promise<void> {
     const transport = this.#transport;
     const ms = this.#options.startTimeoutMs;
-    transport.exited.then((exit) =>
-      this.#finish({
-        code: exit.code,
-        signal: exit.signal,
-        reason: describeEnd(exit),
-      })
-    );
+    this.#watchExit();
     const signal = this.#options.signal;
     if (signal?.aborted) {
       await this.close();
@@ -207,6 +224,47 @@ class StdioConnection implements McpConnection {
     }
     await this.close();
     throw startFailed(this.#spec.name, reason, this.stderrTail(), cause);
+  }
+
+  /** See {@linkcode adoptStdio}. */
+  adopt(handed: StdioHandoff, pipes: AdoptedPipes): void {
+    this.#watchExit();
+    this.protocolVersion = handed.protocolVersion;
+    this.#capabilities = handed.capabilities;
+    this.#nextId = handed.nextId;
+    const stdout = Uint8Array.from(atob(handed.stdout), (c) => c.charCodeAt(0));
+    this.#transport.adopt(handed.pid, handed.start, pipes, { stdout, stderr: handed.stderr });
+  }
+
+  async handoff(): Promise<StdioHandoff | undefined> {
+    const pid = this.pid;
+    const start = pid === undefined ? undefined : startOf(pid);
+    if (
+      pid === undefined || start === undefined || this.#life.end || this.#closing ||
+      this.protocolVersion === undefined || this.#pending.size > 0 || this.#answering.size > 0
+    ) return undefined;
+    const held = await this.#transport.detach();
+    let binary = "";
+    for (const b of held.stdout) binary += String.fromCharCode(b);
+    return {
+      pid,
+      start,
+      protocolVersion: this.protocolVersion,
+      ...(this.#capabilities ? { capabilities: this.#capabilities } : {}),
+      nextId: this.#nextId,
+      stdout: btoa(binary),
+      stderr: held.stderr,
+    };
+  }
+
+  #watchExit(): void {
+    this.#transport.exited.then((exit) =>
+      this.#finish({
+        code: exit.code,
+        signal: exit.signal,
+        reason: describeEnd(exit),
+      })
+    );
   }
 
   async listTools(): Promise<ToolInfo[]> {

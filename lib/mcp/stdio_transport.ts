@@ -136,6 +136,14 @@ export class StdioTransport implements Transport {
   readonly #stderr: LineRing;
   readonly #maxMessageBytes: number;
   #child?: Deno.ChildProcess;
+  /** The server's pid: the child's, or an adopted process's ({@linkcode StdioTransport.adopt}). */
+  #pid?: number;
+  /** Resolves once the process has exited: the child's status, or an adopted process gone. */
+  #status?: Promise<{ code: number | null; signal: Deno.Signal | null }>;
+  /** Set by {@linkcode StdioTransport.detach}: another daemon reads the pipes from now on. */
+  #detached = false;
+  /** stdout bytes read after the detach began, not dispatched: they go to the successor. */
+  #held: Uint8Array[] = [];
   #stdin?: WritableStreamDefaultWriter<Uint8Array>;
   #readers: ReadableStreamBYOBReader[] = [];
   /** stdout bytes of the message in progress, not yet joined. */
@@ -175,7 +183,7 @@ export class StdioTransport implements Transport {
 
   /** The child's pid (also its process group id), once started. */
   get pid(): number | undefined {
-    return this.#child?.pid;
+    return this.#pid;
   }
 
   /**
@@ -217,25 +225,94 @@ export class StdioTransport implements Transport {
       throw spawnError(name, command, cwd, error);
     }
     this.#child = child;
-    this.#stdin = child.stdin.getWriter();
-    const stdoutDone = this.#pump(
-      child.stdout,
-      STDOUT_BUFFER,
-      "stdout",
-      (chunk) => this.#onStdout(chunk),
+    this.#begin(child.pid, child.status, child.stdin, child.stdout, child.stderr);
+  }
+
+  /**
+   * Takes over a server another daemon started (a zero-downtime upgrade, lib/daemon/upgrade.ts):
+   * its stdin, stdout and stderr are the pipes `files` opened through /proc, and `held` is what
+   * the previous daemon had read of stdout but not yet handled (a line's start). The process is
+   * not this one's child: its end is seen as its pid going away (`start` tells it from a later
+   * process of that pid), and `close()` signals its group as for a child.
+   */
+  adopt(
+    pid: number,
+    start: string,
+    files: AdoptedPipes,
+    held: { stdout?: Uint8Array; stderr?: string[] } = {},
+  ): void {
+    if (this.#pid !== undefined) {
+      throw new Error(`Server "${this.#options.name}" is already started`);
+    }
+    for (const line of held.stderr ?? []) this.#stderr.push(this.#encoder.encode(line + "\n"));
+    if (held.stdout && held.stdout.length > 0) this.#onStdout(held.stdout);
+    this.#begin(
+      pid,
+      adoptedStatus(pid, start),
+      files.stdin.writable,
+      files.stdout.readable,
+      files.stderr.readable,
     );
+  }
+
+  #begin(
+    pid: number,
+    status: Promise<{ code: number | null; signal: Deno.Signal | null }>,
+    stdin: WritableStream<Uint8Array>,
+    stdout: ReadableStream<Uint8Array>,
+    stderr: ReadableStream<Uint8Array>,
+  ): void {
+    this.#pid = pid;
+    this.#status = status;
+    this.#stdin = stdin.getWriter();
+    const stdoutDone = this.#pump(stdout, STDOUT_BUFFER, "stdout", (chunk) => {
+      if (this.#detached) this.#held.push(chunk.slice());
+      else this.#onStdout(chunk);
+    });
     // The ring copies what it keeps.
     const stderrDone = this.#pump(
-      child.stderr,
+      stderr,
       STDERR_BUFFER,
       "stderr",
       (chunk) => this.#stderr.push(chunk),
     );
-    this.#finished = this.#watch(child, Promise.all([stdoutDone, stderrDone]));
+    this.#finished = this.#watch(pid, status, Promise.all([stdoutDone, stderrDone]));
+  }
+
+  /**
+   * Stops reading the server's output and lets go of it without ending it, for a successor that
+   * has already opened the same pipes (lib/daemon/upgrade.ts). Resolves to what was read and not
+   * handled: the start of a line, and the stderr tail. After it the transport never reports an
+   * end: the process is the successor's.
+   */
+  async detach(): Promise<{ stdout: Uint8Array; stderr: string[] }> {
+    if (this.#pid === undefined || this.#exit || this.#closeRequested) {
+      throw new Error(`Server "${this.#options.name}" is not running`);
+    }
+    this.#detached = true;
+    this.onclose = undefined;
+    this.onmessage = undefined;
+    // A read under way may still hand over bytes: they are held, not dispatched.
+    await Promise.all(this.#readers.map((reader) => reader.cancel().catch(() => {})));
+    this.#stdin?.releaseLock();
+    // The child's status no longer keeps this process alive: it is the successor's to watch.
+    this.#child?.unref();
+    const parts = [...this.#pending, ...this.#held];
+    const stdout = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      stdout.set(p, at);
+      at += p.length;
+    }
+    this.#pending = [];
+    this.#pendingLength = 0;
+    this.#held = [];
+    this.#stderr.flush();
+    return { stdout, stderr: this.#stderr.lines() };
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if (!this.#stdin || this.#exit || this.#closeRequested) {
+    if (!this.#stdin || this.#exit || this.#closeRequested || this.#detached) {
       throw new Error(`Server "${this.#options.name}" is not running`);
     }
     await this.#stdin.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
@@ -253,8 +330,10 @@ export class StdioTransport implements Transport {
 
   async #terminate(): Promise<void> {
     this.#closeRequested = true;
-    const child = this.#child;
-    if (!child) {
+    const pid = this.#pid;
+    // Detached: the process is the successor's now, and must not be ended from here.
+    if (this.#detached) return;
+    if (pid === undefined) {
       // Never started (or the spawn failed): there is nothing to end, but `exited` must settle.
       this.#exit = { code: null, signal: null, closed: true };
       this.#resolveExited(this.#exit);
@@ -262,16 +341,21 @@ export class StdioTransport implements Transport {
       return;
     }
     if (!this.#exit) {
-      signalGroup(child.pid, "SIGTERM");
-      const exited = await waitAtMost(child.status, this.#options.killGraceMs ?? 300);
-      if (!exited) signalGroup(child.pid, "SIGKILL");
+      signalGroup(pid, "SIGTERM");
+      const exited = await waitAtMost(this.#status!, this.#options.killGraceMs ?? 300);
+      if (!exited) signalGroup(pid, "SIGKILL");
     }
     await this.#finished;
   }
 
   /** Waits for the child to exit, then sweeps its group, drains its pipes and reports close. */
-  async #watch(child: Deno.ChildProcess, drained: Promise<unknown>): Promise<void> {
-    const status = await child.status;
+  async #watch(
+    pid: number,
+    exited: Promise<{ code: number | null; signal: Deno.Signal | null }>,
+    drained: Promise<unknown>,
+  ): Promise<void> {
+    const status = await exited;
+    if (this.#detached) return;
     this.#exit = {
       code: status.signal ? null : status.code,
       signal: status.signal,
@@ -283,7 +367,7 @@ export class StdioTransport implements Transport {
     // SIGKILL is delivered asynchronously: wait until the group is really gone, so that "closed"
     // means no process of it is left (a zombie awaiting its reaper does not count). A group that
     // nobody is left in (the usual case: a server without children) needs no look at /proc.
-    if (signalGroup(child.pid, "SIGKILL")) await groupGone(child.pid, 1000);
+    if (signalGroup(pid, "SIGKILL")) await groupGone(pid, 1000);
     if (!await waitAtMost(drained, DRAIN_MS)) {
       // Someone outside the group still holds a pipe open; stop reading it.
       await Promise.all(this.#readers.map((reader) => reader.cancel().catch(() => {})));
@@ -342,7 +426,7 @@ export class StdioTransport implements Transport {
    * and whoever waits for an answer hears the connection ended, and why.
    */
   #fail(reason: string): void {
-    if (this.#failure !== undefined || this.#exit) return;
+    if (this.#failure !== undefined || this.#exit || this.#detached) return;
     this.#failure = reason;
     try {
       this.onerror?.(
@@ -540,6 +624,72 @@ export function asMessage(value: unknown): JSONRPCMessage {
   throw new SyntaxError("not a JSON-RPC 2.0 message");
 }
 
+/** A server's pipes, opened through /proc by the daemon that adopts it: {@linkcode openPipes}. */
+export interface AdoptedPipes {
+  stdin: Deno.FsFile;
+  stdout: Deno.FsFile;
+  stderr: Deno.FsFile;
+}
+
+/**
+ * Opens another process's stdin (for writing), stdout and stderr (for reading) through
+ * /proc/<pid>/fd: on Linux that opens the very pipes it holds, a new end of each, so a daemon
+ * can take over a server its predecessor started without the predecessor passing descriptors.
+ * Only the process's owner may (the same check as reading its memory).
+ */
+export function openPipes(pid: number): AdoptedPipes {
+  const opened: Deno.FsFile[] = [];
+  try {
+    for (
+      const [fd, how] of [[0, { write: true }], [1, { read: true }], [2, { read: true }]] as const
+    ) {
+      const path = `/proc/${pid}/fd/${fd}`;
+      if (!Deno.readLinkSync(path).startsWith("pipe:")) {
+        throw new Error(`its fd ${fd} is not a pipe`);
+      }
+      opened.push(Deno.openSync(path, how));
+    }
+  } catch (e) {
+    for (const f of opened) f.close();
+    throw e;
+  }
+  return { stdin: opened[0], stdout: opened[1], stderr: opened[2] };
+}
+
+/** `pid`'s state and start time from /proc/<pid>/stat (fields 3 and 22), or undefined. */
+function procState(pid: number): { state: string; start: string } | undefined {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { state: f[0], start: f[19] };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `pid` still runs as the process that started at `start` (a zombie does not). */
+export function stillRuns(pid: number, start: string): boolean {
+  const s = procState(pid);
+  return s !== undefined && s.start === start && s.state !== "Z" && s.state !== "X";
+}
+
+/** The start time /proc gives `pid` (what {@linkcode stillRuns} compares), or undefined. */
+export function startOf(pid: number): string | undefined {
+  return procState(pid)?.start;
+}
+
+/**
+ * Resolves once an adopted process (not this one's child, so there is no status to wait for) is
+ * gone: looked for every 100 ms. Its exit status cannot be known.
+ */
+async function adoptedStatus(
+  pid: number,
+  start: string,
+): Promise<{ code: number | null; signal: Deno.Signal | null }> {
+  while (stillRuns(pid, start)) await new Promise((r) => setTimeout(r, 100));
+  return { code: null, signal: null };
+}
+
 /** Waits until no live process is in group `pgid` (Linux: read from /proc), up to `ms`. */
 async function groupGone(pgid: number, ms: number): Promise<void> {
   if (Deno.build.os !== "linux") return;
@@ -614,7 +764,11 @@ function directoryExists(path: string): boolean {
 
 /** Describes how a child ended: `exited with code 3`, `was killed by SIGKILL`. */
 export function describeExit(exit: ChildExit): string {
-  return exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+  if (exit.signal) return `was killed by ${exit.signal}`;
+  // An adopted process (lib/daemon/upgrade.ts) is not this one's child: its status is unknown.
+  return exit.code === null
+    ? "exited (its status is its first daemon's to know)"
+    : `exited with code ${exit.code}`;
 }
 
 /**

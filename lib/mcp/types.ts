@@ -75,6 +75,20 @@ export interface UpstreamNotification {
 }
 
 /** A live, initialised client connection to one server process or endpoint. */
+/** What a daemon hands its successor of one stdio connection: see {@linkcode McpConnection.handoff}. */
+export interface StdioHandoff {
+  pid: number;
+  /** The process's start time in /proc: tells it from a later process of its pid. */
+  start: string;
+  protocolVersion: string;
+  capabilities?: Record<string, unknown>;
+  /** The id the next request takes: the server may remember ids it has seen. */
+  nextId: number;
+  /** What was read of stdout and not yet handled (the start of a line), base64. */
+  stdout: string;
+  stderr: string[];
+}
+
 export interface McpConnection {
   /** The child's pid (stdio only). */
   readonly pid?: number;
@@ -135,6 +149,13 @@ export interface McpConnection {
   notify?(method: string, params?: Record<string, unknown>): Promise<void>;
   /** Asks the server to send `notifications/message` at `level` and above (`logging/setLevel`). */
   setLoggingLevel?(level: string, timeoutMs: number): Promise<void>;
+  /**
+   * Lets go of the server without ending it, for a successor daemon that has opened its pipes
+   * (lib/daemon/upgrade.ts): what that one needs to go on speaking to it. Undefined when it
+   * cannot be handed over now (a request of either side is under way). mcpx's own stdio
+   * connections only.
+   */
+  handoff?(): Promise<StdioHandoff | undefined>;
   /** Closes: HTTP sessions are ended with DELETE; stdio children are killed by process group. */
   close(): Promise<void>;
 }

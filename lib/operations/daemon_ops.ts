@@ -73,6 +73,98 @@ export const daemonStart = defineOperation<Record<string, never>, Health>({
   render: (h) => `daemon ${h.pid} on ${h.socket}\n`,
 });
 
+interface UpgradeOutput {
+  upgraded: boolean;
+  /** Why nothing was upgraded (no daemon runs). */
+  reason?: string;
+  from?: { pid: number; version: string };
+  to?: { pid: number; version: string };
+  handedOver: { server: string; key: string; pid: number }[];
+  stopped: { server: string; key: string; pid?: number; why: string }[];
+  durationMs?: number;
+  drainMs?: number;
+}
+
+/** `mcpx daemon upgrade`: hand the running daemon's socket and servers to one of this version. */
+export const daemonUpgrade = defineOperation<{ command?: string[] }, UpgradeOutput>({
+  id: "daemon.upgrade",
+  summary: "Replace the running daemon with one of this version, keeping its server processes",
+  description:
+    "The new daemon takes the socket at once (new calls wait for it, none fails), the old one finishes its calls in flight (daemon.upgradeDrain), then hands over every idle stdio server, which goes on with its state: a logged-in browser stays logged in. A server still busy, an ad-hoc one, or one spoken to through the SDK (HTTP, the 2026-07-28 era) is stopped instead, and its session's next call is told. Should the new daemon fail to start or die mid-way, the old one keeps serving with every server. A command that finds a daemon of another version does this by itself (daemon.autoUpgrade). docs/daemon.md, \"Upgrading without a restart\".",
+  params: [{
+    name: "command",
+    type: "list",
+    doc:
+      "One word of the new daemon's command line, program first, repeated for each (default: this mcpx's own `daemon`), e.g. --command /opt/mcpx-2/mcpx --command daemon",
+  }],
+  cli: {
+    command: ["daemon", "upgrade"],
+    request: async (input) => {
+      if (input.command !== undefined) return input;
+      const { selfCommand, DAEMON_V8_FLAGS } = await load<typeof import("../daemon/client.ts")>(
+        "../daemon/client.ts",
+        import.meta.url,
+      );
+      const self = selfCommand(["daemon"], DAEMON_V8_FLAGS);
+      return { command: [self.command, ...self.args] };
+    },
+  },
+  http: { method: "POST", path: "/v1/daemon/upgrade" },
+  mcp: { expose: false },
+  where: { daemon: "running" },
+  needsTrust: true,
+  output: (z) =>
+    z.object({
+      upgraded: z.boolean(),
+      reason: z.string().optional(),
+      from: z.object({ pid: z.number(), version: z.string() }).optional(),
+      to: z.object({ pid: z.number(), version: z.string() }).optional(),
+      handedOver: z.array(z.object({ server: z.string(), key: z.string(), pid: z.number() })),
+      stopped: z.array(
+        z.object({ server: z.string(), key: z.string(), pid: z.number().optional(), why: z.string() }),
+      ),
+      durationMs: z.number().optional(),
+      drainMs: z.number().optional(),
+    }),
+  async run(input, ctx) {
+    const d = running(ctx);
+    if (ctx.caller.overTcp) {
+      throw new McpxError("FORBIDDEN", "A daemon is upgraded from its own machine, not over TCP", {
+        hint: "Run `mcpx daemon upgrade` where the daemon runs",
+      });
+    }
+    const words = input.command;
+    if (
+      !Array.isArray(words) || words.length === 0 ||
+      !words.every((w) => typeof w === "string" && !w.includes("\0")) || words[0] === ""
+    ) {
+      throw new McpxError("USAGE", "--command takes the words of a command line, the program first", {
+        hint: "e.g. --command /opt/mcpx-2/mcpx --command daemon",
+      });
+    }
+    if (!d.upgrade) throw new McpxError("INTERNAL", "This daemon cannot be upgraded");
+    const out = await d.upgrade({ command: words[0], args: words.slice(1) });
+    return { upgraded: true, ...out };
+  },
+  offline: () =>
+    Promise.resolve({
+      upgraded: false,
+      reason: "no daemon runs for this configuration: the next command starts one of this version",
+      handedOver: [],
+      stopped: [],
+    }),
+  render(out) {
+    if (!out.upgraded) return `nothing to upgrade: ${out.reason}\n`;
+    const lines = [
+      `upgraded daemon ${out.from!.pid} (${out.from!.version}) to ${out.to!.pid} (${out.to!.version}) in ${
+        formatDuration(out.durationMs ?? 0)
+      }: ${out.handedOver.length} server process(es) handed over, ${out.stopped.length} stopped`,
+    ];
+    for (const s of out.stopped) lines.push(`  stopped ${s.server} (${s.key}): ${s.why}`);
+    return lines.join("\n") + "\n";
+  },
+});
+
 /** `mcpx health`: the daemon's identity, starting it if needed. */
 export const health = defineOperation<Record<string, never>, Health>({
   id: "daemon.health",
@@ -102,7 +194,7 @@ export const health = defineOperation<Record<string, never>, Health>({
     const d = running(ctx);
     return Promise.resolve({
       service: "mcpx",
-      version: VERSION,
+      version: d.version ?? VERSION,
       pid: d.pid,
       fingerprint: d.fingerprint,
       config: d.configPath,

@@ -11,6 +11,7 @@ import {
   daemonStart,
   daemonStatus,
   daemonStop,
+  daemonUpgrade,
   health,
 } from "./daemon_ops.ts";
 import { agentsMd, candidates, completion, version } from "./misc_ops.ts";
@@ -86,6 +87,7 @@ export const OPERATIONS: readonly Operation[] = [
   daemonStop,
   daemonsList,
   daemonRun,
+  daemonUpgrade,
   mcpServe,
   adapterServe,
   adapterCheck,

@@ -1,14 +1,23 @@
 import { McpxError, messageOf } from "../errors.ts";
 import { formatDuration } from "../duration.ts";
-import type { McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
+import type { McpConnection, ServerSpec, StdioHandoff, ToolInfo } from "../mcp/types.ts";
+import type { AdoptedPipes } from "../mcp/stdio_transport.ts";
 import type { ServerDef } from "../config/servers.ts";
 import type { ScopeKey } from "./scope.ts";
 import { newId } from "../log/ids.ts";
 
 /** What a pool needs from outside: how to connect, and where to say what happened. */
 export interface PoolDeps {
-  /** Starts one server; `signal` aborts a start still under way (the daemon is stopping). */
-  connect(spec: ServerSpec, startTimeoutMs: number, signal?: AbortSignal): Promise<McpConnection>;
+  /**
+   * Starts one server; `signal` aborts a start still under way (the daemon is stopping). With
+   * `adopt`, goes on with one a predecessor daemon handed over instead (lib/daemon/upgrade.ts).
+   */
+  connect(
+    spec: ServerSpec,
+    startTimeoutMs: number,
+    signal?: AbortSignal,
+    adopt?: Adoption,
+  ): Promise<McpConnection>;
   /** How to start the server for one key (a key carries a caller's variables for `envFrom`). */
   spec(def: ServerDef, key?: ScopeKey): ServerSpec;
   log(
@@ -27,12 +36,28 @@ export interface PoolDeps {
   changed?(pool: Pool): void;
 }
 
+/** A server a predecessor daemon handed over: its state, and its pipes opened here. */
+export interface Adoption {
+  handed: StdioHandoff;
+  pipes: AdoptedPipes;
+}
+
+/** What an instance carries across a daemon upgrade beside its connection. */
+export interface Carried {
+  id: string;
+  logId: string;
+  startedAt: number;
+  calls: number;
+}
+
 /** One server process (or remote session) serving one scope key. */
 export class Instance {
   readonly id: string;
   /** The id its log records carry (`ins-…`), unique across daemons. */
-  readonly logId: string = newId("ins");
+  readonly logId: string;
   readonly key: string;
+  /** The whole scope key it serves (a successor daemon rebuilds its start from it). */
+  readonly scope: ScopeKey;
   readonly ephemeral: boolean;
   /** Never stopped to make room: a named session's process (see {@linkcode ScopeKey.pinned}). */
   readonly pinned: boolean;
@@ -40,7 +65,7 @@ export class Instance {
   state: "starting" | "ready" | "stopping" | "exited" = "starting";
   conn?: McpConnection;
   tools: ToolInfo[] = [];
-  readonly startedAt: number = Date.now();
+  readonly startedAt: number;
   lastUsed: number = Date.now();
   calls = 0;
   /** Leases held (or reserved for a caller about to hold one): at most one under exclusive sharing. */
@@ -55,8 +80,12 @@ export class Instance {
   /** Why {@linkcode Pool.stop} stopped it. */
   stopReason?: string;
 
-  constructor(id: string, key: ScopeKey) {
-    this.id = id;
+  constructor(id: string, key: ScopeKey, carried?: Carried) {
+    this.id = carried?.id ?? id;
+    this.logId = carried?.logId ?? newId("ins");
+    this.startedAt = carried?.startedAt ?? Date.now();
+    this.calls = carried?.calls ?? 0;
+    this.scope = key;
     this.key = key.key;
     this.ephemeral = key.ephemeral;
     this.pinned = key.pinned === true;
@@ -143,7 +172,7 @@ export class Pool {
   /** Set once the daemon stops: no new lease, no new process. */
   #closing?: string;
   /** Aborts the starts under way when the pool closes. */
-  readonly #abort = new AbortController();
+  #abort = new AbortController();
   /** Keys whose process was stopped to make room or exited, with why: told at their next call. */
   readonly #lost = new Map<string, string>();
   #pumping = false;
@@ -221,6 +250,47 @@ export class Pool {
     for (const w of this.#queue.splice(0)) w.fail(error);
     // A server still starting is not waited for: it is stopped now, with the rest.
     this.#abort.abort(error);
+  }
+
+  /** Takes work again after {@linkcode Pool.close}: an upgrade that failed (lib/daemon/upgrade.ts). */
+  reopen(): void {
+    this.#closing = undefined;
+    this.#abort = new AbortController();
+  }
+
+  /**
+   * Lets go of an idle instance without ending its process, for a successor daemon that has
+   * opened its pipes: resolves to what that one needs, or undefined when it cannot be handed
+   * (leased, not ready, or not a connection that can be handed). It leaves the pool either way
+   * only when handed.
+   */
+  async handOver(inst: Instance): Promise<StdioHandoff | undefined> {
+    if (inst.state !== "ready" || inst.leases > 0 || !inst.conn?.handoff) return undefined;
+    const handed = await inst.conn.handoff();
+    if (!handed) return undefined;
+    inst.state = "exited";
+    inst.stopReason = "handed to the daemon that succeeds this one";
+    this.#remove(inst);
+    return handed;
+  }
+
+  /**
+   * Takes up a process a predecessor daemon handed over, for `key`: as a start would, without
+   * spawning or a handshake, and listing its tools once to be sure it answers. Rejects (and ends
+   * the process) when it does not.
+   */
+  adopt(key: ScopeKey, adoption: Adoption, carried: Carried): Promise<McpConnection> {
+    if (this.#instances.has(key.key)) {
+      return Promise.reject(
+        new Error(`"${this.def.namespace}" already has a process for ${key.key}`),
+      );
+    }
+    return this.#start(key, { adoption, carried }).ready;
+  }
+
+  /** Tells the next caller of `key` that its process is gone, and why. */
+  noteLost(key: string, reason: string): void {
+    this.#remember(key, reason);
   }
 
   #stoppingError(): McpxError {
@@ -383,26 +453,33 @@ export class Pool {
     });
   }
 
-  #start(key: ScopeKey): Instance {
-    const inst = new Instance(`${this.def.namespace}#${++this.#serial}`, key);
+  #start(key: ScopeKey, adopt?: { adoption: Adoption; carried: Carried }): Instance {
+    const inst = new Instance(`${this.def.namespace}#${++this.#serial}`, key, adopt?.carried);
     inst.restarted = this.#lost.get(key.key);
     this.#lost.delete(key.key);
     this.#instances.set(key.key, inst);
     this.#deps.changed?.(this);
-    this.#deps.log("info", "server.start", "Starting server instance", {
-      id: inst.logId,
-      ...(this.#deps.logParent ? { parent: this.#deps.logParent } : {}),
-      server: this.def.name,
-      instance: inst.id,
-      key: key.key,
-      ...(key.sessionId ? { sessionId: key.sessionId } : {}),
-    });
+    this.#deps.log(
+      "info",
+      adopt ? "server.adopt" : "server.start",
+      adopt ? "Taking over a server instance from the previous daemon" : "Starting server instance",
+      {
+        id: inst.logId,
+        ...(this.#deps.logParent ? { parent: this.#deps.logParent } : {}),
+        server: this.def.name,
+        instance: inst.id,
+        key: key.key,
+        ...(key.sessionId ? { sessionId: key.sessionId } : {}),
+        ...(adopt ? { serverPid: adopt.adoption.handed.pid } : {}),
+      },
+    );
     inst.ready = (async () => {
       try {
         const conn = await this.#deps.connect(
           this.#deps.spec(this.def, key),
           this.def.pool.startTimeoutMs,
           this.#abort.signal,
+          adopt?.adoption,
         );
         inst.conn = conn;
         inst.tools = await conn.listTools();
@@ -439,6 +516,11 @@ export class Pool {
         this.#remove(inst);
         // Abandoned because the daemon is stopping: not the server's failure, nothing to record.
         if (this.#closing !== undefined) throw this.#stoppingError();
+        // A handed-over process that does not answer: the next call starts a fresh one at once.
+        if (adopt) {
+          this.#remember(inst.key, `its process did not answer after the daemon's upgrade (${error.message})`);
+          throw error;
+        }
         // Nor is one mcpx stopped: no cooldown refuses the next caller, no listing failure is
         // recorded, and the caller that waited for it is told why.
         if (stopped) {

@@ -7,7 +7,15 @@ import { signInQuestion, type StartSignIn } from "./sign_in.ts";
 import { selectServers, type ServerDef } from "../config/servers.ts";
 import { functionNames } from "../names.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
-import { type Instance, type Lease, Pool, type PoolStatus } from "./pool.ts";
+import {
+  type Adoption,
+  type Carried,
+  type Instance,
+  type Lease,
+  Pool,
+  type PoolStatus,
+} from "./pool.ts";
+import type { StdioHandoff } from "../mcp/types.ts";
 import { newId } from "../log/ids.ts";
 import {
   type Caller,
@@ -32,7 +40,12 @@ type Log = (
 
 /** What the registry needs from the daemon. */
 export interface RegistryDeps {
-  connect(spec: ServerSpec, startTimeoutMs: number, signal?: AbortSignal): Promise<McpConnection>;
+  connect(
+    spec: ServerSpec,
+    startTimeoutMs: number,
+    signal?: AbortSignal,
+    adopt?: Adoption,
+  ): Promise<McpConnection>;
   spec(def: ServerDef, key?: ScopeKey): ServerSpec;
   discover: Discover;
   log: Log;
@@ -95,6 +108,33 @@ export interface RegistryDeps {
    * (lib/pool/sign_in.ts): the URL becomes a URL-mode question, the call INPUT_REQUIRED.
    */
   signIn?: StartSignIn;
+}
+
+/** One process a daemon hands its successor (lib/daemon/upgrade.ts). */
+export interface HandedInstance {
+  /** Its pool's identity: the successor's pool of the same identity takes it. */
+  identity: string;
+  server: string;
+  scope: ScopeKey;
+  carried: Carried;
+  handed: StdioHandoff;
+}
+
+/** A process that could not be handed over and is stopped: its key's next caller is told. */
+export interface NotHanded {
+  identity: string;
+  server: string;
+  key: string;
+  pid?: number;
+  why: string;
+}
+
+/** What the registry carries across an upgrade beside its processes. */
+export interface RegistryCarry {
+  owned: [string, { pid: number; start: string }][];
+  runs: [number, { start: string; runtime: { pid: number; start: string } }][];
+  ended: string[];
+  sessionIds: [string, string][];
 }
 
 /** What the daemon keeps for `mcpx ls` and `mcpx run` to read without asking it. */
@@ -1208,6 +1248,118 @@ export class Registry {
   /** Waits until every schema cache write has landed. */
   async flushCache(): Promise<void> {
     await this.#cache?.flush();
+  }
+
+  /**
+   * Lets go of every idle process that can be handed to a successor daemon (after
+   * {@linkcode Registry.beginStop}): each leaves its pool running. The rest (leased, ad hoc, or
+   * spoken to through the SDK) are listed as not handed; {@linkcode Registry.close} stops them.
+   * `may` says whether the successor could open a process's pipes.
+   */
+  async handOff(
+    may: (pid: number) => boolean,
+  ): Promise<{ handed: HandedInstance[]; notHanded: NotHanded[]; carry: RegistryCarry }> {
+    const handed: HandedInstance[] = [];
+    const notHanded: NotHanded[] = [];
+    const adHoc = new Set([...this.#adHoc.values()].map((e) => e.pool));
+    await Promise.all([...this.#active].flatMap((pool) =>
+      pool.instances().map(async (inst) => {
+        const server = pool.def.name;
+        const base = { identity: pool.def.identity, server, key: inst.key, pid: inst.pid };
+        if (adHoc.has(pool)) {
+          notHanded.push({
+            ...base,
+            why: "an ad-hoc server is known only to the command that named it",
+          });
+          return;
+        }
+        if (inst.pid === undefined || !inst.conn?.handoff) {
+          notHanded.push({ ...base, why: "only mcpx's own stdio connections can be handed over" });
+          return;
+        }
+        if (inst.leases > 0 || inst.state !== "ready") {
+          notHanded.push({ ...base, why: "it was still serving a call" });
+          return;
+        }
+        if (!may(inst.pid)) {
+          notHanded.push({ ...base, why: "the new daemon could not open its pipes" });
+          return;
+        }
+        const carried: Carried = {
+          id: inst.id,
+          logId: inst.logId,
+          startedAt: inst.startedAt,
+          calls: inst.calls,
+        };
+        const out = await pool.handOver(inst);
+        if (out) {
+          handed.push({
+            identity: pool.def.identity,
+            server,
+            scope: inst.scope,
+            carried,
+            handed: out,
+          });
+        } else notHanded.push({ ...base, why: "it was busy with a request of its own" });
+      })
+    ));
+    const carry: RegistryCarry = {
+      owned: [...this.#owned],
+      runs: [...this.#runs],
+      ended: [...this.#ended],
+      sessionIds: [...this.#sessionIds],
+    };
+    return { handed, notHanded, carry };
+  }
+
+  /**
+   * Takes up what a predecessor handed over: each process into the pool of its identity (one
+   * this configuration no longer has is ended), and the sessions' owners and runs. Resolves to
+   * the processes taken up and those that were not, with why.
+   */
+  async adoptAll(
+    list: { instance: HandedInstance; adoption: Adoption }[],
+    notHanded: NotHanded[],
+    carry: RegistryCarry | undefined,
+  ): Promise<{ adopted: HandedInstance[]; failed: { instance: HandedInstance; why: string }[] }> {
+    if (carry) {
+      for (const [k, v] of carry.owned ?? []) this.#owned.set(k, v);
+      for (const [k, v] of carry.runs ?? []) this.#runs.set(k, v);
+      for (const k of carry.ended ?? []) this.#markEnded(k);
+      for (const [k, v] of carry.sessionIds ?? []) this.#sessionIds.set(k, v);
+    }
+    for (const n of notHanded) {
+      this.#pools.get(n.identity)?.noteLost(
+        n.key,
+        `its process was stopped when the daemon was upgraded (${n.why})`,
+      );
+    }
+    const adopted: HandedInstance[] = [];
+    const failed: { instance: HandedInstance; why: string }[] = [];
+    await Promise.all(list.map(async ({ instance, adoption }) => {
+      const pool = this.#pools.get(instance.identity);
+      if (!pool) {
+        for (const f of Object.values(adoption.pipes)) f.close();
+        try {
+          Deno.kill(-instance.handed.pid, "SIGKILL");
+        } catch { /* gone */ }
+        failed.push({ instance, why: "its server is no longer in the configuration" });
+        return;
+      }
+      try {
+        await pool.adopt(instance.scope, adoption, instance.carried);
+        adopted.push(instance);
+      } catch (e) {
+        failed.push({ instance, why: messageOf(e) });
+      }
+    }));
+    return { adopted, failed };
+  }
+
+  /** Takes work again after a {@linkcode Registry.beginStop} for an upgrade that failed. */
+  resume(): void {
+    for (const p of this.#pools.values()) p.reopen();
+    this.start();
   }
 
   /**

@@ -164,6 +164,15 @@ export interface NamedSessionsDeps {
   path: string;
   /** This daemon. */
   daemon: { pid: number; startedAt: string };
+  /**
+   * The daemon this one took over from by an upgrade (lib/daemon/upgrade.ts): its sessions'
+   * processes that `kept` says were handed over are still theirs; the others are lost.
+   */
+  carried?: {
+    pid: number;
+    startedAt: string;
+    kept(session: string, server: string): boolean;
+  };
   /** The daemon's user, recorded as the creator's (the socket admits no one else). */
   user?: string;
   uid?: number;
@@ -250,7 +259,25 @@ export class NamedSessions {
       r.servers = Array.isArray(r.servers) ? r.servers : [];
       r.attaches = Array.isArray(r.attaches) ? r.attaches : [];
       const ours = r.daemon?.pid === me.pid && r.daemon?.startedAt === me.startedAt;
-      if (!ours) {
+      const from = this.#deps.carried;
+      if (from && r.daemon?.pid === from.pid && r.daemon?.startedAt === from.startedAt) {
+        const kept = r.servers.filter((s) => from.kept(r.name, s.server));
+        const gone = [...new Set(r.servers.filter((s) => !kept.includes(s)).map((s) => s.server))];
+        if (r.state === "open" && gone.length > 0) {
+          r.lost = { at: me.startedAt, servers: gone };
+          this.#deps.log(
+            "warn",
+            "session.lost",
+            `Session "${r.name}": its servers (${
+              gone.join(", ")
+            }) could not be handed over when the daemon was upgraded at ${me.startedAt}; they start fresh`,
+            { session: r.name, servers: gone, predecessor: from.pid },
+          );
+        }
+        r.servers = kept;
+        r.daemon = { ...me };
+        this.#dirty = true;
+      } else if (!ours) {
         if (r.state === "open" && r.servers.length > 0) {
           r.lost = { at: me.startedAt, servers: [...new Set(r.servers.map((s) => s.server))] };
           this.#deps.log(

@@ -173,6 +173,20 @@ export const SETTINGS = {
     doc: "How long a command waits for a daemon it started to answer",
     early: true,
   },
+  "daemon.upgradeDrain": {
+    type: "duration",
+    default: "30s",
+    doc: "How long a daemon being upgraded waits for its calls in flight before it hands over",
+    detail:
+      "`mcpx daemon upgrade` (docs/daemon.md): the new daemon takes every new connection at once, and the old one hands over each idle server once its own calls have finished. A call still running when this runs out keeps its server, which is stopped with the old daemon.",
+  },
+  "daemon.autoUpgrade": {
+    type: "boolean",
+    default: "true",
+    doc: "Upgrade a running daemon of another version in place when a command of this version finds it",
+    detail:
+      "The daemon hands its socket and its idle servers to one of the command's version (`mcpx daemon upgrade`), so a browser logged in stays logged in. false: the command uses the daemon it finds, whatever its version, until `mcpx daemon upgrade` or `mcpx stop`.",
+  },
   "daemon.maxRequestBytes": {
     type: "integer",
     default: "16777216",
