@@ -1,5 +1,5 @@
 import { adapterStamp, configuredAdapters } from "../adapters/declare.ts";
-import { dirname } from "../_path.ts";
+import { dirname, join } from "../_path.ts";
 import { McpxError, messageOf, toProblem } from "../errors.ts";
 import { Context, type DaemonHandle } from "../context.ts";
 import { type Fingerprint, fingerprintConfig } from "../config/fingerprint.ts";
@@ -66,7 +66,6 @@ import {
   type UpgradeRequest,
   type UpgradeResult,
 } from "./upgrade.ts";
-
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
 export interface DaemonRecord {
@@ -410,6 +409,32 @@ export async function runDaemon(
   if (!from) takenOver.resolve();
   let retiredFor: number | undefined;
   let upgrading: Promise<UpgradeResult> | undefined;
+  // From the handoff on, a request this daemon still receives (a connection made just before its
+  // socket was replaced) goes to the successor, which holds it until it owns the processes.
+  let forwardTo: Deno.HttpClient | undefined;
+  const forward = async (req: Request, client: Deno.HttpClient): Promise<Response> => {
+    const url = new URL(req.url);
+    const headers = new Headers(req.headers);
+    headers.delete("host");
+    try {
+      const res = await fetch(`http://mcpx${url.pathname}${url.search}`, {
+        method: req.method,
+        headers,
+        body: req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer(),
+        client,
+        signal: req.signal,
+      });
+      return new Response(res.body, { status: res.status, headers: res.headers });
+    } catch (e) {
+      return problemResponse(
+        new McpxError(
+          "DAEMON_UNAVAILABLE",
+          `The daemon was being upgraded and its successor did not answer: ${messageOf(e)}`,
+          { hint: "Run the command again" },
+        ),
+      );
+    }
+  };
   try {
     await withLock(paths.bindLock, async () => {
       // A successor's predecessor answers on the socket, and its servers are not orphans.
@@ -468,6 +493,7 @@ export async function runDaemon(
           state.lastActivity = Date.now();
           state.inflight++;
           try {
+            if (forwardTo && !refused && !bare) return await forward(req, forwardTo);
             if (from && !refused) {
               const path = new URL(req.url).pathname;
               // The predecessor's handoff (upgrade.ts); everything else waits for its end.
@@ -558,13 +584,29 @@ export async function runDaemon(
         }
         return hostPort({ hostname: "127.0.0.1", port: uiTcp.addr.port });
       };
+      // Bound at a private name and renamed onto its path: Deno unlinks the path a listener was
+      // bound at when it shuts down, and after an upgrade that path is the successor's socket.
+      let bound = 0;
       listenUnix = (path: string) => {
+        let at = join(dirname(path), `.${Deno.pid}-${bound++}.sock`);
+        // A short daemon.socket near the length limit: bound in place (no upgrade then keeps it).
+        if (new TextEncoder().encode(at).length > 107) at = path;
+        try {
+          Deno.removeSync(at);
+        } catch { /* none left over */ }
         try {
           servers.push(Deno.serve(
-            { path, onListen() {}, onError },
+            { path: at, onListen() {}, onError },
             handle((req) => refuseWithoutToken(req, token)),
           ));
+          Deno.chmodSync(at, 0o600);
+          if (at !== path) Deno.renameSync(at, path);
         } catch (e) {
+          if (at !== path) {
+            try {
+              Deno.removeSync(at);
+            } catch { /* never bound */ }
+          }
           throw new McpxError(
             "DAEMON_START_FAILED",
             `Cannot listen on "${path}": ${messageOf(e)}`,
@@ -573,7 +615,6 @@ export async function runDaemon(
             },
           );
         }
-        Deno.chmodSync(path, 0o600);
       };
       listenUnix(from ? from.socket : paths.socket);
       if (!from) writeRecord();
@@ -638,9 +679,14 @@ export async function runDaemon(
   state.upgrade = (request: UpgradeRequest) => {
     if (hooks.ready) {
       return Promise.reject(
-        new McpxError("USAGE", "A daemon hosted inline ends with its command: there is nothing to upgrade", {
-          hint: "Drop --inline (daemon.inline): the next command then uses a daemon of its own version",
-        }),
+        new McpxError(
+          "USAGE",
+          "A daemon hosted inline ends with its command: there is nothing to upgrade",
+          {
+            hint:
+              "Drop --inline (daemon.inline): the next command then uses a daemon of its own version",
+          },
+        ),
       );
     }
     if (!ctx.io.env.MCPX_DAEMON_CHILD) {
@@ -687,11 +733,14 @@ export async function runDaemon(
       },
       quiesce: () => {
         quiet = true;
+        forwardTo = Deno.createHttpClient({ proxy: { transport: "unix", path: paths.socket } });
         sessions?.close();
         void registry.flushCache();
       },
       resume: () => {
         quiet = false;
+        forwardTo?.close();
+        forwardTo = undefined;
         sessions = makeSessions();
         sessions.start();
         writeLive(paths.live, registry.liveState());
@@ -765,6 +814,7 @@ export async function runDaemon(
     registry.close(),
   ]);
   await registry.flushCache();
+  forwardTo?.close();
   // Only remove files that are still ours: a successor may already have replaced them.
   try {
     const rec = JSON.parse(await Deno.readTextFile(paths.record)) as DaemonRecord;
@@ -1006,7 +1056,7 @@ async function makeRegistry(
   };
   return new Registry(defs, {
     // The SDK is loaded when the first server starts, not with the daemon (~100 ms of start-up).
-    connect: async (spec, startTimeoutMs, signal) => {
+    connect: async (spec, startTimeoutMs, signal, adopt) => {
       // The connection is known once it exists; a question arrives only after the handshake.
       const self: { conn?: object } = {};
       const conn = await (await load<typeof import("../mcp/connect.ts")>(
@@ -1015,6 +1065,7 @@ async function makeRegistry(
       )).connectServer(spec, {
         startTimeoutMs,
         signal,
+        ...(adopt ? { adopt } : {}),
         maxMessageBytes,
         log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
         ...half.options(spec),

@@ -249,7 +249,7 @@ export class StdioTransport implements Transport {
     this.#begin(
       pid,
       adoptedStatus(pid, start),
-      files.stdin.writable,
+      fileWritable(files.stdin),
       files.stdout.readable,
       files.stderr.readable,
     );
@@ -629,6 +629,25 @@ export interface AdoptedPipes {
   stdin: Deno.FsFile;
   stdout: Deno.FsFile;
   stderr: Deno.FsFile;
+}
+
+/**
+ * A pipe opened through /proc, as a stream of writes. Not `FsFile.writable`: its writes to such
+ * a pipe never reach the reader (Deno 2.9; `file.write` does).
+ */
+function fileWritable(file: Deno.FsFile): WritableStream<Uint8Array> {
+  const close = () => {
+    try {
+      file.close();
+    } catch { /* already closed */ }
+  };
+  return new WritableStream<Uint8Array>({
+    async write(chunk) {
+      for (let at = 0; at < chunk.length;) at += await file.write(chunk.subarray(at));
+    },
+    close,
+    abort: close,
+  });
 }
 
 /**

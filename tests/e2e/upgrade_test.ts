@@ -62,9 +62,6 @@ function serverPids(box: Sandbox): number[] {
 }
 
 Deno.test("upgrade: ten upgrades in a row under load on four sessions lose no call", async () => {
-  try { await tenUpgrades(); } catch (e) { console.error("ERR", e instanceof SuppressedError ? [String(e.error), String(e.suppressed)] : String(e)); throw e; }
-});
-async function tenUpgrades() {
   await using box = await upgradeBox();
   const sessions = ["s1", "s2", "s3", "s4"];
   const first = await box.json<Health>(["start"]);
@@ -120,12 +117,7 @@ async function tenUpgrades() {
         `round ${round}: the load made no progress (${failures.join("; ")})`,
       );
       const out = await box.json<Upgraded>(["daemon", "upgrade"]);
-      console.error("UPG", JSON.stringify({ from: out.from, to: out.to, n: out.handedOver.length, stopped: out.stopped, d: out.durationMs }));
-      if (0) console.error("PROCS", box.processes().map((p) => { try { return p + " " + Deno.readTextFileSync(`/proc/${p}/cmdline`).replaceAll("\0", " ").slice(-60); } catch { return p + " ?"; } }).join("\n  "));
       assert.equal(out.upgraded, true);
-      if (out.from.pid !== daemon) {
-        for (const l of await daemonLog(box)) if (String(l.event).startsWith("daemon.") || String(l.event).startsWith("server.start") || String(l.event).startsWith("server.adopt")) console.error("LOG", l.pid, l.event, l.msg, JSON.stringify(l).slice(0, 300));
-      }
       assert.equal(out.from.pid, daemon);
       assert.notEqual(out.to.pid, daemon);
       assert.ok(!alive(daemon) || (await until(() => !alive(daemon), 10_000)), "old daemon left");
@@ -134,7 +126,9 @@ async function tenUpgrades() {
     }
   } finally {
     stop = true;
-    for (const s of ["s3", "s4"]) await Deno.remove(join(box.root, `work/stop-${s}`)).catch(() => {});
+    for (const s of ["s3", "s4"]) {
+      await Deno.remove(join(box.root, `work/stop-${s}`)).catch(() => {});
+    }
     await Promise.all(loops);
   }
   assert.deepEqual(failures, [], "calls failed during the upgrades");
@@ -160,8 +154,8 @@ async function tenUpgrades() {
   const daemons = box.processes().filter((pid) =>
     Deno.readTextFileSync(`/proc/${pid}/cmdline`).includes("\0daemon")
   );
-  assert.deepEqual(daemons, [upgrades.at(-1)!.to.pid], JSON.stringify(daemons.map((p) => [p, Deno.readTextFileSync(`/proc/${p}/cmdline`).replaceAll("\0", " ")])));
-}
+  assert.deepEqual(daemons, [upgrades.at(-1)!.to.pid]);
+});
 
 Deno.test("upgrade: a command of another version upgrades the daemon itself, unless told not to", async () => {
   await using box = await upgradeBox();
@@ -216,13 +210,16 @@ Deno.test("upgrade: a new daemon that cannot start leaves the old one serving, n
 
 async function stalled(box: Sandbox): Promise<{ pid: number; phase: string }> {
   const file = join(box.root, "state", "mcpx", "daemons", "upgrade-stall");
-  assert.ok(await until(() => {
-    try {
-      return Deno.statSync(file).isFile;
-    } catch {
-      return false;
-    }
-  }, 30_000), "the handoff never reached the stall");
+  assert.ok(
+    await until(() => {
+      try {
+        return Deno.statSync(file).isFile;
+      } catch {
+        return false;
+      }
+    }, 30_000),
+    "the handoff never reached the stall",
+  );
   const [pid, phase] = Deno.readTextFileSync(file).trim().split(" ");
   Deno.removeSync(file);
   return { pid: Number(pid), phase };
@@ -281,7 +278,14 @@ Deno.test("upgrade: with no daemon there is nothing to upgrade; a foreground dae
   assert.equal(none.code, 0, none.stderr);
   assert.match(none.stdout, /nothing to upgrade/);
   const fg = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--config", `${box.entry.replace(/main\.ts$/, "deno.json")}`, box.entry, "daemon"],
+    args: [
+      "run",
+      "-A",
+      "--config",
+      `${box.entry.replace(/main\.ts$/, "deno.json")}`,
+      box.entry,
+      "daemon",
+    ],
     cwd: join(box.root, "work"),
     env: box.env,
     clearEnv: true,
