@@ -133,7 +133,9 @@ export class Sandbox {
     options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {},
   ): Promise<T> {
     const r = await this.mcpx(["--json", ...args], options);
-    if (r.code !== 0) throw new Error(`mcpx ${args.join(" ")} exited ${r.code}: ${r.stderr}`);
+    if (r.code !== 0) {
+      throw new Error(`mcpx ${args.join(" ")} exited ${r.code}: ${r.stderr || r.stdout}`);
+    }
     return JSON.parse(r.stdout) as T;
   }
 

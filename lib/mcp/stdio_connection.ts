@@ -243,7 +243,12 @@ class StdioConnection implements McpConnection {
       pid === undefined || start === undefined || this.#life.end || this.#closing ||
       this.protocolVersion === undefined || this.#pending.size > 0 || this.#answering.size > 0
     ) return undefined;
-    const held = await this.#transport.detach();
+    let held;
+    try {
+      held = await this.#transport.detach();
+    } catch {
+      return undefined; // It did not answer the fence: it stays with this daemon.
+    }
     let binary = "";
     for (const b of held.stdout) binary += String.fromCharCode(b);
     return {

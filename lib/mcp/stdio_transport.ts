@@ -144,6 +144,13 @@ export class StdioTransport implements Transport {
   #detached = false;
   /** stdout bytes read after the detach began, not dispatched: they go to the successor. */
   #held: Uint8Array[] = [];
+  /**
+   * An adopted process's pipes are files opened through /proc, read by blocking reads that no
+   * cancel interrupts: a detach ends the stdout read with an answer the server gives (a ping,
+   * the fence), so that no read of this daemon is left to take the successor's bytes.
+   */
+  #files?: AdoptedPipes;
+  #fence?: { id: string; late: boolean; seen: () => void };
   #stdin?: WritableStreamDefaultWriter<Uint8Array>;
   #readers: ReadableStreamBYOBReader[] = [];
   /** stdout bytes of the message in progress, not yet joined. */
@@ -246,12 +253,13 @@ export class StdioTransport implements Transport {
     }
     for (const line of held.stderr ?? []) this.#stderr.push(this.#encoder.encode(line + "\n"));
     if (held.stdout && held.stdout.length > 0) this.#onStdout(held.stdout);
+    this.#files = files;
     this.#begin(
       pid,
       adoptedStatus(pid, start),
       fileWritable(files.stdin),
-      files.stdout.readable,
-      files.stderr.readable,
+      files.stdout,
+      files.stderr,
     );
   }
 
@@ -259,8 +267,8 @@ export class StdioTransport implements Transport {
     pid: number,
     status: Promise<{ code: number | null; signal: Deno.Signal | null }>,
     stdin: WritableStream<Uint8Array>,
-    stdout: ReadableStream<Uint8Array>,
-    stderr: ReadableStream<Uint8Array>,
+    stdout: ReadableStream<Uint8Array> | Deno.FsFile,
+    stderr: ReadableStream<Uint8Array> | Deno.FsFile,
   ): void {
     this.#pid = pid;
     this.#status = status;
@@ -289,6 +297,7 @@ export class StdioTransport implements Transport {
     if (this.#pid === undefined || this.#exit || this.#closeRequested) {
       throw new Error(`Server "${this.#options.name}" is not running`);
     }
+    if (this.#files) await this.#fenceStdout();
     this.#detached = true;
     this.onclose = undefined;
     this.onmessage = undefined;
@@ -309,6 +318,25 @@ export class StdioTransport implements Transport {
     this.#held = [];
     this.#stderr.flush();
     return { stdout, stderr: this.#stderr.lines() };
+  }
+
+  /**
+   * Writes a ping and waits for its answer, the last bytes this daemon's stdout read takes: from
+   * that line on, what is read is held for the successor (see {@linkcode #files}).
+   * @throws {Error} when the server does not answer within two seconds: it is not handed over.
+   */
+  async #fenceStdout(): Promise<void> {
+    const id = `mcpx-handoff-${Deno.pid}-${Date.now()}`;
+    const seen = Promise.withResolvers<void>();
+    this.#fence = { id, late: false, seen: seen.resolve };
+    await this.#stdin!.write(
+      this.#encoder.encode(JSON.stringify({ jsonrpc: "2.0", id, method: "ping" }) + "\n"),
+    );
+    if (!await waitAtMost(seen.promise, 2000)) {
+      // Its answer, should it still come, is dropped.
+      this.#fence.late = true;
+      throw new Error(`Server "${this.#options.name}" did not answer a ping before its handoff`);
+    }
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
@@ -368,8 +396,9 @@ export class StdioTransport implements Transport {
     // means no process of it is left (a zombie awaiting its reaper does not count). A group that
     // nobody is left in (the usual case: a server without children) needs no look at /proc.
     if (signalGroup(pid, "SIGKILL")) await groupGone(pid, 1000);
-    if (!await waitAtMost(drained, DRAIN_MS)) {
-      // Someone outside the group still holds a pipe open; stop reading it.
+    if (!await waitAtMost(drained, DRAIN_MS) && !this.#files) {
+      // Someone outside the group still holds a pipe open; stop reading it. (A read of an
+      // adopted pipe cannot be stopped: it is left, and ends with this daemon.)
       await Promise.all(this.#readers.map((reader) => reader.cancel().catch(() => {})));
       await drained;
     }
@@ -378,6 +407,11 @@ export class StdioTransport implements Transport {
     await this.#stdin?.abort().catch(() => {
       // The handle is released either way.
     });
+    for (const file of this.#files ? [this.#files.stdout, this.#files.stderr] : []) {
+      try {
+        file.close();
+      } catch { /* closed */ }
+    }
     this.#resolveExited(this.#exit);
     this.#fireClose();
   }
@@ -392,11 +426,14 @@ export class StdioTransport implements Transport {
    * to the child, and every call waiting for an answer, would wait for ever.
    */
   async #pump(
-    stream: ReadableStream<Uint8Array>,
+    stream: ReadableStream<Uint8Array> | Deno.FsFile,
     size: number,
     what: "stdout" | "stderr",
     onChunk: (chunk: Uint8Array) => void,
   ) {
+    if (!(stream instanceof ReadableStream)) {
+      return await this.#pumpFile(stream, size, what, onChunk);
+    }
     const reader = stream.getReader({ mode: "byob" });
     this.#readers.push(reader);
     let buffer = new ArrayBuffer(size);
@@ -417,6 +454,31 @@ export class StdioTransport implements Transport {
       // Cancelled, or the pipe broke: the stream is over either way.
     } finally {
       reader.releaseLock();
+    }
+  }
+
+  /** {@linkcode #pump} for a pipe opened through /proc: it ends at EOF, or once detached. */
+  async #pumpFile(
+    file: Deno.FsFile,
+    size: number,
+    what: "stdout" | "stderr",
+    onChunk: (chunk: Uint8Array) => void,
+  ) {
+    const buffer = new Uint8Array(size);
+    try {
+      for (;;) {
+        const n = await file.read(buffer);
+        if (n === null) return;
+        try {
+          onChunk(buffer.subarray(0, n));
+        } catch (error) {
+          this.#fail(`handling its ${what} failed: ${messageOf(error)}`);
+          return;
+        }
+        if (this.#detached) return;
+      }
+    } catch {
+      // The pipe broke: the stream is over.
     }
   }
 
@@ -441,6 +503,11 @@ export class StdioTransport implements Transport {
   #onStdout(chunk: Uint8Array): void {
     let start = 0;
     for (;;) {
+      if (this.#detached) {
+        // Past the fence: the successor's, a line's start included.
+        if (start < chunk.length) this.#held.push(chunk.slice(start));
+        return;
+      }
       const newline = chunk.indexOf(0x0a, start);
       if (newline === -1) {
         // Held until the line ends, past the next read into the same buffer: copied.
@@ -587,6 +654,15 @@ export class StdioTransport implements Transport {
       this.onerror?.(
         new Error(`Server "${this.#options.name}" wrote a line that is not JSON-RPC: ${shown}`),
       );
+      return;
+    }
+    const fence = this.#fence;
+    if (fence && "id" in message && message.id === fence.id && !("method" in message)) {
+      this.#fence = undefined;
+      if (!fence.late) {
+        this.#detached = true;
+        fence.seen();
+      }
       return;
     }
     try {

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { faultyServer } from "../fixtures/servers.ts";
 import { alive, daemonLog, npmServer, Sandbox, until } from "../_helpers.ts";
+import { messageOf } from "../../lib/errors.ts";
 
 interface Health {
   pid: number;
@@ -72,7 +73,7 @@ Deno.test("upgrade: ten upgrades in a row under load on four sessions lose no ca
   }
   const everything = await box.mcpx(["call", "everything.echo", "message=before"]);
   assert.equal(everything.code, 0, everything.stderr);
-  const before = serverPids(box).sort();
+  let before: number[] = [];
   // Two sessions call from separate commands, two from a script each that calls as fast as it
   // can; one long call is in flight across each upgrade too.
   let stop = false;
@@ -98,11 +99,13 @@ Deno.test("upgrade: ten upgrades in a row under load on four sessions lose no ca
       else seen.get(s)!.push(...r.stdout.trim().split(",").map(Number));
     }
   };
+  let longCalls = 0;
   const longLoop = async () => {
     while (!stop) {
       const r = await box.mcpx(["call", "c.sleep", "ms=400", "--session", "long"]);
       if (r.code !== 0) failures.push(`long: ${r.stderr.trim()}`);
-      else assert.equal(r.stdout.trim(), "slept");
+      else if (r.stdout.trim() === "slept") longCalls++;
+      else failures.push(`long: ${r.stdout.trim()}`);
     }
   };
   const loops = [cliLoop("s1"), cliLoop("s2"), scriptLoop("s3"), scriptLoop("s4"), longLoop()];
@@ -112,11 +115,26 @@ Deno.test("upgrade: ten upgrades in a row under load on four sessions lose no ca
     for (let round = 0; round < 10; round++) {
       // Some calls of every session between two upgrades.
       const counts = sessions.map((s) => seen.get(s)!.length);
+      const long = longCalls;
       assert.ok(
-        await until(() => sessions.every((s, i) => seen.get(s)!.length >= counts[i] + 2), 30_000),
+        await until(
+          () => longCalls > long && sessions.every((s, i) => seen.get(s)!.length >= counts[i] + 2),
+          30_000,
+        ),
         `round ${round}: the load made no progress (${failures.join("; ")})`,
       );
-      const out = await box.json<Upgraded>(["daemon", "upgrade"]);
+      // Every server the load uses runs by now: the long session's too.
+      if (round === 0) before = serverPids(box).sort();
+      let out: Upgraded;
+      try {
+        out = await box.json<Upgraded>(["daemon", "upgrade"]);
+      } catch (e) {
+        // What the daemons logged of it, to tell which step failed.
+        const steps = (await daemonLog(box)).filter((l) =>
+          /adopt|ready|upgrade|stopp|fail/.test(String(l.event))
+        ).map((l) => `${l.pid} ${l.event} ${l.msg}`);
+        throw new Error(`round ${round}: ${messageOf(e)}\n${steps.join("\n")}`);
+      }
       assert.equal(out.upgraded, true);
       assert.equal(out.from.pid, daemon);
       assert.notEqual(out.to.pid, daemon);
@@ -294,7 +312,7 @@ Deno.test("upgrade: with no daemon there is nothing to upgrade; a foreground dae
     stderr: "null",
   }).spawn();
   try {
-    assert.ok(await until(async () => (await box.mcpx(["status"])).stdout.includes("daemon")));
+    assert.ok(await until(async () => (await box.mcpx(["health"])).code === 0, 20_000));
     const r = await box.mcpx(["daemon", "upgrade"]);
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /foreground or under a supervisor/);
