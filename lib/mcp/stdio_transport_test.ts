@@ -4,8 +4,10 @@ import { McpxError } from "../errors.ts";
 import {
   describeEnd,
   idFromTail,
+  openPipes,
   oversizedData,
   scanHead,
+  startOf,
   StdioTransport,
 } from "./stdio_transport.ts";
 import { waitAtMost } from "./_wait.ts";
@@ -323,4 +325,50 @@ Deno.test("StdioTransport finds the id of an over-long reply across the chunks i
   assert.equal(received[0].id, 5);
   assert.ok(oversizedData(received[0].error?.data));
   await transport.close();
+});
+
+Deno.test("StdioTransport hands a process on twice: spawned, adopted through /proc, adopted again", async () => {
+  // Answers every request with how many it has answered, and a ping with {}: state that must
+  // go on across each handoff, and the ping the second detach fences its blocking read with.
+  const server = `let n = 0; let buf = "";
+for await (const chunk of Deno.stdin.readable) {
+  buf += new TextDecoder().decode(chunk);
+  let i;
+  while ((i = buf.indexOf("\\n")) >= 0) {
+    const m = JSON.parse(buf.slice(0, i)); buf = buf.slice(i + 1);
+    const result = m.method === "ping" ? {} : { n: ++n };
+    console.log(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }));
+  }
+}`;
+  const ask = async (t: StdioTransport, id: number) => {
+    const got = Promise.withResolvers<JSONRPCMessage>();
+    t.onmessage = (m) => got.resolve(m);
+    await t.send({ jsonrpc: "2.0", id, method: "count" });
+    assert.ok(await waitAtMost(got.promise, 5000), `no answer to ${id}`);
+    return (await got.promise) as unknown as { id: number; result: { n: number } };
+  };
+  const options = { name: "counter", command: Deno.execPath(), args: ["eval", "--quiet", server] };
+  const first = new StdioTransport(options);
+  await first.start();
+  const pid = first.pid!;
+  assert.deepEqual((await ask(first, 1)).result, { n: 1 });
+  // Spawned by this process: its pipes are streams, and a cancel stops their reads.
+  const second = new StdioTransport(options);
+  const pipes2 = openPipes(pid);
+  const held1 = await first.detach();
+  second.adopt(pid, startOf(pid)!, pipes2, held1);
+  assert.deepEqual(await ask(second, 2), { jsonrpc: "2.0", id: 2, result: { n: 2 } });
+  // Adopted: its reads block, and only the fence's ping ends the one under way.
+  const third = new StdioTransport(options);
+  const pipes3 = openPipes(pid);
+  const held2 = await second.detach();
+  third.adopt(pid, startOf(pid)!, pipes3, held2);
+  const seen: JSONRPCMessage[] = [];
+  assert.deepEqual((await ask(third, 3)).result, { n: 3 });
+  third.onmessage = (m) => seen.push(m);
+  await third.close();
+  assert.deepEqual(seen, [], "the fence's answer reached the successor");
+  assert.equal(startOf(pid), undefined);
+  await first.close();
+  await second.close();
 });
