@@ -405,7 +405,7 @@ export async function runDaemon(
   let listenUnix: (path: string) => void = () => {};
   let bindTcp: () => void = () => {};
   let successor: Successor | undefined;
-  let takenOver = Promise.withResolvers<void>();
+  const takenOver = Promise.withResolvers<void>();
   if (!from) takenOver.resolve();
   let retiredFor: number | undefined;
   let upgrading: Promise<UpgradeResult> | undefined;
