@@ -72,8 +72,7 @@ export const COMMANDS: Record<string, Load> = {
   start: from(daemon, "daemonStart"),
   stop: from(daemon, "daemonStop"),
   daemons: from(daemon, "daemonsList"),
-  daemon: () =>
-    daemon().then((m) => [m.daemonRun, m.daemonUpgrade] as unknown as Operation[]),
+  daemon: () => daemon().then((m) => [m.daemonRun, m.daemonUpgrade] as unknown as Operation[]),
   serve: from(serve, "mcpServe"),
   prompts: from(features, "promptsGet"),
   resources: from(features, "resourcesRead"),

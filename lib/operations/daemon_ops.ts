@@ -90,7 +90,7 @@ export const daemonUpgrade = defineOperation<{ command?: string[] }, UpgradeOutp
   id: "daemon.upgrade",
   summary: "Replace the running daemon with one of this version, keeping its server processes",
   description:
-    "The new daemon takes the socket at once (new calls wait for it, none fails), the old one finishes its calls in flight (daemon.upgradeDrain), then hands over every idle stdio server, which goes on with its state: a logged-in browser stays logged in. A server still busy, an ad-hoc one, or one spoken to through the SDK (HTTP, the 2026-07-28 era) is stopped instead, and its session's next call is told. Should the new daemon fail to start or die mid-way, the old one keeps serving with every server. A command that finds a daemon of another version does this by itself (daemon.autoUpgrade). docs/daemon.md, \"Upgrading without a restart\".",
+    'The new daemon takes the socket at once (new calls wait for it, none fails), the old one finishes its calls in flight (daemon.upgradeDrain), then hands over every idle stdio server, which goes on with its state: a logged-in browser stays logged in. A server still busy, an ad-hoc one, or one spoken to through the SDK (HTTP, the 2026-07-28 era) is stopped instead, and its session\'s next call is told. Should the new daemon fail to start or die mid-way, the old one keeps serving with every server. A command that finds a daemon of another version does this by itself (daemon.autoUpgrade). docs/daemon.md, "Upgrading without a restart".',
   params: [{
     name: "command",
     type: "list",
@@ -121,7 +121,12 @@ export const daemonUpgrade = defineOperation<{ command?: string[] }, UpgradeOutp
       to: z.object({ pid: z.number(), version: z.string() }).optional(),
       handedOver: z.array(z.object({ server: z.string(), key: z.string(), pid: z.number() })),
       stopped: z.array(
-        z.object({ server: z.string(), key: z.string(), pid: z.number().optional(), why: z.string() }),
+        z.object({
+          server: z.string(),
+          key: z.string(),
+          pid: z.number().optional(),
+          why: z.string(),
+        }),
       ),
       durationMs: z.number().optional(),
       drainMs: z.number().optional(),
@@ -138,9 +143,13 @@ export const daemonUpgrade = defineOperation<{ command?: string[] }, UpgradeOutp
       !Array.isArray(words) || words.length === 0 ||
       !words.every((w) => typeof w === "string" && !w.includes("\0")) || words[0] === ""
     ) {
-      throw new McpxError("USAGE", "--command takes the words of a command line, the program first", {
-        hint: "e.g. --command /opt/mcpx-2/mcpx --command daemon",
-      });
+      throw new McpxError(
+        "USAGE",
+        "--command takes the words of a command line, the program first",
+        {
+          hint: "e.g. --command /opt/mcpx-2/mcpx --command daemon",
+        },
+      );
     }
     if (!d.upgrade) throw new McpxError("INTERNAL", "This daemon cannot be upgraded");
     const out = await d.upgrade({ command: words[0], args: words.slice(1) });
@@ -156,7 +165,9 @@ export const daemonUpgrade = defineOperation<{ command?: string[] }, UpgradeOutp
   render(out) {
     if (!out.upgraded) return `nothing to upgrade: ${out.reason}\n`;
     const lines = [
-      `upgraded daemon ${out.from!.pid} (${out.from!.version}) to ${out.to!.pid} (${out.to!.version}) in ${
+      `upgraded daemon ${out.from!.pid} (${out.from!.version}) to ${out.to!.pid} (${
+        out.to!.version
+      }) in ${
         formatDuration(out.durationMs ?? 0)
       }: ${out.handedOver.length} server process(es) handed over, ${out.stopped.length} stopped`,
     ];

@@ -518,7 +518,10 @@ export class Pool {
         if (this.#closing !== undefined) throw this.#stoppingError();
         // A handed-over process that does not answer: the next call starts a fresh one at once.
         if (adopt) {
-          this.#remember(inst.key, `its process did not answer after the daemon's upgrade (${error.message})`);
+          this.#remember(
+            inst.key,
+            `its process did not answer after the daemon's upgrade (${error.message})`,
+          );
           throw error;
         }
         // Nor is one mcpx stopped: no cooldown refuses the next caller, no listing failure is

@@ -183,7 +183,8 @@ export const SETTINGS = {
   "daemon.autoUpgrade": {
     type: "boolean",
     default: "true",
-    doc: "Upgrade a running daemon of another version in place when a command of this version finds it",
+    doc:
+      "Upgrade a running daemon of another version in place when a command of this version finds it",
     detail:
       "The daemon hands its socket and its idle servers to one of the command's version (`mcpx daemon upgrade`), so a browser logged in stays logged in. false: the command uses the daemon it finds, whatever its version, until `mcpx daemon upgrade` or `mcpx stop`.",
   },
