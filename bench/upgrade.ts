@@ -64,12 +64,8 @@ interface Sample {
 
 await interruptible(() => teardown(iso.root, iso.env), async (stopIfInterrupted, cleanup) => {
   const health = JSON.parse(await runDeno(mcpxArgs(["--json", "start"]), work, iso.env));
-  const tokenFile = join(
-    iso.env.XDG_STATE_HOME,
-    "mcpx",
-    "daemons",
-    `${health.fingerprint.slice(0, 16)}.token`,
-  );
+  // The token sits beside the socket: daemons/<short>.sock and daemons/<short>.token.
+  const tokenFile = health.socket.replace(/\.sock$/, ".token");
   const token = (await Deno.readTextFile(tokenFile)).trim();
   const sessions = ["s1", "s2", "s3", "s4"];
   const samples: Sample[] = [];
