@@ -5,7 +5,6 @@ import type { Io } from "./io.ts";
 import type { Caller } from "./pool/scope.ts";
 import type { Registry } from "./pool/registry.ts";
 import type { NamedSessions } from "./sessions/named.ts";
-import type { UpgradeRequest, UpgradeResult } from "./daemon/upgrade.ts";
 import type { Selection } from "./config/servers.ts";
 import { type DaemonPaths, daemonPaths, inlinePaths, stateDir } from "./paths.ts";
 import { requireTrusted, shellWord, type TrustOptions, trustState } from "./config/trust.ts";
@@ -370,4 +369,23 @@ export class Context {
   async close(): Promise<void> {
     if (this.inline?.started) await this.inline.stop();
   }
+}
+
+/** What `mcpx daemon upgrade` asks of the running daemon: the command of the new version. */
+export interface UpgradeRequest {
+  command: string;
+  args: string[];
+}
+
+/** What an upgrade did. */
+export interface UpgradeResult {
+  from: { pid: number; version: string };
+  to: { pid: number; version: string };
+  /** Server processes the successor took over, and those stopped instead (with why). */
+  handedOver: { server: string; key: string; pid: number }[];
+  stopped: { server: string; key: string; pid?: number; why: string }[];
+  /** From the request to the successor owning every process handed over. */
+  durationMs: number;
+  /** How long the old daemon waited for its calls in flight. */
+  drainMs: number;
 }

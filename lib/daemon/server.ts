@@ -589,8 +589,10 @@ export async function runDaemon(
       let bound = 0;
       listenUnix = (path: string) => {
         let at = join(dirname(path), `.${Deno.pid}-${bound++}.sock`);
-        // A short daemon.socket near the length limit: bound in place (no upgrade then keeps it).
-        if (new TextEncoder().encode(at).length > 107) at = path;
+        // A daemon.socket near or past the length limit is bound in place: no upgrade then keeps
+        // it, and one past the limit fails here (renamed onto, nobody could connect to it).
+        const long = (p: string) => new TextEncoder().encode(p).length > 107;
+        if (long(at) || long(path)) at = path;
         try {
           Deno.removeSync(at);
         } catch { /* none left over */ }

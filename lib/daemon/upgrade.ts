@@ -23,25 +23,9 @@ import type { HandedInstance, NotHanded, Registry, RegistryCarry } from "../pool
 import { processToken } from "./pid.ts";
 import { TOKEN_HEADER } from "./guard.ts";
 import { wireRequest } from "./wire.ts";
+import type { UpgradeRequest, UpgradeResult } from "../context.ts";
 
-/** What `mcpx daemon upgrade` asks of the running daemon: the command of the new version. */
-export interface UpgradeRequest {
-  command: string;
-  args: string[];
-}
-
-/** What an upgrade did. */
-export interface UpgradeResult {
-  from: { pid: number; version: string };
-  to: { pid: number; version: string };
-  /** Server processes the successor took over, and those stopped instead (with why). */
-  handedOver: { server: string; key: string; pid: number }[];
-  stopped: { server: string; key: string; pid?: number; why: string }[];
-  /** From the request to the successor owning every process handed over. */
-  durationMs: number;
-  /** How long the old daemon waited for its calls in flight. */
-  drainMs: number;
-}
+export type { UpgradeRequest, UpgradeResult };
 
 /** The environment a successor is started with: whom it succeeds, and its socket until then. */
 export const UPGRADE_FROM = "MCPX_UPGRADE_FROM";

@@ -236,7 +236,7 @@ Deno.test("security: a daemon's start error is written 0600", async () => {
   assert.equal(run.code, 4, run.stderr);
   const dir = join(box.root, "state", "mcpx", "daemons");
   const errors = [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".start-error"));
-  assert.equal(errors.length, 1, `a start error beside ${config}`);
+  assert.equal(errors.length, 1, `a start error beside ${config}: ${run.stderr}`);
   assert.equal(Deno.statSync(join(dir, errors[0].name)).mode! & 0o777, 0o600);
   assert.ok(await until(() => box.processes().length === 0));
 });
