@@ -13,12 +13,12 @@ import { parseArgs } from "node:util";
 import {
   emptyArgs,
   ENTRY,
+  faultyServer,
   formatTable,
   interruptible,
   makeIsolated,
   mcpxArgs,
   median,
-  REPO,
   runDeno,
   teardown,
   timeRun,
@@ -34,16 +34,7 @@ const runs = wholeNumber("--runs", values.runs!, 1);
 const iso = await makeIsolated("mcpx-bench-inline-");
 const work = join(iso.root, "work");
 await Deno.mkdir(work, { recursive: true });
-const server = {
-  command: Deno.execPath(),
-  args: [
-    "run",
-    "--quiet",
-    "--no-config",
-    "--no-lock",
-    join(REPO, "tests/fixtures/servers/faulty.ts"),
-  ],
-};
+const server = faultyServer();
 await Deno.writeTextFile(join(work, ".mcpx.json"), JSON.stringify({ mcpServers: { f: server } }));
 const call = ["call", "f.echo", "text=x"];
 

@@ -17,13 +17,13 @@ import { TOKEN_HEADER } from "../lib/daemon/guard.ts";
 import { CALLER_HEADER, encodeCaller, wireRequest } from "../lib/daemon/wire.ts";
 import {
   ENTRY,
+  faultyServer,
   formatTable,
   interruptible,
   makeIsolated,
   mcpxArgs,
   median,
   percentile,
-  REPO,
   runDeno,
   teardown,
   wholeNumber,
@@ -42,18 +42,7 @@ const windowMs = wholeNumber("--window", values.window!, 100);
 const iso = await makeIsolated("mcpx-bench-upgrade-");
 const work = join(iso.root, "work");
 await Deno.mkdir(work, { recursive: true });
-const server = {
-  command: Deno.execPath(),
-  args: [
-    "run",
-    "--quiet",
-    "--no-config",
-    "--no-lock",
-    join(REPO, "tests/fixtures/servers/faulty.ts"),
-    "--bump",
-  ],
-  mcpx: { scope: "session" },
-};
+const server = { ...faultyServer("--bump"), mcpx: { scope: "session" } };
 await Deno.writeTextFile(join(work, ".mcpx.json"), JSON.stringify({ mcpServers: { c: server } }));
 
 interface Sample {
