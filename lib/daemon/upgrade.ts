@@ -295,7 +295,10 @@ export async function upgrade(d: UpgradeDeps, request: UpgradeRequest): Promise<
     return result;
   } catch (e) {
     // The successor failed mid-way: it goes, and this daemon serves again with what it had.
-    const why = exited || !runs(successor, successorStart)
+    // A killed successor's socket can close before its exit is seen: its status gets a moment.
+    const died = exited || !runs(successor, successorStart) ||
+      await Promise.race([child.status.then(() => true), sleep(500).then(() => false)]);
+    const why = died
       ? `the new daemon ${successor} died during the handoff`
       : `the handoff failed (${messageOf(e)})`;
     killGroup(successor);
