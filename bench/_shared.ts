@@ -27,21 +27,6 @@ if (!SOURCE) {
   if (!build.success) throw new Error("`deno task build` failed");
 }
 
-/** A server entry for tests/fixtures/servers/faulty.ts run under this Deno, with its extra flags. */
-export function faultyServer(...flags: string[]): { command: string; args: string[] } {
-  return {
-    command: Deno.execPath(),
-    args: [
-      "run",
-      "--quiet",
-      "--no-config",
-      "--no-lock",
-      join(REPO, "tests/fixtures/servers/faulty.ts"),
-      ...flags,
-    ],
-  };
-}
-
 /** Parses a flag's text as a whole number of at least `min`. @throws when it is not one. */
 export function wholeNumber(flag: string, text: string, min: number): number {
   const n = Number(text);

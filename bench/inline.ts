@@ -13,7 +13,6 @@ import { parseArgs } from "node:util";
 import {
   emptyArgs,
   ENTRY,
-  faultyServer,
   formatTable,
   interruptible,
   makeIsolated,
@@ -24,6 +23,7 @@ import {
   timeRun,
   wholeNumber,
 } from "./_shared.ts";
+import { faultyServer } from "../tests/fixtures/servers.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

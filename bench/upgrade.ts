@@ -17,7 +17,6 @@ import { TOKEN_HEADER } from "../lib/daemon/guard.ts";
 import { CALLER_HEADER, encodeCaller, wireRequest } from "../lib/daemon/wire.ts";
 import {
   ENTRY,
-  faultyServer,
   formatTable,
   interruptible,
   makeIsolated,
@@ -28,6 +27,7 @@ import {
   teardown,
   wholeNumber,
 } from "./_shared.ts";
+import { faultyServer } from "../tests/fixtures/servers.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -42,7 +42,7 @@ const windowMs = wholeNumber("--window", values.window!, 100);
 const iso = await makeIsolated("mcpx-bench-upgrade-");
 const work = join(iso.root, "work");
 await Deno.mkdir(work, { recursive: true });
-const server = { ...faultyServer("--bump"), mcpx: { scope: "session" } };
+const server = { ...faultyServer(["--bump"]), mcpx: { scope: "session" } };
 await Deno.writeTextFile(join(work, ".mcpx.json"), JSON.stringify({ mcpServers: { c: server } }));
 
 interface Sample {

@@ -143,6 +143,9 @@ export interface DaemonPaths {
   sessions: string;
 }
 
+/** The kernel's longest socket path, in bytes (`plumbing.sunPathMax` defaults to Linux's). */
+export const SUN_PATH_LIMIT = Deno.build.os === "darwin" ? 103 : 107;
+
 /**
  * `wanted`, or a short hashed path under $TMPDIR when `wanted` is longer than a socket path may
  * be (`plumbing.sunPathMax`).

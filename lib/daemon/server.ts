@@ -1,7 +1,7 @@
 import { adapterStamp, configuredAdapters } from "../adapters/declare.ts";
 import { dirname, join } from "../_path.ts";
 import { McpxError, messageOf, toProblem } from "../errors.ts";
-import { Context, type DaemonHandle } from "../context.ts";
+import { Context, type DaemonHandle, type UpgradeRequest, type UpgradeResult } from "../context.ts";
 import { type Fingerprint, fingerprintConfig } from "../config/fingerprint.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { loadConfig, type McpxConfig } from "../config/load.ts";
@@ -23,7 +23,7 @@ import { type ServerDef, serverDefs } from "../config/servers.ts";
 import { passthroughNames, serverEnvironment } from "../config/server_env.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
-import { cacheDir, questionsDb, stateDir } from "../paths.ts";
+import { cacheDir, questionsDb, stateDir, SUN_PATH_LIMIT } from "../paths.ts";
 import { isMachine, login, oauthDir } from "../mcp/oauth.ts";
 import type { SignIn } from "../pool/sign_in.ts";
 import {
@@ -59,13 +59,7 @@ import {
 } from "./listen.ts";
 import { UiGate } from "./ui_gate.ts";
 import { readToken } from "./guard.ts";
-import {
-  predecessorOf,
-  Successor,
-  upgrade,
-  type UpgradeRequest,
-  type UpgradeResult,
-} from "./upgrade.ts";
+import { predecessorOf, Successor, upgrade } from "./upgrade.ts";
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
 export interface DaemonRecord {
@@ -591,7 +585,7 @@ export async function runDaemon(
         let at = join(dirname(path), `.${Deno.pid}-${bound++}.sock`);
         // A daemon.socket near or past the length limit is bound in place: no upgrade then keeps
         // it, and one past the limit fails here (renamed onto, nobody could connect to it).
-        const long = (p: string) => new TextEncoder().encode(p).length > 107;
+        const long = (p: string) => new TextEncoder().encode(p).length > SUN_PATH_LIMIT;
         if (long(at) || long(path)) at = path;
         try {
           Deno.removeSync(at);

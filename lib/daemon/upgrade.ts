@@ -25,8 +25,6 @@ import { TOKEN_HEADER } from "./guard.ts";
 import { wireRequest } from "./wire.ts";
 import type { UpgradeRequest, UpgradeResult } from "../context.ts";
 
-export type { UpgradeRequest, UpgradeResult };
-
 /** The environment a successor is started with: whom it succeeds, and its socket until then. */
 export const UPGRADE_FROM = "MCPX_UPGRADE_FROM";
 export const UPGRADE_SOCKET = "MCPX_UPGRADE_SOCKET";
