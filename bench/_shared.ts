@@ -9,13 +9,13 @@ import { SHIM_FLAGS } from "../tools/cli_flags.ts";
 export const REPO = fileURLToPath(new URL("..", import.meta.url));
 export const CONFIG = join(REPO, "deno.json");
 /**
- * What the benchmarks run as `mcpx`: by default the built CLI that `deno task install` installs
+ * What the benchmarks run as `mcpx`: by default the built CLI that the npm package carries
  * (dist/cli/main.js, built from the sources first); main.ts itself with `MCPX_BENCH_SOURCE=1`.
  */
 const SOURCE = Deno.env.get("MCPX_BENCH_SOURCE") === "1";
 export const MAIN = SOURCE ? join(REPO, "main.ts") : join(REPO, "dist", "cli", "main.js");
 /** `deno run`'s flags for mcpx and for the baseline alike: the installed shim's for the build. */
-const RUN_FLAGS: readonly string[] = SOURCE ? ["-A"] : SHIM_FLAGS;
+const RUN_FLAGS: readonly string[] = SOURCE ? ["-A", "--config", CONFIG] : SHIM_FLAGS;
 /** How the figures' header names what was measured. */
 export const ENTRY = SOURCE ? "mcpx = deno run main.ts" : "mcpx = the built CLI (dist/cli/main.js)";
 if (!SOURCE) {
@@ -79,16 +79,16 @@ export async function makeIsolated(prefix: string): Promise<Isolated> {
 }
 
 /**
- * Deno's arguments for `mcpx args…` from this checkout: the built CLI with the flags the
- * installed shim passes (tools/cli_flags.ts), or main.ts as `deno task mcpx` runs it.
+ * Deno's arguments for `mcpx args…` from this checkout: the built CLI with the flags the npm
+ * package's `bin/mcpx` passes (tools/cli_flags.ts), or main.ts as `deno task mcpx` runs it.
  */
 export function mcpxArgs(args: string[]): string[] {
-  return ["run", ...RUN_FLAGS, "--config", CONFIG, MAIN, ...args];
+  return ["run", ...RUN_FLAGS, MAIN, ...args];
 }
 
-/** Deno's arguments for the baseline: an empty module under the same deno.json and flags. */
+/** Deno's arguments for the baseline: an empty module under the same flags (and deno.json). */
 export function emptyArgs(root: string): string[] {
-  return ["run", ...RUN_FLAGS, "--config", CONFIG, join(root, "empty.ts")];
+  return ["run", ...RUN_FLAGS, join(root, "empty.ts")];
 }
 
 /** Runs deno once; resolves to its stdout. @throws with its stderr when it fails. */

@@ -32,6 +32,11 @@ export interface SandboxOptions {
    * default); false for the tests of trust itself.
    */
   trustAll?: boolean;
+  /**
+   * An executable that is `mcpx` itself (an installed package's `bin/mcpx`), run as it is rather
+   * than `deno run <entry>`.
+   */
+  exec?: string;
 }
 
 /**
@@ -46,9 +51,13 @@ export class Sandbox {
   /** The module `mcpx` runs: main.ts, or the built bundle (dist/cli/main.js). */
   readonly entry: string;
 
+  /** An executable run as `mcpx` instead of `deno run <entry>` (SandboxOptions.exec). */
+  exec?: string;
+
   private constructor(root: string, entry: string, options: SandboxOptions) {
     this.root = root;
     this.entry = entry;
+    this.exec = options.exec;
     this.env = {
       HOME: join(root, "home"),
       XDG_STATE_HOME: join(root, "state"),
@@ -98,8 +107,8 @@ export class Sandbox {
     args: string[],
     options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {},
   ): Promise<Run> {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--config", `${REPO}/deno.json`, this.entry, ...args],
+    const child = new Deno.Command(this.exec ?? Deno.execPath(), {
+      args: this.exec ? args : ["run", "-A", "--config", `${REPO}/deno.json`, this.entry, ...args],
       cwd: join(this.root, options.cwd ?? "work"),
       env: { ...this.env, ...options.env },
       clearEnv: true,

@@ -1,37 +1,58 @@
 /**
- * Builds the CLI that `deno task install` puts on PATH: `dist/cli/main.js` and its chunks, one
- * JavaScript bundle of main.ts split at every lazy import, so a command loads a few files rather
- * than dozens of TypeScript modules (about 2 ms of each `mcpx ls`; the figures are in
- * docs/dependencies.md).
+ * Builds the CLI: `dist/cli/main.js` and its chunks, one JavaScript bundle of main.ts split at every
+ * lazy import, so a command loads a few files rather than dozens of TypeScript modules (about 2 ms
+ * of each `mcpx ls`; the figures are in docs/dependencies.md). `deno task pack` (tools/pack.ts)
+ * wraps it into the npm package.
  *
- *     deno run -A tools/build.ts [--check | --install]
+ *     deno run -A tools/build.ts [--check]
  *
  * A dist/cli already built from the sources as they are is left alone. With `--check` it only
- * says whether it is; with `--install` it then copies it beside the `mcpx` shim it installs
- * (`deno install -g`, honouring DENO_INSTALL_ROOT), so that building again (the tests and the
- * benchmarks do) never changes the installed CLI.
+ * says whether it is.
  *
- * The sources are copied and rewritten first, in a temporary folder:
+ * The build is whole in itself: it imports nothing from outside its folder but `node:` built-ins
+ * (npm packages are bundled in), and reads nothing outside it, so it runs the same from any place
+ * it is copied to, with an empty Deno cache and no network. The sources are copied and rewritten
+ * first, in a temporary folder:
  * - `load<typeof import("X")>("X", import.meta.url)` becomes `import("X")`, which the bundler
  *   sees and splits at; any other use of `load` is refused, since the bundle could not contain it.
- * - every other `import.meta.url` becomes the `file:` URL of the source file it was written in: the
- *   Worker's launcher, the daemon's `main.ts` and AGENTS.md stay the repository's own files,
- *   wherever the bundle is copied.
+ * - every other `import.meta.url` becomes the URL of that source file's place in the build's
+ *   `src/` folder, which holds the files the CLI reads at run time (RESOURCES: AGENTS.md, the web
+ *   page, the launcher a subprocess runtime loads…), laid out as in the repository.
  * - `BUILD` in lib/version.ts becomes this build's stamp of the sources.
  * launcher/worker.ts is bundled on its own into `worker.js`, which the built CLI's Worker loads
- * (one module rather than nine).
+ * (one module rather than nine), and lib/_self.ts's `BUNDLED_MAIN` becomes `main.js`'s URL, so the
+ * daemon a built CLI starts is the same build.
  * Then every `import("./chunk.js")` of the output is written with a URL built at run time, so that
  * `deno run` does not walk every chunk before the first line (see lib/_load.ts).
  */
 import { dirname, join, relative } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { SHIM_FLAGS } from "./cli_flags.ts";
+import { fileURLToPath } from "node:url";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const OUT = join(REPO, "dist", "cli");
 const LOAD = /\bload<\s*typeof import\("([^"]+)"\)\s*>\(\s*"([^"]+)",\s*import\.meta\.url,?\s*\)/g;
 const check = Deno.args.includes("--check");
-const install = Deno.args.includes("--install");
+/** The folder of the build that holds the files it reads at run time, laid out as in the repository. */
+const SRC = "src";
+
+/**
+ * RESOURCES: the files the built CLI reads at run time rather than imports (each found from a module's
+ * `import.meta.url`): AGENTS.md (`mcpx agents-md`), the web page, the client module's runtime,
+ * and the launcher, which a subprocess runtime and the repl's Worker load as they are.
+ */
+function resources(): string[] {
+  const launcher = [...Deno.readDirSync(join(REPO, "launcher"))]
+    .filter((e) => e.isFile && e.name.endsWith(".ts") && !e.name.endsWith("_test.ts"))
+    .map((e) => `launcher/${e.name}`).sort();
+  return [
+    "AGENTS.md",
+    "lib/web/index.html",
+    "lib/web/app.css",
+    "lib/web/app.js",
+    "lib/runtime/client.ts",
+    ...launcher,
+  ];
+}
 
 function* sources(dir: string): Generator<string> {
   for (const e of Deno.readDirSync(join(REPO, dir))) {
@@ -54,7 +75,12 @@ function rewritten(): Map<string, string> {
     if (path !== "lib/_load.ts" && /\bload</.test(text)) {
       problems.push(`${path}: load() with a specifier the build cannot see`);
     }
-    text = text.replaceAll("import.meta.url", JSON.stringify(pathToFileURL(join(REPO, path)).href));
+    // The module's place in the build's own copy of the sources' files (RESOURCES), relative to
+    // the chunk it lands in: every chunk sits in the one folder.
+    text = text.replaceAll(
+      "import.meta.url",
+      `new URL(${JSON.stringify(`./${SRC}/${path}`)}, import.meta.url).href`,
+    );
     out.set(path, text);
   }
   if (problems.length) throw new Error(`cannot bundle:\n  ${problems.join("\n  ")}`);
@@ -64,6 +90,7 @@ function rewritten(): Map<string, string> {
 /** A stamp of the sources and of this script: what dist/cli/SOURCES records. */
 async function stamp(files: Map<string, string>): Promise<string> {
   const all = [...files].sort(([a], [b]) => a < b ? -1 : 1).map(([p, t]) => `${p}\0${t}`);
+  for (const path of resources()) all.push(`${path}\0${Deno.readTextFileSync(join(REPO, path))}`);
   all.push(Deno.readTextFileSync(fileURLToPath(import.meta.url)));
   all.push(Deno.readTextFileSync(join(REPO, "deno.lock")));
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(all.join("\0")));
@@ -93,8 +120,7 @@ try {
     }
   } else {
     if (have !== want) await build();
-    if (install) await installCopy();
-    else console.log(`${relative(REPO, OUT)}/main.js is built from the sources as they are`);
+    console.log(`${relative(REPO, OUT)}/main.js is built from the sources as they are`);
   }
 } catch (e) {
   console.error(`build: ${e instanceof Error ? e.message : String(e)}`);
@@ -165,8 +191,15 @@ async function build(): Promise<void> {
         ).replaceAll(
           '"__MCPX_BUNDLED_WORKER__"',
           'new URL("./worker.js", import.meta.url).href',
+        ).replaceAll(
+          '"__MCPX_BUNDLED_MAIN__"',
+          'new URL("./main.js", import.meta.url).href',
         ),
       );
+    }
+    for (const path of resources()) {
+      await Deno.mkdir(dirname(join(next, SRC, path)), { recursive: true });
+      await Deno.copyFile(join(REPO, path), join(next, SRC, path));
     }
     Deno.writeTextFileSync(join(next, "SOURCES"), want + "\n");
     const old = `${OUT}.${Deno.pid}.old`;
@@ -176,51 +209,5 @@ async function build(): Promise<void> {
   } finally {
     await Deno.remove(tmp, { recursive: true });
     await Deno.remove(next, { recursive: true }).catch(() => {});
-  }
-}
-
-/** Copies dist/cli beside the shim and installs the shim (`deno install -g`) to run the copy. */
-async function installCopy(): Promise<void> {
-  const home = Deno.env.get("HOME") ?? "/";
-  const root = Deno.env.get("DENO_INSTALL_ROOT") || join(home, ".deno");
-  const keep = join(root, "bin", ".mcpx-cli");
-  const copy = join(keep, want.slice(0, 16));
-  await Deno.mkdir(keep, { recursive: true });
-  try {
-    Deno.statSync(join(copy, "SOURCES"));
-  } catch {
-    const next = `${copy}.${Deno.pid}.new`;
-    await Deno.mkdir(next, { recursive: true });
-    for (const e of Deno.readDirSync(OUT)) {
-      await Deno.copyFile(join(OUT, e.name), join(next, e.name));
-    }
-    await Deno.rename(next, copy);
-  }
-  const shim = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "install",
-      "-g",
-      ...SHIM_FLAGS,
-      "-f",
-      "--name",
-      "mcpx",
-      "--config",
-      join(REPO, "deno.json"),
-      join(copy, "main.js"),
-    ],
-    stdout: "inherit",
-    stderr: "inherit",
-  }).output();
-  if (!shim.success) throw new Error("`deno install` failed");
-  // Earlier installs' copies: the shim no longer runs them, but a process started from one (a
-  // foreground `mcpx daemon`, a long run) still loads its chunks as it goes. A copy goes once it
-  // has been replaced for a week.
-  const week = Date.now() - 7 * 24 * 3600 * 1000;
-  for (const e of Deno.readDirSync(keep)) {
-    const path = join(keep, e.name);
-    if (path === copy) continue;
-    if ((Deno.statSync(path).mtime?.getTime() ?? 0) < week) {
-      await Deno.remove(path, { recursive: true });
-    }
   }
 }

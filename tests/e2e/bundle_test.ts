@@ -1,8 +1,8 @@
 /**
- * The built CLI (`deno task build` → dist/cli/main.js), which `deno task install` puts on PATH:
- * built here from the sources as they are, then driven as a real process through the paths a
- * bundle could break (its chunks, the Worker's launcher and the daemon found beside the sources,
- * errors decoded into the same codes, files read relative to the repository).
+ * The built CLI (`deno task build` → dist/cli/main.js), which the npm package carries: built here
+ * from the sources as they are, then driven as a real process through the paths a bundle could
+ * break (its chunks, the Worker's launcher, the daemon started from the bundle itself, errors
+ * decoded into the same codes, files read from the build's own src/ folder).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -56,7 +56,7 @@ Deno.test("bundle: the built CLI lists, types, calls, runs scripts and fails lik
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /Unknown command "lss"/);
   const agents = await box.mcpx(["agents-md"]);
-  assert.match(agents.stdout, /mcpx/, "AGENTS.md is read from the repository");
+  assert.match(agents.stdout, /mcpx/, "AGENTS.md is read from the build");
 
   const stop = await box.mcpx(["stop"]);
   assert.equal(stop.code, 0, stop.stderr);
