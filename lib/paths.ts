@@ -72,6 +72,7 @@ export function daemonFiles(
   | "spawnLock"
   | "bindLock"
   | "startError"
+  | "stderr"
   | "live"
   | "token"
   | "listenToken"
@@ -84,6 +85,7 @@ export function daemonFiles(
     spawnLock: join(dir, `${short}.spawn.lock`),
     bindLock: join(dir, `${short}.bind.lock`),
     startError: join(dir, `${short}.start-error`),
+    stderr: join(dir, `${short}.stderr`),
     live: join(dir, `${short}.live.json`),
     token: join(dir, `${short}.token`),
     listenToken: join(dir, `${short}.listen-token`),
@@ -120,6 +122,12 @@ export interface DaemonPaths {
   logStem: string;
   /** Where a detached daemon writes why it could not start, for the command waiting on it. */
   startError: string;
+  /**
+   * A detached daemon's standard error (made anew at each start): what Deno says before the
+   * daemon's own code runs, such as the npm packages it fetches into an empty cache, or why a
+   * module could not load.
+   */
+  stderr: string;
   /** Live processes per namespace and their scope keys (`{ pid, live, keys }`), kept by the daemon. */
   live: string;
   /** The running daemon's token (mode 0600): every `/v1` request carries it (lib/daemon/guard.ts). */

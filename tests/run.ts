@@ -61,7 +61,12 @@ if (!present("/usr/bin/tmux") && Deno.uid() === 0 && present("/usr/bin/apt-get")
 const dir = await Deno.makeTempDir({ prefix: "mcpx-junit-" });
 const junit = `${dir}/junit.xml`;
 const args = ["test", "-A", "--reporter=dot", `--junit-path=${junit}`, ...Deno.args];
-const env = { NO_COLOR: "1" };
+// Deno trusts the system's certificates too, as .ci/run has it: behind a TLS-intercepting proxy
+// npm's do not verify against Deno's own list, and the cold-cache tests make Deno fetch from npm.
+const env = {
+  NO_COLOR: "1",
+  DENO_TLS_CA_STORE: Deno.env.get("DENO_TLS_CA_STORE") ?? "mozilla,system",
+};
 const status = await new Deno.Command(Deno.execPath(), { args, env, stdin: "null" }).spawn().status;
 
 let passed = 0, failed = 0, skipped = 0;

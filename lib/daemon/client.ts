@@ -21,6 +21,7 @@ import {
 
 import { type Endpoint, parseEndpoint, showEndpoint } from "./listen.ts";
 import { runningVersion } from "../version.ts";
+import { type StartOutput, startOutput, startProgress } from "./start_output.ts";
 
 export { FINGERPRINT_HEADER };
 
@@ -316,6 +317,9 @@ export function daemonFlagArgs(ctx: Context): string[] {
   });
 }
 
+/** How long a daemon may spend loading its modules (fetching them into an empty cache) at most. */
+const LOADING_LIMIT_MS = 10 * 60_000;
+
 async function spawnAndWait(
   ctx: Context,
   paths: DaemonPaths,
@@ -325,8 +329,17 @@ async function spawnAndWait(
   await Deno.remove(paths.startError).catch(() => {});
   const self = selfCommand(["daemon", ...daemonFlagArgs(ctx)], DAEMON_V8_FLAGS);
   const fp = await ctx.fingerprint();
-  const child = new Deno.Command(self.command, {
-    args: self.args,
+  // Through sh, for its standard error to be a file (Deno.Command has no such option): the wait
+  // below reads what Deno does before the daemon's first line, and why it could not start.
+  const child = new Deno.Command("/bin/sh", {
+    args: [
+      "-c",
+      'f=$1; shift; exec "$@" 2>"$f"',
+      "mcpx-daemon",
+      paths.stderr,
+      self.command,
+      ...self.args,
+    ],
     cwd: dirname(fp.path),
     env: { ...ctx.io.env, MCPX_DAEMON_CHILD: deliberate ? "hand" : "auto", MCPX_CONFIG: fp.path },
     clearEnv: true,
@@ -339,16 +352,35 @@ async function spawnAndWait(
   child.status.then((s) => (exited = s));
   child.unref();
   const timeout = ctx.boot.get("daemon.startTimeout");
-  const deadline = performance.now() + timeout;
+  const started = performance.now();
+  // While the daemon loads its modules (Deno fetching npm packages into an empty cache, then
+  // reading them) the timeout does not run, up to LOADING_LIMIT_MS; it runs from their end.
+  let deadline = started + timeout;
+  let seen: StartOutput = { fetched: 0, loading: false, loaded: false };
+  let size = -1;
+  let nextLook = started + 50;
+  let shown = 0;
+  let loadedAt: number | undefined;
+  const tty = ctx.io.errIsTerminal === true;
+  const read = () => {
+    try {
+      seen = startOutput(Deno.readTextFileSync(paths.stderr));
+    } catch { /* not written yet */ }
+  };
+  const done = () => {
+    if (tty && shown > 0) ctx.io.err("\r\x1b[2K");
+  };
   while (performance.now() < deadline) {
     const state = await probe(paths.socket, guardOf(paths, fingerprint, true));
     if (typeof state === "object") {
+      done();
       checkOwner(state, fingerprint, paths.socket);
       // The command that started it says what it found: a dead daemon's servers, now stopped.
       if (state.recovered) ctx.io.err(`mcpx: ${state.recovered}\n`);
       return state;
     }
     if (exited) {
+      done();
       let report: { code?: string; message?: string; hint?: string } = {};
       try {
         report = JSON.parse(await Deno.readTextFile(paths.startError));
@@ -360,23 +392,52 @@ async function spawnAndWait(
       ) {
         throw new McpxError(report.code, report.message, { hint: report.hint });
       }
-      const why = report.message ?? `it exited with status ${exited.code}`;
+      read();
+      const why = report.message ??
+        `it exited with status ${exited.code}${seen.lastLine ? `: ${seen.lastLine}` : ""}`;
       throw new McpxError(
         "DAEMON_START_FAILED",
         `The daemon for ${fp.path} did not start: ${why}`,
-        {
-          hint: report.hint ?? `See ${paths.log}`,
-        },
+        { hint: report.hint ?? `See ${paths.log} and ${paths.stderr}` },
       );
+    }
+    const now = performance.now();
+    if (now >= nextLook) {
+      nextLook = now + 50;
+      try {
+        const s = Deno.statSync(paths.stderr).size;
+        if (s !== size) read();
+        size = s;
+      } catch { /* not written yet */ }
+      const loading = seen.loading && !seen.loaded;
+      if (loading) {
+        deadline = Math.max(deadline, Math.min(now + timeout, started + LOADING_LIMIT_MS));
+      } else if (seen.loaded && !loadedAt) {
+        loadedAt = now;
+        deadline = Math.max(deadline, now + timeout);
+      }
+      // Loading is said after 2 s; a start that is only slow, after 5 s (a loaded machine's daemon
+      // can take 2 s, and what a command writes to stderr is its own).
+      const slow = now - started > (loading ? 2000 : 5000);
+      if (slow && (tty ? now - shown > 250 : shown === 0)) {
+        const line = startProgress(now - started, seen);
+        ctx.io.err(tty ? `\r\x1b[2K${line}` : `${line}\n`);
+        shown = now;
+      }
     }
     await sleep(5);
   }
+  done();
   try {
     Deno.kill(child.pid, "SIGKILL");
   } catch { /* already gone */ }
   throw new McpxError(
     "DAEMON_START_FAILED",
-    `The daemon for ${fp.path} did not answer within ${timeout} ms`,
+    seen.loading && !seen.loaded
+      ? `The daemon for ${fp.path} was still loading its modules after ${
+        Math.round((performance.now() - started) / 1000)
+      } s${seen.fetched > 0 ? ` (${seen.fetched} npm downloads, last ${seen.lastPackage})` : ""}`
+      : `The daemon for ${fp.path} did not answer within ${timeout} ms`,
     {
       hint:
         `Raise daemon.startTimeout, or run \`mcpx daemon\` in the foreground to see why; log: ${paths.log}`,

@@ -8,6 +8,7 @@ import type { Health } from "../daemon/client.ts";
 import type { DaemonEntry } from "../daemon/records.ts";
 import type { Context, DaemonHandle } from "../context.ts";
 import { load } from "../_load.ts";
+import { DAEMON_LOADED, DAEMON_LOADING } from "../daemon/start_output.ts";
 
 function running(ctx: Context): DaemonHandle {
   if (!ctx.daemon) throw new McpxError("INTERNAL", "This operation runs inside the daemon");
@@ -41,10 +42,16 @@ export const daemonRun = defineOperation<{ listen?: string }, { exitCode: number
   needsTrust: true,
   output: (z) => z.object({ exitCode: z.number() }),
   async run(input, ctx) {
+    // A daemon a command started says when its modules are in: what Deno fetches into an empty
+    // cache before then is not counted against the command's daemon.startTimeout
+    // (lib/daemon/client.ts reads these lines from the daemon's stderr file).
+    const child = ctx.io.env.MCPX_DAEMON_CHILD !== undefined;
+    if (child) ctx.io.err(`${DAEMON_LOADING}\n`);
     const { runDaemon } = await load<typeof import("../surfaces/daemon.ts")>(
       "../surfaces/daemon.ts",
       import.meta.url,
     );
+    if (child) ctx.io.err(`${DAEMON_LOADED}\n`);
     return {
       exitCode: await runDaemon(ctx, ctx.io.env.MCPX_DAEMON_CHILD === "auto", input.listen),
     };
