@@ -171,6 +171,8 @@ export const SETTINGS = {
     type: "duration",
     default: "10s",
     doc: "How long a command waits for a daemon it started to answer",
+    detail:
+      "Counted from when the daemon has loaded its modules: while Deno fetches them into an empty cache (a first run), the command waits (at most 10 minutes) and says so in one line on stderr after 2 s. A daemon that cannot start at all leaves what Deno said in `<state>/daemons/<key>.stderr`, and the command quotes it.",
     early: true,
   },
   "daemon.upgradeDrain": {
