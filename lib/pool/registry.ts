@@ -28,7 +28,7 @@ import {
 } from "./scope.ts";
 import type { Selection } from "../config/servers.ts";
 import { errorText, unwrapResult } from "./unwrap.ts";
-import { validateArguments } from "./validate.ts";
+import { checkKeys, validateArguments } from "./validate.ts";
 import { typeWords } from "./words.ts";
 
 type Log = (
@@ -836,7 +836,6 @@ export class Registry {
       const args = req.words
         ? typeWords(tool.inputSchema, req.words, `${def.namespace}.${tool.name}`, req.arguments)
         : req.arguments;
-      validateArguments(def.namespace, tool.name, tool.inputSchema, args);
       // The server's own name and the arguments the configuration fixed (its `curate` block).
       const real = def.curatedCall(tool.name);
       const unwanted = real.hidden.filter((k) => Object.hasOwn(args, k));
@@ -849,6 +848,8 @@ export class Registry {
           { hint: `\`mcpx types ${def.namespace}.${tool.name}\` shows the accepted fields` },
         );
       }
+      checkKeys(def.namespace, tool.name, tool.inputSchema, args);
+      validateArguments(def.namespace, tool.name, tool.inputSchema, args);
       const sent = Object.keys(real.fixed).length ? { ...args, ...real.fixed } : args;
       lease.instance.calls++;
       const instance = {
