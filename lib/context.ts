@@ -7,7 +7,14 @@ import type { Registry } from "./pool/registry.ts";
 import type { NamedSessions } from "./sessions/named.ts";
 import type { Selection } from "./config/servers.ts";
 import { type DaemonPaths, daemonPaths, inlinePaths, stateDir } from "./paths.ts";
-import { requireTrusted, shellWord, type TrustOptions, trustState } from "./config/trust.ts";
+import {
+  requireTrusted,
+  shellWord,
+  type TrustOptions,
+  trustState,
+  untrustedError,
+} from "./config/trust.ts";
+import type { McpxError } from "./errors.ts";
 import { type FlagValue, resolveSettings, type Settings } from "./settings/resolve.ts";
 import { loadConfig, loadConfigSync, readConfigText } from "./config/load.ts";
 import { callerVariables, pick } from "./config/server_env.ts";
@@ -264,6 +271,19 @@ export class Context {
       explicit: location.explicit && (path === undefined || path === location.primary),
       trustAll: this.boot.get("trust.all"),
     };
+  }
+
+  /**
+   * Why the primary configuration is not trusted, as the error that says so and names the command
+   * that trusts it; undefined when it is trusted, or there is none. What `ls` tells and `search`,
+   * `types`, `catalog` and `schema` refuse with: they start nothing, but an answer from an
+   * untrusted file (tools never listed, or listed before it changed) is not one to act on.
+   */
+  async untrusted(): Promise<McpxError | undefined> {
+    if (!this.location().primary) return undefined;
+    const fp = this.fingerprintSync();
+    const state = await trustState(fp.path, fp.text, this.trustOptions());
+    return state.trusted ? undefined : untrustedError(fp.path, state);
   }
 
   /**

@@ -198,7 +198,7 @@ export function untrustedError(path: string, state: TrustState & { trusted: fals
       : `Configuration ${path} is not trusted yet: read it, then run \`${command}\``,
     {
       hint:
-        "Until then `mcpx ls`, `search` and `types` answer from the cache, and nothing it names starts",
+        "Until then nothing it names starts: `mcpx ls` lists its servers, and `search`, `types`, `call`, `run` and `exec` exit 9",
     },
   );
 }

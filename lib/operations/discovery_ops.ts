@@ -101,6 +101,8 @@ export const toolsSearch = defineOperation<
       "../search/search.ts",
       import.meta.url,
     );
+    const refused = await ctx.untrusted();
+    if (refused) throw refused;
     const docs = await searchDocs(ctx);
     if (input.tag) checkTag(input.tag, docs);
     const result = search(docs, input.query, {
@@ -193,6 +195,8 @@ export const toolsTypes = defineOperation<
         hint: "Run `mcpx types --help`",
       });
     }
+    const refused = await ctx.untrusted();
+    if (refused) throw refused;
     const target = input.target;
     const dot = target.indexOf(".");
     const cache = await load<typeof import("../cache/rendered.ts")>(
@@ -271,6 +275,8 @@ export const toolsCatalog = defineOperation<
         hint: "Give --budget a positive number of tokens, e.g. 2000",
       });
     }
+    const refused = await ctx.untrusted();
+    if (refused) throw refused;
     const { namespaces } = await loadNamespaces(ctx);
     const text = catalog(
       namespaces.filter((n) => n.state !== "disabled").map((n) => ({
@@ -310,6 +316,8 @@ export const toolsSchema = defineOperation<
   output: (z) => z.object({ format: z.string(), document: z.unknown() }),
   async run(input, ctx) {
     const format = input.format ?? "typescript";
+    const refused = await ctx.untrusted();
+    if (refused) throw refused;
     const { namespaces: all } = await loadNamespaces(ctx);
     const namespaces = (input.namespace ? [pickNamespace(all, input.namespace)] : all)
       .filter((n) => n.state !== "disabled" && n.state !== "unlisted");

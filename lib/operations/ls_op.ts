@@ -173,6 +173,7 @@ export const namespacesList = defineOperation<
     // The daemon is asked first, so that it answers while the cache is read.
     const counts = liveCounts(ctx);
     const found = fromSummary(ctx) ?? await fromCache(ctx);
+    const untrusted = await ctx.untrusted();
     const live = await counts;
     const rows = found.map((r): LsRow => {
       // The row's fields in the order `ls` has always printed them, whichever path it came by.
@@ -184,7 +185,8 @@ export const namespacesList = defineOperation<
         sharing,
         scope,
         live: live.get(namespace) ?? 0,
-        state,
+        // Never listed, and `mcpx refresh` would not list it: the file must be trusted first.
+        state: untrusted && state === "unlisted" ? "untrusted" : state,
         description,
         ...(r.error !== undefined ? { error: r.error } : {}),
         ...(r.listedAt !== undefined ? { listedAt: r.listedAt } : {}),
@@ -193,7 +195,11 @@ export const namespacesList = defineOperation<
     });
     return {
       namespaces: rows,
-      next: rows.some((r) => r.state === "unlisted") ? NEXT_UNLISTED : NEXT_READY,
+      next: untrusted
+        ? `Next: ${untrusted.message}. ${untrusted.hint ?? ""}.`
+        : rows.some((r) => r.state === "unlisted")
+        ? NEXT_UNLISTED
+        : NEXT_READY,
     };
   },
   render(out) {

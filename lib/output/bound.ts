@@ -36,12 +36,14 @@ export function spillLine(shown: number, spilled: Spilled): string {
 
 /**
  * How many of `bytes`' first bytes to show within `room`: after the last newline that fits when
- * there is one, else at a character boundary (never inside a UTF-8 sequence).
+ * that keeps at least half the room, else at a character boundary (never inside a UTF-8
+ * sequence). A long line is shown up to the room, not dropped whole: the pretty JSON of one long
+ * string (`{`, newline, then the string) once printed as its first two bytes.
  */
 export function cutAt(bytes: Uint8Array, room: number): number {
   if (bytes.length <= room) return bytes.length;
   const nl = bytes.subarray(0, room).lastIndexOf(0x0a);
-  if (nl >= 0) return nl + 1;
+  if (nl >= 0 && nl + 1 >= room / 2) return nl + 1;
   let end = Math.max(0, room);
   while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
   return end;

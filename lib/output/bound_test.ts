@@ -22,6 +22,16 @@ Deno.test("cutAt() ends after the last newline that fits, else never inside a ch
   assert.equal(cutAt(e, 2), 1);
 });
 
+Deno.test("cutAt() shows a long line up to the room, not only the short lines before it", () => {
+  // The pretty JSON of one long string: `{`, a newline, then one line longer than the room.
+  const pretty = enc(JSON.stringify({ content: "word ".repeat(1000) }, null, 2));
+  assert.equal(cutAt(pretty, 1000), 1000);
+  assert.equal(cutAt(enc("{\n" + "é".repeat(600)), 1000), 1000, "a character boundary");
+  assert.equal(cutAt(enc("{\n" + "é".repeat(600)), 999), 998);
+  // A newline in the second half of the room is still where it cuts.
+  assert.equal(cutAt(enc("x".repeat(700) + "\n" + "y".repeat(700)), 1000), 701);
+});
+
 Deno.test("jsonHead() keeps the shape and the start, and fits the budget", () => {
   const value = { a: "x".repeat(100), b: [1, 2, 3], c: { d: "y".repeat(50) } };
   assert.equal(jsonHead(value, 1000), value);

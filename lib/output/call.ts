@@ -82,6 +82,27 @@ export function restartWarning(out: CallOutput): string | undefined {
 }
 
 /**
+ * What a person reads of a result: its text when the structured content only wraps that text
+ * (server-filesystem answers `{ content: <the text> }` beside the same text), so a file or a
+ * listing prints as itself and not as a JSON string with `\n` escapes; else the unwrapped value.
+ */
+export function humanValue(envelope: CallToolEnvelope): unknown {
+  const structured = envelope.structuredContent as Record<string, unknown> | undefined;
+  const content = envelope.content ?? [];
+  if (structured && typeof structured === "object" && !Array.isArray(structured)) {
+    const values = Object.values(structured);
+    const texts = content.filter((c) => c.type === "text");
+    if (
+      values.length === 1 && typeof values[0] === "string" && texts.length === content.length &&
+      texts.length > 0 && texts.map((c) => c.text ?? "").join("\n") === values[0]
+    ) {
+      return values[0];
+    }
+  }
+  return unwrapResult(envelope);
+}
+
+/**
  * Plain `mcpx call`: the unwrapped value (text as it is, anything else as JSON), or with `--raw`
  * the envelope; binary saved to files, and past the bound the head and the spill line.
  */
@@ -92,7 +113,7 @@ export function renderCall(out: CallOutput, raw: boolean, bound: OutputBound): s
   if (raw && envelope) {
     return boundText(JSON.stringify(envelope, null, 2) + "\n", bound, "json").text;
   }
-  const value = envelope ? unwrapResult(envelope) : out.result;
+  const value = envelope ? humanValue(envelope) : out.result;
   if (typeof value === "string") {
     return boundText(value.endsWith("\n") ? value : value + "\n", bound).text;
   }

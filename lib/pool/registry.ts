@@ -28,7 +28,7 @@ import {
 } from "./scope.ts";
 import type { Selection } from "../config/servers.ts";
 import { errorText, unwrapResult } from "./unwrap.ts";
-import { validateArguments } from "./validate.ts";
+import { checkKeys, validateArguments } from "./validate.ts";
 import { typeWords } from "./words.ts";
 
 type Log = (
@@ -222,6 +222,18 @@ const NAMES = new WeakMap<ServerDef, WeakMap<ToolInfo[], Map<string, string>>>()
 
 /** Finds a tool by its real name or by its identifier form (`fancy-name` as `fancy_name`). */
 export function findTool(def: ServerDef, all: ToolInfo[], name: string): ToolInfo {
+  return findNamedTool(def, all, name).tool;
+}
+
+/**
+ * {@linkcode findTool}, with the function name the tool is called by (`get_sum` for the listed
+ * `get-sum`): the one name errors, log records and `mcpx stats` show.
+ */
+export function findNamedTool(
+  def: ServerDef,
+  all: ToolInfo[],
+  name: string,
+): { tool: ToolInfo; fn: string } {
   const server = def.namespace;
   const tools = def.curateTools(all.filter((t) => def.showsTool(t.name)));
   let byList = NAMES.get(def);
@@ -229,7 +241,7 @@ export function findTool(def: ServerDef, all: ToolInfo[], name: string): ToolInf
   let fn = byList.get(all);
   if (!fn) byList.set(all, fn = functionNames(tools));
   const tool = tools.find((t) => t.name === name) ?? tools.find((t) => fn.get(t.name) === name);
-  if (tool) return tool;
+  if (tool) return { tool, fn: fn.get(tool.name) ?? tool.name };
   const names = tools.map((t) => fn.get(t.name)!);
   throw new McpxError(
     "TOOL_NOT_FOUND",
@@ -262,6 +274,9 @@ const SESSIONS_KEPT = 4096;
 interface Served {
   instance?: Instance;
   server?: string;
+  /** The tool's function name (what a user calls), and its name on the server when another. */
+  tool?: string;
+  serverTool?: string;
   sessionId?: string;
   /** Why a named session's processes start fresh (its servers did not survive a restart). */
   note?: string;
@@ -685,11 +700,17 @@ export class Registry {
     } finally {
       if (entered) this.#deps.sessions!.leave(req.caller);
       const inst = served.instance;
-      this.#deps.log(failure ? "warn" : "info", "call.end", `${req.server}.${req.tool}`, {
+      // One name per tool: the function name a user calls, whichever spelling reached it, so that
+      // `mcpx stats` groups `get_sum` and `get-sum` as one; the server's own name rides beside.
+      const tool = served.tool ?? req.tool;
+      this.#deps.log(failure ? "warn" : "info", "call.end", `${req.server}.${tool}`, {
         id: newId("cal"),
         parent: req.caller.runId ?? this.#deps.logParent,
         server: served.server ?? req.server,
-        tool: req.tool,
+        tool,
+        ...(served.serverTool && served.serverTool !== tool
+          ? { serverTool: served.serverTool }
+          : {}),
         ...(inst ? { instanceId: inst.logId, instance: inst.id } : {}),
         ...(req.caller.session ? { session: req.caller.session } : {}),
         ...(served.sessionId ? { sessionId: served.sessionId } : {}),
@@ -832,23 +853,26 @@ export class Registry {
       lease.release();
     };
     try {
-      const tool = findTool(def, lease.instance.tools, req.tool);
-      const args = req.words
-        ? typeWords(tool.inputSchema, req.words, `${def.namespace}.${tool.name}`, req.arguments)
-        : req.arguments;
-      validateArguments(def.namespace, tool.name, tool.inputSchema, args);
+      const { tool, fn } = findNamedTool(def, lease.instance.tools, req.tool);
       // The server's own name and the arguments the configuration fixed (its `curate` block).
       const real = def.curatedCall(tool.name);
+      served.tool = fn;
+      served.serverTool = real.tool;
+      const args = req.words
+        ? typeWords(tool.inputSchema, req.words, `${def.namespace}.${fn}`, req.arguments)
+        : req.arguments;
       const unwanted = real.hidden.filter((k) => Object.hasOwn(args, k));
       if (unwanted.length) {
         throw new McpxError(
           "INVALID_ARGUMENTS",
-          `Invalid arguments for ${def.namespace}.${tool.name}: ${
+          `Invalid arguments for ${def.namespace}.${fn}: ${
             unwanted.map((k) => `"${k}"`).join(", ")
           } is not a parameter here (the configuration fixes or hides it)`,
-          { hint: `\`mcpx types ${def.namespace}.${tool.name}\` shows the accepted fields` },
+          { hint: `\`mcpx types ${def.namespace}.${fn}\` shows the accepted fields` },
         );
       }
+      checkKeys(def.namespace, fn, tool.inputSchema, args);
+      validateArguments(def.namespace, fn, tool.inputSchema, args);
       const sent = Object.keys(real.fixed).length ? { ...args, ...real.fixed } : args;
       lease.instance.calls++;
       const instance = {
@@ -870,7 +894,7 @@ export class Registry {
         detached = true;
         return {
           server: def.namespace,
-          tool: tool.name,
+          tool: fn,
           result,
           instance,
           durationMs: Math.round((performance.now() - started) * 100) / 100,
@@ -886,14 +910,15 @@ export class Registry {
           signal,
           req.elicitWaitMs,
           req.onProgress,
+          fn,
         );
       } catch (e) {
-        this.#finished(def, tool.name, lease.instance, started, messageOf(e), req, args);
+        this.#finished(def, fn, lease.instance, started, messageOf(e), req, args);
         throw e;
       }
       this.#finished(
         def,
-        tool.name,
+        fn,
         lease.instance,
         started,
         envelope.isError ? errorText(envelope) : undefined,
@@ -902,17 +927,17 @@ export class Registry {
         envelope,
       );
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
-      this.#trace(def, tool.name, lease.instance, durationMs, envelope.isError === true);
+      this.#trace(def, fn, lease.instance, durationMs, envelope.isError === true);
       if (envelope.isError) {
         throw new McpxError(
           "TOOL_ERROR",
-          `${def.namespace}.${tool.name} failed: ${errorText(envelope)}`,
+          `${def.namespace}.${fn} failed: ${errorText(envelope)}`,
           { data: envelope },
         );
       }
       return {
         server: def.namespace,
-        tool: tool.name,
+        tool: fn,
         result: unwrapResult(envelope),
         ...(req.raw ? { raw: envelope } : {}),
         instance: {
@@ -983,6 +1008,8 @@ export class Registry {
     signal?: AbortSignal,
     waitMs = this.#deps.elicitWaitMs ?? 2000,
     onProgress?: CallRequest["onProgress"],
+    /** The tool's function name, for what a person reads; `tool` is its name on the server. */
+    shown: string = tool,
   ): Promise<CallToolEnvelope> {
     const broker = this.#deps.questions;
     const progress = onProgress ? { onProgress } : {};
@@ -1023,7 +1050,7 @@ export class Registry {
       if (!timedOut) throw e;
       throw new McpxError(
         "TOOL_TIMEOUT",
-        `Tool "${tool}" on server "${def.name}" did not answer within ${limit} ms`,
+        `Tool ${def.namespace}.${shown} did not answer within ${limit} ms`,
         { cause: e },
       );
     }).finally(() => clearTimeout(timer));
@@ -1065,7 +1092,7 @@ export class Registry {
       const q = pending.at(-1) ?? broker.show(watch.tickets.at(-1)!);
       throw new McpxError(
         "INPUT_REQUIRED",
-        `${def.namespace}.${tool} is waiting for an answer to question "${q.id}": ${q.message}`,
+        `${def.namespace}.${shown} is waiting for an answer to question "${q.id}": ${q.message}`,
         {
           hint: `Answer it with: ${q.command}  (or: mcpx elicit show ${q.id})`,
           data: { ticket: q.id, command: q.command, question: q },

@@ -1,5 +1,6 @@
 import { Validator } from "@cfworker/json-schema";
 import { McpxError } from "../errors.ts";
+import { editDistance, nearest } from "../near.ts";
 
 const cache = new WeakMap<object, Validator>();
 
@@ -75,5 +76,106 @@ export function validateArguments(
     "INVALID_ARGUMENTS",
     `Invalid arguments for ${server}.${tool}: "${field}" ${detail}`,
     { hint: `\`mcpx types ${server}.${tool}\` shows the accepted fields` },
+  );
+}
+
+type Schema = Record<string, unknown>;
+
+const isSchema = (v: unknown): v is Schema =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * The property names an object schema declares (its own `properties`, and those of the branches
+ * of `allOf`, `anyOf` and `oneOf`), or undefined when it takes keys it does not name: no
+ * `properties` at all, `additionalProperties` (or `unevaluatedProperties`) true or a schema,
+ * `patternProperties`, a `$ref`, or a branch that takes any key.
+ */
+export function declaredKeys(schema: unknown): Set<string> | undefined {
+  if (!isSchema(schema)) return undefined;
+  const open = (s: Schema) =>
+    s.$ref !== undefined || s.patternProperties !== undefined ||
+    (s.additionalProperties !== undefined && s.additionalProperties !== false) ||
+    (s.unevaluatedProperties !== undefined && s.unevaluatedProperties !== false);
+  if (open(schema)) return undefined;
+  const keys = new Set<string>();
+  let named = false;
+  if (isSchema(schema.properties)) {
+    named = true;
+    for (const k of Object.keys(schema.properties)) keys.add(k);
+  }
+  for (const word of ["allOf", "anyOf", "oneOf"]) {
+    const branches = schema[word];
+    if (!Array.isArray(branches)) continue;
+    for (const branch of branches) {
+      if (!isSchema(branch)) continue;
+      // A branch with no properties of its own (a `required` list, a `not`) adds none.
+      if (branch.properties === undefined && !open(branch)) continue;
+      const more = declaredKeys(branch);
+      if (!more) return undefined;
+      named = true;
+      for (const k of more) keys.add(k);
+    }
+  }
+  return named ? keys : undefined;
+}
+
+/**
+ * The declared name a misspelt key most likely meant: the nearest by edit distance, else the
+ * only one it abbreviates (its letters in order, the first the same: `msg` for `message`).
+ */
+export function nearestKey(key: string, declared: Iterable<string>): string | undefined {
+  const names = [...declared];
+  const near = nearest(key, names);
+  if (near !== undefined) return near;
+  const k = key.toLowerCase();
+  const abbreviates = (name: string) => {
+    const n = name.toLowerCase();
+    if (k.length < 2 || n[0] !== k[0]) return false;
+    let i = 0;
+    for (const c of n) if (c === k[i]) i++;
+    return i === k.length;
+  };
+  const found = names.filter(abbreviates);
+  if (found.length === 1) return found[0];
+  // Several: the shortest one, when it is alone in being nearest.
+  const ranked = found.map((n) => [n, editDistance(k, n.toLowerCase())] as const).sort((a, b) =>
+    a[1] - b[1]
+  );
+  return ranked.length > 1 && ranked[0][1] < ranked[1][1] ? ranked[0][0] : undefined;
+}
+
+/**
+ * Refuses a key the tool's input schema does not declare (unless the schema takes keys it does
+ * not name), naming the nearest declared one: `msg=x` is a misspelt `message`, not a field the
+ * server will quietly ignore.
+ * @throws {McpxError} INVALID_ARGUMENTS naming the key and, when one is near, the declared name.
+ */
+export function checkKeys(
+  server: string,
+  tool: string,
+  schema: Record<string, unknown>,
+  args: Record<string, unknown>,
+): void {
+  const declared = declaredKeys(schema);
+  if (!declared) return;
+  const unknown = Object.keys(args).filter((k) => !declared.has(k));
+  if (unknown.length === 0) return;
+  const key = unknown[0];
+  const near = nearestKey(key, declared);
+  const fields = [...declared];
+  throw new McpxError(
+    "INVALID_ARGUMENTS",
+    `Invalid arguments for ${server}.${tool}: ${
+      unknown.length > 1
+        ? `unknown fields ${unknown.map((k) => `"${k}"`).join(", ")}`
+        : `unknown field "${key}"`
+    }${near === undefined ? "" : `: did you mean "${near}"?`}`,
+    {
+      hint: fields.length
+        ? `Its fields: ${fields.slice(0, 12).join(", ")}${
+          fields.length > 12 ? ", …" : ""
+        } (\`mcpx types ${server}.${tool}\`)`
+        : `It takes no arguments (\`mcpx types ${server}.${tool}\`)`,
+    },
   );
 }

@@ -7,6 +7,7 @@
 import type { Context } from "../context.ts";
 import { load } from "../_load.ts";
 import { formatDuration } from "../duration.ts";
+import { functionNames } from "../names.ts";
 import type { Grid, NamespaceItem, Row, StatsKind, ToolItem, ViewSource } from "./source.ts";
 
 const loadLs = () =>
@@ -111,7 +112,12 @@ export class OperationsSource implements ViewSource {
     this.#namespaces ??= this.loadAll();
     const { pickNamespace } = await loadDiscovery();
     const ns = pickNamespace(await this.#namespaces, namespace);
-    return ns.tools.map((t) => ({ name: t.name, description: firstLine(t.description) }));
+    // The name a user calls (`get_sum`, as `types` prints it), not the server's (`get-sum`).
+    const fns = functionNames(ns.tools);
+    return ns.tools.map((t) => ({
+      name: fns.get(t.name) ?? t.name,
+      description: firstLine(t.description),
+    }));
   }
 
   async signature(namespace: string, tool: string): Promise<string> {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { echoArgsServer } from "../fixtures/servers.ts";
-import { daemonLog, Sandbox } from "../_helpers.ts";
+import { daemonLog, npmServer, Sandbox } from "../_helpers.ts";
 
 /** What `mcpx --json call` prints, as far as these tests read it. */
 interface Envelope {
@@ -35,7 +35,7 @@ Deno.test("call: key=value words reach the tool exactly as its schema types them
     await received(box, ["echo.echo_args", 's="quoted"', "constructor=null", "__proto__=true"]),
     '{"s":"\\"quoted\\"","constructor":"null","__proto__":"true"}',
   );
-  // The other types read as JSON of that type; what the schema does not name stays JSON-or-text.
+  // The other types read as JSON of that type.
   assert.equal(
     await received(box, [
       "echo.echo_args",
@@ -46,10 +46,13 @@ Deno.test("call: key=value words reach the tool exactly as its schema types them
       'o={"k":[1]}',
       'a=[1,"2"]',
       "sn=null",
-      "extra=007",
-      "more=12",
     ]),
-    '{"n":1.5,"i":-3,"b":false,"z":null,"o":{"k":[1]},"a":[1,"2"],"sn":null,"extra":"007","more":12}',
+    '{"n":1.5,"i":-3,"b":false,"z":null,"o":{"k":[1]},"a":[1,"2"],"sn":null}',
+  );
+  // Where the schema takes keys it does not name, those stay JSON-or-text.
+  assert.equal(
+    await received(box, ["echo.echo_open", "s=1", "extra=007", "more=12"]),
+    '{"s":"1","extra":"007","more":12}',
   );
 
   // A value that is not of its property's type: one line naming it, exit 2.
@@ -79,6 +82,40 @@ Deno.test("call: key=value words reach the tool exactly as its schema types them
   ]);
   assert.equal(script.code, 0, script.stderr);
   assert.equal(script.stdout.trim(), '{"constructor":"c","__proto__":"p"}');
+});
+
+Deno.test("call: a key the schema does not declare is refused, naming the nearest declared one", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { everything: npmServer("server-everything"), echo: echoArgsServer() },
+  });
+  // As the review typed them against server-everything: a misspelt key, and one it has not.
+  const msg = await box.mcpx(["call", "everything.echo", "msg=x"]);
+  assert.equal(msg.code, 2, msg.stderr);
+  assert.match(
+    msg.stderr,
+    /Invalid arguments for everything\.echo: unknown field "msg": did you mean "message"\?/,
+  );
+  oneLine(msg.stderr);
+  const extra = await box.mcpx(["call", "everything.get_sum", "a=2", "b=3", "c=4"]);
+  assert.equal(extra.code, 2, extra.stderr);
+  assert.match(extra.stderr, /everything\.get[-_]sum: unknown field "c"/);
+  assert.match(extra.stderr, /Its fields: a, b/);
+  oneLine(extra.stderr);
+  const json = await box.mcpx(["--json", "call", "everything.get_sum", '{"a":2,"b":3,"c":4}']);
+  assert.equal(json.code, 2);
+  assert.equal(JSON.parse(json.stdout).error.code, "INVALID_ARGUMENTS");
+  // A script's call is checked the same way.
+  const script = await box.mcpx(["exec", "await everything.echo({ mesage: 'x' })"]);
+  assert.notEqual(script.code, 0);
+  assert.match(script.stderr, /unknown field "mesage": did you mean "message"\?/);
+  // The right keys still work, and a schema that takes keys it does not name takes them.
+  const ok = await box.mcpx(["call", "everything.get_sum", "a=2", "b=3"]);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.equal(await received(box, ["echo.echo_open", "zz=1"]), '{"zz":1}');
+  const strict = await box.mcpx(["call", "echo.echo_args", "extra=007"]);
+  assert.equal(strict.code, 2);
+  assert.match(strict.stderr, /unknown field "extra"/);
 });
 
 Deno.test("call - and @file take JSON arguments past the command line's limit; exec - and @file take the program", async () => {

@@ -112,13 +112,13 @@ Deno.test("faults: a hung call, a server that dies mid-call, one that exits 0 mi
   failsWith(
     await box.mcpx(["call", "stuck.hang"]),
     7,
-    /^mcpx: Tool "hang" on server "stuck" did not answer within 600 ms/,
+    /^mcpx: Tool stuck\.hang did not answer within 600 ms/,
     "call stuck.hang",
   );
   failsWith(
     await box.mcpx(["exec", "await stuck.hang({})"]),
     1,
-    /^exec:1:\d+: ToolError: Tool "hang" on server "stuck" did not answer within 600 ms/,
+    /^exec:1:\d+: ToolError: Tool stuck\.hang did not answer within 600 ms/,
     "exec stuck.hang",
   );
   await box.write(
@@ -128,7 +128,7 @@ Deno.test("faults: a hung call, a server that dies mid-call, one that exits 0 mi
   failsWith(
     await box.mcpx(["run", "./hang.ts"]),
     1,
-    /^hang\.ts:2:\d+: ToolError: Tool "hang" on server "stuck" did not answer within 600 ms/,
+    /^hang\.ts:2:\d+: ToolError: Tool stuck\.hang did not answer within 600 ms/,
     "run ./hang.ts",
   );
   const still = await box.json<Call>(["call", "stuck.pid"]);

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { namesServer } from "../fixtures/servers.ts";
 import { NAMES } from "../fixtures/servers/names.ts";
-import { Sandbox } from "../_helpers.ts";
+import { daemonLog, npmServer, Sandbox } from "../_helpers.ts";
 
 /**
  * Real tool name → the function name every surface must show. A computed key, since a plain
@@ -181,4 +181,41 @@ console.log(JSON.stringify({
   assert.deepEqual(declared(out.described[0]), ["x_y"]);
   assert.equal(out.big, 6_000_000, "a multi-megabyte result arrives whole");
   for (const [real, fn] of Object.entries(FN)) assert.equal(out.results[fn], real, fn);
+});
+
+Deno.test("names: errors, log records and stats name a tool as a user calls it, whichever spelling reached it", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { everything: npmServer("server-everything") },
+  });
+  // The function name, the server's own name, and a script (whose client sends its own).
+  for (const args of [["everything.get_sum", "a=2", "b=3"], ["everything.get-sum", "a=1", "b=1"]]) {
+    const r = await box.mcpx(["call", ...args]);
+    assert.equal(r.code, 0, r.stderr);
+  }
+  const script = await box.mcpx(["exec", "return (await everything.get_sum({ a: 4, b: 5 }))"]);
+  assert.equal(script.code, 0, script.stderr);
+
+  // An error names the tool as `types` does, whichever spelling was typed.
+  const bad = await box.mcpx(["call", "everything.get-sum", "a=two", "b=1"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /Invalid arguments for everything\.get_sum: "a" takes a number/);
+  assert.doesNotMatch(bad.stderr, /get-sum/);
+
+  // Log records: the name a user calls, the server's beside it.
+  const ends = (await daemonLog(box)).filter((r) => r.event === "call.end");
+  assert.equal(ends.length, 4, JSON.stringify(ends));
+  for (const r of ends) {
+    assert.equal(r.tool, "get_sum", JSON.stringify(r));
+    assert.equal(r.serverTool, "get-sum");
+    assert.equal(r.msg ?? r.message, "everything.get_sum");
+  }
+
+  // Stats: one row for one tool.
+  const stats = await box.json<{ rows: { server: string; tool: string; calls: number }[] }>([
+    "stats",
+    "calls",
+  ]);
+  const rows = stats.rows.filter((r) => r.server === "everything");
+  assert.deepEqual(rows.map((r) => [r.tool, r.calls]), [["get_sum", 4]]);
 });

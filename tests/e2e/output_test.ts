@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { faultyServer } from "../fixtures/servers.ts";
-import { Sandbox } from "../_helpers.ts";
+import { npmServer, Sandbox } from "../_helpers.ts";
 
 /** What the fixture's `big` tool returns for `bytes`: numbered 64-byte lines, the last cut. */
 function bigText(bytes: number): string {
@@ -76,6 +76,56 @@ Deno.test("output.maxBytes: a big call result prints its head and names the file
   assert.equal(off.stdout, whole);
   const flag = await box.mcpx(["call", "fixture.big", "bytes=300000", "--max-output", "1000"]);
   assert.match(flag.stdout, /\[mcpx: output cut at 960 of 300001 bytes;/);
+});
+
+Deno.test("output.maxBytes: a big file read through server-filesystem prints its text's head", async () => {
+  await using box = await Sandbox.create();
+  // 216 KB of text (numbered 64-byte lines), as the review read: its structured content is one
+  // object holding one long string, beside the same text.
+  const whole = bigText(216_000);
+  const file = await box.write("files/big.txt", whole);
+  await box.write("files/small.txt", "one\ntwo\n");
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      filesystem: {
+        ...npmServer("server-filesystem", [join(box.root, "files")]),
+        mcpx: { roots: [join(box.root, "files")] },
+      },
+    },
+  });
+  const plain = await box.mcpx(["call", "filesystem.read_text_file", `path=${file}`]);
+  assert.equal(plain.code, 0, plain.stderr);
+  const m = LINE.exec(plain.stdout);
+  assert.ok(m, `no spill line: …${plain.stdout.slice(-200)}`);
+  const head = plain.stdout.slice(0, m.index + 1);
+  assert.ok(size(head) > DEFAULT_MAX / 2, `${size(head)} bytes of the text shown`);
+  assert.ok(size(head) <= DEFAULT_MAX);
+  assert.ok(whole.startsWith(head), "the head is the file's own text, not JSON");
+  assert.equal(Number(m[1]), size(head));
+  // The file holds the whole result as the --json-less form printed it: the text itself.
+  assert.equal(await Deno.readTextFile(m[4]), whole);
+
+  // A small one prints as the text it is, with no JSON escapes.
+  const small = await box.mcpx([
+    "call",
+    "filesystem.read_text_file",
+    `path=${join(box.root, "files", "small.txt")}`,
+  ]);
+  assert.equal(small.stdout, "one\ntwo\n", small.stderr);
+  const listing = await box.mcpx(["call", "filesystem.list_directory", `path=${box.root}/files`]);
+  assert.deepEqual(
+    listing.stdout.split("\n").sort(),
+    ["", "[FILE] big.txt", "[FILE] small.txt"],
+    listing.stderr,
+  );
+
+  // --json keeps the envelope, cut to fit and marked.
+  const json = await box.mcpx(["--json", "call", "filesystem.read_text_file", `path=${file}`]);
+  assert.equal(json.code, 0, json.stderr);
+  assert.ok(size(json.stdout) <= DEFAULT_MAX);
+  const doc = JSON.parse(json.stdout) as { truncated: boolean; content: { text: string }[] };
+  assert.equal(doc.truncated, true);
+  assert.ok(whole.startsWith(doc.content[0].text));
 });
 
 Deno.test("output: binary content is never printed; each item's bytes are saved to a file", async () => {

@@ -92,6 +92,51 @@ Deno.test("an untrusted project configuration starts nothing until `mcpx trust`,
   assert.match(oneLine(twice.stderr), /is not a trusted configuration/);
 });
 
+Deno.test("an untrusted configuration says so on every discovery command, naming `mcpx trust <path>`", async () => {
+  await using box = await Sandbox.create(undefined, { trustAll: false });
+  // A project's own .mcp.json, as the review had it: never trusted, never listed.
+  const config = await box.write("work/.mcp.json", { mcpServers: { names: namesServer() } });
+  const command = `mcpx trust ${config}`;
+
+  const ls = await box.mcpx(["ls"]);
+  assert.equal(ls.code, 0, ls.stderr);
+  assert.match(ls.stdout, /^names\s.*\suntrusted\s/m);
+  assert.doesNotMatch(ls.stdout, /unlisted|mcpx refresh/);
+  assert.ok(ls.stdout.includes(`is not trusted yet: read it, then run \`${command}\``), ls.stdout);
+  const lsJson = await box.json<{ namespaces: { state: string }[]; next: string }>(["ls"]);
+  assert.deepEqual(lsJson.namespaces.map((n) => n.state), ["untrusted"]);
+  assert.ok(lsJson.next.includes(command), lsJson.next);
+
+  for (
+    const args of [["search", "delete"], ["types", "names"], ["types", "names.delete"], [
+      "catalog",
+    ], ["schema"]]
+  ) {
+    const r = await box.mcpx(args);
+    assert.equal(r.code, EXIT_UNTRUSTED, `mcpx ${args.join(" ")}: ${r.stdout}${r.stderr}`);
+    assert.match(oneLine(r.stderr), /is not trusted yet/);
+    assert.ok(r.stderr.includes(`\`${command}\``), r.stderr);
+    assert.equal(r.stdout, "");
+    const json = await box.mcpx(["--json", ...args]);
+    assert.equal(json.code, EXIT_UNTRUSTED);
+    assert.equal(JSON.parse(json.stdout).error.code, "CONFIG_UNTRUSTED");
+  }
+  assert.deepEqual(box.processes(), [], "nothing was started");
+
+  // Trusted and listed, they answer; changed, they refuse again, though the cache still holds it.
+  await box.json(["trust", config]);
+  assert.equal((await box.mcpx(["refresh"])).code, 0);
+  assert.equal((await box.mcpx(["search", "delete"])).code, 0);
+  await box.mcpx(["stop", "--all"]);
+  await Deno.writeTextFile(config, (await Deno.readTextFile(config)) + "\n");
+  const changed = await box.mcpx(["types", "names"]);
+  assert.equal(changed.code, EXIT_UNTRUSTED);
+  assert.match(oneLine(changed.stderr), /changed since it was trusted/);
+  const lsChanged = await box.mcpx(["ls"]);
+  assert.match(lsChanged.stdout, /^names\s+8\s.*\sready\s/m, "the cache still shows its tools");
+  assert.match(lsChanged.stdout, /changed since it was trusted: read it, then run/);
+});
+
 Deno.test("the user's own locations need no trust", async () => {
   await using box = await Sandbox.create(undefined, { trustAll: false });
   await box.write("config/mcpx/config.json", { mcpServers: { names: namesServer() } });

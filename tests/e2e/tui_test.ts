@@ -109,6 +109,9 @@ Deno.test({
       );
       captures.tools = tools;
       assert.match(tools, /everything 1\d/);
+      // A tool is listed by the name a user calls, as `types` prints it, not the server's.
+      assert.match(tools, /\bget_sum\b/);
+      assert.doesNotMatch(tools, /get-sum/);
       assert.equal(await tmux.flag("alternate_on"), "1");
       assert.equal(await tmux.flag("mouse_sgr_flag"), "1");
       assert.equal(await tmux.flag("mouse_button_flag"), "1");
