@@ -109,6 +109,25 @@ async function fromCache(ctx: Context): Promise<Row[]> {
   return namespaces.map(lsRow);
 }
 
+/**
+ * The footnote of the rows whose sharing and scope (marked `*`) are the default for a server
+ * that keeps per-caller state: one line per reason, naming its namespaces.
+ */
+function leasingNotes(rows: readonly LsRow[]): string {
+  const by = new Map<string, string[]>();
+  for (const r of rows) {
+    if (r.leasingDefault !== undefined) {
+      by.set(r.leasingDefault, [...(by.get(r.leasingDefault) ?? []), r.namespace]);
+    }
+  }
+  return [...by].map(([why, names]) => {
+    const set = `set "sharing" and "scope" in ${names.length > 1 ? "their" : "its"} "mcpx" block`;
+    return `* by default for ${
+      names.join(", ")
+    }: ${why}; ${set} to choose otherwise (docs/pools.md)\n`;
+  }).join("");
+}
+
 /** `mcpx ls`: every namespace, from the schema cache; no server is started. */
 export const namespacesList = defineOperation<
   { stdio?: string; url?: string; name?: string },
@@ -140,6 +159,7 @@ export const namespacesList = defineOperation<
           tools: z.number().nullable(),
           sharing: z.string(),
           scope: z.string(),
+          leasingDefault: z.string().optional(),
           live: z.number(),
           state: z.string(),
           description: z.string(),
@@ -183,6 +203,7 @@ export const namespacesList = defineOperation<
         tools,
         sharing,
         scope,
+        ...(r.leasingDefault !== undefined ? { leasingDefault: r.leasingDefault } : {}),
         live: live.get(namespace) ?? 0,
         state,
         description,
@@ -200,17 +221,18 @@ export const namespacesList = defineOperation<
     if (out.namespaces.length === 0) {
       return "no servers selected (see `mcpx config`, --profile, --all-profiles)\n";
     }
+    const star = (r: LsRow, v: string) => r.leasingDefault === undefined ? v : `${v}*`;
     return renderTable(
       ["NAMESPACE", "TOOLS", "SHARING", "SCOPE", "LIVE", "STATE", "DESCRIPTION"],
       out.namespaces.map((r) => [
         r.namespace,
         r.tools === null ? "-" : String(r.tools),
-        r.sharing,
-        r.scope,
+        star(r, r.sharing),
+        star(r, r.scope),
         String(r.live),
         r.state,
         clip(r.description, 60),
       ]),
-    ) + "\n" + out.next + "\n";
+    ) + "\n" + leasingNotes(out.namespaces) + out.next + "\n";
   },
 });

@@ -30,6 +30,10 @@ import type { Selection } from "../config/servers.ts";
 import { errorText, unwrapResult } from "./unwrap.ts";
 import { validateArguments } from "./validate.ts";
 import { typeWords } from "./words.ts";
+import { bounded } from "../_bounded.ts";
+
+/** At most this many servers are started at once by a refresh (`mcpx refresh`, `mcpx doctor`). */
+export const REFRESH_PARALLEL = 8;
 
 type Log = (
   level: "debug" | "info" | "warn" | "error",
@@ -1224,7 +1228,10 @@ export class Registry {
       }
     };
     const enabled = [...this.#entries.values()].filter((e) => !e.def.disabled);
-    for (const { pool } of enabled) if (!byPool.has(pool)) byPool.set(pool, listOne(pool));
+    const gate = bounded(REFRESH_PARALLEL);
+    for (const { pool } of enabled) {
+      if (!byPool.has(pool)) byPool.set(pool, gate(() => listOne(pool)));
+    }
     const out = await Promise.all(enabled.map(async ({ def, pool }) => {
       const got = await byPool.get(pool)!;
       return got.tools

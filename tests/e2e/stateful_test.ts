@@ -1,0 +1,80 @@
+// Servers known to keep per-caller state (lib/config/stateful.ts) are leased exclusive + session
+// unless their configuration says otherwise (docs/pools.md, "Servers that keep state").
+
+import assert from "node:assert/strict";
+import { servePages } from "../fixtures/pages.ts";
+import { playwrightLaunchConfig, playwrightServerConfig } from "../fixtures/playwright.ts";
+import { alive, Sandbox } from "../_helpers.ts";
+
+interface Call {
+  content: { type: string; text?: string }[];
+  mcpx: { instance: { pid: number; key: string } };
+}
+
+interface Ls {
+  namespaces: { namespace: string; sharing: string; scope: string; leasingDefault?: string }[];
+}
+
+/** Chromium processes of this sandbox. */
+function chromiumOf(box: Sandbox): number[] {
+  return box.processes().filter((pid) => {
+    try {
+      if (/^\d+ \(.*\) Z /s.test(Deno.readTextFileSync(`/proc/${pid}/stat`))) return false;
+      return Deno.readTextFileSync(`/proc/${pid}/cmdline`).includes("chromium");
+    } catch {
+      return false;
+    }
+  });
+}
+
+Deno.test("stateful: a playwright entry copied from another host gives two concurrent sessions their own page", async () => {
+  await using pages = await servePages();
+  await using box = await Sandbox.create();
+  const launch = await box.write("work/playwright.json", playwrightLaunchConfig());
+  // As another host writes it: no mcpx block.
+  await box.write("work/.mcp.json", { mcpServers: { playwright: playwrightServerConfig(launch) } });
+  const sessions = ["a", "b"];
+  // Both sessions navigate at once, then both read what their browser shows.
+  const went = await Promise.all(
+    sessions.map((id) =>
+      box.json<Call>(["call", "playwright.browser_navigate", `url=${pages.session(id)}`], {
+        env: { MCPX_SESSION_ID: id },
+      })
+    ),
+  );
+  const read = await Promise.all(
+    sessions.map((id) =>
+      box.json<Call>(["call", "playwright.browser_snapshot"], { env: { MCPX_SESSION_ID: id } })
+    ),
+  );
+  for (const [i, id] of sessions.entries()) {
+    const other = sessions[1 - i];
+    const text = read[i].content.map((c) => c.text ?? "").join("\n");
+    assert.match(text, new RegExp(`Page Title: Session ${id}\\b`), `session ${id} reads its page`);
+    assert.doesNotMatch(
+      text,
+      new RegExp(`Session ${other}\\b`),
+      `session ${id} sees nothing of ${other}`,
+    );
+    assert.equal(read[i].mcpx.instance.key, `session:${id}`);
+    assert.equal(
+      read[i].mcpx.instance.pid,
+      went[i].mcpx.instance.pid,
+      "the session kept its process",
+    );
+  }
+  assert.notEqual(
+    read[0].mcpx.instance.pid,
+    read[1].mcpx.instance.pid,
+    "two sessions, two browsers",
+  );
+  // `ls` says why, before any block chose.
+  const ls = await box.json<Ls>(["ls"]);
+  assert.deepEqual(
+    ls.namespaces.map((n) => [n.namespace, n.sharing, n.scope]),
+    [["playwright", "exclusive", "session"]],
+  );
+  assert.match(ls.namespaces[0].leasingDefault ?? "", /^playwright-mcp is a browser, whose pages/);
+  await box.json(["stop"]);
+  assert.deepEqual(chromiumOf(box).filter(alive), [], "no chromium outlives mcpx stop");
+});
