@@ -5,7 +5,7 @@ import { toNamespace } from "../names.ts";
 import type { McpxConfig } from "./load.ts";
 import { ENV_FROM, referencedVariables } from "./server_env.ts";
 import { selfCommand } from "../_self.ts";
-import { statefulReason, statefulServer } from "./stateful.ts";
+import { missingIsolation, statefulReason, statefulServer } from "./stateful.ts";
 
 /** One entry of `mcpServers`, as other MCP hosts write it, plus mcpx's own block. */
 export interface ServerConfig {
@@ -87,6 +87,11 @@ export interface ServerDef {
    * browser), whatever its leasing: one line saying what it is and what it keeps.
    */
   stateful?: string;
+  /**
+   * For such a server: the flag its arguments lack for two of its processes to run at once
+   * (`--isolated`), which `mcpx doctor` asks for when it may run one per session.
+   */
+  statefulNeeds?: string;
   /** Everything that changes the process or how it is handed out; tool filters are not in it. */
   identity: string;
   /**
@@ -748,6 +753,9 @@ export function serverDefs(
       pool,
       leasing,
       ...(match ? { stateful: statefulReason(match) } : {}),
+      ...(match && missingIsolation(match, entry)
+        ? { statefulNeeds: missingIsolation(match, entry) }
+        : {}),
       identity,
       envFrom: envFrom as ServerDef["envFrom"],
       envNames: referencedVariables(entry),

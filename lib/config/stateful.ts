@@ -15,6 +15,11 @@ interface StatefulKind {
   bins: readonly string[];
   /** Container images (`docker run -i --rm mcp/puppeteer`), without a tag. */
   images: readonly string[];
+  /**
+   * The flag without which two of its processes cannot run at once (each opens one profile
+   * folder under $HOME: "Browser is already in use"), and the variable that may stand for it.
+   */
+  isolate?: { flag: string; env?: string };
 }
 
 const BROWSER = "a browser";
@@ -28,6 +33,7 @@ export const STATEFUL_SERVERS: readonly StatefulKind[] = [
     packages: ["@playwright/mcp", "@executeautomation/playwright-mcp-server"],
     bins: ["playwright-mcp", "mcp-server-playwright"],
     images: ["mcr.microsoft.com/playwright/mcp", "mcp/playwright"],
+    isolate: { flag: "--isolated", env: "PLAYWRIGHT_MCP_ISOLATED" },
   },
   {
     what: BROWSER,
@@ -35,6 +41,7 @@ export const STATEFUL_SERVERS: readonly StatefulKind[] = [
     packages: ["chrome-devtools-mcp"],
     bins: ["chrome-devtools-mcp"],
     images: [],
+    isolate: { flag: "--isolated" },
   },
   {
     what: BROWSER,
@@ -67,6 +74,7 @@ export interface StatefulMatch {
   name: string;
   what: string;
   state: string;
+  isolate?: { flag: string; env?: string };
 }
 
 /** `@scope/name@1.2.3` → `@scope/name`, `name@latest` → `name`; `npm:` dropped. */
@@ -113,7 +121,12 @@ export function statefulServer(
   }
   for (const word of words) {
     for (const kind of STATEFUL_SERVERS) {
-      const found = (name: string) => ({ name, what: kind.what, state: kind.state });
+      const found = (name: string) => ({
+        name,
+        what: kind.what,
+        state: kind.state,
+        ...(kind.isolate ? { isolate: kind.isolate } : {}),
+      });
       const pkg = packageOfPath(word) ?? packageName(word);
       const byPackage = kind.packages.find((p) => p === pkg);
       if (byPackage) return found(byPackage);
@@ -129,4 +142,19 @@ export function statefulServer(
 /** Why a recognised server is leased `exclusive` + `session` by default: one line. */
 export function statefulReason(match: StatefulMatch): string {
   return `${match.name} is ${match.what}, whose ${match.state}`;
+}
+
+/**
+ * The flag a recognised server's entry lacks for two of its processes to run at once, if any:
+ * neither in its arguments (`--isolated`, `--isolated=true`) nor as the variable in its `env`.
+ */
+export function missingIsolation(
+  match: StatefulMatch,
+  entry: { args?: readonly string[]; env?: Record<string, string> },
+): string | undefined {
+  const need = match.isolate;
+  if (!need) return undefined;
+  const given = (entry.args ?? []).some((a) => a === need.flag || a.startsWith(`${need.flag}=`));
+  const byEnv = need.env !== undefined && /^(1|true)$/i.test(entry.env?.[need.env] ?? "");
+  return given || byEnv ? undefined : need.flag;
 }

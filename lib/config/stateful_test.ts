@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { statefulServer } from "./stateful.ts";
+import { missingIsolation, statefulServer } from "./stateful.ts";
 import { serverDefs } from "./servers.ts";
 
 const config = (mcpServers: Record<string, unknown>, pool: Record<string, unknown> = {}) => ({
@@ -107,4 +107,16 @@ Deno.test("serverDefs(): the stateful default is part of the identity (a changed
   );
   assert.notEqual(byDefault.identity, shared.identity);
   assert.equal(byDefault.identity, written.identity);
+});
+
+Deno.test("missingIsolation() names the flag a browser needs to run twice at once, unless given", () => {
+  const need = (args: string[], env?: Record<string, string>) =>
+    missingIsolation(statefulServer({ command: "npx", args })!, { args, env });
+  assert.equal(need(["@playwright/mcp@latest"]), "--isolated");
+  assert.equal(need(["@playwright/mcp@latest", "--isolated"]), undefined);
+  assert.equal(need(["@playwright/mcp@latest", "--isolated=true"]), undefined);
+  assert.equal(need(["@playwright/mcp"], { PLAYWRIGHT_MCP_ISOLATED: "true" }), undefined);
+  assert.equal(need(["chrome-devtools-mcp@latest"]), "--isolated");
+  // Puppeteer's server opens a fresh profile of its own each time.
+  assert.equal(need(["-y", "@modelcontextprotocol/server-puppeteer"]), undefined);
 });

@@ -82,11 +82,23 @@ function sharedStateful(
   def: {
     name: string;
     stateful?: string;
+    statefulNeeds?: string;
     leasing: string;
     pool: { sharing: string; scope: string };
   },
 ): Check | undefined {
-  if (!def.stateful || !SHARED_SCOPES.includes(def.pool.scope)) return undefined;
+  if (!def.stateful) return undefined;
+  if (!SHARED_SCOPES.includes(def.pool.scope)) {
+    // One process per session: two sessions at once need two processes that can coexist.
+    if (!def.statefulNeeds) return undefined;
+    return {
+      area: "sharing",
+      status: "warn",
+      message:
+        `${def.name}: each session gets its own process, but without ${def.statefulNeeds} they all open one profile folder, so a second session's fails while the first runs ("Browser is already in use")`,
+      hint: `Add "${def.statefulNeeds}" to the args of mcpServers.${def.name}`,
+    };
+  }
   const where = def.leasing === "pool" ? "the top-level pool block" : "its mcpx block";
   return {
     area: "sharing",

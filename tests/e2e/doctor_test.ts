@@ -392,7 +392,7 @@ Deno.test("doctor: settings that do not resolve still get the other checks, and 
   await box.mcpx(["stop", "--all"]);
 });
 
-Deno.test("doctor: a browser server shared between sessions by its block is named", async () => {
+Deno.test("doctor: a browser server shared between sessions by its block, or unable to run twice, is named", async () => {
   await using box = await Sandbox.create();
   await box.write("work/.mcp.json", {
     mcpServers: {
@@ -401,12 +401,13 @@ Deno.test("doctor: a browser server shared between sessions by its block is name
         args: ["@playwright/mcp@latest"],
         mcpx: { sharing: "shared", scope: "global" },
       },
-      browser: { command: "npx", args: ["@playwright/mcp@latest"] },
+      browser: { command: "npx", args: ["@playwright/mcp@latest", "--isolated"] },
+      bare: { command: "npx", args: ["@playwright/mcp@latest"] },
     },
   });
   const r = await doctor(box, ["--offline"]);
   const warned = r.checks.filter((c) => c.area === "sharing");
-  assert.equal(warned.length, 1, JSON.stringify(r.checks));
+  assert.equal(warned.length, 2, JSON.stringify(r.checks));
   assert.equal(warned[0].status, "warn");
   assert.match(
     warned[0].message,
@@ -416,4 +417,11 @@ Deno.test("doctor: a browser server shared between sessions by its block is name
     warned[0].hint!,
     /"sharing": "exclusive", "scope": "session" in mcpServers\.playwright\.mcpx/,
   );
+  // Leased per session but unable to run twice at once: the flag it needs is named.
+  assert.equal(warned[1].status, "warn");
+  assert.match(
+    warned[1].message,
+    /^bare: each session gets its own process, but without --isolated/,
+  );
+  assert.equal(warned[1].hint, 'Add "--isolated" to the args of mcpServers.bare');
 });

@@ -78,3 +78,51 @@ Deno.test("stateful: a playwright entry copied from another host gives two concu
   await box.json(["stop"]);
   assert.deepEqual(chromiumOf(box).filter(alive), [], "no chromium outlives mcpx stop");
 });
+
+Deno.test("stateful: ls and config say a browser's sharing and scope are a default, and why; a block wins", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcp.json", {
+    mcpServers: {
+      playwright: { command: "npx", args: ["@playwright/mcp@latest"] },
+      chosen: {
+        command: "npx",
+        args: ["chrome-devtools-mcp@latest"],
+        mcpx: { sharing: "shared", scope: "global" },
+      },
+      everything: { command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] },
+    },
+  });
+  const ls = await box.mcpx(["ls"]);
+  assert.equal(ls.code, 0, ls.stderr);
+  const rows = ls.stdout.split("\n");
+  assert.match(rows.find((l) => l.startsWith("playwright "))!, /\bexclusive\*\s+session\*/);
+  assert.match(rows.find((l) => l.startsWith("chosen "))!, /\bshared\s+global\s/);
+  assert.match(rows.find((l) => l.startsWith("everything "))!, /\bshared\s+global\s/);
+  assert.ok(
+    rows.includes(
+      '* by default for playwright: @playwright/mcp is a browser, whose pages, tabs, cookies and logins belong to the caller that opened them; set "sharing" and "scope" in its "mcpx" block to choose otherwise (docs/pools.md)',
+    ),
+    ls.stdout,
+  );
+  const json = await box.json<Ls>(["ls"]);
+  assert.deepEqual(json.namespaces.map((n) => n.leasingDefault !== undefined), [
+    true,
+    false,
+    false,
+  ]);
+
+  const config = await box.json<
+    { servers: { server: string; sharing: string; scope: string; source: string; why?: string }[] }
+  >(["config"]);
+  assert.deepEqual(config.servers.map((s) => [s.server, s.sharing, s.scope, s.source]), [
+    ["playwright", "exclusive", "session", "stateful default"],
+    ["chosen", "shared", "global", "mcpx"],
+    ["everything", "shared", "global", "default"],
+  ]);
+  assert.match(config.servers[0].why!, /^@playwright\/mcp is a browser/);
+  const text = await box.mcpx(["config"]);
+  assert.match(
+    text.stdout,
+    /\nplaywright\s+exclusive\s+session\s+stateful default: @playwright\/mcp is a browser/,
+  );
+});
