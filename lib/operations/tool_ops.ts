@@ -422,6 +422,7 @@ export const serversRefresh = defineOperation<
 >({
   id: "servers.refresh",
   summary: "Re-read every server's tool list",
+  description: "Servers not running are started for it, at most 8 at once, and stopped after.",
   params: [],
   cli: { command: ["refresh"] },
   http: { method: "POST", path: "/v1/servers/refresh" },
