@@ -233,6 +233,7 @@ export const toolsCall = defineOperation<
       durationMs: z.number(),
       restarted: z.literal(true).optional(),
       restartReason: z.string().optional(),
+      alone: z.string().optional(),
     }),
   async run(input, ctx) {
     const server = await adHocKey(input, ctx) ?? input.server;

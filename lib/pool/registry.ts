@@ -216,6 +216,12 @@ export interface CallOutput {
   restarted?: true;
   /** Why the old process went, when `restarted`. */
   restartReason?: string;
+  /**
+   * Set when a server known to keep per-caller state, leased per session by default (the caller
+   * chose nothing), found no session and ran on a process of this call's own, stopped as it
+   * ended: what would fix it.
+   */
+  alone?: string;
 }
 
 /**
@@ -269,6 +275,8 @@ interface Served {
   sessionId?: string;
   /** Why a named session's processes start fresh (its servers did not survive a restart). */
   note?: string;
+  /** What would have given the call a session's process: {@linkcode CallOutput.alone}. */
+  alone?: string;
 }
 
 /** At most `max` characters of a value as JSON (or text), for an event a person reads. */
@@ -763,6 +771,7 @@ export class Registry {
       );
     }
     const key = scopeKey(def, caller, this.#deps.discover);
+    if (key.degraded && def.leasing === "stateful") served.alone = key.degraded;
     if (key.degraded && !this.#degradedSaid.has(def.name)) {
       this.#degradedSaid.add(def.name);
       this.#deps.log(
@@ -925,6 +934,7 @@ export class Registry {
           key: lease.instance.key,
         },
         durationMs,
+        ...(served.alone !== undefined ? { alone: served.alone } : {}),
         ...(lease.restarted
           ? { restarted: true, restartReason: lease.restarted }
           : served.note

@@ -68,6 +68,18 @@ Deno.test("stateful: a playwright entry copied from another host gives two concu
     read[1].mcpx.instance.pid,
     "two sessions, two browsers",
   );
+  // Without a session the call gets a browser of its own, and is told what that costs.
+  const lone = await box.mcpx(["call", "playwright.browser_navigate", `url=${pages.session("c")}`]);
+  assert.equal(lone.code, 0, lone.stderr);
+  assert.match(lone.stdout, /Session c/);
+  assert.equal(
+    lone.stderr,
+    "mcpx: warning: playwright.browser_navigate ran on a process of its own, stopped as the call ended, so what it opened (pages, logins) is gone: playwright keeps per-caller state and is leased per session; set MCPX_SESSION_ID (or pass --session) so calls of one session share a process\n",
+  );
+  const loneJson = await box.json<{ mcpx: { alone?: string } }>(
+    ["call", "playwright.browser_snapshot"],
+  );
+  assert.match(loneJson.mcpx.alone ?? "", /^set MCPX_SESSION_ID/);
   // `ls` says why, before any block chose.
   const ls = await box.json<Ls>(["ls"]);
   assert.deepEqual(
