@@ -109,6 +109,20 @@ async function fromCache(ctx: Context): Promise<Row[]> {
   return namespaces.map(lsRow);
 }
 
+/** How the daemon leases an ad-hoc server (lib/operations/tool_ops.ts `adHocKey` makes it so). */
+async function adHocDef(input: { stdio?: string; url?: string; name?: string }) {
+  const { adHocEntry } = await load<typeof import("../config/adhoc.ts")>(
+    "../config/adhoc.ts",
+    import.meta.url,
+  );
+  const { serverDefs } = await load<typeof import("../config/servers.ts")>(
+    "../config/servers.ts",
+    import.meta.url,
+  );
+  const { name, entry } = adHocEntry(input);
+  return serverDefs({ path: "(ad hoc)", mcpServers: { [name]: entry }, pool: {}, data: {} })[0];
+}
+
 /**
  * The footnote of the rows whose sharing and scope (marked `*`) are the default for a server
  * that keeps per-caller state: one line per reason, naming its namespaces.
@@ -174,13 +188,15 @@ export const namespacesList = defineOperation<
         import.meta.url,
       );
       const got = await adHocTools(input, ctx);
+      const def = await adHocDef(input);
       return {
         namespaces: [{
           namespace: got.namespace,
           name: got.namespace,
           tools: got.tools.length,
-          sharing: "shared",
-          scope: "global",
+          sharing: def.pool.sharing,
+          scope: def.pool.scope,
+          ...(def.leasing === "stateful" && def.stateful ? { leasingDefault: def.stateful } : {}),
           live: 1,
           state: "ready",
           description: `ad hoc: ${input.stdio ?? input.url}`,

@@ -138,3 +138,16 @@ Deno.test("stateful: ls and config say a browser's sharing and scope are a defau
     /\nplaywright\s+exclusive\s+session\s+stateful default: @playwright\/mcp is a browser/,
   );
 });
+
+Deno.test("stateful: an ad-hoc browser (ls --stdio) is listed as it is leased, exclusive + session", async () => {
+  await using box = await Sandbox.create();
+  const launch = await box.write("work/playwright.json", playwrightLaunchConfig());
+  await box.write("work/.mcpx.json", { mcpServers: {} });
+  const { command, args } = playwrightServerConfig(launch);
+  const line = [command, ...args].join(" ");
+  const ls = await box.json<Ls>(["ls", "--stdio", line]);
+  assert.deepEqual(
+    ls.namespaces.map((n) => [n.sharing, n.scope, n.leasingDefault !== undefined]),
+    [["exclusive", "session", true]],
+  );
+});
