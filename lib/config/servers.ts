@@ -5,6 +5,7 @@ import { toNamespace } from "../names.ts";
 import type { McpxConfig } from "./load.ts";
 import { ENV_FROM, referencedVariables } from "./server_env.ts";
 import { selfCommand } from "../_self.ts";
+import { missingIsolation, statefulReason, statefulServer } from "./stateful.ts";
 
 /** One entry of `mcpServers`, as other MCP hosts write it, plus mcpx's own block. */
 export interface ServerConfig {
@@ -75,6 +76,22 @@ export interface ServerDef {
   entry: ServerConfig;
   protocol: (typeof PROTOCOLS)[number];
   pool: PoolSettings;
+  /**
+   * Where `pool.sharing` and `pool.scope` came from: the server's `mcpx` block (or its retired
+   * `mode`), the top-level `pool` block, the stateful default (a server lib/config/stateful.ts
+   * knows to keep per-caller state: `exclusive` + `session`), or the plain default.
+   */
+  leasing: "server" | "pool" | "stateful" | "default";
+  /**
+   * Set when its command is one lib/config/stateful.ts knows to keep per-caller state (a
+   * browser), whatever its leasing: one line saying what it is and what it keeps.
+   */
+  stateful?: string;
+  /**
+   * For such a server: the flag its arguments lack for two of its processes to run at once
+   * (`--isolated`), which `mcpx doctor` asks for when it may run one per session.
+   */
+  statefulNeeds?: string;
   /** Everything that changes the process or how it is handed out; tool filters are not in it. */
   identity: string;
   /**
@@ -196,6 +213,12 @@ const DEFAULTS: PoolSettings = {
   callTimeoutMs: 60_000,
   startTimeoutMs: 30_000,
   queueTimeoutMs: 30_000,
+};
+
+/** How a server lib/config/stateful.ts knows to keep per-caller state is leased by default. */
+export const STATEFUL_LEASING = { sharing: "exclusive", scope: "session" } as const satisfies {
+  sharing: Sharing;
+  scope: Scope;
 };
 
 /**
@@ -645,6 +668,19 @@ export function serverDefs(
       ? "sse"
       : "http";
     const pool = poolSettings(block, base, where, warnings);
+    const sets = (b: Record<string, unknown>) =>
+      ["sharing", "scope", "mode"].some((k) => b[k] !== undefined);
+    const match = adapters.has(name) ? undefined : statefulServer(entry);
+    const leasing = sets(block)
+      ? "server"
+      : sets(topBlock)
+      ? "pool"
+      : match
+      ? "stateful"
+      : "default";
+    // A server that keeps per-caller state is never shared by accident: unless a block says how
+    // to lease it, each session gets a process of its own, used by one caller at a time.
+    if (leasing === "stateful") Object.assign(pool, STATEFUL_LEASING);
     const tagsOf = tagsOfBlock(block, where);
     const disabled = own.disabled === true || block.disabled === true;
     const only = patterns(block.tools, "tools", where);
@@ -715,6 +751,11 @@ export function serverDefs(
       entry,
       protocol: protocol as ServerDef["protocol"],
       pool,
+      leasing,
+      ...(match ? { stateful: statefulReason(match) } : {}),
+      ...(match && missingIsolation(match, entry)
+        ? { statefulNeeds: missingIsolation(match, entry) }
+        : {}),
       identity,
       envFrom: envFrom as ServerDef["envFrom"],
       envNames: referencedVariables(entry),

@@ -16,6 +16,11 @@ export interface LsRow {
   tools: number | null;
   sharing: string;
   scope: string;
+  /**
+   * Set when sharing and scope are the default for a server that keeps per-caller state (no
+   * block chose them): why, in one line (lib/config/stateful.ts).
+   */
+  leasingDefault?: string;
   state: string;
   description: string;
   error?: string;
@@ -34,7 +39,7 @@ export interface SummaryRow extends LsRow {
  * configuration; `cache` the schema cache file's size and mtime, taken before it was read.
  */
 interface LsSummary {
-  format: 1;
+  format: 2;
   version: string;
   fingerprint: string;
   cache: string;
@@ -68,6 +73,7 @@ export function lsRow({ def, cached, tools, state }: Namespace): LsRow {
     tools: state === "unlisted" || (state === "error" && !cached?.tools) ? null : tools.length,
     sharing: def.pool.sharing,
     scope: def.pool.scope,
+    ...(def.leasing === "stateful" && def.stateful ? { leasingDefault: def.stateful } : {}),
     state,
     description: state === "error"
       ? `server "${def.name}": ${cached?.error ?? "failed"}`
@@ -101,7 +107,7 @@ export function readSummary(cacheDir: string, fingerprint: string): SummaryRow[]
     return undefined;
   }
   if (
-    summary?.format !== 1 || summary.version !== VERSION || summary.fingerprint !== fingerprint ||
+    summary?.format !== 2 || summary.version !== VERSION || summary.fingerprint !== fingerprint ||
     !Array.isArray(summary.rows)
   ) return undefined;
   for (const [path, stamp] of Object.entries(summary.adapters ?? {})) {
@@ -139,7 +145,7 @@ export function writeSummary(
     adapters[dir] = fileStat(dir);
   }
   const summary: LsSummary = {
-    format: 1,
+    format: 2,
     version: VERSION,
     fingerprint,
     cache: stamp,

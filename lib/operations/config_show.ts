@@ -2,10 +2,24 @@ import { defineOperation } from "./define.ts";
 import { envName, flagName, isPlumbing, SETTINGS, type SettingSpec } from "../settings/table.ts";
 import { renderTable } from "../table.ts";
 import type { ResolvedSetting } from "../settings/resolve.ts";
+import type { Context } from "../context.ts";
+import { load } from "../_load.ts";
+
+/** How one server's processes are handed out, and where that came from. */
+interface ServerLeasing {
+  server: string;
+  sharing: string;
+  scope: string;
+  /** `mcpx` (its block), `pool` (the top-level block), `stateful default` or `default`. */
+  source: string;
+  /** Why, for the stateful default: what the server is and what it keeps. */
+  why?: string;
+}
 
 interface ConfigShowOutput {
   config: { primary: string | null; layers: string[] };
   settings?: (ResolvedSetting & { plumbing: boolean })[];
+  servers?: ServerLeasing[];
   schema?: {
     key: string;
     type: string;
@@ -19,6 +33,43 @@ interface ConfigShowOutput {
     plumbing: boolean;
   }[];
   warnings: string[];
+}
+
+const SOURCES = {
+  server: "mcpx",
+  pool: "pool",
+  stateful: "stateful default",
+  default: "default",
+} as const;
+
+/**
+ * The sharing and scope of each server of the primary configuration and their source. A
+ * configuration that does not load lists none, and says so among the warnings.
+ */
+async function serverLeasing(ctx: Context, warnings: string[]): Promise<ServerLeasing[]> {
+  const primary = ctx.location().primary;
+  if (!primary) return [];
+  const { loadConfig, readConfigText } = await load<typeof import("../config/load.ts")>(
+    "../config/load.ts",
+    import.meta.url,
+  );
+  const { serverDefs } = await load<typeof import("../config/servers.ts")>(
+    "../config/servers.ts",
+    import.meta.url,
+  );
+  try {
+    const defs = serverDefs(await loadConfig(primary, readConfigText(primary)));
+    return defs.map((d) => ({
+      server: d.namespace,
+      sharing: d.pool.sharing,
+      scope: d.pool.scope,
+      source: SOURCES[d.leasing],
+      ...(d.leasing === "stateful" && d.stateful ? { why: d.stateful } : {}),
+    }));
+  } catch (e) {
+    warnings.push(`servers not listed: ${e instanceof Error ? e.message : String(e)}`);
+    return [];
+  }
 }
 
 const show = (v: unknown) => (typeof v === "string" ? (v === "" ? '""' : v) : JSON.stringify(v));
@@ -44,6 +95,15 @@ export const configShow = defineOperation<
     z.object({
       config: z.object({ primary: z.string().nullable(), layers: z.array(z.string()) }),
       settings: z.array(z.object({ key: z.string(), value: z.unknown() }).loose()).optional(),
+      servers: z.array(
+        z.object({
+          server: z.string(),
+          sharing: z.string(),
+          scope: z.string(),
+          source: z.string(),
+          why: z.string().optional(),
+        }),
+      ).optional(),
       schema: z.array(z.object({ key: z.string(), type: z.string() }).loose()).optional(),
       warnings: z.array(z.string()),
     }),
@@ -70,13 +130,15 @@ export const configShow = defineOperation<
       return { config, schema, warnings: [] };
     }
     const settings = await ctx.settings();
+    const warnings = [...settings.warnings];
     return {
       config,
       settings: settings.all().filter((s) => keep(s.key)).map((s) => ({
         ...s,
         plumbing: isPlumbing(s.key),
       })),
-      warnings: [...settings.warnings],
+      servers: await serverLeasing(ctx, warnings),
+      warnings,
     };
   },
   render(out) {
@@ -101,6 +163,17 @@ export const configShow = defineOperation<
         .join(", "),
     ]);
     const head = `config: ${out.config.primary ?? "(none found)"}\n`;
-    return head + renderTable(["SETTING", "VALUE", "SOURCE", "OVERRODE"], rows);
+    const servers = out.servers?.length
+      ? "\n" + renderTable(
+        ["SERVER", "SHARING", "SCOPE", "SOURCE"],
+        out.servers.map((s) => [
+          s.server,
+          s.sharing,
+          s.scope,
+          s.why ? `${s.source}: ${s.why}` : s.source,
+        ]),
+      )
+      : "";
+    return head + renderTable(["SETTING", "VALUE", "SOURCE", "OVERRODE"], rows) + servers;
   },
 });

@@ -71,6 +71,45 @@ function modeOf(path: string): number | undefined {
   }
 }
 
+/** Scopes under which one process serves the calls of several sessions. */
+const SHARED_SCOPES: readonly string[] = ["global", "repo", "worktree", "cwd"];
+
+/**
+ * A warning for a server known to keep per-caller state (lib/config/stateful.ts) whose leasing,
+ * chosen in a block, hands one process to several sessions.
+ */
+function sharedStateful(
+  def: {
+    name: string;
+    stateful?: string;
+    statefulNeeds?: string;
+    leasing: string;
+    pool: { sharing: string; scope: string };
+  },
+): Check | undefined {
+  if (!def.stateful) return undefined;
+  if (!SHARED_SCOPES.includes(def.pool.scope)) {
+    // One process per session: two sessions at once need two processes that can coexist.
+    if (!def.statefulNeeds) return undefined;
+    return {
+      area: "sharing",
+      status: "warn",
+      message:
+        `${def.name}: each session gets its own process, but without ${def.statefulNeeds} they all open one profile folder, so a second session's fails while the first runs ("Browser is already in use")`,
+      hint: `Add "${def.statefulNeeds}" to the args of mcpServers.${def.name}`,
+    };
+  }
+  const where = def.leasing === "pool" ? "the top-level pool block" : "its mcpx block";
+  return {
+    area: "sharing",
+    status: "warn",
+    message:
+      `${def.name}: ${def.stateful}, yet one process serves the callers of every session (sharing ${def.pool.sharing}, scope ${def.pool.scope}, set in ${where})`,
+    hint: `Write "sharing": "exclusive", "scope": "session" in mcpServers.${def.name}.mcpx, ` +
+      `or remove sharing and scope from ${where} to take that default`,
+  };
+}
+
 /** Every check, in the order somebody would make them by hand. */
 export async function runChecks(ctx: Context, options: { start: boolean }): Promise<Check[]> {
   const checks: Check[] = [];
@@ -255,7 +294,16 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
   );
   const boot = ctx.loadedSettings() ? await ctx.settings().catch(() => ctx.boot) : ctx.boot;
   const state = stateDir(boot, env);
-  let commandsOk = true;
+  // Servers that could start: enabled, their command found. Each is started below (or said to
+  // be left alone), so none is called `ok` for its command alone.
+  const startable: NonNullable<Defs> = [];
+  if (!defs && primary) {
+    add({
+      area: "server",
+      status: "skip",
+      message: "servers not checked: the configuration does not load",
+    });
+  }
   for (const def of defs ?? []) {
     if (def.disabled) {
       add({ area: "server", status: "skip", message: `${def.name}: disabled` });
@@ -264,17 +312,16 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
     if (def.transport === "stdio") {
       const command = def.entry.command ?? "";
       if (!installed(command, env, ctx.io.cwd, select.findOnPath)) {
-        commandsOk = false;
         add({
           area: "server",
           status: "fail",
           message: `${def.name}: command "${command}" is not installed (not found on PATH)`,
           hint: `Install ${command}, or fix "command" of mcpServers.${def.name}`,
         });
-      } else {
-        add({ area: "server", status: "ok", message: `${def.name}: ${command} is installed` });
-      }
-    }
+      } else startable.push(def);
+    } else startable.push(def);
+    const shared = sharedStateful(def);
+    if (shared) add(shared);
     const unset = def.envFrom === "daemon" ? def.envNames.filter((n) => env[n] === undefined) : [];
     for (const name of unset) {
       add({
@@ -302,7 +349,13 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
   }
 
   // Adapters (paths.adapters): each declared program is installed.
-  if (settingsOk && boot.get("paths.adapters") !== "") {
+  if (!settingsOk) {
+    add({
+      area: "adapter",
+      status: "skip",
+      message: "adapters not checked: the settings (paths.adapters among them) do not resolve",
+    });
+  } else if (boot.get("paths.adapters") !== "") {
     const { configuredAdapters } = await load<typeof import("../adapters/declare.ts")>(
       "../adapters/declare.ts",
       import.meta.url,
@@ -476,8 +529,26 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
     }
   }
 
-  // Every server starts: through the daemon, as `mcpx refresh` does.
-  if (options.start && defs && defs.some((d) => !d.disabled) && trusted && commandsOk) {
+  // Every server starts: through the daemon, as `mcpx refresh` does (at most REFRESH_PARALLEL at
+  // once, lib/pool/registry.ts), whatever failed above.
+  const notStarted = (why: string) => {
+    for (const def of startable) {
+      add({
+        area: "server",
+        status: "skip",
+        message: `${def.namespace}: ${
+          def.transport === "stdio" ? `${def.entry.command} is installed; ` : ""
+        }not started (${why})`,
+      });
+    }
+  };
+  if (startable.length === 0) {
+    // Nothing to start: no daemon either.
+  } else if (!options.start) {
+    notStarted("--offline");
+  } else if (!trusted) {
+    notStarted("the configuration is not trusted");
+  } else {
     try {
       const answer = await client.callDaemon(ctx, {
         method: "POST",
@@ -488,18 +559,24 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
       const value = answer?.value as
         | { servers: { namespace: string; tools: number | null; error?: string }[] }
         | undefined;
-      for (const s of value?.servers ?? []) {
+      const got = new Map((value?.servers ?? []).map((s) => [s.namespace, s]));
+      for (const def of startable) {
+        const s = got.get(def.namespace);
         add(
-          s.error
+          s && !s.error
             ? {
               area: "server",
-              status: "fail",
-              message: `${s.namespace}: does not start: ${
-                s.error.split("\n").slice(0, 6).join(" | ")
-              }`,
-              hint: `Run its command by hand to see why, then \`mcpx restart ${s.namespace}\``,
+              status: "ok",
+              message: `${def.namespace}: starts, ${s.tools} tools`,
             }
-            : { area: "server", status: "ok", message: `${s.namespace}: starts, ${s.tools} tools` },
+            : {
+              area: "server",
+              status: "fail",
+              message: `${def.namespace}: does not start: ${
+                (s?.error ?? "the daemon did not list it").split("\n").slice(0, 6).join(" | ")
+              }`,
+              hint: `Run its command by hand to see why, then \`mcpx restart ${def.namespace}\``,
+            },
         );
       }
       if (!running) {
@@ -522,18 +599,19 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
 }
 
 /** `mcpx doctor`: one command for "it does not work". */
-export const doctor = defineOperation<{ noStart?: boolean }, DoctorOutput>({
+export const doctor = defineOperation<{ offline?: boolean; noStart?: boolean }, DoctorOutput>({
   id: "setup.doctor",
   summary:
     "Check the runtimes, settings, configuration, servers, directories, daemon and log index",
   description:
-    "Checks, in order: the runtimes scripts use (deno, node, bun), git, settings that contradict each other (a value overriding another from a file or variable, unknown keys and MCPX_* variables), whether the configuration parses and is trusted, whether every enabled server's command and every adapter's program is installed, the ${VAR} references and OAuth tokens servers need, the state, cache and log directories and their modes, the daemon (running, same version as this CLI), a registry.url that was set (it answers), and then starts every server through the daemon as `mcpx refresh` does (not with --no-start), reporting the first lines a server that does not start wrote. Every failed check says what to do. Exits 1 when any check failed; warnings do not fail.",
+    "Checks, in order: the runtimes scripts use (deno, node, bun), git, settings that contradict each other (a value overriding another from a file or variable, unknown keys and MCPX_* variables), whether the configuration parses and is trusted, whether every enabled server's command and every adapter's program is installed, the ${VAR} references and OAuth tokens servers need, the state, cache and log directories and their modes, the daemon (running, same version as this CLI), a registry.url that was set (it answers), servers known to keep per-caller state (a browser) that one process serves for every session (a warning), and then starts every enabled server whose command is found through the daemon as `mcpx refresh` does, a few at a time (not with --offline), reporting the first lines a server that does not start wrote. A failed check never stops the others, and a server is `ok` only once it started. Every failed check says what to do. Exits 1 when any check failed; warnings do not fail.",
   params: [
     {
-      name: "noStart",
+      name: "offline",
       type: "boolean",
       doc: "Do not start the servers (nor a daemon) to check that they start",
     },
+    { name: "noStart", type: "boolean", doc: "The older spelling of --offline" },
   ],
   cli: { command: ["doctor"] },
   http: { none: "doctor inspects the machine the CLI runs on, not the daemon" },
@@ -552,7 +630,7 @@ export const doctor = defineOperation<{ noStart?: boolean }, DoctorOutput>({
       exitCode: z.number().optional(),
     }),
   async run(input, ctx) {
-    const checks = await runChecks(ctx, { start: !input.noStart });
+    const checks = await runChecks(ctx, { start: !(input.offline || input.noStart) });
     const failed = checks.filter((c) => c.status === "fail").length;
     const warned = checks.filter((c) => c.status === "warn").length;
     return { checks, failed, warned, ...(failed ? { exitCode: DOCTOR_FAILED_EXIT } : {}) };

@@ -109,6 +109,39 @@ async function fromCache(ctx: Context): Promise<Row[]> {
   return namespaces.map(lsRow);
 }
 
+/** How the daemon leases an ad-hoc server (lib/operations/tool_ops.ts `adHocKey` makes it so). */
+async function adHocDef(input: { stdio?: string; url?: string; name?: string }) {
+  const { adHocEntry } = await load<typeof import("../config/adhoc.ts")>(
+    "../config/adhoc.ts",
+    import.meta.url,
+  );
+  const { serverDefs } = await load<typeof import("../config/servers.ts")>(
+    "../config/servers.ts",
+    import.meta.url,
+  );
+  const { name, entry } = adHocEntry(input);
+  return serverDefs({ path: "(ad hoc)", mcpServers: { [name]: entry }, pool: {}, data: {} })[0];
+}
+
+/**
+ * The footnote of the rows whose sharing and scope (marked `*`) are the default for a server
+ * that keeps per-caller state: one line per reason, naming its namespaces.
+ */
+function leasingNotes(rows: readonly LsRow[]): string {
+  const by = new Map<string, string[]>();
+  for (const r of rows) {
+    if (r.leasingDefault !== undefined) {
+      by.set(r.leasingDefault, [...(by.get(r.leasingDefault) ?? []), r.namespace]);
+    }
+  }
+  return [...by].map(([why, names]) => {
+    const set = `set "sharing" and "scope" in ${names.length > 1 ? "their" : "its"} "mcpx" block`;
+    return `* by default for ${
+      names.join(", ")
+    }: ${why}; ${set} to choose otherwise (docs/pools.md)\n`;
+  }).join("");
+}
+
 /** `mcpx ls`: every namespace, from the schema cache; no server is started. */
 export const namespacesList = defineOperation<
   { stdio?: string; url?: string; name?: string },
@@ -140,6 +173,7 @@ export const namespacesList = defineOperation<
           tools: z.number().nullable(),
           sharing: z.string(),
           scope: z.string(),
+          leasingDefault: z.string().optional(),
           live: z.number(),
           state: z.string(),
           description: z.string(),
@@ -154,13 +188,15 @@ export const namespacesList = defineOperation<
         import.meta.url,
       );
       const got = await adHocTools(input, ctx);
+      const def = await adHocDef(input);
       return {
         namespaces: [{
           namespace: got.namespace,
           name: got.namespace,
           tools: got.tools.length,
-          sharing: "shared",
-          scope: "global",
+          sharing: def.pool.sharing,
+          scope: def.pool.scope,
+          ...(def.leasing === "stateful" && def.stateful ? { leasingDefault: def.stateful } : {}),
           live: 1,
           state: "ready",
           description: `ad hoc: ${input.stdio ?? input.url}`,
@@ -184,6 +220,7 @@ export const namespacesList = defineOperation<
         tools,
         sharing,
         scope,
+        ...(r.leasingDefault !== undefined ? { leasingDefault: r.leasingDefault } : {}),
         live: live.get(namespace) ?? 0,
         // Never listed, and `mcpx refresh` would not list it: the file must be trusted first.
         state: untrusted && state === "unlisted" ? "untrusted" : state,
@@ -206,17 +243,18 @@ export const namespacesList = defineOperation<
     if (out.namespaces.length === 0) {
       return "no servers selected (see `mcpx config`, --profile, --all-profiles)\n";
     }
+    const star = (r: LsRow, v: string) => r.leasingDefault === undefined ? v : `${v}*`;
     return renderTable(
       ["NAMESPACE", "TOOLS", "SHARING", "SCOPE", "LIVE", "STATE", "DESCRIPTION"],
       out.namespaces.map((r) => [
         r.namespace,
         r.tools === null ? "-" : String(r.tools),
-        r.sharing,
-        r.scope,
+        star(r, r.sharing),
+        star(r, r.scope),
         String(r.live),
         r.state,
         clip(r.description, 60),
       ]),
-    ) + "\n" + out.next + "\n";
+    ) + "\n" + leasingNotes(out.namespaces) + out.next + "\n";
   },
 });

@@ -233,6 +233,7 @@ export const toolsCall = defineOperation<
       durationMs: z.number(),
       restarted: z.literal(true).optional(),
       restartReason: z.string().optional(),
+      alone: z.string().optional(),
     }),
   async run(input, ctx) {
     const server = await adHocKey(input, ctx) ?? input.server;
@@ -422,6 +423,7 @@ export const serversRefresh = defineOperation<
 >({
   id: "servers.refresh",
   summary: "Re-read every server's tool list",
+  description: "Servers not running are started for it, at most 8 at once, and stopped after.",
   params: [],
   cli: { command: ["refresh"] },
   http: { method: "POST", path: "/v1/servers/refresh" },

@@ -76,6 +76,11 @@ export function externalize(envelope: CallToolEnvelope, bound: OutputBound): Cal
  * stopped to make room, or exited): whatever the old one held is gone, and the caller must know.
  */
 export function restartWarning(out: CallOutput): string | undefined {
+  if (out.alone !== undefined) {
+    return `mcpx: warning: ${out.server}.${out.tool} ran on a process of its own, stopped as the ` +
+      `call ended, so what it opened (pages, logins) is gone: ${out.server} keeps per-caller ` +
+      `state and is leased per session; ${out.alone}\n`;
+  }
   if (!out.restarted) return undefined;
   return `mcpx: warning: ${out.server}.${out.tool} ran on a fresh process for ${out.instance.key}: ` +
     `the one before was ${out.restartReason}, and any state it held (pages, logins) is gone\n`;
@@ -136,6 +141,7 @@ export function callDocument(out: CallOutput, bound: OutputBound): unknown {
       instance: out.instance,
       durationMs: out.durationMs,
       ...(out.restarted ? { restarted: true, restartReason: out.restartReason } : {}),
+      ...(out.alone !== undefined ? { alone: out.alone } : {}),
     },
   };
   return boundDocument(doc, bound, ["isError", "mcpx"]);

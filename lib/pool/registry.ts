@@ -30,6 +30,10 @@ import type { Selection } from "../config/servers.ts";
 import { errorText, unwrapResult } from "./unwrap.ts";
 import { checkKeys, validateArguments } from "./validate.ts";
 import { typeWords } from "./words.ts";
+import { bounded } from "../_bounded.ts";
+
+/** At most this many servers are started at once by a refresh (`mcpx refresh`, `mcpx doctor`). */
+export const REFRESH_PARALLEL = 8;
 
 type Log = (
   level: "debug" | "info" | "warn" | "error",
@@ -212,6 +216,12 @@ export interface CallOutput {
   restarted?: true;
   /** Why the old process went, when `restarted`. */
   restartReason?: string;
+  /**
+   * Set when a server known to keep per-caller state, leased per session by default (the caller
+   * chose nothing), found no session and ran on a process of this call's own, stopped as it
+   * ended: what would fix it.
+   */
+  alone?: string;
 }
 
 /**
@@ -280,6 +290,8 @@ interface Served {
   sessionId?: string;
   /** Why a named session's processes start fresh (its servers did not survive a restart). */
   note?: string;
+  /** What would have given the call a session's process: {@linkcode CallOutput.alone}. */
+  alone?: string;
 }
 
 /** At most `max` characters of a value as JSON (or text), for an event a person reads. */
@@ -780,6 +792,7 @@ export class Registry {
       );
     }
     const key = scopeKey(def, caller, this.#deps.discover);
+    if (key.degraded && def.leasing === "stateful") served.alone = key.degraded;
     if (key.degraded && !this.#degradedSaid.has(def.name)) {
       this.#degradedSaid.add(def.name);
       this.#deps.log(
@@ -946,6 +959,7 @@ export class Registry {
           key: lease.instance.key,
         },
         durationMs,
+        ...(served.alone !== undefined ? { alone: served.alone } : {}),
         ...(lease.restarted
           ? { restarted: true, restartReason: lease.restarted }
           : served.note
@@ -1251,7 +1265,10 @@ export class Registry {
       }
     };
     const enabled = [...this.#entries.values()].filter((e) => !e.def.disabled);
-    for (const { pool } of enabled) if (!byPool.has(pool)) byPool.set(pool, listOne(pool));
+    const gate = bounded(REFRESH_PARALLEL);
+    for (const { pool } of enabled) {
+      if (!byPool.has(pool)) byPool.set(pool, gate(() => listOne(pool)));
+    }
     const out = await Promise.all(enabled.map(async ({ def, pool }) => {
       const got = await byPool.get(pool)!;
       return got.tools

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { McpConnection } from "../mcp/types.ts";
 import { serverDefs } from "../config/servers.ts";
-import { Registry, summarize, summarizeResult } from "./registry.ts";
+import { REFRESH_PARALLEL, Registry, summarize, summarizeResult } from "./registry.ts";
 
 /** In-process connections that record which were closed. */
 function fakes() {
@@ -109,4 +109,49 @@ Deno.test("summarize() and summarizeResult() keep what a watcher reads short and
   );
   assert.equal(summarizeResult({ content: [], structuredContent: { n: 1 } }), '{"n":1}');
   assert.equal(summarizeResult({ content: [{ type: "image", data: "AAAA" }] }), "[image]");
+});
+
+Deno.test("Registry.refresh() starts every server, at most REFRESH_PARALLEL at once", async () => {
+  const f = fakes();
+  let starting = 0;
+  let most = 0;
+  const held: (() => void)[] = [];
+  const count = REFRESH_PARALLEL + 4;
+  const servers = Object.fromEntries(
+    Array.from({ length: count }, (_, i) => [`s${i}`, { command: `x${i}` }]),
+  );
+  const r = new Registry(defs(servers), {
+    // Each start waits until the test lets it through, so the starts under way can be counted.
+    connect: async () => {
+      starting++;
+      most = Math.max(most, starting);
+      await new Promise<void>((go) => held.push(go));
+      starting--;
+      return f.connect();
+    },
+    spec: (def) => ({
+      name: def.name,
+      transport: "stdio",
+      args: [],
+      env: {},
+      headers: {},
+      protocol: "legacy",
+    }),
+    discover: () => undefined,
+    log() {},
+    trace: false,
+    reapIntervalMs: 60_000,
+    alive: () => true,
+  });
+  let done = false;
+  const refreshed = r.refresh().finally(() => done = true);
+  while (!done) {
+    await new Promise((t) => setTimeout(t, 0));
+    held.shift()?.();
+  }
+  const out = await refreshed;
+  assert.equal(most, REFRESH_PARALLEL);
+  assert.deepEqual(out.map((s) => s.error), Array(count).fill(undefined));
+  assert.equal(out.length, count);
+  await r.close();
 });

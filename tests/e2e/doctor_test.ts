@@ -292,3 +292,136 @@ Deno.test("doctor: an API document that cannot be read fails as its server, with
   assert.match(c.message, /missing_api: does not start: .*Cannot read the API document/);
   await box.mcpx(["stop", "--all"]);
 });
+
+Deno.test("doctor: one broken server does not hide another; a server that cannot start is never ok", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      names: namesServer(),
+      typo: { command: "npx", args: ["-y", "@mcpx-test-nonexistent/no-such-server-404"] },
+      gone: { command: "mcpx-no-such-binary" },
+      crash: { command: "sh", args: ["-c", "echo 'boom: missing API_KEY' >&2; exit 1"] },
+    },
+  });
+  const r = await doctor(box);
+  assert.equal(r.code, 1);
+  const servers = r.checks.filter((c) => c.area === "server");
+  const of = (name: string) => servers.filter((c) => c.message.startsWith(`${name}: `));
+  assert.deepEqual(of("names").map((c) => c.status), ["ok"], JSON.stringify(servers));
+  assert.match(of("names")[0].message, /names: starts, \d+ tools/);
+  for (const name of ["typo", "gone", "crash"]) {
+    assert.deepEqual(
+      of(name).map((c) => c.status),
+      ["fail"],
+      `${name}: ${JSON.stringify(servers)}`,
+    );
+  }
+  assert.match(of("gone")[0].message, /command "mcpx-no-such-binary" is not installed/);
+  assert.match(of("crash")[0].message, /crash: does not start: .*boom: missing API_KEY/);
+  assert.match(of("typo")[0].message, /typo: does not start: /);
+  await box.mcpx(["stop", "--all"]);
+});
+
+Deno.test("doctor --offline starts nothing, and says of each server that it was not started", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      crash: { command: "sh", args: ["-c", "exit 1"] },
+      gone: { command: "mcpx-no-such-binary" },
+    },
+  });
+  const r = await doctor(box, ["--offline"]);
+  assert.equal(r.code, 1);
+  assert.deepEqual(r.failed.map((c) => c.message), [
+    'gone: command "mcpx-no-such-binary" is not installed (not found on PATH)',
+  ]);
+  const crash = r.checks.find((c) => c.message.startsWith("crash: "));
+  assert.deepEqual(crash, {
+    area: "server",
+    status: "skip",
+    message: "crash: sh is installed; not started (--offline)",
+  });
+  assert.deepEqual(box.processes(), [], "no daemon started");
+});
+
+Deno.test("doctor: after failed checks the servers are still started", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      names: namesServer(),
+      crash: { command: "sh", args: ["-c", "echo 'crash says why' >&2; exit 1"] },
+      keyed: { command: "sh", args: ["-c", "exit 1"], env: { KEY: "${MCPX_DOCTOR_UNSET_KEY}" } },
+    },
+  });
+  const state = join(box.root, "state", "mcpx");
+  await Deno.mkdir(state, { recursive: true });
+  await Deno.chmod(state, 0o755);
+  const r = await doctor(box);
+  assert.equal(r.code, 1);
+  assert.ok(r.failed.some((c) => c.area === "credentials"), JSON.stringify(r.checks));
+  assert.ok(r.failed.some((c) => c.area === "dirs"), JSON.stringify(r.checks));
+  const started = r.checks.filter((c) => c.area === "server").map((c) => [c.status, c.message]);
+  assert.equal(started.length, 3, JSON.stringify(started));
+  assert.equal(started[0][0], "ok");
+  assert.match(started[0][1], /^names: starts, \d+ tools$/);
+  assert.equal(started[1][0], "fail");
+  assert.match(started[1][1], /^crash: does not start: .*crash says why/);
+  assert.deepEqual(started[2].slice(0, 1), ["fail"]);
+  await box.mcpx(["stop", "--all"]);
+});
+
+Deno.test("doctor: settings that do not resolve still get the other checks, and no server is ok", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    logging: { level: "loud" },
+    mcpServers: { crash: { command: "sh", args: ["-c", "exit 1"] } },
+  });
+  const r = await doctor(box);
+  assert.equal(r.code, 1);
+  assert.ok(r.failed.some((c) => c.area === "settings"), JSON.stringify(r.checks));
+  for (const area of ["config", "trust", "dirs", "logindex", "daemon"]) {
+    assert.ok(r.checks.some((c) => c.area === area), `the ${area} check ran`);
+  }
+  assert.ok(r.checks.some((c) => c.area === "adapter" && c.status === "skip"));
+  const servers = r.checks.filter((c) => c.area === "server");
+  assert.ok(
+    servers.length > 0 && servers.every((c) => c.status === "fail"),
+    JSON.stringify(servers),
+  );
+  assert.match(servers[0].message, /servers could not be started: Invalid value "loud"/);
+  await box.mcpx(["stop", "--all"]);
+});
+
+Deno.test("doctor: a browser server shared between sessions by its block, or unable to run twice, is named", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcp.json", {
+    mcpServers: {
+      playwright: {
+        command: "npx",
+        args: ["@playwright/mcp@latest"],
+        mcpx: { sharing: "shared", scope: "global" },
+      },
+      browser: { command: "npx", args: ["@playwright/mcp@latest", "--isolated"] },
+      bare: { command: "npx", args: ["@playwright/mcp@latest"] },
+    },
+  });
+  const r = await doctor(box, ["--offline"]);
+  const warned = r.checks.filter((c) => c.area === "sharing");
+  assert.equal(warned.length, 2, JSON.stringify(r.checks));
+  assert.equal(warned[0].status, "warn");
+  assert.match(
+    warned[0].message,
+    /^playwright: @playwright\/mcp is a browser, .* one process serves the callers of every session \(sharing shared, scope global, set in its mcpx block\)/,
+  );
+  assert.match(
+    warned[0].hint!,
+    /"sharing": "exclusive", "scope": "session" in mcpServers\.playwright\.mcpx/,
+  );
+  // Leased per session but unable to run twice at once: the flag it needs is named.
+  assert.equal(warned[1].status, "warn");
+  assert.match(
+    warned[1].message,
+    /^bare: each session gets its own process, but without --isolated/,
+  );
+  assert.equal(warned[1].hint, 'Add "--isolated" to the args of mcpServers.bare');
+});
