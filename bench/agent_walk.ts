@@ -11,19 +11,25 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { chromeServerConfig } from "../tests/fixtures/chrome.ts";
-import { formatTable, interruptible, makeIsolated, mcpxArgs, REPO, runDeno, teardown } from "./_shared.ts";
+import { fourServers, WALK_QUERY, WALK_TOOL, walkSteps } from "../tests/fixtures/walk.ts";
+import {
+  formatTable,
+  interruptible,
+  makeIsolated,
+  mcpxArgs,
+  runDeno,
+  teardown,
+} from "./_shared.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
   options: {
     json: { type: "boolean", default: false },
-    query: { type: "string", default: "list files folder" },
-    tool: { type: "string", default: "filesystem.list_directory" },
+    query: { type: "string", default: WALK_QUERY.join(" ") },
+    tool: { type: "string", default: WALK_TOOL },
   },
 });
 
-const NPM = join(REPO, "tests", "npm", "node_modules", "@modelcontextprotocol");
 const bytes = (text: string) => new TextEncoder().encode(text).length;
 
 /** The minified `tools/list` result `mcpx serve` answers over stdio, with `extra` flags. */
@@ -74,38 +80,16 @@ async function main() {
     const project = join(isolated.root, "work");
     await Deno.mkdir(project, { recursive: true });
     await Deno.writeTextFile(join(project, "notes.txt"), "a file to list\n");
-    const node = (pkg: string, args: string[] = []) => ({
-      command: "node",
-      args: [join(NPM, pkg, "dist", "index.js"), ...args],
-    });
     await Deno.writeTextFile(
       join(project, ".mcpx.json"),
-      JSON.stringify({
-        mcpServers: {
-          everything: node("server-everything"),
-          filesystem: node("server-filesystem", [project]),
-          memory: {
-            ...node("server-memory"),
-            env: { MEMORY_FILE_PATH: join(isolated.root, "memory.jsonl") },
-          },
-          "chrome-devtools": chromeServerConfig(),
-        },
-      }),
+      JSON.stringify(fourServers(project, join(isolated.root, "memory.jsonl"))),
     );
     const env = isolated.env;
     await runDeno(mcpxArgs(["refresh"]), project, env);
-    const steps: [string, string][] = [
-      ["AGENTS.md (mcpx agents-md)", await runDeno(mcpxArgs(["agents-md"]), project, env)],
-      ["mcpx --json ls", await runDeno(mcpxArgs(["--json", "ls"]), project, env)],
-      [
-        `mcpx --json search ${values.query}`,
-        await runDeno(mcpxArgs(["--json", "search", ...values.query.split(" ")]), project, env),
-      ],
-      [
-        `mcpx --json types ${values.tool}`,
-        await runDeno(mcpxArgs(["--json", "types", values.tool]), project, env),
-      ],
-    ];
+    const steps: [string, string][] = [];
+    for (const args of walkSteps(values.query.split(" "), values.tool)) {
+      steps.push([`mcpx ${args.join(" ")}`, await runDeno(mcpxArgs(args), project, env)]);
+    }
     const total = steps.reduce((n, [, out]) => n + bytes(out), 0);
     const schema = JSON.parse(
       await runDeno(mcpxArgs(["--json", "schema", "--format", "mcp"]), project, env),
@@ -133,7 +117,11 @@ async function main() {
       ...steps.map(([name, out]) => [name, String(bytes(out)), pct(bytes(out))]),
       ["walk, in all", String(total), pct(total)],
       [`the servers' own tool lists (minified)`, String(own), "100%"],
-      [`mcpx serve tools/list (${light.tools} tools, minified)`, String(light.bytes), pct(light.bytes)],
+      [
+        `mcpx serve tools/list (${light.tools} tools, minified)`,
+        String(light.bytes),
+        pct(light.bytes),
+      ],
       [
         `mcpx serve --tools all tools/list (${all.tools} tools, minified)`,
         String(all.bytes),

@@ -126,7 +126,9 @@ export const toolsSearch = defineOperation<
         out.hits.length === 0
           ? `No tool matches "${out.query}": mcpx_ls lists the namespaces\n`
           : briefHits(out).hits.map((h) => `${h.fn}: ${h.description}`).join("\n") + "\n" +
-            (out.total > out.hits.length ? `(${out.total - out.hits.length} more: raise limit)\n` : "") +
+            (out.total > out.hits.length
+              ? `(${out.total - out.hits.length} more: raise limit)\n`
+              : "") +
             (out.mode === "any" ? "(no tool matched every word; these match some)\n" : ""),
     },
   },

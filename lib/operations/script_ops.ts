@@ -252,7 +252,7 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
     hidden: ["stdio", "url", "name"],
     agent: {
       description:
-        "Run a TypeScript program against every server; only what it returns or prints comes back. Each namespace is a global of async functions: `return (await filesystem.list_directory({ path: \".\" })).length`. Chain calls, loop, filter big results here rather than in many mcpx_call.",
+        'Run a TypeScript program against every server; only what it returns or prints comes back. Each namespace is a global of async functions: `return (await filesystem.list_directory({ path: "." })).length`. Chain calls, loop, filter big results here rather than in many mcpx_call.',
       params: { code: "An expression (its value comes back), or statements with `return`" },
     },
   },

@@ -617,7 +617,10 @@ export function newServer(
     },
   );
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const listed: Record<string, unknown>[] = [...tools.map(wireTool), ...(batch ? [BATCH_TOOL] : [])];
+  const listed: Record<string, unknown>[] = [
+    ...tools.map(wireTool),
+    ...(batch ? [BATCH_TOOL] : []),
+  ];
   server.setRequestHandler("tools/list", (request) => {
     const offset = decodeCursor(request.params?.cursor, listed.length);
     const page = listed.slice(offset, offset + PAGE_SIZE);
