@@ -44,6 +44,13 @@ Deno.test("agent walk: AGENTS.md, --json ls, search and types on four real serve
   assert.ok(found.total > 8);
   assert.ok(found.hits.some((h) => h.fn === "filesystem.list_directory"));
   for (const h of found.hits) assert.ok([...h.description].length <= 80, h.description);
-  const more = await box.json<{ hits: unknown[] }>(["search", "list", "files", "folder", "--limit", "12"]);
+  const more = await box.json<{ hits: unknown[] }>([
+    "search",
+    "list",
+    "files",
+    "folder",
+    "--limit",
+    "12",
+  ]);
   assert.ok(more.hits.length > 8, "--limit gives more");
 });
