@@ -312,7 +312,7 @@ Deno.test("the daemon's /mcp: a client's cancellation reaches the server and fre
   }
 });
 
-Deno.test("serve: --token and --no-auth are refused in one line where they make no sense", async () => {
+Deno.test("serve: --token, --no-auth and --tools are refused in one line where they make no sense", async () => {
   await using box = await Sandbox.create();
   // A port someone else holds.
   using busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -328,6 +328,8 @@ Deno.test("serve: --token and --no-auth are refused in one line where they make 
       ],
       [["serve", "--http", "127.0.0.1:0", "--token", "01234567 89abcdef0"], /must not hold spaces/],
       [["serve", "--http", `127.0.0.1:${busy.addr.port}`], /Address already in use/],
+      [["serve", "--tools", "every"], /--tools.*core.*all/],
+      [["serve", "--expose", "x", "--tools", "all"], /--tools applies to code mode/],
     ] as const
   ) {
     const r = await box.mcpx([...args]);
