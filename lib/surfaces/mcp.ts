@@ -1,6 +1,6 @@
 /**
  * mcpx as an MCP server: the operations the table marks for MCP, each a tool named `mcpx_<command>`
- * with its annotations, served over stdio (`mcpx serve`) and Streamable HTTP (the daemon's `/mcp`,
+ * with its annotations (by default only the core few declared for an agent, `mcp.agent`), served over stdio (`mcpx serve`) and Streamable HTTP (the daemon's `/mcp`,
  * `mcpx serve --http`), in both protocol eras. The official SDK's server does the protocol (the
  * `initialize` handshake, 2026-07-28 `server/discover` and per-request `_meta`, -32022 with the
  * versions that would work, ping, logging/setLevel, cancellation); this module decides what is
