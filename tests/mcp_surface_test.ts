@@ -16,6 +16,7 @@ import {
   mcpHttpHandler,
   mcpToolName,
   readFrame,
+  type ToolSet,
 } from "../lib/surfaces/mcp.ts";
 import { frameProblems, type Revision } from "./_mcp_schema.ts";
 
@@ -67,8 +68,8 @@ function fakeHost() {
   return { host, calls, ended };
 }
 
-function handler(host: McpHost, maxBodyBytes = 1 << 20) {
-  return mcpHttpHandler(OPERATIONS, host, { maxBodyBytes, checkOrigin: true });
+function handler(host: McpHost, maxBodyBytes = 1 << 20, tools: ToolSet = "all") {
+  return mcpHttpHandler(OPERATIONS, host, { maxBodyBytes, checkOrigin: true, tools });
 }
 
 interface Answer {
@@ -193,6 +194,95 @@ Deno.test("buildMcpTools() serves every operation marked for MCP, named from its
   }
   for (const name of ["mcpx_ls", "mcpx_search", "mcpx_types", "mcpx_catalog", "mcpx_call"]) {
     assert.ok(tools.some((t) => t.name === name), `${name} is served`);
+  }
+});
+
+/** Every `type` in a JSON Schema, with where it is. */
+function schemaTypes(schema: unknown, at = ""): [string, unknown][] {
+  if (schema === null || typeof schema !== "object") return [];
+  const out: [string, unknown][] = [];
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === "type") out.push([at, v]);
+    else if (k === "properties" && v && typeof v === "object") {
+      for (const [name, sub] of Object.entries(v)) out.push(...schemaTypes(sub, `${at}.${name}`));
+    } else out.push(...schemaTypes(v, `${at}/${k}`));
+  }
+  return out;
+}
+
+Deno.test("the core tools: a few written for an agent, at most 5 KB of tools/list, one type per property", () => {
+  const core = buildMcpTools(OPERATIONS, "core");
+  assert.deepEqual(core.map((t) => t.name), [
+    "mcpx_ls",
+    "mcpx_search",
+    "mcpx_types",
+    "mcpx_call",
+    "mcpx_exec",
+    "mcpx_refresh",
+  ]);
+  const wire = core.map(({ op: _op, params: _params, text: _text, ...rest }) => rest);
+  const bytes = new TextEncoder().encode(JSON.stringify({ tools: wire })).length;
+  assert.ok(bytes <= 5000, `the core tools/list is ${bytes} bytes`);
+  for (const t of core) {
+    // Written for an agent calling over MCP: nothing of the command line.
+    assert.doesNotMatch(t.description, /stdin|@file|--json|command line|--[a-z]/, t.name);
+    for (
+      const p of Object.values(t.inputSchema.properties as Record<string, { description: string }>)
+    ) {
+      assert.doesNotMatch(p.description, /stdin|@file|--json|--[a-z]/, t.name);
+    }
+    assert.equal(t.outputSchema, undefined, `${t.name}: its answer is text, no second copy`);
+  }
+  // Every property a client fills has one type: the Inspector CLI, for one, parses a JSON
+  // argument only when its type is "object" or "array".
+  for (const set of ["core", "all"] as const) {
+    for (const t of buildMcpTools(OPERATIONS, set)) {
+      for (const [at, type] of schemaTypes(t.inputSchema)) {
+        assert.equal(typeof type, "string", `${set} ${t.name}${at}: type ${JSON.stringify(type)}`);
+      }
+    }
+  }
+  const call = core.find((t) => t.name === "mcpx_call")!;
+  assert.deepEqual(
+    (call.inputSchema.properties as Record<string, { type: string }>).arguments.type,
+    "object",
+  );
+});
+
+Deno.test("/mcp serves the core tools by default, and calls through mcpx_call with arguments", async () => {
+  const { host, calls } = fakeHost();
+  const h = mcpHttpHandler(OPERATIONS, host, { maxBodyBytes: 1 << 20, checkOrigin: true });
+  try {
+    const a = await legacySession(h);
+    const list = await a.send("tools/list");
+    const tools = (list.frames[0].result as { tools: { name: string }[] }).tools;
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      buildMcpTools(OPERATIONS, "core").map((t) => t.name),
+    );
+    const ok = await a.send("tools/call", {
+      name: "mcpx_call",
+      arguments: { server: "x", tool: "echo", arguments: { text: "hi" } },
+    });
+    assert.deepEqual(ok.frames[0].result, { content: [{ type: "text", text: "echo" }] });
+    assert.deepEqual(calls.at(-1)!.input.arguments, { text: "hi" });
+    // A JSON array where an object is declared is refused, naming the argument.
+    const array = await a.send("tools/call", {
+      name: "mcpx_call",
+      arguments: { server: "x", tool: "echo", arguments: [1] },
+    });
+    assert.match(
+      JSON.stringify(array.frames[0].result),
+      /argument \\"arguments\\" must be a JSON object/,
+    );
+    // The rest of the operations, and mcpx_batch, are behind --tools all.
+    for (const name of ["mcpx_status", "mcpx_batch"]) {
+      const refused = await a.send("tools/call", { name, arguments: {} });
+      assert.equal((refused.frames[0].error as { code: number }).code, -32602, name);
+    }
+    for (const f of [...list.frames, ...ok.frames]) assert.deepEqual(frameProblems(LEGACY, f), []);
+  } finally {
+    await h.close();
   }
 });
 
@@ -514,7 +604,11 @@ Deno.test("tools/list pages with an opaque cursor until the list ends", async ()
     id: `many.v${i}`,
     cli: { command: [`v${i}`] },
   })) as Operation[];
-  const h = mcpHttpHandler(many, fakeHost().host, { maxBodyBytes: 1 << 20, checkOrigin: true });
+  const h = mcpHttpHandler(many, fakeHost().host, {
+    maxBodyBytes: 1 << 20,
+    checkOrigin: true,
+    tools: "all",
+  });
   try {
     const a = await legacySession(h);
     const names: string[] = [];

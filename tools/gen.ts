@@ -83,6 +83,7 @@ function mcpText(op: Operation): string {
   const tool = servedTool(op);
   if (!tool) return "no";
   const notes = [
+    buildMcpTools([op], "core").length ? "core" : "",
     tool.annotations.readOnlyHint ? "readOnly" : "",
     tool.annotations.destructiveHint ? "destructive" : "",
   ].filter(Boolean);
@@ -283,6 +284,7 @@ export function renderSettings(): string {
 export function renderParity(ops: readonly Operation[] = OPERATIONS): string {
   const routes = ops.filter(hasRoute).length;
   const tools = buildMcpTools(ops).length;
+  const core = buildMcpTools(ops, "core").length;
   const commands = new Set(ops.map((op) => op.cli.command.join(" "))).size;
   return [
     frontMatter(
@@ -294,9 +296,11 @@ export function renderParity(ops: readonly Operation[] = OPERATIONS): string {
     "`/v1` route. An operation without a route says why; `tests/parity_test.ts` holds the " +
     "surfaces to this table. The MCP column is the tool `mcpx serve` (stdio, or `--http`) and " +
     "the daemon's `/mcp` serve for the operation, read from the MCP surface itself " +
-    "(lib/surfaces/mcp.ts), with the annotations a client can scope on. One more tool is served " +
+    "(lib/surfaces/mcp.ts), with the annotations a client can scope on; `core` marks the tools " +
+    "served by default, written for an agent, the rest are served with `mcpx serve --tools all` " +
+    "(the daemon's `/mcp?tools=all`). One more tool is served with them " +
     `that is no operation: \`${BATCH_TOOL.name}\`, several of the others' calls at once.\n`,
-    `${ops.length} operations, ${commands} commands, ${routes} routes, ${tools} MCP tools.\n`,
+    `${ops.length} operations, ${commands} commands, ${routes} routes, ${tools} MCP tools (${core} core).\n`,
     table(
       ["Operation", "Command", "/v1 route", "MCP tool", "Runs"],
       ops.map((op) => [

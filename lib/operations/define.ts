@@ -90,6 +90,17 @@ export interface Operation<I = Record<string, unknown>, O = unknown> {
     readonly result?: (output: O) => unknown;
     /** The CallToolResult of a failure, when the error carries one to pass through. */
     readonly errorResult?: (error: McpxError) => unknown;
+    /**
+     * The operation's tool in the light code mode `mcpx serve` serves by default (the whole set is
+     * behind `--tools all`), written for an agent calling over MCP rather than for a command line.
+     */
+    readonly agent?: {
+      readonly description: string;
+      /** The parameters offered, each with its description for an agent; the rest are not. */
+      readonly params: Readonly<Record<string, string>>;
+      /** The answer's text, when it is not the output as JSON (e.g. declarations as they read). */
+      readonly text?: (output: O) => string;
+    };
   };
   /**
    * Where `run` executes when called from the CLI: `local` in the command's own process;

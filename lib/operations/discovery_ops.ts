@@ -13,6 +13,31 @@ import {
 } from "../discovery/load.ts";
 import { functionNames } from "../names.ts";
 import { dirname, join, resolve } from "../_path.ts";
+import { clip } from "../table.ts";
+
+/**
+ * How much of a description a search hit carries under `--json` and over MCP, as the human table
+ * clips it: enough to choose, while `types <ns.tool>` has the whole.
+ */
+export const BRIEF_DESCRIPTION = 80;
+
+/**
+ * The hits as `--json` prints them: each its function path, its description folded onto one line
+ * and cut at {@linkcode BRIEF_DESCRIPTION}, its score, and the tool's wire name only where it is
+ * not the function's (`get-sum` for `everything.get_sum`); the namespace is the path's head.
+ */
+function briefHits(out: SearchOut) {
+  return {
+    ...out,
+    hits: out.hits.map(({ fn, namespace, tool, description, score, explain }) => ({
+      fn,
+      ...(fn === `${namespace}.${tool}` ? {} : { tool }),
+      description: clip(description, BRIEF_DESCRIPTION),
+      score,
+      ...(explain === undefined ? {} : { explain }),
+    })),
+  };
+}
 
 /** The search documents of the selected namespaces, from the cache. */
 async function searchDocs(ctx: Context) {
@@ -71,7 +96,7 @@ export const toolsSearch = defineOperation<
     "Scores exact name 100, prefix 60, tag 50, substring 40, name word (split, stemmed) 40, function path 30, namespace 20, description 10. Tools matching every word come first; if none does, any word. docs/search.md has the rules.",
   params: [
     { name: "query", type: "string", required: true, doc: "The words to look for" },
-    { name: "limit", type: "integer", short: "n", doc: "At most this many hits (default 20)" },
+    { name: "limit", type: "integer", short: "n", doc: "At most this many hits (default 8)" },
     {
       name: "tag",
       type: "string",
@@ -87,7 +112,26 @@ export const toolsSearch = defineOperation<
     example: ["screenshot", "click"],
   },
   http: { method: "GET", path: "/v1/search" },
-  mcp: { expose: true, readOnly: true },
+  mcp: {
+    expose: true,
+    readOnly: true,
+    agent: {
+      description:
+        "Find tools across every server by words in their names and descriptions. Each hit is <namespace>.<tool> and the start of its description; mcpx_types gives one whole.",
+      params: {
+        query: 'Words to look for, e.g. "read file"',
+        limit: "At most this many hits (default 8)",
+      },
+      text: (out) =>
+        out.hits.length === 0
+          ? `No tool matches "${out.query}": mcpx_ls lists the namespaces\n`
+          : briefHits(out).hits.map((h) => `${h.fn}: ${h.description}`).join("\n") + "\n" +
+            (out.total > out.hits.length
+              ? `(${out.total - out.hits.length} more: raise limit)\n`
+              : "") +
+            (out.mode === "any" ? "(no tool matched every word; these match some)\n" : ""),
+    },
+  },
   where: "local",
   output: (z) =>
     z.object({
@@ -124,6 +168,8 @@ export const toolsSearch = defineOperation<
     return (out.hits[0]?.explain ? renderExplain(hits) : renderHits(hits)) +
       (out.mode === "any" ? "(no tool matched every word; these match some)\n" : "");
   },
+  // Cut as the table cuts them: `types <ns.tool>` has a description whole.
+  json: (out) => briefHits(out),
 });
 
 /**
@@ -185,7 +231,17 @@ export const toolsTypes = defineOperation<
   },
   http: { method: "GET", path: "/v1/types/{target}" },
   // An ad-hoc server is named by a command line a user typed, not by an MCP client.
-  mcp: { expose: true, readOnly: true, hidden: ["stdio", "url", "name"] },
+  mcp: {
+    expose: true,
+    readOnly: true,
+    hidden: ["stdio", "url", "name"],
+    agent: {
+      description:
+        "TypeScript signatures: of one tool (<namespace>.<tool>, whole, with its documentation) or of a namespace's tools (descriptions cut). mcpx_call and mcpx_exec take the arguments they show.",
+      params: { target: "<namespace>.<tool>, or a namespace" },
+      text: (out) => out.declarations,
+    },
+  },
   where: "local",
   output: (z) => z.object({ target: z.string(), declarations: z.string() }),
   async run(input, ctx) {

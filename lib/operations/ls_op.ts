@@ -163,7 +163,22 @@ export const namespacesList = defineOperation<
   cli: { command: ["ls"] },
   http: { method: "GET", path: "/v1/namespaces" },
   // An ad-hoc server is named by a command line a user typed, not by an MCP client.
-  mcp: { expose: true, readOnly: true, hidden: ["stdio", "url", "name"] },
+  mcp: {
+    expose: true,
+    readOnly: true,
+    hidden: ["stdio", "url", "name"],
+    agent: {
+      description:
+        "List the namespaces, one per MCP server behind mcpx, with their tool counts and state. Then mcpx_search or mcpx_types.",
+      params: {},
+      text: (out) =>
+        out.namespaces.map((r) =>
+          `${r.namespace}: ${r.tools ?? "?"} tools, ${r.state}${
+            r.description ? `: ${r.description}` : ""
+          }${r.error ? ` (${r.error})` : ""}\n`
+        ).join(""),
+    },
+  },
   where: "local",
   output: (z) =>
     z.object({

@@ -171,7 +171,7 @@ export const scriptsRun = defineOperation<RunInput, RunOutcome>({
     },
     {
       name: "args",
-      type: "json",
+      type: "list",
       doc: "Arguments for the script: every word after the name",
     },
     ...RUN_PARAMS,
@@ -225,7 +225,7 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
     },
     {
       name: "args",
-      type: "json",
+      type: "list",
       doc: "Arguments for the program: every word after it",
     },
     ...RUN_PARAMS,
@@ -247,7 +247,15 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
   },
   http: { none: LOCAL_ONLY },
   // An ad-hoc server is named by a command line a user typed, not by an MCP client.
-  mcp: { expose: true, hidden: ["stdio", "url", "name"] },
+  mcp: {
+    expose: true,
+    hidden: ["stdio", "url", "name"],
+    agent: {
+      description:
+        'Run a TypeScript program against every server; only what it returns or prints comes back. Each namespace is a global of async functions: `return (await filesystem.list_directory({ path: "." })).length`. Chain calls, loop, filter big results here rather than in many mcpx_call.',
+      params: { code: "An expression (its value comes back), or statements with `return`" },
+    },
+  },
   where: "local",
   needsTrust: true,
   output: envelopeSchema,

@@ -4,14 +4,27 @@ import { McpxError } from "../errors.ts";
 
 /** `mcpx serve`: mcpx itself as an MCP server, over stdio or loopback Streamable HTTP. */
 export const mcpServe = defineOperation<
-  { http?: string; expose?: string[]; session?: string; token?: string; auth?: boolean },
+  {
+    http?: string;
+    expose?: string[];
+    session?: string;
+    token?: string;
+    auth?: boolean;
+    tools?: "core" | "all";
+  },
   { served: string; exitCode?: number }
 >({
   id: "mcp.serve",
   summary: "Serve mcpx as an MCP server (code mode) over stdio, or Streamable HTTP with --http",
   description:
-    "With --http, every request must carry `Authorization: Bearer <token>` (--token, or one made up at start and printed on stderr with the address): a loopback port is open to every user of the machine. Every tool the operations table marks for MCP is served as mcpx_<command> (mcpx_ls, mcpx_search, mcpx_types, mcpx_call, mcpx_exec, ...) with readOnly and destructive annotations; mcpx_call hands on the called tool's own result, isError included. Both protocol eras: initialize (2025-11-25 and earlier) and 2026-07-28 server/discover with _meta on every request. Each MCP connection is its own mcpx session, ended when the client goes away, unless --session names one for all of them (a named session rejoins it; it outlives the connections). The daemon serves the same at /mcp on its socket, where a connection joins a session with the x-mcpx-session header on its initialize request.",
+    "With --http, every request must carry `Authorization: Bearer <token>` (--token, or one made up at start and printed on stderr with the address): a loopback port is open to every user of the machine. Code mode serves six tools written for an agent (mcpx_ls, mcpx_search, mcpx_types, mcpx_call, mcpx_exec, mcpx_refresh); --tools all serves every tool the operations table marks for MCP as mcpx_<command>, with readOnly and destructive annotations, and mcpx_batch. mcpx_call hands on the called tool's own result, isError included. Both protocol eras: initialize (2025-11-25 and earlier) and 2026-07-28 server/discover with _meta on every request. Each MCP connection is its own mcpx session, ended when the client goes away, unless --session names one for all of them (a named session rejoins it; it outlives the connections). The daemon serves the same at /mcp on its socket (the whole set at /mcp?tools=all), where a connection joins a session with the x-mcpx-session header on its initialize request.",
   params: [{
+    name: "tools",
+    type: "enum",
+    values: ["core", "all"],
+    doc:
+      "Code mode's tools: core, the six an agent needs (the default), or all, every operation marked for MCP and mcpx_batch",
+  }, {
     name: "http",
     type: "string",
     doc:
@@ -59,6 +72,11 @@ export const mcpServe = defineOperation<
       import.meta.url,
     );
     const expose = input.expose?.flatMap((n) => n.split(",")).filter(Boolean);
+    if (input.tools !== undefined && expose?.length) {
+      throw new McpxError("USAGE", "--tools applies to code mode, not to --expose", {
+        hint: "Gateway mode serves the exposed servers' own tools: leave --tools out",
+      });
+    }
     if (input.session !== undefined && expose?.length) {
       throw new McpxError("USAGE", "--session applies to code mode, not to --expose", {
         hint: "Gateway mode relays to the daemon's /mcp/<ns>: send x-mcpx-session there",
@@ -86,6 +104,7 @@ export const mcpServe = defineOperation<
     }
     return await serveFromCli(ctx, input.http, expose?.length ? expose : undefined, {
       session: input.session || undefined,
+      tools: input.tools ?? "core",
       token: input.auth === false ? undefined : given ?? newToken(),
       // A token the caller chose is theirs: never echoed into a terminal's scrollback.
       tokenGiven: given !== undefined,

@@ -216,6 +216,15 @@ export const toolsCall = defineOperation<
     // An ad-hoc server is named by a command line a user typed, not by an MCP client; a task is
     // made by `mcpx_call`'s own caller only through the CLI and /v1 (docs/tasks.md).
     hidden: ["words", "raw", "handOff", "stdio", "url", "name", "task", "ttl"],
+    agent: {
+      description:
+        "Call one tool of one server. The result is the tool's own, as its server sent it (isError included).",
+      params: {
+        server: "The namespace, as mcpx_ls lists it",
+        tool: "The tool, as mcpx_search or mcpx_types names it",
+        arguments: "The tool's arguments, as mcpx_types shows them",
+      },
+    },
     // The called tool's own result, as its server sent it: isError passes through, not flattened.
     request: (input) => ({ ...input, raw: true }),
     result: (out) => out.raw,
@@ -427,7 +436,19 @@ export const serversRefresh = defineOperation<
   params: [],
   cli: { command: ["refresh"] },
   http: { method: "POST", path: "/v1/servers/refresh" },
-  mcp: { expose: true },
+  mcp: {
+    expose: true,
+    // A namespace never listed (`unlisted` in mcpx_ls) has nothing to search until this runs.
+    agent: {
+      description:
+        "List every server's tools again (it starts them): for a namespace mcpx_ls shows unlisted or in error.",
+      params: {},
+      text: (out) =>
+        out.servers.map((s) =>
+          `${s.namespace}: ${s.error ? `failed: ${s.error}` : `${s.tools ?? 0} tools`}\n`
+        ).join(""),
+    },
+  },
   where: { daemon: "start" },
   needsTrust: true,
   output: (z) =>

@@ -53,7 +53,7 @@ export interface Hit {
 
 /** Options for {@linkcode search}. */
 export interface SearchOptions {
-  /** At most this many hits (default 20). */
+  /** At most this many hits (default 8). */
   limit?: number;
   /** Keep only tools carrying every one of these tags (whole tag, any case). */
   tags?: string[];
@@ -70,7 +70,7 @@ export interface SearchResult {
   total: number;
 }
 
-const DEFAULT_LIMIT = 20;
+const DEFAULT_LIMIT = 8;
 
 /**
  * Ranks tools against a query of whitespace-separated terms. Tools matching every term come

@@ -114,10 +114,10 @@ Deno.test("search() keeps only tools carrying every --tag, in any case", () => {
   assert.deepEqual(search(DOCS, "page", { tags: ["read"] }).hits, []);
 });
 
-Deno.test("search() caps hits at limit, default 20, and counts them all in total", () => {
+Deno.test("search() caps hits at limit, default 8, and counts them all in total", () => {
   const many = Array.from({ length: 30 }, (_, i) => doc(`ns.tool_${String(i).padStart(2, "0")}`));
   const result = search(many, "tool");
-  assert.equal(result.hits.length, 20);
+  assert.equal(result.hits.length, 8);
   assert.equal(result.total, 30);
   const two = search(many, "tool", { limit: 2 });
   assert.deepEqual(fns(two.hits), ["ns.tool_00", "ns.tool_01"]);

@@ -5,7 +5,7 @@ import { load } from "../_load.ts";
 import { messageOf } from "../errors.ts";
 import { buildRouter } from "./http.ts";
 import { CALLER_HEADER, decodeCaller, SESSION_HEADER } from "../daemon/wire.ts";
-import type { McpHost, McpHttpHandler } from "./mcp.ts";
+import type { McpHost, McpHttpHandler, ToolSet } from "./mcp.ts";
 import { McpxError, toProblem } from "../errors.ts";
 import type { McpConnection } from "../mcp/types.ts";
 import { isPagePath } from "../daemon/ui_gate.ts";
@@ -26,7 +26,8 @@ export function runDaemon(
 ): Promise<number> {
   return runServer(ctx, autostarted, listen, (context) => {
     const v1 = buildRouter(OPERATIONS, context);
-    let mcp: Promise<McpHttpHandler> | undefined;
+    // Code mode's two sets: /mcp serves the core tools, /mcp?tools=all every one.
+    const mcp = new Map<ToolSet, Promise<McpHttpHandler>>();
     const gateways = new Map<string, Promise<McpHttpHandler>>();
     return (req) => {
       const url = new URL(req.url);
@@ -56,8 +57,10 @@ export function runDaemon(
       }
       if (path !== "/mcp") return v1(req);
       // The MCP surface and the SDK's server are loaded by the first /mcp request, not at start.
-      mcp ??= mcpHandler(context(req));
-      return mcp.then((h) => h.fetch(req));
+      const set: ToolSet = url.searchParams.get("tools") === "all" ? "all" : "core";
+      let handler = mcp.get(set);
+      if (!handler) mcp.set(set, handler = mcpHandler(context(req), set));
+      return handler.then((h) => h.fetch(req));
     };
   }, hooks);
 }
@@ -95,7 +98,7 @@ async function eventsResponse(
 }
 
 /** The `/mcp` handler: each tool's operation runs here, in the daemon, under its MCP session. */
-async function mcpHandler(base: Context): Promise<McpHttpHandler> {
+async function mcpHandler(base: Context, tools: ToolSet): Promise<McpHttpHandler> {
   const { mcpHttpHandler } = await load<typeof import("./mcp.ts")>("./mcp.ts", import.meta.url);
   const settings = await base.settings();
   const contextFor = (session: string, signal?: AbortSignal) =>
@@ -117,6 +120,7 @@ async function mcpHandler(base: Context): Promise<McpHttpHandler> {
     log: (level, event, message, attrs) => base.daemon?.log?.write(level, event, message, attrs),
   };
   return mcpHttpHandler(OPERATIONS, host, {
+    tools,
     maxBodyBytes: settings.get("daemon.maxRequestBytes"),
     // The socket is the user's own (0600, a token on every request): no browser reaches it.
     checkOrigin: false,

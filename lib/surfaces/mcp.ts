@@ -1,6 +1,6 @@
 /**
  * mcpx as an MCP server: the operations the table marks for MCP, each a tool named `mcpx_<command>`
- * with its annotations, served over stdio (`mcpx serve`) and Streamable HTTP (the daemon's `/mcp`,
+ * with its annotations (by default only the core few declared for an agent, `mcp.agent`), served over stdio (`mcpx serve`) and Streamable HTTP (the daemon's `/mcp`,
  * `mcpx serve --http`), in both protocol eras. The official SDK's server does the protocol (the
  * `initialize` handshake, 2026-07-28 `server/discover` and per-request `_meta`, -32022 with the
  * versions that would work, ping, logging/setLevel, cancellation); this module decides what is
@@ -39,14 +39,25 @@ export interface McpTool {
   readonly inputSchema: Record<string, unknown>;
   readonly outputSchema?: Record<string, unknown>;
   readonly annotations: {
-    readonly title: string;
+    readonly title?: string;
     readonly readOnlyHint: boolean;
     readonly destructiveHint: boolean;
     readonly idempotentHint?: boolean;
     readonly openWorldHint: boolean;
   };
   readonly op: Operation;
+  /** The parameters the tool offers (its arguments). */
+  readonly params: readonly ParamSpec[];
+  /** The answer's text, when it is not the output as JSON (`mcp.agent.text`). */
+  readonly text?: (output: unknown) => string;
 }
+
+/**
+ * The tools code mode serves: `core`, the few an agent needs, each declared for it
+ * (`mcp.agent` in lib/operations/), the default; or `all`, every operation marked for MCP.
+ */
+export const TOOL_SETS = ["core", "all"] as const;
+export type ToolSet = typeof TOOL_SETS[number];
 
 /** Who runs a tool's operation for one MCP session, and how the session is ended. */
 export interface McpHost {
@@ -85,7 +96,8 @@ function paramSchema(p: ParamSpec): Record<string, unknown> {
     : p.type === "list"
     ? { type: "array", items: { type: "string" } }
     : p.type === "json"
-    ? { type: ["object", "array"] }
+    // One type: a client fills a schema by its type (the Inspector CLI parses JSON only then).
+    ? { type: "object" }
     : { type: "string" };
   return { ...base, description: p.doc };
 }
@@ -102,9 +114,12 @@ function outputSchemaOf(op: Operation): Record<string, unknown> | undefined {
 
 /**
  * The tools the MCP surface serves, from the operations table: every operation marked
- * `mcp.expose`, in table order. Pure: a function of the declarations.
+ * `mcp.expose`, in table order (`all`), or those of them declared for an agent (`core`: no output
+ * schemas, the agent's descriptions, only the parameters it is offered). Pure: a function of the
+ * declarations.
  */
-export function buildMcpTools(operations: readonly Operation[]): McpTool[] {
+export function buildMcpTools(operations: readonly Operation[], set: ToolSet = "all"): McpTool[] {
+  if (set === "core") return operations.filter((op) => op.mcp.expose && op.mcp.agent).map(coreTool);
   return operations.filter((op) => op.mcp.expose).map((op) => {
     const params = op.params.filter((p) => !op.mcp.hidden?.includes(p.name));
     const required = params.filter((p) => p.required).map((p) => p.name);
@@ -127,8 +142,34 @@ export function buildMcpTools(operations: readonly Operation[]): McpTool[] {
         openWorldHint: passThrough,
       },
       op,
+      params,
     };
   });
+}
+
+/** An operation's tool in the core set: what `mcp.agent` declares, and nothing to skip over. */
+function coreTool(op: Operation): McpTool {
+  const agent = op.mcp.agent!;
+  const params = op.params.filter((p) => p.name in agent.params)
+    .map((p) => ({ ...p, doc: agent.params[p.name] }));
+  const required = params.filter((p) => p.required).map((p) => p.name);
+  return {
+    name: mcpToolName(op),
+    description: agent.description,
+    inputSchema: {
+      type: "object",
+      properties: Object.fromEntries(params.map((p) => [p.name, paramSchema(p)])),
+      ...(required.length ? { required } : {}),
+    },
+    annotations: {
+      readOnlyHint: op.mcp.readOnly === true,
+      destructiveHint: op.mcp.destructive === true,
+      openWorldHint: op.mcp.result !== undefined,
+    },
+    op,
+    params,
+    text: agent.text as ((output: unknown) => string) | undefined,
+  };
 }
 
 function typeOk(p: ParamSpec, v: unknown): boolean {
@@ -142,7 +183,7 @@ function typeOk(p: ParamSpec, v: unknown): boolean {
     case "list":
       return Array.isArray(v) && v.every((x) => typeof x === "string");
     case "json":
-      return v !== null && typeof v === "object";
+      return v !== null && typeof v === "object" && !Array.isArray(v);
     default:
       return typeof v === "string";
   }
@@ -154,7 +195,7 @@ function typeOk(p: ParamSpec, v: unknown): boolean {
  */
 export function toolInput(tool: McpTool, args: Record<string, unknown>): Record<string, unknown> {
   const op = tool.op;
-  const params = op.params.filter((p) => !op.mcp.hidden?.includes(p.name));
+  const params = tool.params;
   const input: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(args)) {
     const p = params.find((q) => q.name === k);
@@ -224,6 +265,10 @@ export async function callTool(
   try {
     const output = await host.run(op, input, call);
     if (op.mcp.result) return op.mcp.result(output) as ToolResult;
+    // A core tool answers with text alone: what an agent reads, without a second copy.
+    if (!tool.outputSchema && tool.text) {
+      return { content: [{ type: "text", text: tool.text(output) }] };
+    }
     const structured = output !== null && typeof output === "object" && !Array.isArray(output)
       ? output as Record<string, unknown>
       : { value: output };
@@ -329,7 +374,7 @@ export async function callBatch(
 }
 
 function wireTool(tool: McpTool): Record<string, unknown> {
-  const { op: _op, ...wire } = tool;
+  const { op: _op, params: _params, text: _text, ...wire } = tool;
   return wire;
 }
 
@@ -543,8 +588,16 @@ export class LineTransport implements Transport {
   }
 }
 
-/** A fresh low-level SDK server answering the MCP surface for one mcpx session. */
-export function newServer(tools: readonly McpTool[], host: McpHost, session: string): Server {
+/**
+ * A fresh low-level SDK server answering the MCP surface for one mcpx session; `mcpx_batch` is
+ * served beside the whole set only (`batch`).
+ */
+export function newServer(
+  tools: readonly McpTool[],
+  host: McpHost,
+  session: string,
+  batch = true,
+): Server {
   const server = new Server(
     { name: "mcpx", version: VERSION },
     {
@@ -564,7 +617,10 @@ export function newServer(tools: readonly McpTool[], host: McpHost, session: str
     },
   );
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const listed: Record<string, unknown>[] = [...tools.map(wireTool), BATCH_TOOL];
+  const listed: Record<string, unknown>[] = [
+    ...tools.map(wireTool),
+    ...(batch ? [BATCH_TOOL] : []),
+  ];
   server.setRequestHandler("tools/list", (request) => {
     const offset = decodeCursor(request.params?.cursor, listed.length);
     const page = listed.slice(offset, offset + PAGE_SIZE);
@@ -597,7 +653,7 @@ export function newServer(tools: readonly McpTool[], host: McpHost, session: str
     ) as never);
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const signal = ctx.mcpReq.signal;
-    if (request.params.name === BATCH_TOOL.name) {
+    if (batch && request.params.name === BATCH_TOOL.name) {
       return await callBatch(byName, request.params.arguments ?? {}, host, {
         session,
         signal,
@@ -639,9 +695,15 @@ export async function serveStdio(
   host: McpHost,
   maxLineBytes: number,
   named?: string,
+  set: ToolSet = "core",
 ): Promise<void> {
-  const tools = buildMcpTools(operations);
-  await serveStdioWith((session) => newServer(tools, host, session), host, maxLineBytes, named);
+  const tools = buildMcpTools(operations, set);
+  await serveStdioWith(
+    (session) => newServer(tools, host, session, set === "all"),
+    host,
+    maxLineBytes,
+    named,
+  );
 }
 
 /**
@@ -708,6 +770,8 @@ export interface McpHttpOptions {
    * connection is a session of its own, ended with it.
    */
   namedSession?: (req: Request) => string | undefined;
+  /** The tools served (default `core`). */
+  tools?: ToolSet;
 }
 
 /** The Streamable HTTP face of the MCP surface: `fetch` answers `/mcp`, `close` ends it all. */
@@ -728,8 +792,13 @@ export function mcpHttpHandler(
   host: McpHost,
   options: McpHttpOptions,
 ): McpHttpHandler {
-  const tools = buildMcpTools(operations);
-  return httpHandlerWith((session) => newServer(tools, host, session), host, options);
+  const set = options.tools ?? "core";
+  const tools = buildMcpTools(operations, set);
+  return httpHandlerWith(
+    (session) => newServer(tools, host, session, set === "all"),
+    host,
+    options,
+  );
 }
 
 /**

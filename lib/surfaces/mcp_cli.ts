@@ -4,7 +4,7 @@ import type { Operation } from "../operations/define.ts";
 import { OPERATIONS } from "../operations/mod.ts";
 import { sessionsEnd } from "../operations/tool_ops.ts";
 import { execute } from "./cli.ts";
-import { LineTransport, type McpHost, mcpHttpHandler, serveStdio } from "./mcp.ts";
+import { LineTransport, type McpHost, mcpHttpHandler, serveStdio, type ToolSet } from "./mcp.ts";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { ensureDaemon, tokenHeaders } from "../daemon/client.ts";
 import {
@@ -148,7 +148,7 @@ export async function serveFromCli(
   ctx: Context,
   http: string | undefined,
   expose?: readonly string[],
-  options: { session?: string; token?: string; tokenGiven?: boolean } = {},
+  options: { session?: string; token?: string; tokenGiven?: boolean; tools?: ToolSet } = {},
 ): Promise<{ served: string }> {
   const session = options.session;
   const host = cliHost(ctx);
@@ -159,10 +159,17 @@ export async function serveFromCli(
   }
   const proxy = expose ? await proxyHttp(ctx, expose) : undefined;
   if (http === undefined) {
-    await serveStdio(OPERATIONS, host, settings.get("daemon.maxRequestBytes"), session);
+    await serveStdio(
+      OPERATIONS,
+      host,
+      settings.get("daemon.maxRequestBytes"),
+      session,
+      options.tools,
+    );
     return { served: "stdio" };
   }
   const handler = mcpHttpHandler(OPERATIONS, host, {
+    tools: options.tools,
     maxBodyBytes: settings.get("daemon.maxRequestBytes"),
     checkOrigin: true,
     ...(session ? { namedSession: () => session } : {}),

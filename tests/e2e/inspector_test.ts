@@ -2,7 +2,8 @@
  * A real MCP client that is not ours: the official inspector's CLI (`mcp-inspector --cli`, pinned
  * in tests/npm, run with the Node 22 installed there) against `mcpx serve` over stdio, over
  * `serve --http`, and against the daemon's `/mcp` on its TCP listener with a bearer token. It
- * lists mcpx's tools and calls one through to a real server.
+ * lists mcpx's tools (the light code mode by default, every operation with `--tools all`), calls
+ * a real server's tool with arguments through `mcpx_call`, and runs `mcpx_exec`.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -42,12 +43,54 @@ const CALL = [
   'arguments={"message":"from the inspector"}',
 ];
 
+/** The default code mode: a few tools an agent reads cheaply, each property of one type. */
 function assertListed(list: Record<string, unknown>): void {
+  const tools = list.tools as { name: string; inputSchema: { properties: object } }[];
+  assert.deepEqual(tools.map((t) => t.name).sort(), [
+    "mcpx_call",
+    "mcpx_exec",
+    "mcpx_ls",
+    "mcpx_refresh",
+    "mcpx_search",
+    "mcpx_types",
+  ]);
+  const bytes = new TextEncoder().encode(JSON.stringify({ tools })).length;
+  assert.ok(bytes <= 5000, `tools/list is ${bytes} bytes minified`);
+  for (const t of tools) {
+    for (const [name, p] of Object.entries(t.inputSchema.properties)) {
+      assert.equal(typeof (p as { type: unknown }).type, "string", `${t.name}.${name}`);
+    }
+  }
+}
+
+/** `--tools all`: every operation marked for MCP, and mcpx_batch. */
+function assertAll(list: Record<string, unknown>): void {
   const names = (list.tools as { name: string }[]).map((t) => t.name);
-  for (const name of ["mcpx_ls", "mcpx_search", "mcpx_call", "mcpx_exec", "mcpx_status"]) {
+  for (const name of ["mcpx_ls", "mcpx_call", "mcpx_exec", "mcpx_status", "mcpx_batch"]) {
     assert.ok(names.includes(name), `${name} in ${names.join(", ")}`);
   }
 }
+
+/** A tool of the fronted server called with numbers, typed by mcpx_call's object schema. */
+const SUM = [
+  "--method",
+  "tools/call",
+  "--tool-name",
+  "mcpx_call",
+  "--tool-arg",
+  "server=everything",
+  "tool=get_sum",
+  'arguments={"a":20,"b":22}',
+];
+
+const EXEC = [
+  "--method",
+  "tools/call",
+  "--tool-name",
+  "mcpx_exec",
+  "--tool-arg",
+  'code=(await everything.echo({ message: "through exec" })).toUpperCase()',
+];
 
 function assertEchoed(result: Record<string, unknown>): void {
   assert.notEqual(result.isError, true, JSON.stringify(result));
@@ -61,7 +104,16 @@ Deno.test("inspector: the official inspector's CLI lists and calls through mcpx 
   const env = Object.entries(box.env).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
   const serve = ["--", Deno.execPath(), "run", "-A", "--config", `${REPO}/deno.json`, box.entry];
   assertListed(await inspector(box, [...env, "--method", "tools/list", ...serve, "serve"]));
+  assertAll(
+    await inspector(box, [...env, "--method", "tools/list", ...serve, "serve", "--tools", "all"]),
+  );
   assertEchoed(await inspector(box, [...env, ...CALL, ...serve, "serve"]));
+  const sum = await inspector(box, [...env, ...SUM, ...serve, "serve"]);
+  assert.notEqual(sum.isError, true, JSON.stringify(sum));
+  assert.match(JSON.stringify(sum.content), /The sum of 20 and 22 is 42/);
+  const exec = await inspector(box, [...env, ...EXEC, ...serve, "serve"]);
+  assert.notEqual(exec.isError, true, JSON.stringify(exec));
+  assert.match(JSON.stringify(exec.content), /ECHO: THROUGH EXEC/);
 });
 
 Deno.test("inspector: the official inspector's CLI lists and calls through mcpx serve --http", async () => {
@@ -136,6 +188,16 @@ Deno.test("inspector: the official inspector's CLI reaches the daemon's /mcp on 
   const auth = ["--header", `Authorization: Bearer ${token}`];
   assertListed(
     await inspector(box, [url, "--transport", "http", "--method", "tools/list", ...auth]),
+  );
+  assertAll(
+    await inspector(box, [
+      `${url}?tools=all`,
+      "--transport",
+      "http",
+      "--method",
+      "tools/list",
+      ...auth,
+    ]),
   );
   assertEchoed(await inspector(box, [url, "--transport", "http", ...auth, ...CALL]));
 });

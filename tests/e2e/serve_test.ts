@@ -84,7 +84,8 @@ Deno.test("mcpx serve over stdio: the SDK's client lists the tools and calls thr
   for (const mode of ["legacy", "auto"] as const) {
     const transport = new StdioClientTransport({
       command: Deno.execPath(),
-      args: ["run", "-A", "--config", `${REPO}deno.json`, box.entry, "serve"],
+      // The whole set: every operation's tool, with its output schema and annotations.
+      args: ["run", "-A", "--config", `${REPO}deno.json`, box.entry, "serve", "--tools", "all"],
       cwd: join(box.root, "work"),
       env: box.env,
       stderr: "pipe",
@@ -211,12 +212,15 @@ Deno.test("the daemon's /mcp: the SDK's client over the socket, in both eras; ba
       const echo = await call(client, "fixture", "echo", { text: mode });
       assert.deepEqual(echo.content, [{ type: "text", text: mode }]);
       assert.equal((await call(client, "fixture", "fail")).isError, true);
+      // The core tools by default: mcpx_exec answers its run as JSON text, and no second copy.
       const exec = await client.callTool({
         name: "mcpx_exec",
         arguments: { code: "return (await fixture.echo({ text: 'in the daemon' }))" },
-      }) as { structuredContent: { exitCode: number; result?: unknown } };
-      assert.equal(exec.structuredContent.exitCode, 0, JSON.stringify(exec));
-      assert.equal(exec.structuredContent.result, "in the daemon");
+      }) as { content: { text: string }[]; structuredContent?: unknown };
+      assert.equal(exec.structuredContent, undefined);
+      const run = JSON.parse(exec.content[0].text);
+      assert.equal(run.exitCode, 0, JSON.stringify(exec));
+      assert.equal(run.result, "in the daemon");
       if (mode === "legacy") await transport.terminateSession();
       await client.close();
     }
@@ -308,7 +312,7 @@ Deno.test("the daemon's /mcp: a client's cancellation reaches the server and fre
   }
 });
 
-Deno.test("serve: --token and --no-auth are refused in one line where they make no sense", async () => {
+Deno.test("serve: --token, --no-auth and --tools are refused in one line where they make no sense", async () => {
   await using box = await Sandbox.create();
   // A port someone else holds.
   using busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -324,6 +328,8 @@ Deno.test("serve: --token and --no-auth are refused in one line where they make 
       ],
       [["serve", "--http", "127.0.0.1:0", "--token", "01234567 89abcdef0"], /must not hold spaces/],
       [["serve", "--http", `127.0.0.1:${busy.addr.port}`], /Address already in use/],
+      [["serve", "--tools", "every"], /--tools.*core.*all/],
+      [["serve", "--expose", "x", "--tools", "all"], /--tools applies to code mode/],
     ] as const
   ) {
     const r = await box.mcpx([...args]);
