@@ -36,6 +36,17 @@ const check = Deno.args.includes("--check");
 const SRC = "src";
 
 /**
+ * The bundler's helper for `require()` in bundled CommonJS (only the TUI's and the prompts'
+ * packages call it), which every chunk imports, and which imports `node:module` at once: that
+ * starts Deno's Node compatibility layer, about 14 ms of every command's start (the sources keep
+ * `node:` out of the CLI's first modules for the same reason). It is made on its first call instead.
+ */
+const EAGER_REQUIRE =
+  'import { createRequire as __deno_internal_createRequire } from "node:module";\nvar __require = __deno_internal_createRequire(import.meta.url);';
+const LAZY_REQUIRE =
+  'var __deno_internal_require;\nvar __require = (id) => (__deno_internal_require ??= process.getBuiltinModule("node:module").createRequire(import.meta.url))(id);';
+
+/**
  * RESOURCES: the files the built CLI reads at run time rather than imports (each found from a module's
  * `import.meta.url`): AGENTS.md (`mcpx agents-md`), the web page, the client module's runtime,
  * and the launcher, which a subprocess runtime and the repl's Worker load as they are.
@@ -127,6 +138,25 @@ try {
   Deno.exit(1);
 }
 
+/**
+ * Refuses a build whose first modules (main.js and the chunks it imports as it loads) import a
+ * `node:` module: every command would pay for Deno's Node compatibility layer.
+ */
+function noNodeAtStart(dir: string): void {
+  const seen = new Set<string>();
+  const walk = (name: string) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    const text = Deno.readTextFileSync(join(dir, name));
+    const node = /^import\s[^;]*?["'](node:[^"']+)["']/m.exec(text);
+    if (node) throw new Error(`${name}, loaded at every start, imports ${node[1]}`);
+    for (const [, dep] of text.matchAll(/^(?:import|export)\s[^;]*?["']\.\/([^"']+\.js)["']/gm)) {
+      walk(dep);
+    }
+  };
+  walk("main.js");
+}
+
 /** Bundles into a fresh folder beside dist/cli, then puts it in dist/cli's place. */
 async function build(): Promise<void> {
   const tmp = await Deno.makeTempDir({ prefix: "mcpx-build-" });
@@ -194,9 +224,10 @@ async function build(): Promise<void> {
         ).replaceAll(
           '"__MCPX_BUNDLED_MAIN__"',
           'new URL("./main.js", import.meta.url).href',
-        ),
+        ).replace(EAGER_REQUIRE, LAZY_REQUIRE),
       );
     }
+    noNodeAtStart(next);
     for (const path of resources()) {
       await Deno.mkdir(dirname(join(next, SRC, path)), { recursive: true });
       await Deno.copyFile(join(REPO, path), join(next, SRC, path));
