@@ -392,6 +392,7 @@ function fakeRegistry(configPath: string): Registry {
     alive: () => true,
     questions: new Broker({
       path: join(dirname(configPath), "questions.db"),
+      config: configPath,
       deadlineMs: 60_000,
       maxPending: 4,
     }),

@@ -994,6 +994,7 @@ async function makeRegistry(
   );
   const questions = new Broker({
     path: questionsDb(settings, ctx.io.env),
+    config: config.path,
     deadlineMs: settings.get("elicit.deadline"),
     maxPending: settings.get("elicit.maxPending"),
     log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
