@@ -49,6 +49,8 @@ const questionSchema = (z: Zod) =>
     reason: z.string(),
     createdAt: z.string(),
     deadline: z.string(),
+    deadlineBy: z.enum(["mcpx", "server"]),
+    withdrawnAfterMs: z.number().optional(),
     state: z.enum(["pending", "answered", "declined", "cancelled", "expired"]),
     config: z.string().nullable(),
     answer: z.unknown().optional(),
@@ -202,6 +204,19 @@ export const elicitList = defineOperation<
       ).join(""),
 });
 
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1000)} s`;
+}
+
+/** Whose deadline `show` prints, and what may come sooner. */
+function deadlineNote(q: Question): string {
+  if (q.deadlineBy === "server") {
+    const waits = Date.parse(q.deadline) - Date.parse(q.createdAt);
+    return `the server's own timeout: it gave up on its last question after ${seconds(waits)}`;
+  }
+  return "elicit.deadline; the server's own request timeout governs when it is sooner, 60 s in the MCP SDKs";
+}
+
 /** `mcpx elicit show <ticket>`. */
 export const elicitShow = defineOperation<{ id: string }, Question>({
   id: "elicit.show",
@@ -225,7 +240,10 @@ export const elicitShow = defineOperation<{ id: string }, Question>({
       `${q.id}  ${q.state}  (${q.kind}, ${q.mode}) from ${q.server}${q.tool ? `.${q.tool}` : ""}`,
       `  ${q.message}`,
       `  for: ${q.route} (${q.reason})`,
-      `  deadline: ${q.deadline}`,
+      `  deadline: ${q.deadline} (${deadlineNote(q)})`,
+      ...(q.withdrawnAfterMs !== undefined
+        ? [`  withdrawn: the server gave up waiting after ${seconds(q.withdrawnAfterMs)}`]
+        : []),
       ...(q.config ? [`  asked under: ${q.config} (answered from its folder)`] : []),
       ...(q.mode === "url" && typeof q.request.url === "string"
         ? [`  open: ${q.request.url}`]

@@ -8,6 +8,7 @@ import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 import { McpxError } from "../errors.ts";
 import { answerFromWords, checkAnswer, type FormSchema } from "./answer.ts";
+import { RequestWithdrawn } from "../mcp/withdrawn.ts";
 
 /** A question's kind: a form or URL elicitation, or a sampling request. */
 export type QuestionKind = "elicit" | "sample";
@@ -28,7 +29,15 @@ export interface Question {
   route: "agent" | "person";
   reason: string;
   createdAt: string;
+  /**
+   * The time to answer by: mcpx's own (`elicit.deadline`), or the server's when it is known to
+   * give up sooner (it withdrew an earlier question after less time).
+   */
   deadline: string;
+  /** Whose the deadline is: mcpx's `elicit.deadline`, or the server's own request timeout. */
+  deadlineBy: "mcpx" | "server";
+  /** Set when the server withdrew the question (cancelled it): how long it had waited. */
+  withdrawnAfterMs?: number;
   state: QuestionState;
   /**
    * The configuration file of the daemon that asked it: only that daemon (run from that
@@ -154,10 +163,19 @@ export class Broker {
         id TEXT PRIMARY KEY, server TEXT NOT NULL, tool TEXT, kind TEXT NOT NULL,
         mode TEXT NOT NULL, message TEXT NOT NULL, request TEXT NOT NULL, route TEXT NOT NULL,
         reason TEXT NOT NULL, created INTEGER NOT NULL, deadline INTEGER NOT NULL,
-        state TEXT NOT NULL, answer TEXT, outcome TEXT, daemon INTEGER NOT NULL, config TEXT)`);
+        state TEXT NOT NULL, answer TEXT, outcome TEXT, daemon INTEGER NOT NULL, config TEXT,
+        withdrawn INTEGER, server_deadline INTEGER)`);
+    // A file an older mcpx made lacks the later columns.
     const columns = this.#db.prepare("PRAGMA table_info(questions)").all() as { name: string }[];
-    if (!columns.some((c) => c.name === "config")) {
-      this.#db.exec("ALTER TABLE questions ADD COLUMN config TEXT");
+    for (
+      const [name, type] of [["config", "TEXT"], ["withdrawn", "INTEGER"], [
+        "server_deadline",
+        "INTEGER",
+      ]]
+    ) {
+      if (!columns.some((c) => c.name === name)) {
+        this.#db.exec(`ALTER TABLE questions ADD COLUMN ${name} ${type}`);
+      }
     }
     // A question a daemon that is gone was holding can no longer reach its server; another
     // daemon's (another configuration's) are left alone.
@@ -300,10 +318,16 @@ export class Broker {
     const id = `elc-${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
     const watch = watching;
     const now = this.#now();
+    // How long this server waited before withdrawing its last question, if it ever did: it will
+    // give up on this one as soon (the SDKs' request timeout is 60 s), whatever mcpx allows.
+    const learned = this.#db.prepare(
+      `SELECT withdrawn FROM questions WHERE server = ? AND config IS ? AND withdrawn IS NOT NULL
+        ORDER BY created DESC LIMIT 1`,
+    ).get(server, this.#opts.config) as { withdrawn: number } | undefined;
     this.#db.prepare(
       `INSERT INTO questions (id, server, tool, kind, mode, message, request, route, reason,
-        created, deadline, state, daemon, config)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+        created, deadline, state, daemon, config, server_deadline)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
     ).run(
       id,
       server,
@@ -318,11 +342,25 @@ export class Broker {
       now + this.#opts.deadlineMs,
       Deno.pid,
       this.#opts.config,
+      learned ? now + learned.withdrawn : null,
     );
     const answered = new Promise<unknown>((resolve, reject) => {
       this.#held.set(id, { resolve, reject, watch, kind });
     });
-    signal.addEventListener("abort", () => this.#close(id, "cancelled", undefined), { once: true });
+    signal.addEventListener("abort", () => {
+      // The server gave up on it (its own timeout, most often): kept as cancelled, with how long
+      // it waited, so the next question from it shows the deadline the server keeps.
+      if (signal.reason instanceof RequestWithdrawn && this.#held.has(id)) {
+        this.#db.prepare("UPDATE questions SET withdrawn = ? WHERE id = ? AND state = 'pending'")
+          .run(Math.max(0, this.#now() - now), id);
+        this.#say("info", "question.withdrawn", `"${server}" withdrew question ${id}`, {
+          id,
+          server,
+          waitedMs: this.#now() - now,
+        });
+      }
+      this.#close(id, "cancelled", undefined);
+    }, { once: true });
     // The deadline answers cancel even when nobody reads the question meanwhile.
     const timer = setTimeout(() => this.#expire(), this.#opts.deadlineMs + 10);
     Deno.unrefTimer(timer);
@@ -543,6 +581,16 @@ interface Row {
   answer: string | null;
   outcome: string | null;
   config?: string | null;
+  withdrawn?: number | null;
+  server_deadline?: number | null;
+}
+
+/** The earlier of mcpx's deadline and the server's known one, and whose it is. */
+function deadlineOf(r: Row): Pick<Question, "deadline" | "deadlineBy"> {
+  const server = r.server_deadline;
+  return typeof server === "number" && server < r.deadline
+    ? { deadline: new Date(server).toISOString(), deadlineBy: "server" }
+    : { deadline: new Date(r.deadline).toISOString(), deadlineBy: "mcpx" };
 }
 
 function toQuestion(r: Row): Question {
@@ -557,7 +605,8 @@ function toQuestion(r: Row): Question {
     route: r.route,
     reason: r.reason,
     createdAt: new Date(r.created).toISOString(),
-    deadline: new Date(r.deadline).toISOString(),
+    ...deadlineOf(r),
+    ...(typeof r.withdrawn === "number" ? { withdrawnAfterMs: r.withdrawn } : {}),
     state: r.state,
     config: r.config ?? null,
     ...(r.answer !== null ? { answer: JSON.parse(r.answer) } : {}),

@@ -296,3 +296,50 @@ Deno.test("questions: each configuration's daemon lists and answers its own; a w
   const declined = await box.mcpx(["elicit", "decline", inB], b);
   assert.equal(declined.code, 0, declined.stderr);
 });
+
+Deno.test("questions: a server that gives up waiting leaves its question cancelled, and its next deadline is the server's", async () => {
+  await using box = await Sandbox.create();
+  await asking(box);
+  type Shown = Question & {
+    deadline: string;
+    deadlineBy: string;
+    createdAt: string;
+    withdrawnAfterMs?: number;
+  };
+  const first = ticketOf(await box.mcpx(["--json", "call", "ask.impatient", "ms=1500"])).data!
+    .ticket;
+  const shown = await box.json<Shown>(["elicit", "show", first]);
+  assert.equal(shown.deadlineBy, "mcpx");
+  const text = await box.mcpx(["elicit", "show", first]);
+  assert.match(
+    text.stdout,
+    /deadline: \S+ \(elicit\.deadline; the server's own request timeout governs when it is sooner/,
+  );
+
+  // The server's own timeout runs out: the question is cancelled, and says by whom.
+  let after = shown;
+  for (let i = 0; i < 300 && after.state === "pending"; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    after = await box.json<Shown>(["elicit", "show", first]);
+  }
+  assert.equal(after.state, "cancelled");
+  assert.equal(typeof after.withdrawnAfterMs, "number");
+  assert.match(
+    (await box.mcpx(["elicit", "show", first])).stdout,
+    /withdrawn: the server gave up waiting after/,
+  );
+  const late = await box.mcpx(["elicit", "answer", first, "colour=red"]);
+  assert.equal(late.code, 5);
+  assert.match(late.stderr, /is already cancelled/);
+
+  // The next question from it shows the deadline the server keeps, not mcpx's ten minutes.
+  const second = ticketOf(await box.mcpx(["--json", "call", "ask.impatient", "ms=1500"])).data!
+    .ticket;
+  const next = await box.json<Shown>(["elicit", "show", second]);
+  assert.equal(next.deadlineBy, "server");
+  assert.equal(Date.parse(next.deadline) - Date.parse(next.createdAt), after.withdrawnAfterMs);
+  assert.match(
+    (await box.mcpx(["elicit", "show", second])).stdout,
+    /deadline: \S+ \(the server's own timeout: it gave up on its last question after \d+ s\)/,
+  );
+});
