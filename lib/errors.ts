@@ -48,6 +48,8 @@ export const ERRORS = {
     hint: "`mcpx elicit list` shows the pending questions",
   },
   QUESTION_CLOSED: { exit: 5, http: 409, hint: "" },
+  // Asked under another configuration: its daemon answers it (docs/questions.md).
+  QUESTION_ELSEWHERE: { exit: 5, http: 409, hint: "" },
   ANSWER_INVALID: { exit: 2, http: 400, hint: "" },
   // Tasks (lib/tasks/tasks.ts, docs/tasks.md).
   TASK_NOT_FOUND: {

@@ -27,11 +27,41 @@ export interface Io {
 
 const encoder = new TextEncoder();
 
+/**
+ * Thrown by {@linkcode realIo}'s `out` once whoever reads standard output has gone
+ * (`mcpx ls | head -1`): the command ends there, quietly, as any Unix tool does.
+ */
+export class OutputClosed extends Error {
+  override name = "OutputClosed";
+  constructor() {
+    super("standard output was closed by its reader");
+  }
+}
+
+/** Whether an error is (or was caused by) standard output's reader going away. */
+export function isOutputClosed(error: unknown): boolean {
+  for (let e = error, depth = 0; e && depth < 10; depth++) {
+    if (e instanceof OutputClosed) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** The process's own standard streams, environment and working directory. */
 export function realIo(): Io {
+  let outClosed = false;
+  let errClosed = false;
   return {
-    out: (text) => writeAll(Deno.stdout, text),
-    err: (text) => writeAll(Deno.stderr, text),
+    out: (text) => {
+      if (outClosed || !writeAll(Deno.stdout, text)) {
+        outClosed = true;
+        throw new OutputClosed();
+      }
+    },
+    // A closed stderr loses only diagnostics: the command goes on.
+    err: (text) => {
+      if (!errClosed && !writeAll(Deno.stderr, text)) errClosed = true;
+    },
     env: Deno.env.toObject(),
     cwd: Deno.cwd(),
     isTerminal: Deno.stdout.isTerminal(),
@@ -52,9 +82,16 @@ export function realIo(): Io {
   };
 }
 
-function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): void {
+/** Writes all of `text`; false when the stream's reader has gone (EPIPE). */
+function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): boolean {
   let bytes = encoder.encode(text);
-  while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
+  try {
+    while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
+  } catch (error) {
+    if (error instanceof Deno.errors.BrokenPipe) return false;
+    throw error;
+  }
+  return true;
 }
 
 /** An {@linkcode Io} that records what was written, for tests and in-process calls. */

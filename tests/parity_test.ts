@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { Registry } from "../lib/pool/registry.ts";
 import { Broker } from "../lib/questions/broker.ts";
 import { serverDefs } from "../lib/config/servers.ts";
-import { writeCache } from "../lib/cache/schema_cache.ts";
+import { cacheIdentity, writeCache } from "../lib/cache/schema_cache.ts";
 import { fingerprintConfig } from "../lib/config/fingerprint.ts";
 import { loadConfig } from "../lib/config/load.ts";
 import type { McpConnection } from "../lib/mcp/types.ts";
@@ -356,7 +356,7 @@ async function seedCache(tmp: string, configPath: string): Promise<void> {
     config: fp.path,
     servers: {
       x: {
-        identity: def.identity,
+        identity: cacheIdentity(def.identity),
         tools: [{ name: "x", description: "a tool", inputSchema: { type: "object" } }],
         listedAt: new Date().toISOString(),
       },
@@ -392,6 +392,7 @@ function fakeRegistry(configPath: string): Registry {
     alive: () => true,
     questions: new Broker({
       path: join(dirname(configPath), "questions.db"),
+      config: configPath,
       deadlineMs: 60_000,
       maxPending: 4,
     }),

@@ -2,6 +2,7 @@
 // starts with a stamp line naming everything its text is a function of; a file whose stamp does not
 // match is rendered again and replaced. Best effort: a cache that cannot be written only costs time.
 
+import { usableCacheFile } from "./secure.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { BUILD, VERSION } from "../version.ts";
 import type { Fingerprint } from "../config/fingerprint.ts";
@@ -75,6 +76,7 @@ export function cacheStamp(
 export function readRendered(path: string, stamp: string): string | undefined {
   let text: string;
   try {
+    if (!usableCacheFile(path)) return undefined;
     text = Deno.readTextFileSync(path);
   } catch {
     return undefined;

@@ -1,10 +1,16 @@
 import { join } from "../_path.ts";
+import { trustedCacheFile, usableCacheFile } from "./secure.ts";
 import { writeFileAtomic } from "../_atomic.ts";
+import { hash64 } from "../_hash.ts";
 import type { ToolInfo } from "../mcp/types.ts";
 
 /** What the cache knows of one server: its tools as last listed, or why listing failed. */
 export interface CachedServer {
-  /** The pool identity the tools were listed under; a changed command invalidates them. */
+  /**
+   * {@linkcode cacheIdentity} of the pool identity the tools were listed under: a changed
+   * command invalidates them. A digest, never the identity itself, which holds the entry's
+   * literal `env` and `headers` values (secrets).
+   */
   identity: string;
   tools?: ToolInfo[];
   /** When the tools were listed. Absent when the last attempt failed: a failure is not "0 tools". */
@@ -20,6 +26,14 @@ export interface SchemaCache {
   config: string;
   /** By configured server name. */
   servers: Record<string, CachedServer>;
+}
+
+/**
+ * What the cache keeps of a server's pool identity (lib/config/servers.ts): a digest of it, so
+ * a literal secret in the entry's `env` or `headers` is never written to the cache.
+ */
+export function cacheIdentity(identity: string): string {
+  return `h1:${hash64(new TextEncoder().encode(identity))}`;
 }
 
 /** `<cache>/schemas-<fingerprint16>.json`. */
@@ -61,6 +75,8 @@ export function readCacheSync(
   const empty: SchemaCache = { version: 1, fingerprint, config, servers: {} };
   const path = cacheFile(cacheDir, fingerprint.slice(0, 16));
   let text: string | undefined;
+  // Another user's file, or one others may write, is refused: its text would reach an agent.
+  if (!trustedCacheFile(path)) return undefined;
   try {
     text = Deno.readTextFileSync(path);
   } catch {
@@ -83,6 +99,7 @@ async function carryOver(cacheDir: string, empty: SchemaCache): Promise<SchemaCa
     for await (const e of Deno.readDir(cacheDir)) {
       if (!e.isFile || !/^schemas-[0-9a-f]{16}\.json$/.test(e.name)) continue;
       const path = join(cacheDir, e.name);
+      if (!usableCacheFile(path)) continue;
       try {
         const cache = JSON.parse(await Deno.readTextFile(path));
         if (!isCache(cache) || cache.config !== empty.config) continue;
@@ -201,7 +218,8 @@ export class CacheWriter {
    * tools) leaves the file alone, `listedAt` included: what is kept beside the cache (a script's
    * client, `mcpx types` renderings) is stamped with the file's size and mtime, and stays valid.
    */
-  listed(names: string[], identity: string, tools: ToolInfo[]): void {
+  listed(names: string[], poolIdentity: string, tools: ToolInfo[]): void {
+    const identity = cacheIdentity(poolIdentity);
     const listedAt = new Date().toISOString();
     const text = JSON.stringify(tools);
     let changed = false;
@@ -227,7 +245,8 @@ export class CacheWriter {
   }
 
   /** Records a failed listing: the error, no timestamp, and the last tools known (if any). */
-  failed(names: string[], identity: string, error: string): void {
+  failed(names: string[], poolIdentity: string, error: string): void {
+    const identity = cacheIdentity(poolIdentity);
     for (const n of names) {
       const prior = this.#cache.servers[n];
       this.#cache.servers[n] = {

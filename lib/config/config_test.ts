@@ -44,26 +44,41 @@ Deno.test("discoverConfig() prefers .mcpx.json over .mcp.json in one folder, and
   await Deno.remove(root, { recursive: true });
 });
 
-Deno.test("discoverConfig() passes over what is not a regular file: a folder, a file under a file, a pipe, a symlink loop", async () => {
+Deno.test("discoverConfig() says so when a candidate is a folder, a pipe, a dangling symlink or a loop, rather than using one further up", async () => {
   const root = await tree({
-    "proj/.mcpx.json/x": "",
-    "proj/.mcpx": "not a folder",
-    "proj/.mcp.json": "",
+    "dir/.mcpx.json/x": "",
+    "pipe/x": "",
+    "dangling/x": "",
+    "loop/deeper/x": "",
+    "notdir/.mcpx": "not a folder",
     ".mcp.json": "{}",
   });
   // A pipe would block a read until a writer came; a loop cannot be resolved.
-  await Deno.remove(join(root, "proj/.mcp.json"));
-  const fifo = new Deno.Command("mkfifo", { args: [join(root, "proj/.mcp.json")] }).outputSync();
+  const fifo = new Deno.Command("mkfifo", { args: [join(root, "pipe/.mcpx.json")] }).outputSync();
   assert.ok(fifo.success);
-  await Deno.mkdir(join(root, "sub/deeper"), { recursive: true });
-  await Deno.symlink(join(root, "sub/.mcpx.json"), join(root, "sub/.mcpx.json"));
-  for (const cwd of [join(root, "proj"), join(root, "sub/deeper")]) {
-    const loc = discoverConfig(cwd, { HOME: join(root, "nohome") });
-    assert.equal(loc.primary, join(root, ".mcp.json"), cwd);
+  await Deno.symlink("/nonexistent/x.json", join(root, "dangling/.mcpx.json"));
+  await Deno.symlink(join(root, "loop/.mcp.json"), join(root, "loop/.mcp.json"));
+  const env = { HOME: join(root, "nohome") };
+  for (
+    const [cwd, file, why] of [
+      ["dir", "dir/.mcpx.json", "is a directory, not a file"],
+      ["pipe", "pipe/.mcpx.json", "is not a regular file"],
+      ["dangling", "dangling/.mcpx.json", 'is a dangling symlink to "/nonexistent/x.json"'],
+      ["loop/deeper", "loop/.mcp.json", "is a symlink loop"],
+    ]
+  ) {
+    assert.throws(
+      () => discoverConfig(join(root, cwd), env),
+      (e) =>
+        e instanceof McpxError && e.code === "CONFIG_INVALID" &&
+        e.message === `Configuration ${join(root, file)} ${why}` && /Fix or remove it/.test(e.hint),
+      cwd,
+    );
   }
-  const loc = discoverConfig(join(root, "proj"), { HOME: join(root, "nohome") });
-  assert.ok(loc.searched.includes(join(root, "proj/.mcpx.json")));
-  assert.ok(loc.searched.includes(join(root, "proj/.mcpx/config.json")));
+  // `.mcpx` that is a file holds no `.mcpx/config.json`: nothing is there, and the search goes on.
+  const loc = discoverConfig(join(root, "notdir"), env);
+  assert.equal(loc.primary, join(root, ".mcp.json"));
+  assert.ok(loc.searched.includes(join(root, "notdir/.mcpx/config.json")));
   await Deno.remove(root, { recursive: true });
 });
 

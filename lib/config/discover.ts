@@ -26,6 +26,44 @@ export function globalCandidates(env: Readonly<Record<string, string>>): string[
   return [...new Set(out)];
 }
 
+/**
+ * Whether a configuration candidate is there: false when nothing is at `path`, true for a file
+ * (or a symlink to one).
+ * @throws {McpxError} CONFIG_INVALID for a directory, a dangling symlink or a symlink loop: a
+ * broken file of the project's own is said, never passed over for one further up.
+ */
+function candidateExists(path: string): boolean {
+  let link: Deno.FileInfo;
+  try {
+    link = Deno.lstatSync(path);
+  } catch {
+    return false; // nothing there (or a parent that is not a folder)
+  }
+  if (link.isFile) return true;
+  const broken = (why: string) =>
+    new McpxError("CONFIG_INVALID", `Configuration ${path} ${why}`, {
+      hint:
+        "Fix or remove it: mcpx does not fall back to a configuration further up while it is there",
+    });
+  if (link.isDirectory) throw broken("is a directory, not a file");
+  if (!link.isSymlink) throw broken("is not a regular file");
+  let target: Deno.FileInfo;
+  try {
+    target = Deno.statSync(path);
+  } catch (e) {
+    let to = "";
+    try {
+      to = ` to "${Deno.readLinkSync(path)}"`;
+    } catch { /* unreadable link */ }
+    if (e instanceof Deno.errors.NotFound) throw broken(`is a dangling symlink${to}`);
+    if (e instanceof Deno.errors.FilesystemLoop) throw broken("is a symlink loop");
+    throw broken(`cannot be read: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (target.isDirectory) throw broken("is a symlink to a directory, not a file");
+  if (!target.isFile) throw broken("is a symlink to something other than a regular file");
+  return true;
+}
+
 function isFile(path: string): boolean {
   try {
     return Deno.statSync(path).isFile;
@@ -37,7 +75,8 @@ function isFile(path: string): boolean {
 /**
  * Finds the configuration: `explicit` (from MCPX_CONFIG or --config) wins outright; otherwise
  * `.mcpx.json`, `.mcpx/config.json`, `.mcp.json` upward from `cwd`, then the user and system files.
- * @throws {McpxError} CONFIG_NOT_FOUND when an explicitly named file does not exist.
+ * @throws {McpxError} CONFIG_NOT_FOUND when an explicitly named file does not exist;
+ * CONFIG_INVALID when a candidate is a directory, a dangling symlink or a symlink loop.
  */
 export function discoverConfig(
   cwd: string,
@@ -72,7 +111,7 @@ export function discoverConfig(
   const seen = new Set<string>();
   const consider = (path: string) => {
     searched.push(path);
-    if (!isFile(path)) return;
+    if (!candidateExists(path)) return;
     let real = path;
     try {
       real = Deno.realPathSync(path);

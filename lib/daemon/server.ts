@@ -1,4 +1,5 @@
 import { adapterStamp, configuredAdapters } from "../adapters/declare.ts";
+import { secureCacheDir } from "../cache/secure.ts";
 import { dirname, join } from "../_path.ts";
 import { McpxError, messageOf, toProblem } from "../errors.ts";
 import { Context, type DaemonHandle, type UpgradeRequest, type UpgradeResult } from "../context.ts";
@@ -917,7 +918,7 @@ async function cacheFor(
   defs: ServerDef[],
   log: DaemonLog,
 ): Promise<CacheWriter> {
-  const dir = cacheDir(ctx.boot, ctx.io.env);
+  const dir = secureCacheDir(cacheDir(ctx.boot, ctx.io.env));
   // This fingerprint's own file, intact, is what the writer starts from; else the cache carried
   // over from an earlier one (matched by each server's identity), or an empty one, which the
   // first listing writes out.
@@ -994,6 +995,7 @@ async function makeRegistry(
   );
   const questions = new Broker({
     path: questionsDb(settings, ctx.io.env),
+    config: config.path,
     deadlineMs: settings.get("elicit.deadline"),
     maxPending: settings.get("elicit.maxPending"),
     log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),

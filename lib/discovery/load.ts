@@ -1,4 +1,5 @@
 import { configuredAdapters } from "../adapters/declare.ts";
+import { secureCacheDir } from "../cache/secure.ts";
 import { McpxError } from "../errors.ts";
 import { didYouMean } from "../near.ts";
 import type { Context } from "../context.ts";
@@ -6,6 +7,7 @@ import type { ToolInfo } from "../mcp/types.ts";
 import { selectServers, type ServerDef, serverDefs } from "../config/servers.ts";
 import {
   type CachedServer,
+  cacheIdentity,
   readCache,
   readCacheSync,
   type SchemaCache,
@@ -42,7 +44,7 @@ export async function loadNamespaces(
   const adapters = configuredAdapters(settings, ctx.io.cwd);
   const all = serverDefs(config, { warnings, adapters });
   const defs = selectServers(all, ctx.selection());
-  const dir = cacheDir(ctx.boot, ctx.io.env);
+  const dir = secureCacheDir(cacheDir(ctx.boot, ctx.io.env));
   const stamp = options.summarize ? summaryStamp(dir, fp.hash) : undefined;
   const { cache, warning } = readCacheSync(dir, fp.hash, fp.path) ??
     await readCache(dir, fp.hash, fp.path);
@@ -55,7 +57,7 @@ export async function loadNamespaces(
 export function namespacesOf(defs: readonly ServerDef[], cache: SchemaCache): Namespace[] {
   return defs.map((def): Namespace => {
     const entry = cache.servers[def.name];
-    const cached = entry && entry.identity === def.identity ? entry : undefined;
+    const cached = entry && entry.identity === cacheIdentity(def.identity) ? entry : undefined;
     const tools = def.curateTools((cached?.tools ?? []).filter((t) => def.showsTool(t.name))).sort((
       a,
       b,

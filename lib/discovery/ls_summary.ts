@@ -3,6 +3,7 @@
 // holds, the configuration. A summary that does not match both is not used: `ls` takes the long
 // way (lib/discovery/load.ts), and writes the summary again for the next one.
 
+import { secureCacheDir, usableCacheFile } from "../cache/secure.ts";
 import { join } from "../_path.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { VERSION } from "../version.ts";
@@ -100,8 +101,10 @@ function cacheStat(cacheDir: string, short: string): string | undefined {
  */
 export function readSummary(cacheDir: string, fingerprint: string): SummaryRow[] | undefined {
   const short = fingerprint.slice(0, 16);
+  secureCacheDir(cacheDir);
   let summary: LsSummary;
   try {
+    if (!usableCacheFile(summaryFile(cacheDir, short))) return undefined;
     summary = JSON.parse(Deno.readTextFileSync(summaryFile(cacheDir, short)));
   } catch {
     return undefined;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { serverDefs } from "../config/servers.ts";
-import { cacheFile, type SchemaCache, writeCache } from "../cache/schema_cache.ts";
+import { cacheFile, cacheIdentity, type SchemaCache, writeCache } from "../cache/schema_cache.ts";
 import { namespacesOf } from "./load.ts";
 import { lsRow, readSummary, summaryFile, summaryStamp, writeSummary } from "./ls_summary.ts";
 
@@ -25,7 +25,7 @@ function setUp(dir: string) {
     config: join(dir, "mcpx.json"),
     servers: {
       a: {
-        identity: defs[0].identity,
+        identity: cacheIdentity(defs[0].identity),
         tools: [{ name: "t", inputSchema: {} }],
         listedAt: "2026-01-01T00:00:00.000Z",
       },

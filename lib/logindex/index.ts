@@ -108,6 +108,11 @@ export function openIndex(
   Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, INDEX_FILE);
   const open = () => {
+    // Made 0600 before SQLite opens it; its -wal and -shm files take the same mode.
+    try {
+      Deno.writeFileSync(path, new Uint8Array(), { mode: 0o600, createNew: true });
+    } catch { /* there already */ }
+    Deno.chmodSync(path, 0o600);
     const db = new DatabaseSync(path);
     try {
       init(db);

@@ -7,6 +7,7 @@ import {
   SSEClientTransport,
   SseError,
 } from "@modelcontextprotocol/client";
+import { withdrawable } from "./withdrawn.ts";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { McpxError, messageOf } from "../errors.ts";
 import { VERSION } from "../version.ts";
@@ -204,7 +205,7 @@ class Connection implements McpConnection {
           method,
           ((request: { params?: unknown }, ctx: { mcpReq?: { signal?: AbortSignal } }) =>
             handler(method, request.params, {
-              signal: ctx?.mcpReq?.signal ?? new AbortController().signal,
+              signal: withdrawable(ctx?.mcpReq?.signal),
             })) as never,
         );
       }

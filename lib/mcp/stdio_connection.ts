@@ -4,6 +4,7 @@
 // on the same `StdioTransport`, without loading the SDK: a daemon holding only stdio servers then
 // never pays the SDK's ~20 MiB (docs/transports.md).
 
+import { RequestWithdrawn } from "./withdrawn.ts";
 import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 import { Validator } from "@cfworker/json-schema";
 import { McpxError } from "../errors.ts";
@@ -530,7 +531,10 @@ class StdioConnection implements McpConnection {
         } else {
           if (m.method === "notifications/cancelled") {
             const id = params?.requestId;
-            if (typeof id === "string" || typeof id === "number") this.#answering.get(id)?.abort();
+            if (typeof id === "string" || typeof id === "number") {
+              const reason = typeof params?.reason === "string" ? params.reason : undefined;
+              this.#answering.get(id)?.abort(new RequestWithdrawn(reason));
+            }
           }
           this.#life.notify({ method: m.method, ...(params ? { params } : {}) });
         }

@@ -5,11 +5,35 @@ import { defineOperation, type Zod } from "./define.ts";
 import { ERRORS, isErrorCode, McpxError } from "../errors.ts";
 import type { Context } from "../context.ts";
 import type { CallWatch, Question } from "../questions/broker.ts";
+import { load } from "../_load.ts";
 
 function broker(ctx: Context) {
   const b = ctx.daemon?.registry.questions;
   if (!b) throw new McpxError("INTERNAL", "This operation runs inside the daemon");
   return b;
+}
+
+/**
+ * Where no daemon runs: the questions kept in `<state>/questions.db` (every configuration's),
+ * and the configuration this folder's daemon would serve (undefined without one).
+ */
+async function kept(ctx: Context) {
+  const { readQuestions, elsewhere } = await load<typeof import("../questions/broker.ts")>(
+    "../questions/broker.ts",
+    import.meta.url,
+  );
+  const { questionsDb } = await load<typeof import("../paths.ts")>("../paths.ts", import.meta.url);
+  const path = questionsDb(await ctx.settings(), ctx.io.env);
+  const here = await ctx.fingerprint().then((fp) => fp.path, () => undefined);
+  return { read: (filter = {}) => readQuestions(path, filter), here, elsewhere };
+}
+
+/** A ticket looked up where no daemon runs: another configuration's is refused naming it. */
+async function offlineTicket(id: string, ctx: Context): Promise<never> {
+  const { read, here, elsewhere } = await kept(ctx);
+  const [q] = read({ id });
+  if (q && q.config !== here) throw elsewhere(q, here);
+  throw new McpxError("QUESTION_NOT_FOUND", `No question "${id}": no daemon runs`);
 }
 
 const questionSchema = (z: Zod) =>
@@ -25,7 +49,10 @@ const questionSchema = (z: Zod) =>
     reason: z.string(),
     createdAt: z.string(),
     deadline: z.string(),
+    deadlineBy: z.enum(["mcpx", "server"]),
+    withdrawnAfterMs: z.number().optional(),
     state: z.enum(["pending", "answered", "declined", "cancelled", "expired"]),
+    config: z.string().nullable(),
     answer: z.unknown().optional(),
     outcome: z.unknown().optional(),
     command: z.string(),
@@ -132,29 +159,63 @@ export function parseAnswerWords(words: readonly string[]): Record<string, unkno
 
 /** `mcpx elicit list`. */
 export const elicitList = defineOperation<
-  { all?: boolean },
+  { all?: boolean; allConfigs?: boolean },
   { questions: Question[] }
 >({
   id: "elicit.list",
-  summary: "List the questions servers asked (pending ones; --all for every one kept)",
-  params: [{ name: "all", type: "boolean", doc: "Every question kept, answered ones too" }],
+  summary:
+    "List the questions servers asked under this configuration (pending ones; --all for every one kept)",
+  description:
+    "Each daemon (each configuration) lists the questions its own servers asked; --all-configs lists every configuration's, each naming the configuration file whose folder answers it.",
+  params: [
+    { name: "all", type: "boolean", doc: "Every question kept, answered ones too" },
+    {
+      name: "allConfigs",
+      type: "boolean",
+      doc: "Every configuration's questions, each with the configuration it was asked under",
+    },
+  ],
   cli: { command: ["elicit", "list"] },
   http: { method: "GET", path: "/v1/questions" },
   mcp: { expose: true, readOnly: true },
   where: { daemon: "running" },
   output: (z) => z.object({ questions: z.array(questionSchema(z)) }),
   run: (input, ctx) =>
-    Promise.resolve({ questions: broker(ctx).list(input.all ? undefined : "pending") }),
-  offline: () => Promise.resolve({ questions: [] }),
-  render: (o) =>
+    Promise.resolve({
+      questions: broker(ctx).list(input.all ? undefined : "pending", {
+        allConfigs: input.allConfigs,
+      }),
+    }),
+  async offline(input, ctx) {
+    // No daemon for this folder: nothing of its own is pending, but others' are kept on disk.
+    if (!input.allConfigs) return { questions: [] };
+    const { read } = await kept(ctx);
+    return { questions: read(input.all ? {} : { state: "pending" }) };
+  },
+  render: (o, _ctx, input) =>
     o.questions.length === 0
       ? "no questions\n"
       : o.questions.map((q) =>
         `${q.id}  ${q.state.padEnd(9)} ${q.server}${
           q.tool ? `.${q.tool}` : ""
-        }  ${q.route}  ${q.message}\n`
+        }  ${q.route}  ${q.message}${
+          input.allConfigs ? `  (${q.config ?? "configuration unknown"})` : ""
+        }\n`
       ).join(""),
 });
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1000)} s`;
+}
+
+/** Whose deadline `show` prints, and what may come sooner. */
+function deadlineNote(q: Question): string {
+  if (q.deadlineBy === "server") {
+    const waits = Date.parse(q.deadline) - Date.parse(q.createdAt);
+    return `the server's own timeout: it gave up on its last question after ${seconds(waits)}`;
+  }
+  return "elicit.deadline; the server's own request timeout governs when it is sooner, 60 s in the MCP SDKs";
+}
 
 /** `mcpx elicit show <ticket>`. */
 export const elicitShow = defineOperation<{ id: string }, Question>({
@@ -168,16 +229,22 @@ export const elicitShow = defineOperation<{ id: string }, Question>({
   where: { daemon: "running" },
   output: questionSchema,
   run: (input, ctx) => Promise.resolve(broker(ctx).show(input.id)),
-  offline: (input) =>
-    Promise.reject(
-      new McpxError("QUESTION_NOT_FOUND", `No question "${input.id}": no daemon runs`),
-    ),
+  async offline(input, ctx) {
+    const { read } = await kept(ctx);
+    const [q] = read({ id: input.id });
+    if (q) return q;
+    throw new McpxError("QUESTION_NOT_FOUND", `No question "${input.id}": no daemon runs`);
+  },
   render: (q) =>
     [
       `${q.id}  ${q.state}  (${q.kind}, ${q.mode}) from ${q.server}${q.tool ? `.${q.tool}` : ""}`,
       `  ${q.message}`,
       `  for: ${q.route} (${q.reason})`,
-      `  deadline: ${q.deadline}`,
+      `  deadline: ${q.deadline} (${deadlineNote(q)})`,
+      ...(q.withdrawnAfterMs !== undefined
+        ? [`  withdrawn: the server gave up waiting after ${seconds(q.withdrawnAfterMs)}`]
+        : []),
+      ...(q.config ? [`  asked under: ${q.config} (answered from its folder)`] : []),
       ...(q.mode === "url" && typeof q.request.url === "string"
         ? [`  open: ${q.request.url}`]
         : []),
@@ -223,10 +290,7 @@ export const elicitAnswer = defineOperation<
     });
     return await followUp(ctx, question, watch);
   },
-  offline: (input) =>
-    Promise.reject(
-      new McpxError("QUESTION_NOT_FOUND", `No question "${input.id}": no daemon runs`),
-    ),
+  offline: (input, ctx) => offlineTicket(input.id, ctx),
   render: renderAnswer,
 });
 
@@ -244,9 +308,6 @@ export const elicitDecline = defineOperation<{ id: string }, AnswerOutput>({
     const { question, watch } = broker(ctx).decline(input.id);
     return await followUp(ctx, question, watch);
   },
-  offline: (input) =>
-    Promise.reject(
-      new McpxError("QUESTION_NOT_FOUND", `No question "${input.id}": no daemon runs`),
-    ),
+  offline: (input, ctx) => offlineTicket(input.id, ctx),
   render: renderAnswer,
 });

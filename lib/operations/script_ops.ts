@@ -215,7 +215,7 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
   id: "scripts.exec",
   summary: "Run a program given on the command line (on stdin with -, from a file with @file)",
   description:
-    "The program is TypeScript with the same globals as a script: every namespace is a bare identifier (fixture.echo({ text: 'hi' })), plus tools, log and emit. A single expression's value is printed; otherwise the code is the body of an async function, so `return x` prints x. Code with import or export statements runs as a module. Words after the program are its arguments. A program too long for one command-line argument (128 KiB on Linux) comes from stdin with - or from a file with @file (relative to the working directory); a program that itself starts with @ needs a space before it.",
+    "The program is TypeScript with the same globals as a script: every namespace is a bare identifier (fixture.echo({ text: 'hi' })), plus tools, log and emit. A single expression's value is printed; otherwise the code is the body of an async function, so `return x` prints x. Code with import or export statements runs as a module. Words after the program are its arguments. A program too long for one command-line argument (128 KiB on Linux) comes from stdin with - or from a file with @file (relative to the working directory; read at most up to daemon.maxRequestBytes, past which it is refused in one line); a program that itself starts with @ needs a space before it.",
   params: [
     {
       name: "code",
@@ -269,6 +269,7 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
         code.slice(1),
         "the program file",
         "Write @<path to a .ts file>, or - to read the program from stdin",
+        { maxBytes: (await ctx.settings()).get("daemon.maxRequestBytes") },
       );
     }
     if (code.trim() === "") throw usage("exec", "The program is empty");

@@ -8,6 +8,7 @@ import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 import { McpxError } from "../errors.ts";
 import { answerFromWords, checkAnswer, type FormSchema } from "./answer.ts";
+import { RequestWithdrawn } from "../mcp/withdrawn.ts";
 
 /** A question's kind: a form or URL elicitation, or a sampling request. */
 export type QuestionKind = "elicit" | "sample";
@@ -28,8 +29,21 @@ export interface Question {
   route: "agent" | "person";
   reason: string;
   createdAt: string;
+  /**
+   * The time to answer by: mcpx's own (`elicit.deadline`), or the server's when it is known to
+   * give up sooner (it withdrew an earlier question after less time).
+   */
   deadline: string;
+  /** Whose the deadline is: mcpx's `elicit.deadline`, or the server's own request timeout. */
+  deadlineBy: "mcpx" | "server";
+  /** Set when the server withdrew the question (cancelled it): how long it had waited. */
+  withdrawnAfterMs?: number;
   state: QuestionState;
+  /**
+   * The configuration file of the daemon that asked it: only that daemon (run from that
+   * configuration's folder) lists and answers it. Null on a row older than the column.
+   */
+  config: string | null;
   answer?: unknown;
   /** The call's result or error, once the call that raised it has finished. */
   outcome?: { result?: unknown; raw?: unknown; error?: { code: string; message: string } };
@@ -105,6 +119,11 @@ export class RequestRefused extends Error {
 export interface BrokerOptions {
   /** The database file; created 0600. */
   path: string;
+  /**
+   * The configuration file of the daemon the broker is part of: every daemon shares the file,
+   * and each lists and answers its own questions only.
+   */
+  config: string;
   deadlineMs: number;
   /** How many questions may be pending at once, and how many one call may raise. */
   maxPending: number;
@@ -144,7 +163,20 @@ export class Broker {
         id TEXT PRIMARY KEY, server TEXT NOT NULL, tool TEXT, kind TEXT NOT NULL,
         mode TEXT NOT NULL, message TEXT NOT NULL, request TEXT NOT NULL, route TEXT NOT NULL,
         reason TEXT NOT NULL, created INTEGER NOT NULL, deadline INTEGER NOT NULL,
-        state TEXT NOT NULL, answer TEXT, outcome TEXT, daemon INTEGER NOT NULL)`);
+        state TEXT NOT NULL, answer TEXT, outcome TEXT, daemon INTEGER NOT NULL, config TEXT,
+        withdrawn INTEGER, server_deadline INTEGER)`);
+    // A file an older mcpx made lacks the later columns.
+    const columns = this.#db.prepare("PRAGMA table_info(questions)").all() as { name: string }[];
+    for (
+      const [name, type] of [["config", "TEXT"], ["withdrawn", "INTEGER"], [
+        "server_deadline",
+        "INTEGER",
+      ]]
+    ) {
+      if (!columns.some((c) => c.name === name)) {
+        this.#db.exec(`ALTER TABLE questions ADD COLUMN ${name} ${type}`);
+      }
+    }
     // A question a daemon that is gone was holding can no longer reach its server; another
     // daemon's (another configuration's) are left alone.
     const holders = this.#db.prepare(
@@ -286,9 +318,16 @@ export class Broker {
     const id = `elc-${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
     const watch = watching;
     const now = this.#now();
+    // How long this server waited before withdrawing its last question, if it ever did: it will
+    // give up on this one as soon (the SDKs' request timeout is 60 s), whatever mcpx allows.
+    const learned = this.#db.prepare(
+      `SELECT withdrawn FROM questions WHERE server = ? AND config IS ? AND withdrawn IS NOT NULL
+        ORDER BY created DESC LIMIT 1`,
+    ).get(server, this.#opts.config) as { withdrawn: number } | undefined;
     this.#db.prepare(
       `INSERT INTO questions (id, server, tool, kind, mode, message, request, route, reason,
-        created, deadline, state, daemon) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)`,
+        created, deadline, state, daemon, config, server_deadline)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
     ).run(
       id,
       server,
@@ -302,11 +341,26 @@ export class Broker {
       now,
       now + this.#opts.deadlineMs,
       Deno.pid,
+      this.#opts.config,
+      learned ? now + learned.withdrawn : null,
     );
     const answered = new Promise<unknown>((resolve, reject) => {
       this.#held.set(id, { resolve, reject, watch, kind });
     });
-    signal.addEventListener("abort", () => this.#close(id, "cancelled", undefined), { once: true });
+    signal.addEventListener("abort", () => {
+      // The server gave up on it (its own timeout, most often): kept as cancelled, with how long
+      // it waited, so the next question from it shows the deadline the server keeps.
+      if (signal.reason instanceof RequestWithdrawn && this.#held.has(id)) {
+        this.#db.prepare("UPDATE questions SET withdrawn = ? WHERE id = ? AND state = 'pending'")
+          .run(Math.max(0, this.#now() - now), id);
+        this.#say("info", "question.withdrawn", `"${server}" withdrew question ${id}`, {
+          id,
+          server,
+          waitedMs: this.#now() - now,
+        });
+      }
+      this.#close(id, "cancelled", undefined);
+    }, { once: true });
     // The deadline answers cancel even when nobody reads the question meanwhile.
     const timer = setTimeout(() => this.#expire(), this.#opts.deadlineMs + 10);
     Deno.unrefTimer(timer);
@@ -325,13 +379,16 @@ export class Broker {
     return answered;
   }
 
-  /** Every question, newest first; overdue ones are expired as they are read. */
-  list(state?: QuestionState): Question[] {
+  /**
+   * This daemon's questions (every configuration's with `allConfigs`), newest first; overdue
+   * ones are expired as they are read.
+   */
+  list(state?: QuestionState, options: { allConfigs?: boolean } = {}): Question[] {
     this.#expire();
-    const rows = state
-      ? this.#db.prepare("SELECT * FROM questions WHERE state = ? ORDER BY created DESC").all(state)
-      : this.#db.prepare("SELECT * FROM questions ORDER BY created DESC").all();
-    return rows.map((r) => toQuestion(r as unknown as Row));
+    return selectQuestions(this.#db, {
+      state,
+      ...(options.allConfigs ? {} : { config: this.#opts.config }),
+    });
   }
 
   /** One question. @throws {McpxError} QUESTION_NOT_FOUND */
@@ -387,6 +444,8 @@ export class Broker {
 
   #open(id: string): Question {
     const q = this.show(id);
+    // Another configuration's daemon holds it: refused here, and left as it is for its owner.
+    if (q.config !== this.#opts.config) throw elsewhere(q, this.#opts.config);
     if (q.state !== "pending") {
       throw new McpxError("QUESTION_CLOSED", `Question "${id}" is already ${q.state}`);
     }
@@ -418,9 +477,10 @@ export class Broker {
   /** Overdue questions expire: their server is answered cancel. */
   #expire(): void {
     const now = this.#now();
+    // Another configuration's overdue questions are its own daemon's to expire (its timer does).
     const overdue = this.#db.prepare(
-      "SELECT id FROM questions WHERE state = 'pending' AND deadline <= ?",
-    ).all(now) as { id: string }[];
+      "SELECT id FROM questions WHERE state = 'pending' AND deadline <= ? AND config IS ?",
+    ).all(now, this.#opts.config) as { id: string }[];
     for (const { id } of overdue) {
       if (this.#held.has(id)) this.#close(id, "expired", undefined);
       else this.#db.prepare("UPDATE questions SET state = 'expired' WHERE id = ?").run(id);
@@ -441,6 +501,70 @@ function exists(path: string): boolean {
   }
 }
 
+/**
+ * The questions in `db`, newest first: in one `state`, of one `config`, or all. Read by the
+ * broker, and by `mcpx elicit list --all-configs` where no daemon runs.
+ */
+function selectQuestions(
+  db: DatabaseSync,
+  filter: { state?: QuestionState; config?: string },
+): Question[] {
+  const where: string[] = [];
+  const values: string[] = [];
+  if (filter.state) where.push("state = ?"), values.push(filter.state);
+  if (filter.config !== undefined) where.push("config IS ?"), values.push(filter.config);
+  const sql = `SELECT * FROM questions${
+    where.length ? ` WHERE ${where.join(" AND ")}` : ""
+  } ORDER BY created DESC`;
+  return db.prepare(sql).all(...values).map((r) => toQuestion(r as unknown as Row));
+}
+
+/**
+ * The questions kept in the file at `path` without a daemon: every configuration's (`config`
+ * undefined) or one's; none when there is no file. A pending one past its deadline reads as
+ * expired, as its daemon would say.
+ */
+export function readQuestions(
+  path: string,
+  filter: { state?: QuestionState; config?: string; id?: string } = {},
+  now = Date.now(),
+): Question[] {
+  if (!exists(path)) return [];
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    db.exec("PRAGMA busy_timeout=2000");
+    const columns = db.prepare("PRAGMA table_info(questions)").all() as { name: string }[];
+    if (columns.length === 0) return [];
+    const all = selectQuestions(db, { config: filter.config }).map((q) =>
+      q.state === "pending" && Date.parse(q.deadline) <= now
+        ? { ...q, state: "expired" as const }
+        : q
+    );
+    return all.filter((q) =>
+      (!filter.state || q.state === filter.state) && (!filter.id || q.id === filter.id)
+    );
+  } finally {
+    db.close();
+  }
+}
+
+/** The refusal of an answer given from a folder whose daemon did not ask `q`. */
+export function elsewhere(q: Question, here: string | undefined): McpxError {
+  const owner = q.config ?? "another configuration";
+  const folder = q.config ? dirname(q.config) : undefined;
+  return new McpxError(
+    "QUESTION_ELSEWHERE",
+    `Question "${q.id}" was asked under ${owner}${
+      here ? `, not ${here}` : ""
+    }: it is answered from that configuration's folder`,
+    {
+      hint: folder
+        ? `Run it there: cd ${folder} && ${q.command}`
+        : "`mcpx elicit list --all-configs` names each question's configuration",
+    },
+  );
+}
+
 interface Row {
   id: string;
   server: string;
@@ -456,6 +580,17 @@ interface Row {
   state: QuestionState;
   answer: string | null;
   outcome: string | null;
+  config?: string | null;
+  withdrawn?: number | null;
+  server_deadline?: number | null;
+}
+
+/** The earlier of mcpx's deadline and the server's known one, and whose it is. */
+function deadlineOf(r: Row): Pick<Question, "deadline" | "deadlineBy"> {
+  const server = r.server_deadline;
+  return typeof server === "number" && server < r.deadline
+    ? { deadline: new Date(server).toISOString(), deadlineBy: "server" }
+    : { deadline: new Date(r.deadline).toISOString(), deadlineBy: "mcpx" };
 }
 
 function toQuestion(r: Row): Question {
@@ -470,8 +605,10 @@ function toQuestion(r: Row): Question {
     route: r.route,
     reason: r.reason,
     createdAt: new Date(r.created).toISOString(),
-    deadline: new Date(r.deadline).toISOString(),
+    ...deadlineOf(r),
+    ...(typeof r.withdrawn === "number" ? { withdrawnAfterMs: r.withdrawn } : {}),
     state: r.state,
+    config: r.config ?? null,
     ...(r.answer !== null ? { answer: JSON.parse(r.answer) } : {}),
     ...(r.outcome !== null ? { outcome: JSON.parse(r.outcome) } : {}),
     command: commandFor(r),

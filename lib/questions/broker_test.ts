@@ -3,10 +3,11 @@ import { join } from "node:path";
 import { Broker, MAX_QUESTION_BYTES } from "./broker.ts";
 import { McpxError } from "../errors.ts";
 
-async function broker(now: { t: number }, maxPending = 3) {
-  const dir = await Deno.makeTempDir({ prefix: "mcpx-questions-" });
+async function broker(now: { t: number }, maxPending = 3, dir?: string, config = "/a/.mcpx.json") {
+  dir ??= await Deno.makeTempDir({ prefix: "mcpx-questions-" });
   const b = new Broker({
     path: join(dir, "questions.db"),
+    config,
     deadlineMs: 1000,
     maxPending,
     now: () => now.t,
@@ -159,6 +160,43 @@ Deno.test("Broker: with two calls in flight, a parked one's server is waiting: t
     held.done();
     live.done();
   } finally {
+    b.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("Broker: two configurations share the file; each lists and answers only its own", async () => {
+  const now = { t: 1_000_000 };
+  const { b: a, dir } = await broker(now, 3, undefined, "/a/.mcpx.json");
+  const { b } = await broker(now, 3, dir, "/b/.mcpx.json");
+  try {
+    const conn = {};
+    const { done } = a.watch(conn, "srv", "tool");
+    const reply = a.ask(conn, "srv", "elicitation/create", form, new AbortController().signal);
+    const [q] = a.list("pending");
+    assert.equal(q.config, "/a/.mcpx.json");
+    assert.deepEqual(b.list("pending"), [], "B lists none of A's");
+    assert.deepEqual(b.list("pending", { allConfigs: true }).map((x) => [x.id, x.config]), [
+      [q.id, "/a/.mcpx.json"],
+    ]);
+    assert.throws(
+      () => b.answer(q.id, { words: ["repo=x/y"] }),
+      (e) =>
+        e instanceof McpxError && e.code === "QUESTION_ELSEWHERE" &&
+        /asked under \/a\/\.mcpx\.json/.test(e.message) && /cd \/a && /.test(e.hint),
+    );
+    assert.throws(
+      () => b.decline(q.id),
+      (e) => e instanceof McpxError && e.code === "QUESTION_ELSEWHERE",
+    );
+    assert.equal(a.show(q.id).state, "pending", "the refusal changed nothing");
+    now.t += 5000;
+    b.list("pending");
+    assert.equal(a.show(q.id).state, "expired", "expired by its own daemon, not by B");
+    assert.deepEqual(await reply, { action: "cancel" });
+    done();
+  } finally {
+    a.close();
     b.close();
     await Deno.remove(dir, { recursive: true });
   }

@@ -172,13 +172,13 @@ export class RunOutput {
       this.hasResult = true;
     } else {
       const record = value as LogRecord;
-      // Console output that reached stdout already: kept for the stored log, not shown again.
-      if (record.fileOnly) return;
       if (typeof record.source === "string") record.source = this.#o.source(record.source);
       this.#o.store?.(record);
+      // Console output that reached stdout already: kept in the stored log, not shown again.
+      if (record.fileOnly) return;
       if (this.#o.json) {
         this.logs.push(record);
-      } else if (!record.fileOnly) {
+      } else {
         this.#writeErr(renderRecord(record, this.#o.render) + "\n");
       }
     }

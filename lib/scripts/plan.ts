@@ -1,6 +1,7 @@
 // Planning a run: everything knowable before anything starts (the script, its variables, its
 // runtime and timeout, the command that starts it), every problem found reported at once.
 
+import { secureCacheDir } from "../cache/secure.ts";
 import { stripTypeScriptTypes } from "node:module";
 import { dirname, join, resolve } from "../_path.ts";
 import { McpxError, messageOf } from "../errors.ts";
@@ -265,7 +266,7 @@ export async function planRun(ctx: Context, request: RunRequest): Promise<RunPla
   const timeoutMs = chosen("script.timeout")
     ? settings.get("script.timeout")
     : directives.timeoutMs ?? settings.get("script.timeout");
-  const cache = cacheDir(ctx.boot, io.env);
+  const cache = secureCacheDir(cacheDir(ctx.boot, io.env));
   let command: RuntimeCommand | undefined;
   if (runtime === "worker" && isCompiled()) {
     // A compiled mcpx cannot load a user's file into a Worker: run it under the first runtime

@@ -54,7 +54,7 @@ export async function runRepl(ctx: Context, options: ReplOptions): Promise<{ exi
   const minted = !named;
   const primary = ctx.location().primary;
   const scratch = join(plan.cache, "scripts", primary ? (await ctx.fingerprint()).short : "none");
-  Deno.mkdirSync(scratch, { recursive: true });
+  Deno.mkdirSync(scratch, { recursive: true, mode: 0o700 });
   const runLog = new RunLog({
     dir: logsDir(ctx.boot, io.env),
     stem: RUNS_LOG_STEM,

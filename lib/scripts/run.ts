@@ -215,7 +215,7 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
       "scripts",
       primary ? (await ctx.fingerprint()).short : "none",
     );
-    Deno.mkdirSync(scratch, { recursive: true });
+    Deno.mkdirSync(scratch, { recursive: true, mode: 0o700 });
     const program = request.code !== undefined ? execModule(request.code) : undefined;
     if (program) {
       execFile = join(scratch, `exec-${crypto.randomUUID().slice(0, 8)}.ts`);

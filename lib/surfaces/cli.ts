@@ -1,6 +1,6 @@
 import { ERRORS, McpxError, messageOf } from "../errors.ts";
 import { Context } from "../context.ts";
-import type { Io } from "../io.ts";
+import { type Io, isOutputClosed } from "../io.ts";
 import type { Operation, ParamSpec } from "../operations/define.ts";
 import { paramFlag } from "../operations/define.ts";
 import { COMMANDS } from "../operations/commands.ts";
@@ -360,6 +360,10 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
   let ctx: Context | undefined;
   try {
     return await command(args, io, (c) => (ctx = c));
+  } catch (error) {
+    // Reporting a failure to a stdout that has closed since.
+    if (isOutputClosed(error)) return 0;
+    throw error;
   } finally {
     // What the command hosted (an inline daemon and its servers) goes with it.
     await ctx?.close();
@@ -413,6 +417,8 @@ async function command(
     const code = (output as { exitCode?: unknown } | null)?.exitCode;
     return typeof code === "number" ? code : 0;
   } catch (error) {
+    // Whoever read stdout stopped reading (`mcpx ls | head -1`): that is theirs to decide.
+    if (isOutputClosed(error)) return 0;
     // What the settings had to say (a file left out, say) may be why the command failed.
     const loaded = await ctx?.loadedSettings()?.catch(() => undefined);
     for (const w of loaded?.warnings ?? []) io.err(`mcpx: warning: ${w}\n`);

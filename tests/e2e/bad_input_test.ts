@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ONE_SERVER, Sandbox } from "../_helpers.ts";
+import { faultyServer } from "../fixtures/servers.ts";
 
 /** A user's mistake ends in exactly one line on stderr, never a stack trace. */
 function oneLine(stderr: string): string {
@@ -144,4 +145,29 @@ Deno.test("bad input: a server with both command and url, a malformed url, a dir
   const budget = await box.mcpx(["catalog", "--budget", "0"]);
   assert.equal(budget.code, 2);
   assert.match(oneLine(budget.stderr), /budget of 0 tokens holds nothing/);
+});
+
+Deno.test("bad input: an @file is read only up to daemon.maxRequestBytes, then refused in one line", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { f: faultyServer() } });
+  await box.write("work/big.json", `{"text": "${"x".repeat(3000)}"}`);
+  const env = { MCPX_DAEMON_MAX_REQUEST_BYTES: "2000" };
+  for (
+    const [args, what] of [
+      [["call", "f.echo", "@/dev/zero"], 'the arguments file "/dev/zero"'],
+      [["call", "f.echo", "@big.json"], 'the arguments file "big.json"'],
+      [["exec", "@/dev/zero"], 'the program file "/dev/zero"'],
+    ] as const
+  ) {
+    const r = await box.mcpx([...args], { env });
+    assert.equal(r.code, 2, `${args}: ${r.stderr}`);
+    assert.equal(
+      oneLine(r.stderr),
+      `mcpx: Cannot read ${what}: it is larger than daemon.maxRequestBytes (2000 bytes). ` +
+        "Name a smaller file, or raise daemon.maxRequestBytes (MCPX_DAEMON_MAX_REQUEST_BYTES)",
+    );
+  }
+  // Within the bound it is read as before.
+  const ok = await box.mcpx(["call", "f.echo", "@big.json"]);
+  assert.equal(ok.code, 0, ok.stderr);
 });

@@ -126,3 +126,36 @@ Deno.test("config: search finds a tool by a configured tag that is in no name or
   assert.deepEqual((await hits(["lighthouse"])).hits.map((h) => h.fn), ["fixture.pid"]);
   assert.deepEqual((await hits(["parrot"])).hits, []);
 });
+
+Deno.test("config: a project .mcpx.json that is a dangling symlink, a loop or a folder is said in one line, not passed over for the parent's", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { parentsrv: faultyServer() } });
+  const repo = `${box.root}/work/repo`;
+  for (
+    const [make, why] of [
+      [
+        () => Deno.symlinkSync("/nonexistent/x.json", `${repo}/.mcpx.json`),
+        /is a dangling symlink to "\/nonexistent\/x\.json"/,
+      ],
+      [() => Deno.symlinkSync(`${repo}/.mcpx.json`, `${repo}/.mcpx.json`), /is a symlink loop/],
+      [() => Deno.mkdirSync(`${repo}/.mcpx.json`), /is a directory, not a file/],
+    ] as const
+  ) {
+    Deno.mkdirSync(repo, { recursive: true });
+    make();
+    for (const args of [["ls"], ["call", "parentsrv.echo", "text=hi"]]) {
+      const r = await box.mcpx(args, { cwd: "work/repo" });
+      assert.equal(r.code, 3, `${args}: ${r.stderr}`);
+      const line = oneLine(r.stderr);
+      assert.ok(line.startsWith(`mcpx: Configuration ${repo}/.mcpx.json `), line);
+      assert.match(line, why);
+      assert.ok(!r.stdout.includes("parentsrv"), r.stdout);
+    }
+    Deno.removeSync(repo, { recursive: true });
+  }
+  // Without it, the parent's is used, as before.
+  Deno.mkdirSync(repo);
+  const ls = await box.mcpx(["ls"], { cwd: "work/repo" });
+  assert.equal(ls.code, 0, ls.stderr);
+  assert.match(ls.stdout, /parentsrv/);
+});

@@ -382,3 +382,29 @@ Deno.test("logging: call sites and errors with causes, under the worker, deno an
     assert.match(warn.args[0].stack, /site\.ts:3:/, runtime);
   }
 });
+
+Deno.test("logging: what a script prints with console is stored and found by log --grep, under the worker, deno and node", async () => {
+  await using box = await logBox();
+  await box.write(
+    "work/say.ts",
+    `export default function main(args: string[]) {
+  console.log("printed-" + args[0]);
+  console.table([{ a: 1 }]);
+}
+`,
+  );
+  for (const runtime of ["worker", "deno", "node"]) {
+    const r = await box.mcpx(["run", "--runtime", runtime, "./say.ts", runtime]);
+    assert.equal(r.code, 0, `${runtime}: ${r.stderr}`);
+    assert.match(r.stdout, new RegExp(`^printed-${runtime}\n`), runtime);
+    assert.equal(r.stderr.includes(`printed-${runtime}`), false, `${runtime}: not shown again`);
+    const stored = records(box).filter((x) => x.msg === `printed-${runtime}`);
+    assert.equal(stored.length, 1, `${runtime}: one stored record`);
+    assert.equal(stored[0].console, "log");
+    assert.match(String(stored[0].id), /^run-/);
+    const found = await box.mcpx(["--json", "log", "--grep", `printed-${runtime}`]);
+    assert.equal(found.code, 0, found.stderr);
+    const hits = (JSON.parse(found.stdout) as { records: Rec[] }).records;
+    assert.deepEqual(hits.map((h) => [h.msg, h.console]), [[`printed-${runtime}`, "log"]]);
+  }
+});

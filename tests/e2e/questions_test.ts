@@ -243,3 +243,103 @@ Deno.test("questions: callTimeout does not run out while the call's question wai
   assert.equal(answer.code, 0, answer.stderr + answer.stdout);
   assert.equal(answer.stdout, 'accept {"repo":"late/one","branch":"main"}\n');
 });
+
+Deno.test("questions: each configuration's daemon lists and answers its own; a wrong-folder answer changes nothing", async () => {
+  await using box = await Sandbox.create();
+  await cacheModern();
+  for (const folder of ["a", "b"]) {
+    await box.write(`work/${folder}/.mcpx.json`, {
+      mcpServers: { ask: { ...askingServer(), mcpx: { callTimeout: "60s" } } },
+      elicit: { wait: "300ms" },
+    });
+  }
+  // A third configuration, whose daemon never starts.
+  await box.write("work/c/.mcpx.json", { mcpServers: {} });
+  const a = { cwd: "work/a" };
+  const b = { cwd: "work/b" };
+  const inA = ticketOf(await box.mcpx(["--json", "call", "ask.pick_repo"], a)).data!.ticket;
+  const inB = ticketOf(await box.mcpx(["--json", "call", "ask.pick_repo"], b)).data!.ticket;
+  const configA = `${box.root}/work/a/.mcpx.json`;
+  const configB = `${box.root}/work/b/.mcpx.json`;
+
+  const listed = async (opts: { cwd: string }, args: string[] = []) =>
+    (await box.json<{ questions: (Question & { config: string })[] }>(
+      ["elicit", "list", ...args],
+      opts,
+    )).questions.map((q) => [q.id, q.config]).sort();
+  assert.deepEqual(await listed(a), [[inA, configA]]);
+  assert.deepEqual(await listed(b), [[inB, configB]]);
+  const every = [[inA, configA], [inB, configB]].sort();
+  assert.deepEqual(await listed(b, ["--all-configs"]), every);
+  // Where no daemon runs, the kept questions are read from the file.
+  assert.deepEqual(await listed({ cwd: "work/c" }), []);
+  assert.deepEqual(await listed({ cwd: "work/c" }, ["--all-configs"]), every);
+  const text = await box.mcpx(["elicit", "list", "--all-configs"], b);
+  assert.match(text.stdout, new RegExp(`${inA} .*\\(${configA.replaceAll(".", "\\.")}\\)`));
+
+  // From B's folder, A's question is refused naming A's folder, and stays pending.
+  for (const args of [["answer", inA, "repo=x/y"], ["decline", inA]]) {
+    const wrong = await box.mcpx(["elicit", ...args], b);
+    assert.equal(wrong.code, 5, wrong.stderr);
+    assert.match(wrong.stderr, new RegExp(`^mcpx: Question "${inA}" was asked under ${configA}`));
+    assert.ok(wrong.stderr.includes(`cd ${box.root}/work/a && mcpx elicit answer ${inA}`));
+    assert.equal((await box.json<Question>(["elicit", "show", inA], a)).state, "pending");
+  }
+  const fromC = await box.mcpx(["elicit", "answer", inA, "repo=x/y"], { cwd: "work/c" });
+  assert.equal(fromC.code, 5, fromC.stderr);
+  assert.match(fromC.stderr, new RegExp(`was asked under ${configA}`));
+
+  // Its owner still answers it, and the call completes.
+  const answered = await box.mcpx(["elicit", "answer", inA, "repo=me/a"], a);
+  assert.equal(answered.code, 0, answered.stderr);
+  assert.equal(answered.stdout, 'accept {"repo":"me/a","branch":"main"}\n');
+  const declined = await box.mcpx(["elicit", "decline", inB], b);
+  assert.equal(declined.code, 0, declined.stderr);
+});
+
+Deno.test("questions: a server that gives up waiting leaves its question cancelled, and its next deadline is the server's", async () => {
+  await using box = await Sandbox.create();
+  await asking(box);
+  type Shown = Question & {
+    deadline: string;
+    deadlineBy: string;
+    createdAt: string;
+    withdrawnAfterMs?: number;
+  };
+  const first = ticketOf(await box.mcpx(["--json", "call", "ask.impatient", "ms=1500"])).data!
+    .ticket;
+  const shown = await box.json<Shown>(["elicit", "show", first]);
+  assert.equal(shown.deadlineBy, "mcpx");
+  const text = await box.mcpx(["elicit", "show", first]);
+  assert.match(
+    text.stdout,
+    /deadline: \S+ \(elicit\.deadline; the server's own request timeout governs when it is sooner/,
+  );
+
+  // The server's own timeout runs out: the question is cancelled, and says by whom.
+  let after = shown;
+  for (let i = 0; i < 300 && after.state === "pending"; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    after = await box.json<Shown>(["elicit", "show", first]);
+  }
+  assert.equal(after.state, "cancelled");
+  assert.equal(typeof after.withdrawnAfterMs, "number");
+  assert.match(
+    (await box.mcpx(["elicit", "show", first])).stdout,
+    /withdrawn: the server gave up waiting after/,
+  );
+  const late = await box.mcpx(["elicit", "answer", first, "colour=red"]);
+  assert.equal(late.code, 5);
+  assert.match(late.stderr, /is already cancelled/);
+
+  // The next question from it shows the deadline the server keeps, not mcpx's ten minutes.
+  const second = ticketOf(await box.mcpx(["--json", "call", "ask.impatient", "ms=1500"])).data!
+    .ticket;
+  const next = await box.json<Shown>(["elicit", "show", second]);
+  assert.equal(next.deadlineBy, "server");
+  assert.equal(Date.parse(next.deadline) - Date.parse(next.createdAt), after.withdrawnAfterMs);
+  assert.match(
+    (await box.mcpx(["elicit", "show", second])).stdout,
+    /deadline: \S+ \(the server's own timeout: it gave up on its last question after \d+ s\)/,
+  );
+});
