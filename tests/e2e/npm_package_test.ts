@@ -176,7 +176,7 @@ Deno.test("npm package: installed from its tarball, it runs with no deno on PATH
   assert.equal(again.code, 0, again.stderr);
 });
 
-Deno.test("npm package: its bin/mcpx says in one line what is missing when the runtime is not installed", async () => {
+Deno.test("npm package: its bin/mcpx says in one line what is missing: the runtime, a platform, a MCPX_DENO", async () => {
   const { shim } = await import("../../tools/pack.ts");
   await using box = await Sandbox.create();
   const pkg = join(box.root, "lib", "node_modules", "mcpx-cli");
@@ -195,6 +195,25 @@ Deno.test("npm package: its bin/mcpx says in one line what is missing when the r
   });
   assert.equal(wrong.code, 127);
   assert.match(wrong.stderr, /^mcpx: MCPX_DENO=\S+ is not an executable file/);
+
+  // A platform Deno has no binary for (a stand-in `uname` says which).
+  const elsewhere = join(box.root, "elsewhere-bin");
+  Deno.mkdirSync(elsewhere);
+  Deno.symlinkSync(join(bin, "readlink"), join(elsewhere, "readlink"));
+  await Deno.writeTextFile(
+    join(elsewhere, "uname"),
+    '#!/bin/sh\ncase "$1" in -s) echo FreeBSD ;; -m) echo riscv64 ;; esac\n',
+    { mode: 0o755 },
+  );
+  const unsupported = await output(join(pkg, "bin", "mcpx"), ["--version"], {
+    env: { ...env, PATH: elsewhere },
+  });
+  assert.equal(unsupported.code, 127);
+  assert.equal(unsupported.stderr.trim().split("\n").length, 1, unsupported.stderr);
+  assert.match(
+    unsupported.stderr,
+    /^mcpx: mcpx-cli has no Deno runtime for FreeBSD riscv64: it runs on Linux x64 \(glibc\), .*macOS arm64; elsewhere set MCPX_DENO/,
+  );
 
   // Deno's platform package found the way npm lays it out for a local install: hoisted beside.
   const hoisted = join(box.root, "lib", "node_modules", "@deno", "linux-x64-glibc");
