@@ -535,7 +535,13 @@ export const doctor = defineOperation<{ noStart?: boolean }, DoctorOutput>({
       doc: "Do not start the servers (nor a daemon) to check that they start",
     },
   ],
-  cli: { command: ["doctor"] },
+  cli: {
+    command: ["doctor"],
+    examples: [[
+      "mcpx doctor",
+      "Every check: runtimes, settings, configuration, servers, daemon, log",
+    ], ["mcpx doctor --no-start", "The same without starting any server"]],
+  },
   http: { none: "doctor inspects the machine the CLI runs on, not the daemon" },
   mcp: { expose: false },
   where: "local",

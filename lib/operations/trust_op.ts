@@ -95,7 +95,13 @@ export const configTrust = defineOperation<
     { name: "list", type: "boolean", doc: "List the trusted configurations instead" },
     { name: "revoke", type: "string", doc: "Forget the trust given to this configuration file" },
   ],
-  cli: { command: ["trust"] },
+  cli: {
+    command: ["trust"],
+    examples: [["mcpx trust .mcp.json", "Trust this project's file, after reading it"], [
+      "mcpx trust --list",
+      "The trusted files",
+    ], ["mcpx trust --revoke .mcp.json", "Forget the trust given to it"]],
+  },
   http: { none: "trust is given by a person at a terminal, not over the daemon's socket" },
   mcp: { expose: false },
   where: "local",

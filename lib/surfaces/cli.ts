@@ -7,7 +7,7 @@ import { COMMANDS } from "../operations/commands.ts";
 import type { FlagValue } from "../settings/resolve.ts";
 import { flagName, SETTINGS, type SettingSpec } from "../settings/table.ts";
 import { didYouMean } from "../near.ts";
-import { commandHelp, mainHelp } from "./help.ts";
+import { commandHelp, groupHelp, mainHelp } from "./help.ts";
 import { load } from "../_load.ts";
 
 /** What the command line asked for. */
@@ -16,6 +16,8 @@ export interface ParsedArgs {
   input: Record<string, unknown>;
   flags: FlagValue[];
   help: boolean;
+  /** The group whose commands `mcpx <group> --help` asked for (`session`, `elicit`…). */
+  group?: string;
 }
 
 const SETTING_FLAGS = new Map<string, string>(
@@ -96,6 +98,12 @@ export function parseArgs(
           const group = ops.filter((o) => o.cli.command[0] === arg);
           const sub = args[i + 1];
           const found = group.find((o) => o.cli.command[1] === sub);
+          if (!found && (sub === undefined || sub.startsWith("-"))) {
+            const rest = args.slice(i + 1);
+            if (rest.includes("-h") || rest.includes("--help")) {
+              return { ...out, help: true, group: arg };
+            }
+          }
           if (!found) {
             const subs = group.map((o) => o.cli.command[1]);
             throw usageError(
@@ -389,7 +397,13 @@ async function command(
     json = ctx.json;
     for (const w of ctx.boot.warnings) io.err(`mcpx: warning: ${w}\n`);
     if (parsed.help || !parsed.op) {
-      io.out(parsed.op ? commandHelp(parsed.op) : mainHelp(await allOperations()));
+      io.out(
+        parsed.op
+          ? commandHelp(parsed.op, ops)
+          : parsed.group
+          ? groupHelp(ops, parsed.group)
+          : mainHelp(await allOperations()),
+      );
       return 0;
     }
     op = parsed.op;
