@@ -357,6 +357,17 @@ function inlineRung(): NonNullable<Context["inline"]> {
   return rung;
 }
 
+/**
+ * A message and its hint as one line: a sentence mark between them unless the message ends in
+ * one; a message that ends by introducing what follows (a server's `…the following fields:`)
+ * loses its colon, the hint being no list.
+ */
+export function joinHint(message: string, hint?: string): string {
+  if (!hint) return message;
+  if (/[?.!]$/.test(message)) return `${message} ${hint}`;
+  return `${message.replace(/\s*:$/, "")}. ${hint}`;
+}
+
 /** Runs one command line and returns the exit status. Never throws for a user's mistake. */
 export async function main(args: readonly string[], io: Io): Promise<number> {
   // `mcpx --tui` is `mcpx tui`.
@@ -455,8 +466,7 @@ async function command(
         };
       io.out(JSON.stringify(doc, null, 2) + "\n");
     } else {
-      const sep = /[?.!]$/.test(error.message) ? " " : ". ";
-      io.err(`mcpx: ${error.message}${error.hint ? sep + error.hint : ""}\n`);
+      io.err(`mcpx: ${joinHint(error.message, error.hint)}\n`);
     }
     return ERRORS[error.code].exit;
   }

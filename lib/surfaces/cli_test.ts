@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { McpxError } from "../errors.ts";
 import { captureIo } from "../io.ts";
-import { main, parseArgs } from "./cli.ts";
+import { joinHint, main, parseArgs } from "./cli.ts";
 import { OPERATIONS } from "../operations/mod.ts";
 
 Deno.test("parseArgs() takes global options before and after the command", () => {
@@ -140,4 +140,18 @@ Deno.test("main() top-level help fits a screen; help options and help commands h
   const commands = captureIo();
   assert.equal(await main(["help", "commands"], commands), 0);
   assert.match(commands.stdout(), /^Sessions:\n {2}session new +Create a named session/m);
+});
+
+Deno.test("joinHint() puts one sentence mark between a message and its hint", () => {
+  assert.equal(joinHint('No server "x"', "Run ls"), 'No server "x". Run ls');
+  assert.equal(joinHint('Did you mean "ls"?', "Run ls"), 'Did you mean "ls"? Run ls');
+  // A server's question that ends introducing its fields: no "fields:. Answer".
+  assert.equal(
+    joinHint(
+      "everything.ask is waiting: Please provide the following fields:",
+      "Answer it with: x",
+    ),
+    "everything.ask is waiting: Please provide the following fields. Answer it with: x",
+  );
+  assert.equal(joinHint("Plain", undefined), "Plain");
 });
