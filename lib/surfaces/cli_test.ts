@@ -137,6 +137,11 @@ Deno.test("main() top-level help fits a screen; help options and help commands h
   assert.equal(await main(["help", "options"], options), 0);
   assert.match(options.stdout(), /^daemon:\n {2}--daemon-socket <path>/m);
   assert.match(options.stdout(), /--servers-log-level <value>[\s\S]*one of off, debug/);
+  // A setting that is on by default says how to turn it off.
+  assert.match(
+    options.stdout().replace(/\s+/g, " "),
+    /--auth-browser Let [^(]*; on by default, --no-auth-browser turns it off/,
+  );
   const commands = captureIo();
   assert.equal(await main(["help", "commands"], commands), 0);
   assert.match(commands.stdout(), /^Sessions:\n {2}session new +Create a named session/m);

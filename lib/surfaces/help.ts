@@ -117,12 +117,19 @@ export function usage(op: Operation): string {
   return ["mcpx", ...op.cli.command, ...pos, ...opts].join(" ");
 }
 
+/** For a boolean setting that is on unless turned off: the spelling that turns it off. */
+function onNote(key: string, spec: SettingSpec): string {
+  return spec.type === "boolean" && spec.default === "true"
+    ? `; on by default, --no-${flagName(key).slice(2)} turns it off`
+    : "";
+}
+
 function settingOption(key: string): [string, string] {
   const spec = SPECS[key];
   const value = spec.type === "boolean" ? "" : ` <${valueName(spec.type, spec.values)}>`;
   return [
     `${flagName(key)}${value}`,
-    `${spec.doc}${enumNote(spec.type, spec.values)} (${envName(key)})`,
+    `${spec.doc}${enumNote(spec.type, spec.values)}${onNote(key, spec)} (${envName(key)})`,
   ];
 }
 
