@@ -91,8 +91,8 @@ export function detailLines(row: Row): string[] {
 
 /**
  * `lines` broken at `width` columns, so that nothing of an opened row is cut off: at the last
- * space that fits, each further piece under the line's own indentation; a word longer than the
- * width is cut where it must be.
+ * space that fits, each further piece under the line's own indentation (and `// ` when the line
+ * is a comment); a word longer than the width is cut where it must be.
  */
 export function wrapLines(lines: string[], width: number): string[] {
   const w = Math.max(1, width);
@@ -104,8 +104,9 @@ export function wrapLines(lines: string[], width: number): string[] {
       out.push(clean);
       continue;
     }
-    // Under its own indentation while that leaves room for words, else from the first column.
-    const lead = /^ */.exec(clean)![0];
+    // Under its own indentation while that leaves room for words, else from the first column;
+    // a `//` comment (a signature's doc) goes on as one.
+    const lead = /^ *(\/\/ )?/.exec(clean)![0];
     const indent = lead.length <= w / 2 ? lead : "";
     let rest = clean;
     let first = true;
