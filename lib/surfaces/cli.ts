@@ -76,6 +76,8 @@ export function parseArgs(
 ): ParsedArgs {
   const out: ParsedArgs = { input: {}, flags: [], help: false };
   const positionals: string[] = [];
+  // A word right after a boolean flag given bare (`--auth false`), by its place in positionals.
+  const afterBoolean = new Map<number, string>();
   let op: Operation | undefined;
   let rest = false;
   for (let i = 0; i < args.length; i++) {
@@ -160,6 +162,7 @@ export function parseArgs(
     if (param) {
       if (param.type === "boolean") {
         out.input[param.name] = inline === undefined ? true : parseParam(op!, param, inline, name);
+        if (inline === undefined && !negated) afterBoolean.set(positionals.length, name);
         continue;
       }
       const text = inline ?? args[++i];
@@ -214,8 +217,18 @@ export function parseArgs(
   } else if (op && !out.help) {
     const pos = op.params.filter((p) => p.positional);
     if (positionals.length > pos.length) {
+      const word = positionals[pos.length];
+      const flag = afterBoolean.get(pos.length);
+      if (flag && (word === "true" || word === "false")) {
+        throw usageError(
+          `${flag} takes no value after a space: write ${
+            word === "false" ? `--no-${flag.slice(2)}` : flag
+          } (or ${flag}=${word})`,
+          op,
+        );
+      }
       throw usageError(
-        `Unexpected argument "${positionals[pos.length]}" for "mcpx ${op.cli.command.join(" ")}"`,
+        `Unexpected argument "${word}" for "mcpx ${op.cli.command.join(" ")}"`,
         op,
       );
     }

@@ -30,6 +30,15 @@ Deno.test("parseArgs() checks positionals against the declaration", () => {
   usage(["completion", "zhs"], /must be one of bash, zsh, fish, not "zhs": did you mean "zsh"\?/);
   usage(["completion"], /needs <shell>/);
   usage(["status", "extra"], /Unexpected argument "extra"/);
+  // A boolean given a value after a space says how to spell it.
+  usage(
+    ["serve", "--http", "127.0.0.1:0", "--auth", "false"],
+    /^--auth takes no value after a space: write --no-auth \(or --auth=false\)$/,
+  );
+  usage(
+    ["stop", "--all", "true"],
+    /^--all takes no value after a space: write --all \(or --all=true\)$/,
+  );
   usage(["--daemon-socket"], /--daemon-socket needs a value/);
   usage(["--all", "stop"], /Unknown option "--all"/);
 });
