@@ -21,7 +21,16 @@ import { type Operation, paramFlag, type ParamSpec } from "../lib/operations/def
 import { OPERATIONS } from "../lib/operations/mod.ts";
 import { envName, flagName, isPlumbing, SETTINGS } from "../lib/settings/table.ts";
 import { parseArgs } from "../lib/surfaces/cli.ts";
-import { commandHelp, mainHelp, usage } from "../lib/surfaces/help.ts";
+import {
+  commandHelp,
+  commandsHelp,
+  COMMON_OPTIONS,
+  HELP_GROUPS,
+  HELP_WIDTH,
+  mainHelp,
+  optionsHelp,
+  usage,
+} from "../lib/surfaces/help.ts";
 import { buildRouter } from "../lib/surfaces/http.ts";
 import { NamedSessions } from "../lib/sessions/named.ts";
 
@@ -215,20 +224,28 @@ function parserProblems(ops: Ops): string[] {
   return out;
 }
 
+/** Help text with its line breaks undone, to look for a sentence the help wraps. */
+const flat = (text: string) => text.replace(/\s+/g, " ");
+
 /** Help: every parameter, with its doc, in its command's help; nothing undeclared listed. */
 function helpProblems(ops: Ops): string[] {
   const out: string[] = [];
   for (const op of ops) {
-    const help = commandHelp(op);
-    if (!help.includes(`Usage: mcpx ${op.cli.command.join(" ")}`)) {
+    const raw = commandHelp(op, ops);
+    const help = flat(raw);
+    if (!raw.includes(`Usage: mcpx ${op.cli.command.join(" ")}`)) {
       out.push(`${op.id}: help does not show its usage`);
     }
     if (!help.includes(op.summary)) out.push(`${op.id}: help lacks the summary`);
     for (const p of op.params) {
       const filled = op.cli.fills?.includes(p.name) ?? false;
-      const shown = p.positional || filled ? `<${p.name}>` : paramFlag(p.name);
+      const flag = p.on ? `--no-${paramFlag(p.name).slice(2)}` : paramFlag(p.name);
+      const shown = p.positional || filled ? `<${p.name}>` : flag;
       if (!help.includes(shown)) out.push(`${op.id}: help lacks ${shown}`);
-      if (!help.includes(p.doc)) out.push(`${op.id}: help lacks the doc of ${p.name}`);
+      if (p.short && !help.includes(`-${p.short}, ${flag}`)) {
+        out.push(`${op.id}: help lacks -${p.short}`);
+      }
+      if (!help.includes(flat(p.doc))) out.push(`${op.id}: help lacks the doc of ${p.name}`);
       if (
         p.positional && !op.cli.usage &&
         !usage(op).includes(shown.replace(/^<(.*)>$/, p.required ? "<$1>" : "[$1]"))
@@ -239,14 +256,55 @@ function helpProblems(ops: Ops): string[] {
         if (!help.includes(v)) out.push(`${op.id}: help lacks value ${v} of ${p.name}`);
       }
     }
-    const section = help.split("Arguments and options:\n")[1]?.split("\n\n")[0] ?? "";
+    const section = raw.split("Arguments and options:\n")[1]?.split("\n\n")[0] ?? "";
     const declared = new Set(
-      op.params.filter((p) => !p.positional && !op.cli.fills?.includes(p.name)).map((p) =>
-        paramFlag(p.name)
-      ),
+      op.params.filter((p) => !p.positional && !op.cli.fills?.includes(p.name)).flatMap((p) => [
+        paramFlag(p.name),
+        `--no-${paramFlag(p.name).slice(2)}`,
+      ]),
     );
     for (const flag of section.match(/--[a-z][a-z0-9-]*/g) ?? []) {
       if (!declared.has(flag)) out.push(`${op.id}: help lists undeclared ${flag}`);
+    }
+    const examples = op.cli.examples ?? [];
+    if (examples.length < 2 || examples.length > 3) {
+      out.push(`${op.id}: ${examples.length} examples, not two or three`);
+    }
+    for (const [line, doc] of examples) {
+      if (!raw.includes(`  ${line}\n`)) out.push(`${op.id}: help lacks the example ${line}`);
+      if (!help.includes(flat(doc))) out.push(`${op.id}: help lacks what ${line} does`);
+    }
+    for (const line of raw.split("\n")) {
+      if (line.length > HELP_WIDTH) out.push(`${op.id}: a help line of ${line.length} columns`);
+    }
+  }
+  return out;
+}
+
+/** A command line's words as a POSIX shell splits them, up to a redirection (`>`, `<`). */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  for (const m of line.matchAll(/'([^']*)'|"((?:[^"\\]|\\.)*)"|(\S+)/g)) {
+    if (m[3] !== undefined && /^(\d?>>?|<)$/.test(m[3])) break;
+    words.push(m[1] ?? m[2]?.replace(/\\(.)/g, "$1") ?? m[3]);
+  }
+  return words;
+}
+
+/** Examples: each is a command line the parser takes as its operation's, with no mistake. */
+function exampleProblems(ops: Ops): string[] {
+  const out: string[] = [];
+  for (const op of ops) {
+    for (const [line] of op.cli.examples ?? []) {
+      const [program, ...args] = shellWords(line);
+      if (program !== "mcpx") out.push(`${op.id}: example ${line} does not start with mcpx`);
+      try {
+        const parsed = parseArgs(args, ops);
+        if (parsed.op !== op) out.push(`${op.id}: example ${line} is ${parsed.op?.id}'s`);
+        if (parsed.help) out.push(`${op.id}: example ${line} asks for help`);
+      } catch (error) {
+        out.push(`${op.id}: example ${line}: ${error instanceof Error ? error.message : error}`);
+      }
     }
   }
   return out;
@@ -313,26 +371,62 @@ Deno.test("the parser rejects undeclared commands and options with USAGE", () =>
   }
 });
 
-Deno.test("help shows every parameter; main help every command and exactly the public flags", () => {
+Deno.test("every command's help shows its parameters and two or three examples that parse", () => {
   assert.deepEqual(helpProblems(OPERATIONS), []);
+  assert.deepEqual(exampleProblems(OPERATIONS), []);
+});
+
+Deno.test("main help fits one screen: every command by task, the common options", () => {
   const help = mainHelp(OPERATIONS);
+  const lines = help.trimEnd().split("\n");
+  assert.ok(lines.length <= 50, `main help is ${lines.length} lines`);
+  for (const line of lines) assert.ok(line.length <= HELP_WIDTH, `${line.length} columns: ${line}`);
+  // Every command word stands in exactly one group, and every group word is a command.
+  const words = HELP_GROUPS.flatMap(([, w]) => w);
+  assert.deepEqual(duplicates(words), [], "a command word in two groups");
+  assert.deepEqual(
+    [...new Set(OPERATIONS.map((op) => op.cli.command[0]))].filter((w) => !words.includes(w)),
+    [],
+    "a command word in no group",
+  );
+  for (const w of words) assert.ok(OPERATIONS.some((op) => op.cli.command[0] === w), w);
   for (const op of OPERATIONS) {
-    const line = help.split("\n").find((l) => l.trim().startsWith(op.cli.command.join(" ") + " "));
-    assert.ok(line?.includes(op.summary), `main help lists mcpx ${op.cli.command.join(" ")}`);
+    const [first, second] = op.cli.command;
+    const shown = second === undefined
+      ? new RegExp(`(^|[ ,])${first}(,|$|  )`, "m")
+      : new RegExp(`[ ,]${first} ([a-z-]+\\|)*${second}(\\||,|$)`, "m");
+    assert.ok(shown.test(help), `main help lists mcpx ${op.cli.command.join(" ")}`);
   }
-  const globals = help.split("Global options:\n")[1]?.split("\n\n")[0] ?? "";
-  assert.ok(globals.length > 0, "main help has a Global options section");
+  const options = help.split("Options:\n")[1]?.split("\n\n")[0] ?? "";
+  for (const key of COMMON_OPTIONS) assert.ok(options.includes(flagName(key)), key);
+  const others = SETTING_KEYS.filter((k) => !isPlumbing(k) && !COMMON_OPTIONS.includes(k));
+  assert.ok(help.includes(`${others.length} more options: \`mcpx help options\``));
+});
+
+Deno.test("help commands lists every summary; help options exactly the public flags", () => {
+  const commands = flat(commandsHelp(OPERATIONS));
+  for (const op of OPERATIONS) assert.ok(commands.includes(op.summary), op.id);
+  const raw = optionsHelp();
+  for (const line of raw.split("\n")) assert.ok(line.length <= HELP_WIDTH, line);
+  const options = flat(raw);
   for (const key of SETTING_KEYS) {
-    const listed = new RegExp(`(^|\\s)${flagName(key)}(\\s|$)`, "m").test(globals);
+    const listed = new RegExp(`(^|\\s)${flagName(key)}(\\s|$)`).test(raw);
     assert.equal(
       listed,
       !isPlumbing(key),
       `${flagName(key)} ${isPlumbing(key) ? "is plumbing and listed" : "is missing"}`,
     );
-    if (!isPlumbing(key)) assert.ok(globals.includes(envName(key)), `${envName(key)} shown`);
+    if (isPlumbing(key)) continue;
+    assert.ok(options.includes(envName(key)), `${envName(key)} shown`);
+    // Grouped by the key's first word: the option stands under its heading.
+    const heading = raw.split("\n\n").find((part) => part.startsWith(`${key.split(".")[0]}:\n`));
+    assert.ok(heading?.includes(flagName(key)), `${flagName(key)} under ${key.split(".")[0]}:`);
   }
-  for (const flag of globals.match(/(?<=^|\s)--?[a-zA-Z][a-z0-9-]*/g) ?? []) {
-    assert.ok(SETTING_FLAGS.has(flag) || RESERVED_FLAGS.has(flag), `undeclared ${flag} in help`);
+  // Each option row begins with its flag (and its short form): none is undeclared.
+  for (const flag of raw.match(/^ {2}(-[a-zA-Z], )?--?[a-zA-Z][a-z0-9-]*/gm) ?? []) {
+    for (const f of flag.trim().split(", ")) {
+      assert.ok(SETTING_FLAGS.has(f) || RESERVED_FLAGS.has(f), `undeclared ${f} in help`);
+    }
   }
 });
 

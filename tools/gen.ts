@@ -1,6 +1,6 @@
 /**
- * Generates docs/cli.md, docs/settings.md and docs/parity.md from the operations and settings
- * tables. Deterministic: the same tables give the same bytes.
+ * Generates docs/cli.md, docs/settings.md, docs/parity.md and the man page docs/mcpx.1 from the
+ * operations and settings tables. Deterministic: the same tables give the same bytes.
  *
  *     deno run -A tools/gen.ts           # write the files
  *     deno run -A tools/gen.ts --check   # exit 1 naming every stale file
@@ -20,6 +20,7 @@ import {
 } from "../lib/settings/table.ts";
 import { usage } from "../lib/surfaces/help.ts";
 import { BATCH_TOOL, buildMcpTools } from "../lib/surfaces/mcp.ts";
+import { renderMan } from "./man.ts";
 
 /** The repository root. */
 export const ROOT: string = fileURLToPath(new URL("..", import.meta.url));
@@ -97,7 +98,9 @@ function valueText(type: string, values?: readonly string[]): string {
 function paramName(p: ParamSpec, op?: Operation): string {
   // A parameter filled from the command's free-form words is not a flag on the command line.
   if (p.positional || op?.cli.fills?.includes(p.name)) return `<${p.name}>`;
-  const flag = paramFlag(p.name);
+  const flag = p.type === "boolean" && p.on
+    ? `--no-${paramFlag(p.name).slice(2)}`
+    : paramFlag(p.name);
   const long = p.type === "boolean" ? flag : `${flag} <${valueText(p.type, p.values)}>`;
   return p.short ? `-${p.short}, ${long}` : long;
 }
@@ -126,6 +129,12 @@ function commandSection(op: Operation): string {
           prose(p.doc),
         ]),
       ),
+    );
+  }
+  if (op.cli.examples?.length) {
+    parts.push(
+      "Examples:\n\n" +
+        op.cli.examples.map(([line, doc]) => `- ${code(line)}: ${prose(doc)}`).join("\n") + "\n",
     );
   }
   const facts: string[] = [];
@@ -319,6 +328,7 @@ export const FILES: Readonly<Record<string, () => string>> = {
   "docs/cli.md": () => renderCli(),
   "docs/settings.md": () => renderSettings(),
   "docs/parity.md": () => renderParity(),
+  "docs/mcpx.1": () => renderMan(OPERATIONS),
 };
 
 /** Formats markdown exactly as `deno fmt` formats the repository's files. */
@@ -351,7 +361,7 @@ async function readOrEmpty(path: string): Promise<string | undefined> {
 export async function generate(check: boolean): Promise<string[]> {
   const stale: string[] = [];
   for (const [path, render] of Object.entries(FILES)) {
-    const want = await formatMarkdown(render());
+    const want = path.endsWith(".md") ? await formatMarkdown(render()) : render();
     const full = join(ROOT, path);
     if ((await readOrEmpty(full)) === want) continue;
     stale.push(path);

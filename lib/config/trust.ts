@@ -24,6 +24,11 @@ export interface TrustRecord {
   sha256: string;
   /** When it was trusted, ISO 8601. */
   trustedAt: string;
+  /**
+   * A hash of each field of the configuration when it was trusted (lib/config/trust_diff.ts), for
+   * saying what changed when it is trusted again; absent in records from before it was kept.
+   */
+  fields?: Record<string, string>;
 }
 
 /** What the trust file holds. */
@@ -222,6 +227,7 @@ export async function trustFile(
   path: string,
   text: string,
   now: Date = new Date(),
+  fields?: Record<string, string>,
 ): Promise<TrustRecord> {
   const reason = unsafeReason(path);
   if (reason) throw untrustedError(path, { trusted: false, why: "unsafe", reason });
@@ -230,6 +236,7 @@ export async function trustFile(
     path,
     sha256: await contentHash(text),
     trustedAt: now.toISOString(),
+    ...(fields ? { fields } : {}),
   };
   store.trusted = [...store.trusted.filter((r) => r.path !== path), record];
   writeTrustStore(storePath, store);

@@ -163,11 +163,9 @@ export async function explore(deps: ExploreDeps): Promise<void> {
       // A tool the names do not know yet: `types` says what is wrong with it.
       await screen(["types", word]);
     } else {
-      out(
-        `"${word}" is not a namespace or a command${
-          didYouMean(word, [...COMMAND_WORDS, ...names.namespaces])
-        }. Type help\n`,
-      );
+      // A suggestion ends in its own question mark: no full stop after it.
+      const near = didYouMean(word, [...COMMAND_WORDS, ...names.namespaces]);
+      out(`"${word}" is not a namespace or a command${near || "."} Type help\n`);
     }
     names = await deps.names().catch(() => names);
   }

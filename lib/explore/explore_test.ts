@@ -106,7 +106,13 @@ Deno.test("explore() runs log, stats and status, and stops at quit", async () =>
 Deno.test("explore() names the nearest word for one it does not know", async () => {
   const r = await drive(["memroy"]);
   assert.deepEqual(r.ran, []);
-  assert.match(r.out, /"memroy" is not a namespace or a command.*memory/);
+  assert.match(
+    r.out,
+    /"memroy" is not a namespace or a command: did you mean "memory"\? Type help\n/,
+  );
+  // A word near nothing ends its sentence itself.
+  const far = await drive(["qqqqqqqq"]);
+  assert.match(far.out, /"qqqqqqqq" is not a namespace or a command\. Type help\n/);
 });
 
 Deno.test("candidates() completes command words, namespaces and tools", () => {

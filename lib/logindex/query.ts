@@ -379,7 +379,10 @@ export function stats(
             `SELECT i.id, max(i.server) AS server, min(i.ts) AS started,
                max(CASE WHEN i.event = 'server.ready' THEN i.ts END) AS ready,
                max(CASE WHEN i.event IN ('server.exited','server.stop','server.evicted','server.start_failed') THEN i.ts END) AS ended,
-               (SELECT e.event || ': ' || json_extract(e.raw, '$.msg') FROM records e WHERE e.id = i.id
+               (SELECT CASE WHEN json_extract(e.raw, '$.reason') IS NOT NULL
+                         THEN substr(e.event, 8) || ': ' || json_extract(e.raw, '$.reason')
+                         ELSE e.event || ': ' || json_extract(e.raw, '$.msg') END
+                  FROM records e WHERE e.id = i.id
                   AND e.event IN ('server.exited','server.stop','server.evicted','server.start_failed')
                   ORDER BY e.tsms DESC, e.seq DESC LIMIT 1) AS why,
                (SELECT count(*) FROM records c WHERE c.event = 'call.end' AND c.instance = i.id) AS calls,

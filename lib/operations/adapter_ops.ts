@@ -28,7 +28,13 @@ export const adapterServe = defineOperation<{ name: string; file?: string }, { e
       doc: "The declaration file (or folder) to read instead of paths.adapters",
     },
   ],
-  cli: { command: ["adapter", "serve"] },
+  cli: {
+    command: ["adapter", "serve"],
+    examples: [["mcpx adapter serve git", "The adapter git as a stdio MCP server"], [
+      "mcpx adapter serve git --file adapters/",
+      "One declared in a folder of your own",
+    ]],
+  },
   http: { none: "It speaks MCP on its own stdin and stdout" },
   mcp: { expose: false },
   where: "local",
@@ -78,7 +84,13 @@ export const adapterCheck = defineOperation<
   description:
     "Looks each adapter's command up on PATH (or checks the path it names), starting nothing. Exit status 1 when any is missing.",
   params: [],
-  cli: { command: ["adapter", "check"] },
+  cli: {
+    command: ["adapter", "check"],
+    examples: [["mcpx adapter check", "Whether each adapter's program is installed"], [
+      "mcpx --paths-adapters ./adapters adapter check",
+      "The adapters declared in a folder of your own",
+    ]],
+  },
   http: { method: "GET", path: "/v1/adapters" },
   mcp: { expose: true, readOnly: true },
   where: "local",

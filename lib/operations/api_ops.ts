@@ -57,7 +57,16 @@ export const apiTools = defineOperation<
   description:
     "Each operation is one tool: its operationId (else method and path) for the name, its parameters and request body (as `body`) for the input schema, its success response for the output. Relative server URLs resolve against the document's location.",
   params: SPEC_PARAMS,
-  cli: { command: ["api", "tools"] },
+  cli: {
+    command: ["api", "tools"],
+    examples: [[
+      "mcpx api tools --spec petstore.json",
+      "The tools a document's read operations become",
+    ], [
+      "mcpx api tools --spec https://example.com/openapi.yaml --methods all",
+      "Every operation, writes too",
+    ]],
+  },
   http: { none: "It reads files and URLs of the caller's choosing" },
   mcp: { expose: false },
   where: "local",
@@ -159,6 +168,13 @@ export const apiCall = defineOperation<
     },
     fills: ["operation", "arguments", "words"],
     example: ["findPetsByStatus", "status=available", "--spec", "petstore.json"],
+    examples: [[
+      "mcpx api call findPetsByStatus status=available --spec petstore.json",
+      "Call one operation of a document",
+    ], [
+      "mcpx api call getUser id=7 --spec api.yaml --bearer-env API_TOKEN",
+      "With a bearer token from a variable",
+    ]],
   },
   http: { none: "It reads files and URLs of the caller's choosing" },
   mcp: { expose: false },
@@ -223,7 +239,16 @@ export const apiServe = defineOperation<
       doc: "Send the API key as this query parameter instead",
     },
   ],
-  cli: { command: ["api", "serve"] },
+  cli: {
+    command: ["api", "serve"],
+    examples: [[
+      "mcpx api serve --spec petstore.json",
+      "A document's read operations as a stdio MCP server",
+    ], [
+      "mcpx api serve --spec api.yaml --methods all --api-key-env API_KEY",
+      "Every operation, with an API key",
+    ]],
+  },
   http: { none: "It serves MCP on its own stdin and stdout" },
   mcp: { expose: false },
   where: "local",

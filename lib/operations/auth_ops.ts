@@ -133,7 +133,13 @@ export const auth = defineOperation<
     },
     { ...NAMESPACE, required: false, doc: "The remote server's namespace (status: default all)" },
   ],
-  cli: { command: ["auth"] },
+  cli: {
+    command: ["auth"],
+    examples: [["mcpx auth login github", "Sign in to the remote server github with OAuth"], [
+      "mcpx auth status",
+      "The stored tokens",
+    ], ["mcpx auth logout github", "Forget github's tokens"]],
+  },
   http: { none: "signing in needs a person with a browser and the caller's own loopback listener" },
   mcp: { expose: false },
   where: "local",

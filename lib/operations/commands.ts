@@ -92,6 +92,7 @@ export const COMMANDS: Record<string, Load> = {
   completion: from(misc, "completion"),
   candidates: from(misc, "candidates"),
   "agents-md": from(misc, "agentsMd"),
+  help: from(misc, "help"),
   tasks: () =>
     taskOps().then((m) =>
       [m.tasksList, m.tasksGet, m.tasksResult, m.tasksCancel] as unknown as Operation[]

@@ -87,7 +87,13 @@ export const configShow = defineOperation<
     { name: "schema", type: "boolean", doc: "Print the declaration of every setting instead" },
     { name: "plumbing", type: "boolean", doc: "Include internal plumbing.* switches" },
   ],
-  cli: { command: ["config"] },
+  cli: {
+    command: ["config"],
+    examples: [["mcpx config", "Every setting's value and where it came from"], [
+      "mcpx --log-level debug config",
+      "See a flag override a setting",
+    ], ["mcpx config --schema", "Every setting's declaration"]],
+  },
   http: { method: "GET", path: "/v1/config" },
   mcp: { expose: true, readOnly: true },
   where: "local",

@@ -35,7 +35,13 @@ export const daemonRun = defineOperation<{ listen?: string }, { exitCode: number
     doc:
       "Also serve /v1 and /mcp on this TCP host:port (daemon.listen); a bearer token is required on it",
   }],
-  cli: { command: ["daemon"] },
+  cli: {
+    command: ["daemon"],
+    examples: [["mcpx daemon", "Run the daemon in the foreground, as a supervisor would"], [
+      "mcpx daemon --listen 127.0.0.1:7311",
+      "Also serve /v1 and /mcp on a TCP port, with a token",
+    ]],
+  },
   http: { none: "it is the daemon that serves /v1" },
   mcp: { expose: false },
   where: "local",
@@ -64,7 +70,13 @@ export const daemonStart = defineOperation<Record<string, never>, Health>({
   id: "daemon.start",
   summary: "Start the daemon for this configuration in the background, if it is not running",
   params: [],
-  cli: { command: ["start"] },
+  cli: {
+    command: ["start"],
+    examples: [[
+      "mcpx start",
+      "Start this configuration's daemon in the background (commands do it on demand)",
+    ], ["mcpx --config ~/work/.mcpx.json start", "The daemon of another configuration"]],
+  },
   http: { none: "a daemon that answers /v1 has already started" },
   mcp: { expose: false },
   where: "local",
@@ -115,6 +127,13 @@ export const daemonUpgrade = defineOperation<{ command?: string[] }, UpgradeOutp
       const self = selfCommand(["daemon"], DAEMON_V8_FLAGS);
       return { command: [self.command, ...self.args] };
     },
+    examples: [
+      ["mcpx daemon upgrade", "Hand the running daemon's servers to one of this version"],
+      [
+        "mcpx daemon upgrade --command /opt/mcpx-2/mcpx --command daemon",
+        "Hand them to another mcpx",
+      ],
+    ],
   },
   http: { method: "POST", path: "/v1/daemon/upgrade" },
   mcp: { expose: false },
@@ -188,7 +207,13 @@ export const health = defineOperation<Record<string, never>, Health>({
   id: "daemon.health",
   summary: "Check that the daemon answers, starting it if needed",
   params: [],
-  cli: { command: ["health"] },
+  cli: {
+    command: ["health"],
+    examples: [["mcpx health", "Check that the daemon answers, starting it if needed"], [
+      "mcpx --json health",
+      "The same as JSON",
+    ]],
+  },
   http: { method: "GET", path: "/v1/health" },
   mcp: { expose: true, readOnly: true },
   where: { daemon: "start" },
@@ -270,7 +295,13 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
   description:
     "Does not start a daemon: with none running it says so. Each live process shows the KEY it serves (its scope key), its pid, uptime, calls and stderr tail; a server that failed to start shows why. QUEUE counts the calls waiting for a lease (for a busy exclusive process, or for room under max) and how long the first has waited.",
   params: [],
-  cli: { command: ["status"] },
+  cli: {
+    command: ["status"],
+    examples: [[
+      "mcpx status",
+      "The daemon, its pools and processes, each process's last stderr line",
+    ], ["mcpx --json status", "The same as JSON"]],
+  },
   http: { method: "GET", path: "/v1/status" },
   mcp: { expose: true, readOnly: true },
   where: { daemon: "running" },
@@ -392,7 +423,13 @@ export const daemonStop = defineOperation<{ all?: boolean }, StopOutput>({
   summary: "Stop this configuration's daemon, or every daemon with --all",
   description: "Server processes go with the daemon. Stopping what is not running is not an error.",
   params: [{ name: "all", type: "boolean", doc: "Stop every mcpx daemon of this user" }],
-  cli: { command: ["stop"] },
+  cli: {
+    command: ["stop"],
+    examples: [["mcpx stop", "Stop this configuration's daemon and its servers"], [
+      "mcpx stop --all",
+      "Stop every mcpx daemon of this user",
+    ]],
+  },
   http: { method: "POST", path: "/v1/stop" },
   mcp: { expose: true, destructive: true },
   where: "local",
@@ -443,7 +480,13 @@ export const daemonsList = defineOperation<Record<string, never>, { daemons: Dae
   id: "daemons.list",
   summary: "List every mcpx daemon of this user, one per configuration",
   params: [],
-  cli: { command: ["daemons"] },
+  cli: {
+    command: ["daemons"],
+    examples: [["mcpx daemons", "Every mcpx daemon of this user, one per configuration"], [
+      "mcpx --json daemons",
+      "The same as JSON",
+    ]],
+  },
   http: { method: "GET", path: "/v1/daemons" },
   mcp: { expose: true, readOnly: true },
   where: "local",

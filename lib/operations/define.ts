@@ -20,6 +20,8 @@ export interface ParamSpec {
   readonly short?: string;
   /** A flag that may be given several times; its values are collected into a list. */
   readonly repeatable?: boolean;
+  /** A boolean that is on unless turned off: help shows it as `--no-<name>`. */
+  readonly on?: boolean;
 }
 
 /** The zod namespace, handed to schema builders so operation modules never import zod. */
@@ -45,6 +47,11 @@ export interface Operation<I = Record<string, unknown>, O = unknown> {
     readonly fills?: readonly string[];
     /** Words after the command that `positionals` accepts, for help and tests. */
     readonly example?: readonly string[];
+    /**
+     * Two or three command lines that show the command at work, each with what it does: printed
+     * under "Examples:" in its help and in the man page; a test parses each to this operation.
+     */
+    readonly examples?: readonly (readonly [line: string, doc: string])[];
     /** What a shell completes the command's words to (`mcpx candidates <kind>`). */
     readonly complete?: CandidateKind;
     /**

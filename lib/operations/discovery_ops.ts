@@ -110,6 +110,10 @@ export const toolsSearch = defineOperation<
     positionals: (words) => ({ query: words.join(" ") }),
     fills: ["query"],
     example: ["screenshot", "click"],
+    examples: [["mcpx search read file", "Tools whose name or description matches the words"], [
+      "mcpx search screenshot -n 5",
+      "At most five hits",
+    ], ["mcpx search delete --tag destructive", "Only the tools marked destructive"]],
   },
   http: { method: "GET", path: "/v1/search" },
   mcp: {
@@ -228,6 +232,13 @@ export const toolsTypes = defineOperation<
     },
     fills: ["target"],
     example: ["everything"],
+    examples: [["mcpx types filesystem", "One namespace's signatures, each doc cut at …"], [
+      "mcpx types filesystem.read_text_file",
+      "One tool, its doc whole",
+    ], [
+      "mcpx types --stdio 'npx -y @modelcontextprotocol/server-memory'",
+      "The tools of a server that is not configured",
+    ]],
   },
   http: { method: "GET", path: "/v1/types/{target}" },
   // An ad-hoc server is named by a command line a user typed, not by an MCP client.
@@ -315,7 +326,13 @@ export const toolsCatalog = defineOperation<
     },
     { name: "bias", type: "string", doc: "Words that move matching tools to the front" },
   ],
-  cli: { command: ["catalog"] },
+  cli: {
+    command: ["catalog"],
+    examples: [
+      ["mcpx catalog", "Every namespace and as many signatures as fit the default budget"],
+      ["mcpx catalog --budget 4000 --bias 'browser page'", "A larger budget, browser tools first"],
+    ],
+  },
   http: { method: "GET", path: "/v1/catalog" },
   mcp: { expose: true, readOnly: true },
   where: "local",
@@ -365,7 +382,14 @@ export const toolsSchema = defineOperation<
     },
     { name: "namespace", type: "string", positional: true, doc: "Only this namespace" },
   ],
-  cli: { command: ["schema"], complete: "namespaces" },
+  cli: {
+    command: ["schema"],
+    complete: "namespaces",
+    examples: [["mcpx schema", "Every tool's schema as TypeScript"], [
+      "mcpx schema --format json-schema filesystem",
+      "One namespace's tools as JSON Schema",
+    ], ["mcpx schema --format mcp", "Every tool as an MCP tools/list answer"]],
+  },
   http: { method: "GET", path: "/v1/schema" },
   mcp: { expose: true, readOnly: true },
   where: "local",
@@ -470,7 +494,16 @@ export const clientWrite = defineOperation<{ output: string }, { path: string; s
     required: true,
     doc: "Where to write it (a file path)",
   }],
-  cli: { command: ["client"] },
+  cli: {
+    command: ["client"],
+    examples: [[
+      "mcpx client -o mcpx-client.ts",
+      "Write the client beside the scripts of the working directory",
+    ], [
+      "mcpx client -o scripts/mcpx-client.ts",
+      "Write it where a checked-in script imports it",
+    ]],
+  },
   http: { none: "it writes a file on the caller's machine" },
   mcp: { expose: false },
   where: "local",

@@ -175,7 +175,14 @@ export const elicitList = defineOperation<
       doc: "Every configuration's questions, each with the configuration it was asked under",
     },
   ],
-  cli: { command: ["elicit", "list"] },
+  cli: {
+    command: ["elicit", "list"],
+    examples: [
+      ["mcpx elicit list", "The questions that wait for an answer"],
+      ["mcpx elicit list --all", "Every question kept, answered and declined ones too"],
+      ["mcpx elicit list --all-configs", "Every configuration's questions, with their owners"],
+    ],
+  },
   http: { method: "GET", path: "/v1/questions" },
   mcp: { expose: true, readOnly: true },
   where: { daemon: "running" },
@@ -223,7 +230,16 @@ export const elicitShow = defineOperation<{ id: string }, Question>({
   summary:
     "Show one question: what it asks, who should answer and why, the command that answers it",
   params: [{ name: "id", type: "string", positional: true, required: true, doc: "The ticket" }],
-  cli: { command: ["elicit", "show"] },
+  cli: {
+    command: ["elicit", "show"],
+    examples: [[
+      "mcpx elicit show elc-0123456789ab",
+      "What it asks, who should answer it, the command that answers it",
+    ], [
+      "mcpx --json elicit show elc-0123456789ab",
+      "Its schema and route as JSON, for a program that answers it",
+    ]],
+  },
   http: { method: "GET", path: "/v1/questions/{id}" },
   mcp: { expose: true, readOnly: true },
   where: { daemon: "running" },
@@ -278,6 +294,10 @@ export const elicitAnswer = defineOperation<
     positionals: parseAnswerWords,
     fills: ["id", "answer", "words"],
     example: ["elc-0123456789ab", "repo=me/thing"],
+    examples: [[
+      "mcpx elicit answer elc-0123456789ab repo=me/thing",
+      "Answer with key=value words; prints the call's result",
+    ], ["mcpx elicit answer elc-0123456789ab '{\"confirm\": true}'", "Answer with one JSON value"]],
   },
   http: { method: "POST", path: "/v1/questions/{id}/answer" },
   mcp: { expose: true },
@@ -299,7 +319,13 @@ export const elicitDecline = defineOperation<{ id: string }, AnswerOutput>({
   id: "elicit.decline",
   summary: "Decline a question; a declined sampling request is an error to the server",
   params: [{ name: "id", type: "string", positional: true, required: true, doc: "The ticket" }],
-  cli: { command: ["elicit", "decline"] },
+  cli: {
+    command: ["elicit", "decline"],
+    examples: [["mcpx elicit decline elc-0123456789ab", "Decline it: the server is told"], [
+      "mcpx --json elicit decline elc-0123456789ab",
+      "The declined question as JSON",
+    ]],
+  },
   http: { method: "POST", path: "/v1/questions/{id}/decline" },
   mcp: { expose: true },
   where: { daemon: "running" },

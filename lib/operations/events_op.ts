@@ -34,7 +34,13 @@ export const eventsList = defineOperation<EventsInput, EventsOutput>({
       doc: "Start after this sequence number (default: everything retained, or live with -f)",
     },
   ],
-  cli: { command: ["events"] },
+  cli: {
+    command: ["events"],
+    examples: [["mcpx events", "The events the daemon retains"], [
+      "mcpx events -f",
+      "Keep printing events as they happen",
+    ], ["mcpx events --since 120", "The events after sequence number 120"]],
+  },
   http: { none: "GET /v1/events streams server-sent events, outside the operations table" },
   mcp: { expose: false },
   where: "local",

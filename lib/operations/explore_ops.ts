@@ -47,7 +47,13 @@ export const exploreRun = defineOperation<Record<string, never>, Record<string, 
   description:
     "A prompt loop over the discovery commands, for a person at a terminal; not full-screen, so what it shows stays in the scrollback. A namespace's name shows its signatures, ns.tool one signature; call ns.tool asks for each argument (required ones first, enums as choices, defaults shown) and calls it through the daemon; chain lists recent calls and runs (chain <id> shows what led to one); log, stats, status, search and ls run those commands. Under every screen is the command that prints it without the prompt. Tab completes command words, namespaces and tool names; the arrows walk the history, kept in explore_history under the state folder. Ctrl-C cancels a question; Ctrl-C or Ctrl-D at the mcpx> prompt leaves. With stdin or stdout not a terminal it says so and exits 2 at once.",
   params: [],
-  cli: { command: ["explore"] },
+  cli: {
+    command: ["explore"],
+    examples: [["mcpx explore", "Walk namespaces, signatures and calls at a prompt"], [
+      "mcpx --profile browser explore",
+      "The same, with a profile's servers too",
+    ]],
+  },
   http: { none: TERMINAL_ONLY },
   mcp: { expose: false },
   where: "local",
@@ -116,7 +122,13 @@ export const scriptsRepl = defineOperation<
         "Read variables for the session from a dotenv file (KEY=VALUE lines); --env wins over it",
     },
   ],
-  cli: { command: ["repl"] },
+  cli: {
+    command: ["repl"],
+    examples: [["mcpx repl", "TypeScript statements one at a time; every namespace is a global"], [
+      "mcpx repl --env-file .env",
+      "The same, with variables read from a file",
+    ]],
+  },
   http: { none: TERMINAL_ONLY },
   mcp: { expose: false },
   where: "local",

@@ -99,6 +99,10 @@ export const promptsGet = defineOperation<
     positionals: parsePromptWords,
     fills: ["name", "arguments"],
     example: ["everything.simple-prompt"],
+    examples: [["mcpx prompts", "Every server's prompts"], [
+      "mcpx prompts everything.simple-prompt",
+      "Get one prompt",
+    ], ["mcpx prompts everything.args-prompt city=Paris", "Get one with its arguments"]],
   },
   http: { method: "POST", path: "/v1/prompts" },
   mcp: { expose: false },
@@ -187,6 +191,10 @@ export const resourcesRead = defineOperation<
     positionals: parseResourceWords,
     fills: ["uri"],
     example: ["everything/demo://resource/static/document/1"],
+    examples: [["mcpx resources", "Every server's resources and templates"], [
+      "mcpx resources everything/demo://resource/static/document/1",
+      "Read one",
+    ]],
   },
   http: { method: "POST", path: "/v1/resources" },
   mcp: { expose: false },

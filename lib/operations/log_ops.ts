@@ -128,6 +128,10 @@ export const logShow = defineOperation<LogInput, LogOutput>({
     positionals: logWords,
     fills: ["sql"],
     example: ["sql", "SELECT count(*) FROM records"],
+    examples: [["mcpx log --server memory -n 3", "The newest three records of one server"], [
+      "mcpx log --level warn --since 10m -f",
+      "Warnings and worse of the last ten minutes, then follow",
+    ], ["mcpx log sql 'SELECT count(*) FROM records'", "One read-only query over the log index"]],
   },
   http: { method: "GET", path: "/v1/log" },
   mcp: { expose: true, readOnly: true, hidden: ["follow"] },
@@ -283,7 +287,13 @@ export const statsShow = defineOperation<
       doc: "At most this many rows (default 20; not calls, volume)",
     },
   ],
-  cli: { command: ["stats"] },
+  cli: {
+    command: ["stats"],
+    examples: [["mcpx stats", "Calls per tool: count, failures, latencies"], [
+      "mcpx stats slowest --since 1d",
+      "The slowest calls of the last day",
+    ], ["mcpx stats errors -n 10", "Warnings and errors by template, the ten most frequent"]],
+  },
   http: { method: "GET", path: "/v1/stats" },
   mcp: { expose: true, readOnly: true },
   where: "local",

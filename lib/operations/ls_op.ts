@@ -160,7 +160,16 @@ export const namespacesList = defineOperation<
     { name: "url", type: "string", doc: "List the MCP server at this URL as an ad-hoc server" },
     { name: "name", type: "string", doc: "The namespace of the ad-hoc server (--stdio, --url)" },
   ],
-  cli: { command: ["ls"] },
+  cli: {
+    command: ["ls"],
+    examples: [["mcpx ls", "Every namespace: its tools, sharing, scope and live processes"], [
+      "mcpx --json ls",
+      "The same as one JSON document, for a program or an agent",
+    ], [
+      "mcpx ls --stdio 'npx -y @modelcontextprotocol/server-everything'",
+      "A server that is not configured, tried ad hoc",
+    ]],
+  },
   http: { method: "GET", path: "/v1/namespaces" },
   // An ad-hoc server is named by a command line a user typed, not by an MCP client.
   mcp: {

@@ -1,13 +1,21 @@
 import { type CandidateKind, defineOperation } from "./define.ts";
 import { VERSION } from "../version.ts";
 import { load } from "../_load.ts";
+import { McpxError } from "../errors.ts";
+import { didYouMean } from "../near.ts";
 
 /** `mcpx version`. */
 export const version = defineOperation<Record<string, never>, { version: string; deno: string }>({
   id: "mcpx.version",
   summary: "Print mcpx's version",
   params: [],
-  cli: { command: ["version"] },
+  cli: {
+    command: ["version"],
+    examples: [["mcpx version", "mcpx's version and Deno's"], [
+      "mcpx --json version",
+      "The same as JSON",
+    ]],
+  },
   http: { method: "GET", path: "/v1/version" },
   mcp: { expose: true, readOnly: true },
   where: "local",
@@ -30,7 +38,13 @@ export const completion = defineOperation<{ shell: string }, { shell: string; sc
     required: true,
     doc: "The shell to complete for",
   }],
-  cli: { command: ["completion"] },
+  cli: {
+    command: ["completion"],
+    examples: [[
+      "mcpx completion bash > ~/.local/share/bash-completion/completions/mcpx",
+      "Install bash completion",
+    ], ["mcpx completion fish > ~/.config/fish/completions/mcpx.fish", "Install fish completion"]],
+  },
   http: { method: "GET", path: "/v1/completion/{shell}" },
   mcp: { expose: false },
   where: "local",
@@ -69,7 +83,13 @@ export const candidates = defineOperation<
     required: true,
     doc: "namespaces, tools, targets or scripts",
   }],
-  cli: { command: ["candidates"] },
+  cli: {
+    command: ["candidates"],
+    examples: [["mcpx candidates tools", "Every ns.tool name a shell completes to"], [
+      "mcpx candidates scripts",
+      "Every script name",
+    ]],
+  },
   http: { method: "GET", path: "/v1/candidates/{kind}" },
   mcp: { expose: false },
   where: "local",
@@ -111,13 +131,68 @@ export const agentsMd = defineOperation<Record<string, never>, { text: string }>
   id: "agents.md",
   summary: "Print AGENTS.md, the instructions an agent needs to use mcpx",
   params: [],
-  cli: { command: ["agents-md"] },
+  cli: {
+    command: ["agents-md"],
+    examples: [["mcpx agents-md", "The instructions an agent needs to use mcpx"], [
+      "mcpx agents-md >> AGENTS.md",
+      "Add them to a project's own file",
+    ]],
+  },
   http: { method: "GET", path: "/v1/agents-md" },
   mcp: { expose: true, readOnly: true },
   where: "local",
   output: (z) => z.object({ text: z.string() }),
   async run() {
     return { text: await Deno.readTextFile(new URL("../../AGENTS.md", import.meta.url)) };
+  },
+  render: (out) => out.text,
+});
+
+/**
+ * `mcpx help [topic]`: the top-level help, every command's (`help session new`), a group's
+ * (`help session`), every command with its summary (`help commands`), or every global option
+ * (`help options`); all of it from the operations and settings tables.
+ */
+export const help = defineOperation<{ topic?: string[] }, { topic: string; text: string }>({
+  id: "help.show",
+  summary: "Show help: for mcpx, one command, a group, every command, or every option",
+  params: [{
+    name: "topic",
+    type: "list",
+    doc: "A command (`call`, `session new`), a group (`session`), `commands` or `options`",
+  }],
+  cli: {
+    command: ["help"],
+    usage: "[<command> | commands | options]",
+    positionals: (words) => ({ topic: [...words] }),
+    fills: ["topic"],
+    example: ["session", "new"],
+    examples: [
+      ["mcpx help call", "How to call one tool: usage, options and examples"],
+      ["mcpx help session", "The commands of a group"],
+      ["mcpx help options", "Every global option, grouped by what it sets"],
+    ],
+  },
+  http: { none: "help is the command line's own text; /v1 has its OpenAPI document" },
+  mcp: { expose: false },
+  where: "local",
+  output: (z) => z.object({ topic: z.string(), text: z.string() }),
+  async run(input) {
+    const help = await load<typeof import("../surfaces/help.ts")>(
+      "../surfaces/help.ts",
+      import.meta.url,
+    );
+    const { OPERATIONS } = await load<typeof import("./mod.ts")>("./mod.ts", import.meta.url);
+    const words = input.topic ?? [];
+    const topic = words.join(" ");
+    const text = help.helpTopic(OPERATIONS, words);
+    if (text !== undefined) return { topic, text };
+    const known = ["commands", "options", ...new Set(OPERATIONS.map((op) => op.cli.command[0]))];
+    throw new McpxError(
+      "USAGE",
+      `No help for "${topic}"${didYouMean(words.at(-1) ?? topic, known)}`,
+      { hint: "Run `mcpx help commands` for every command" },
+    );
   },
   render: (out) => out.text,
 });

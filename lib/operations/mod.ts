@@ -14,7 +14,7 @@ import {
   daemonUpgrade,
   health,
 } from "./daemon_ops.ts";
-import { agentsMd, candidates, completion, version } from "./misc_ops.ts";
+import { agentsMd, candidates, completion, help, version } from "./misc_ops.ts";
 import { namespacesList } from "./ls_op.ts";
 import {
   clientWrite,
@@ -113,5 +113,6 @@ export const OPERATIONS: readonly Operation[] = [
   completion,
   candidates,
   agentsMd,
+  help,
   version,
 ] as unknown as readonly Operation[];

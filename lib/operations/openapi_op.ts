@@ -9,7 +9,13 @@ export const openapiShow = defineOperation<Record<string, never>, Record<string,
   description:
     "One document, generated from the operations table: every /v1 route, upstream tools templated as /v1/call/{server}/{tool} rather than listed, so it is the same on every machine. The daemon serves the same bytes at GET /v1/openapi.json.",
   params: [],
-  cli: { command: ["openapi"] },
+  cli: {
+    command: ["openapi"],
+    examples: [["mcpx openapi", "The OpenAPI document of /v1"], [
+      "mcpx openapi > mcpx-openapi.json",
+      "Save it for a client generator",
+    ]],
+  },
   http: { method: "GET", path: "/v1/openapi.json" },
   mcp: { expose: false },
   where: "local",

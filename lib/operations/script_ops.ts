@@ -188,6 +188,13 @@ export const scriptsRun = defineOperation<RunInput, RunOutcome>({
     },
     fills: ["script", "args"],
     example: ["hello"],
+    examples: [[
+      "mcpx run summarize",
+      "Run .mcpx/scripts/summarize.ts (searched upward, then ~/.config/mcpx/scripts)",
+    ], [
+      "mcpx run ./report.ts 2026-12 --format json",
+      "A script by path, with an argument, its log as JSON lines",
+    ], ["mcpx --runtime node run summarize", "The same script under Node"]],
   },
   http: { none: LOCAL_ONLY },
   // An ad-hoc server is named by a command line a user typed, not by an MCP client.
@@ -244,6 +251,14 @@ export const scriptsExec = defineOperation<ExecInput, RunOutcome>({
     },
     fills: ["code", "args"],
     example: ["1 + 1"],
+    examples: [
+      [
+        "mcpx exec 'await everything.get_sum({ a: 1, b: 2 })'",
+        "A one-off program; an expression's value is printed",
+      ],
+      ["mcpx exec - < steps.ts", "The program from stdin"],
+      ["mcpx exec @steps.ts", "The program from a file"],
+    ],
   },
   http: { none: LOCAL_ONLY },
   // An ad-hoc server is named by a command line a user typed, not by an MCP client.
@@ -298,7 +313,13 @@ export const scriptsList = defineOperation<
   description:
     "Searched nearest first: .mcpx/scripts from the working directory upward, then $XDG_CONFIG_HOME/mcpx/scripts and ~/.config/mcpx/scripts, or what paths.scripts says. A script hidden by a nearer one of the same name is marked shadowed.",
   params: [],
-  cli: { command: ["scripts"] },
+  cli: {
+    command: ["scripts"],
+    examples: [[
+      "mcpx scripts",
+      "The scripts `mcpx run <name>` reaches, with their first comment line",
+    ], ["mcpx --json scripts", "The same as JSON, with each script's path"]],
+  },
   http: {
     none:
       "Scripts are found from the caller's working directory and configuration, which the daemon does not share",

@@ -37,8 +37,9 @@ export const mcpServe = defineOperation<
   }, {
     name: "auth",
     type: "boolean",
+    on: true,
     doc:
-      "With --http: require the bearer token (the default); false serves every local user of this machine, for a test harness that cannot send one",
+      "With --http: serve without the bearer token (it is required by default), to every local user of this machine, for a test harness that cannot send one",
   }, {
     name: "expose",
     type: "list",
@@ -50,7 +51,16 @@ export const mcpServe = defineOperation<
     doc:
       "Serve every connection in this session (a named one from `mcpx session new` rejoins it) instead of one of its own each; a client going away does not end it",
   }],
-  cli: { command: ["serve"] },
+  cli: {
+    command: ["serve"],
+    examples: [["mcpx serve", "mcpx as an MCP server on stdio, for another MCP client"], [
+      "mcpx serve --http 127.0.0.1:0",
+      "Streamable HTTP on a free port; prints the address and its token",
+    ], [
+      "mcpx serve --expose playwright",
+      "Gateway mode: playwright's own tools, through mcpx's pools",
+    ]],
+  },
   http: { none: "It is the MCP surface itself; the daemon serves the same at /mcp" },
   mcp: { expose: false },
   where: "local",

@@ -134,7 +134,7 @@ export const service = defineOperation<
   summary:
     "Run this configuration's daemon as a user service: install, uninstall, or show its status",
   description:
-    "install writes a systemd user unit (~/.config/systemd/user/mcpx-<key>.service; Restart=on-failure, WantedBy=default.target) or, on macOS, a launchd agent (~/Library/LaunchAgents/dev.mcpx.<key>.plist; RunAtLoad, KeepAlive on failure) that runs `mcpx daemon` for the configuration this command finds, with MCPX_CONFIG, the configuration's folder, and this command's PATH, DENO_DIR and XDG folders; then enables and starts it (systemctl --user enable --now, launchctl bootstrap) unless told not to (--start=false). Where the service manager cannot be reached the file is still written and the commands to run are printed. --print shows the definition without writing it. status says whether the file is there, whether it is what install would write now, and what the service manager says. A daemon started by a service never exits when idle; commands find it on its socket as they find any other.",
+    "install writes a systemd user unit (~/.config/systemd/user/mcpx-<key>.service; Restart=on-failure, WantedBy=default.target) or, on macOS, a launchd agent (~/Library/LaunchAgents/dev.mcpx.<key>.plist; RunAtLoad, KeepAlive on failure) that runs `mcpx daemon` for the configuration this command finds, with MCPX_CONFIG, the configuration's folder, and this command's PATH, DENO_DIR and XDG folders; then enables and starts it (systemctl --user enable --now, launchctl bootstrap) unless told not to (--no-start). Where the service manager cannot be reached the file is still written and the commands to run are printed. --print shows the definition without writing it. status says whether the file is there, whether it is what install would write now, and what the service manager says. A daemon started by a service never exits when idle; commands find it on its socket as they find any other.",
   params: [
     {
       name: "action",
@@ -148,11 +148,19 @@ export const service = defineOperation<
     {
       name: "start",
       type: "boolean",
-      doc: "install: enable and start it now (the default; false only writes the file)",
+      on: true,
+      doc: "install: only write the file (by default it is also enabled and started now)",
     },
     { name: "print", type: "boolean", doc: "install: print the definition instead of writing it" },
   ],
-  cli: { command: ["service"] },
+  cli: {
+    command: ["service"],
+    examples: [
+      ["mcpx service install", "Run the daemon as a systemd unit or launchd agent, started now"],
+      ["mcpx service install --print", "Print the definition instead of writing it"],
+      ["mcpx service status", "Whether the service is installed and running"],
+    ],
+  },
   http: { none: "a service is installed in the user's own session, not through a daemon" },
   mcp: { expose: false },
   where: "local",

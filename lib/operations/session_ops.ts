@@ -137,7 +137,13 @@ export const sessionsCreate = defineOperation<{ name: string; ttl?: string }, Se
       doc: "How long it lives after its last call (1s to 30d; default the session.ttl setting)",
     },
   ],
-  cli: { command: ["session", "new"] },
+  cli: {
+    command: ["session", "new"],
+    examples: [[
+      "mcpx session new --name login-flow",
+      "A named session; pass --session login-flow to each command",
+    ], ["mcpx session new --name nightly --ttl 8h", "One that lives 8 hours after its last call"]],
+  },
   http: { method: "POST", path: "/v1/sessions" },
   mcp: { expose: true },
   where: { daemon: "start" },
@@ -173,7 +179,13 @@ export const sessionsList = defineOperation<Record<string, never>, { sessions: S
   id: "sessions.list",
   summary: "List the named sessions: state, servers serving them, expiry, holder",
   params: [],
-  cli: { command: ["session", "ls"] },
+  cli: {
+    command: ["session", "ls"],
+    examples: [["mcpx session ls", "Every named session: state, servers, expiry, holder"], [
+      "mcpx --json session ls",
+      "The same as JSON",
+    ]],
+  },
   http: { method: "GET", path: "/v1/sessions" },
   mcp: { expose: true, readOnly: true },
   where: { daemon: "start" },
@@ -206,6 +218,10 @@ export const sessionsSearch = defineOperation<{ query: string }, { sessions: Ses
     },
     fills: ["query"],
     example: ["login"],
+    examples: [[
+      "mcpx session search login",
+      "Named sessions with login in their name, creator, cwd or servers",
+    ], ["mcpx session search playwright agent", "Both words"]],
   },
   http: { method: "GET", path: "/v1/search/sessions" },
   mcp: { expose: true, readOnly: true },
@@ -220,7 +236,14 @@ export const sessionsShow = defineOperation<{ name: string }, SessionView>({
   id: "sessions.show",
   summary: "Show one named session: its record, the servers serving it, what happened to it",
   params: [NAME_PARAM],
-  cli: { command: ["session", "show"], example: ["login-flow"] },
+  cli: {
+    command: ["session", "show"],
+    example: ["login-flow"],
+    examples: [
+      ["mcpx session show login-flow", "Its record, its servers and what happened to it"],
+      ["mcpx --json session show login-flow", "The same as JSON"],
+    ],
+  },
   http: { method: "GET", path: "/v1/sessions/{name}" },
   mcp: { expose: true, readOnly: true },
   where: { daemon: "start" },
@@ -237,7 +260,14 @@ export const sessionsClose = defineOperation<
   id: "sessions.close",
   summary: "End a named session: stop its server processes and remove its record",
   params: [NAME_PARAM],
-  cli: { command: ["session", "end"], example: ["login-flow"] },
+  cli: {
+    command: ["session", "end"],
+    example: ["login-flow"],
+    examples: [["mcpx session end login-flow", "Stop its server processes and remove its record"], [
+      "mcpx --json session end login-flow",
+      "What was stopped, as JSON",
+    ]],
+  },
   http: { method: "POST", path: "/v1/sessions/{name}/close" },
   mcp: { expose: true, destructive: true },
   where: { daemon: "start" },
@@ -277,7 +307,14 @@ export const sessionsAttach = defineOperation<
       doc: "Become the session's holder: every other caller's next call in it fails (exit 10)",
     },
   ],
-  cli: { command: ["session", "attach"], example: ["login-flow", "--watch"] },
+  cli: {
+    command: ["session", "attach"],
+    example: ["login-flow", "--watch"],
+    examples: [["mcpx session attach login-flow --watch", "Print its calls as they happen"], [
+      "mcpx session attach login-flow --take",
+      "Become its holder (the former holder's next call exits 10)",
+    ]],
+  },
   http: { method: "POST", path: "/v1/sessions/{name}/attach" },
   mcp: { expose: false },
   where: { daemon: "start" },

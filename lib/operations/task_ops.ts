@@ -109,7 +109,13 @@ export const tasksList = defineOperation<Record<string, never>, { tasks: TaskVie
   description:
     "A task is listed until its TTL passes, ended or not. The daemon keeps them in its tasks file: after a restart a finished task keeps its result, and one that was running is failed (its server process ended with the old daemon); with no daemon running the file answers.",
   params: [],
-  cli: { command: ["tasks", "list"] },
+  cli: {
+    command: ["tasks", "list"],
+    examples: [["mcpx tasks list", "The tasks the daemon holds, newest first"], [
+      "mcpx --json tasks list",
+      "The same as JSON",
+    ]],
+  },
   http: { method: "GET", path: "/v1/tasks" },
   mcp: { expose: true, readOnly: true },
   where: { daemon: "running" },
@@ -124,7 +130,13 @@ export const tasksGet = defineOperation<{ id: string }, TaskView>({
   id: "tasks.get",
   summary: "Show one task: its status, server and tool, TTL, and whether its process is leased",
   params: [{ name: "id", type: "string", positional: true, required: true, doc: "The task's id" }],
-  cli: { command: ["tasks", "get"] },
+  cli: {
+    command: ["tasks", "get"],
+    examples: [["mcpx tasks get task_3f2a9c1d0b7e4a55", "Its status, server, tool and TTL"], [
+      "mcpx --json tasks get task_3f2a9c1d0b7e4a55",
+      "The same as JSON",
+    ]],
+  },
   http: { method: "GET", path: "/v1/tasks/{id}" },
   mcp: { expose: true, readOnly: true },
   where: { daemon: "running" },
@@ -141,7 +153,13 @@ export const tasksResult = defineOperation<{ id: string }, TaskOutcome & { resul
   description:
     "Waits until the task ends (or its TTL passes). A completed task prints its result unwrapped, as `mcpx call` does; with --json it is the task and the result envelope (raw) as the server sent it. A task that failed with a tool error exits 8 with the server's text; a cancelled one exits 5 (TASK_ENDED).",
   params: [{ name: "id", type: "string", positional: true, required: true, doc: "The task's id" }],
-  cli: { command: ["tasks", "result"] },
+  cli: {
+    command: ["tasks", "result"],
+    examples: [[
+      "mcpx tasks result task_3f2a9c1d0b7e4a55",
+      "Wait for its result and print it as `mcpx call` would",
+    ], ["mcpx --json tasks result task_3f2a9c1d0b7e4a55", "The MCP result envelope"]],
+  },
   http: { method: "GET", path: "/v1/tasks/{id}/result" },
   mcp: { expose: true, readOnly: true },
   where: { daemon: "running" },
@@ -160,7 +178,16 @@ export const tasksCancel = defineOperation<{ id: string }, TaskView>({
   id: "tasks.cancel",
   summary: "Cancel a running task on its server (tasks/cancel); its process's lease is freed",
   params: [{ name: "id", type: "string", positional: true, required: true, doc: "The task's id" }],
-  cli: { command: ["tasks", "cancel"] },
+  cli: {
+    command: ["tasks", "cancel"],
+    examples: [[
+      "mcpx tasks cancel task_3f2a9c1d0b7e4a55",
+      "Cancel it on its server and free its process",
+    ], [
+      "mcpx --json tasks cancel task_3f2a9c1d0b7e4a55",
+      "The task as it stands after the cancel, as JSON",
+    ]],
+  },
   http: { method: "POST", path: "/v1/tasks/{id}/cancel" },
   mcp: { expose: true, destructive: true },
   where: { daemon: "running" },

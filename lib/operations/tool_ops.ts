@@ -202,6 +202,17 @@ export const toolsCall = defineOperation<
         raw: true,
       };
     },
+    examples: [
+      [
+        "mcpx call everything.echo message=hi",
+        "One call; each key=value typed by the tool's schema",
+      ],
+      ['mcpx call everything.get_sum \'{"a": 2, "b": 40}\'', "The arguments as one JSON object"],
+      [
+        "mcpx call --task everything.simulate_research_query topic=mcp",
+        "A slow tool as a task: its handle at once, `mcpx tasks result` later",
+      ],
+    ],
   },
   http: {
     method: "POST",
@@ -411,7 +422,14 @@ export const serversRestart = defineOperation<
         "Only the instance serving this session key or named session; other sessions' instances stay",
     },
   ],
-  cli: { command: ["restart"], complete: "namespaces" },
+  cli: {
+    command: ["restart"],
+    complete: "namespaces",
+    examples: [[
+      "mcpx restart playwright",
+      "Stop every playwright process; the next call starts a fresh one",
+    ], ["mcpx restart playwright --session agent-1", "Only the process one session holds"]],
+  },
   http: { method: "POST", path: "/v1/servers/{server}/restart" },
   mcp: { expose: true, destructive: true },
   where: { daemon: "start" },
@@ -435,7 +453,13 @@ export const serversRefresh = defineOperation<
   summary: "Re-read every server's tool list",
   description: "Servers not running are started for it, at most 8 at once, and stopped after.",
   params: [],
-  cli: { command: ["refresh"] },
+  cli: {
+    command: ["refresh"],
+    examples: [["mcpx refresh", "Start every server once and re-read its tools into the cache"], [
+      "mcpx --all-profiles refresh",
+      "The same for the servers of every profile",
+    ]],
+  },
   http: { method: "POST", path: "/v1/servers/refresh" },
   mcp: {
     expose: true,
@@ -495,7 +519,13 @@ export const sessionsEnd = defineOperation<
     required: true,
     doc: "The session key",
   }],
-  cli: { command: ["end-session"] },
+  cli: {
+    command: ["end-session"],
+    examples: [
+      ["mcpx end-session agent-1", "Stop the processes held for the session key agent-1"],
+      ['mcpx end-session "$MCPX_SESSION_ID"', "End this shell's own session"],
+    ],
+  },
   http: { method: "POST", path: "/v1/sessions/{session}/end" },
   mcp: { expose: true, destructive: true },
   where: { daemon: "running" },
@@ -531,6 +561,13 @@ export const toolsAdHoc = defineOperation<
   cli: {
     command: ["tools"],
     example: ["--stdio", "npx -y @modelcontextprotocol/server-everything"],
+    examples: [[
+      "mcpx tools --stdio 'npx -y @modelcontextprotocol/server-everything'",
+      "The tools of a server given on the command line",
+    ], [
+      "mcpx tools --url http://127.0.0.1:3001/mcp --name demo",
+      "The tools of a remote server, under the namespace demo",
+    ]],
   },
   http: { method: "POST", path: "/v1/adhoc/tools" },
   mcp: { expose: false },

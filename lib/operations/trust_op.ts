@@ -5,8 +5,9 @@ import type { Context } from "../context.ts";
 import { join, resolve } from "../_path.ts";
 import { stateDir } from "../paths.ts";
 import { noConfigError, PROJECT_NAMES } from "../config/discover.ts";
-import { loadConfig, readConfigText } from "../config/load.ts";
+import { loadConfig, parseJsonc, readConfigText } from "../config/load.ts";
 import * as trust from "../config/trust.ts";
+import { diffFields, fieldHashes, leaves, secretField } from "../config/trust_diff.ts";
 
 interface TrustEntry {
   /** `config` for a configuration file, `scripts` for a script folder. */
@@ -30,6 +31,22 @@ interface TrustOutput {
   /** The servers a trusted configuration may now start. */
   servers?: string[];
   entries?: TrustEntry[];
+  /** What changed since the file was last trusted, when it was and its text differs. */
+  changes?: TrustChanges;
+}
+
+/** A trusted-again file's changes, field by field (lib/config/trust_diff.ts). */
+interface TrustChanges {
+  /** When it was trusted before. */
+  since: string;
+  /** False when that trust recorded no fields (an older mcpx): what changed is unknown. */
+  detail: boolean;
+  fields: {
+    path: string;
+    change: "added" | "removed" | "changed";
+    /** The new value as JSON, for an added or changed field that is no env or header. */
+    value?: string;
+  }[];
 }
 
 /**
@@ -74,6 +91,44 @@ function target(
   }
 }
 
+/** What changed in a configuration since the trust `before` was given, field by field. */
+function changesSince(
+  before: trust.TrustRecord,
+  fields: Record<string, string>,
+  parsed: unknown,
+): TrustChanges {
+  const since = before.trustedAt;
+  if (!before.fields) return { since, detail: false, fields: [] };
+  const values = new Map(leaves(parsed));
+  const diff = diffFields(before.fields, fields);
+  const shown = (path: string) =>
+    secretField(path) ? undefined : JSON.stringify(values.get(path)) ?? "null";
+  return {
+    since,
+    detail: true,
+    fields: [
+      ...diff.changed.map((path) => ({ path, change: "changed" as const, value: shown(path) })),
+      ...diff.added.map((path) => ({ path, change: "added" as const, value: shown(path) })),
+      ...diff.removed.map((path) => ({ path, change: "removed" as const })),
+    ],
+  };
+}
+
+function renderChanges(changes: TrustChanges): string {
+  const when = changes.since.slice(0, 10);
+  if (!changes.detail) {
+    return `it changed since it was trusted on ${when} (that trust recorded no detail of it)\n`;
+  }
+  // The text changed but no field did: comments, spacing or the order of keys.
+  if (changes.fields.length === 0) {
+    return `changed since it was trusted on ${when}: only comments, spacing or key order\n`;
+  }
+  const rows = changes.fields.map((f) =>
+    `  ${f.change.padEnd(7)}  ${f.path}${f.value === undefined ? "" : ` = ${f.value}`}\n`
+  );
+  return `changed since it was trusted on ${when}:\n${rows.join("")}`;
+}
+
 /** `mcpx trust [path]`, `--list`, `--revoke <path>`: the configurations allowed to start things. */
 export const configTrust = defineOperation<
   { path?: string; list?: boolean; revoke?: string },
@@ -95,7 +150,13 @@ export const configTrust = defineOperation<
     { name: "list", type: "boolean", doc: "List the trusted configurations instead" },
     { name: "revoke", type: "string", doc: "Forget the trust given to this configuration file" },
   ],
-  cli: { command: ["trust"] },
+  cli: {
+    command: ["trust"],
+    examples: [["mcpx trust .mcp.json", "Trust this project's file, after reading it"], [
+      "mcpx trust --list",
+      "The trusted files",
+    ], ["mcpx trust --revoke .mcp.json", "Forget the trust given to it"]],
+  },
   http: { none: "trust is given by a person at a terminal, not over the daemon's socket" },
   mcp: { expose: false },
   where: "local",
@@ -107,6 +168,15 @@ export const configTrust = defineOperation<
       path: z.string().optional(),
       sha256: z.string().optional(),
       servers: z.array(z.string()).optional(),
+      changes: z.object({
+        since: z.string(),
+        detail: z.boolean(),
+        fields: z.array(z.object({
+          path: z.string(),
+          change: z.enum(["added", "removed", "changed"]),
+          value: z.string().optional(),
+        })),
+      }).optional(),
       entries: z.array(
         z.object({
           kind: z.enum(["config", "scripts"]),
@@ -165,7 +235,10 @@ export const configTrust = defineOperation<
     const text = readConfigText(path);
     // A file that does not parse is not trusted: what it would start cannot be read.
     const config = await loadConfig(path, text);
-    const record = await trust.trustFile(file, path, text);
+    const before = trust.readTrustStore(file).trusted.find((r) => r.path === path && !r.kind);
+    const parsed = await parseJsonc(text, path);
+    const fields = await fieldHashes(parsed);
+    const record = await trust.trustFile(file, path, text, new Date(), fields);
     return {
       action: "trusted",
       file,
@@ -173,6 +246,9 @@ export const configTrust = defineOperation<
       path,
       sha256: record.sha256,
       servers: Object.keys(config.mcpServers),
+      changes: before && before.sha256 !== record.sha256
+        ? changesSince(before, fields, parsed)
+        : undefined,
     };
   },
   render(out) {
@@ -191,6 +267,8 @@ export const configTrust = defineOperation<
     const servers = out.servers!.length ? `: ${out.servers!.join(", ")}` : "";
     return `trusted ${out.path} (sha256 ${
       out.sha256!.slice(0, 12)
-    }): it may start its servers${servers}\na change to the file needs \`mcpx trust\` again\n`;
+    }): it may start its servers${servers}\n${
+      out.changes ? renderChanges(out.changes) : ""
+    }a change to the file needs \`mcpx trust\` again\n`;
   },
 });

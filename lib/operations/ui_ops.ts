@@ -17,7 +17,13 @@ export const uiOpen = defineOperation<Record<string, never>, UiOutput>({
   description:
     "The daemon serves the page at /ui where daemon.listen is, else on a loopback port it opens at the first ask. The address carries a code in its fragment (never sent to a server): the page exchanges it, once and within two minutes, for a session kept in the tab; run `mcpx ui` again for another tab (docs/ui.md, docs/security.md).",
   params: [],
-  cli: { command: ["ui"] },
+  cli: {
+    command: ["ui"],
+    examples: [["mcpx ui", "The web page's address with a one-time code"], [
+      "mcpx --json ui",
+      "The address, the listener and how long the code lasts",
+    ]],
+  },
   http: { method: "POST", path: "/v1/ui" },
   mcp: { expose: false },
   where: { daemon: "start" },
@@ -84,7 +90,13 @@ export const storageShow = defineOperation<
   description:
     "One row per entry of the state folder ($XDG_STATE_HOME/mcpx) and the cache folder ($XDG_CACHE_HOME/mcpx), the log split into its JSONL files and its index, largest first.",
   params: [],
-  cli: { command: ["storage"] },
+  cli: {
+    command: ["storage"],
+    examples: [["mcpx storage", "What each part of mcpx's state and cache costs on disk"], [
+      "mcpx --json storage",
+      "The same as JSON",
+    ]],
+  },
   http: { method: "GET", path: "/v1/storage" },
   mcp: { expose: true, readOnly: true },
   where: "local",

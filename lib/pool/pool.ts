@@ -579,6 +579,7 @@ export class Pool {
       instance: inst.id,
       key: inst.key,
       serverPid: inst.pid,
+      reason,
       stderr: inst.lastStderr.slice(-5),
     });
   }
@@ -595,6 +596,7 @@ export class Pool {
       instance: inst.id,
       key: inst.key,
       serverPid: inst.pid,
+      reason,
     });
     try {
       const conn = inst.conn ?? (await inst.ready.catch(() => undefined));

@@ -1,3 +1,4 @@
+import { schemaSentence } from "./schema_sentence.ts";
 import { Validator } from "@cfworker/json-schema";
 import { McpxError } from "../errors.ts";
 import { editDistance, nearest } from "../near.ts";
@@ -71,7 +72,7 @@ export function validateArguments(
       `Invalid arguments for ${server}.${tool}: unknown field "${extra}"`,
       { hint: `\`mcpx types ${server}.${tool}\` shows the accepted fields` },
     );
-  }
+  } else detail = schemaSentence(best, schema, args);
   throw new McpxError(
     "INVALID_ARGUMENTS",
     `Invalid arguments for ${server}.${tool}: "${field}" ${detail}`,

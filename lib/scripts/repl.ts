@@ -36,7 +36,10 @@ export interface ReplOptions {
   names: () => Promise<readonly string[]>;
 }
 
-/** Runs the repl until `.exit`, Ctrl-D or Ctrl-C at its first prompt; ends its session. */
+/** What, typed alone at the first prompt, leaves the repl. */
+const LEAVE = ["exit", "quit", ".exit", ".quit"];
+
+/** Runs the repl until `exit`, Ctrl-D or Ctrl-C at its first prompt; ends its session. */
 export async function runRepl(ctx: Context, options: ReplOptions): Promise<{ exitCode: number }> {
   const started = performance.now();
   const { io } = ctx;
@@ -147,9 +150,9 @@ export async function runRepl(ctx: Context, options: ReplOptions): Promise<{ exi
     tellDaemon(provision ? askDaemon(ctx, provision) : undefined, (m) => worker.postMessage(m));
     await ready;
     const names = await options.names().catch(() => [] as string[]);
-    const words = [...names, "tools", "log", "emit", "args", ".exit"];
+    const words = [...names, "tools", "log", "emit", "args", "exit"];
     io.out(
-      `mcpx repl: TypeScript, one session (${session}); every namespace is a global. .exit or Ctrl-D leaves.\n`,
+      `mcpx repl: TypeScript, one session (${session}); every namespace is a global. exit or Ctrl-D leaves.\n`,
     );
     const send = (request: ReplRequest) => worker.postMessage(request);
     let lines: string[] = [];
@@ -168,7 +171,8 @@ export async function runRepl(ctx: Context, options: ReplOptions): Promise<{ exi
         lines = [];
         continue;
       }
-      if (lines.length === 0 && [".exit", ".quit"].includes(line.trim())) break;
+      // `exit` and `quit` alone are no statement worth running (a ReferenceError): they leave.
+      if (lines.length === 0 && LEAVE.includes(line.trim())) break;
       options.history.add(line);
       lines.push(line);
       const code = lines.join("\n");

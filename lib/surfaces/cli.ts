@@ -7,7 +7,7 @@ import { COMMANDS } from "../operations/commands.ts";
 import type { FlagValue } from "../settings/resolve.ts";
 import { flagName, SETTINGS, type SettingSpec } from "../settings/table.ts";
 import { didYouMean } from "../near.ts";
-import { commandHelp, mainHelp } from "./help.ts";
+import { commandHelp, groupHelp, mainHelp } from "./help.ts";
 import { load } from "../_load.ts";
 
 /** What the command line asked for. */
@@ -16,6 +16,8 @@ export interface ParsedArgs {
   input: Record<string, unknown>;
   flags: FlagValue[];
   help: boolean;
+  /** The group whose commands `mcpx <group> --help` asked for (`session`, `elicit`…). */
+  group?: string;
 }
 
 const SETTING_FLAGS = new Map<string, string>(
@@ -74,6 +76,8 @@ export function parseArgs(
 ): ParsedArgs {
   const out: ParsedArgs = { input: {}, flags: [], help: false };
   const positionals: string[] = [];
+  // A word right after a boolean flag given bare (`--auth false`), by its place in positionals.
+  const afterBoolean = new Map<number, string>();
   let op: Operation | undefined;
   let rest = false;
   for (let i = 0; i < args.length; i++) {
@@ -96,6 +100,12 @@ export function parseArgs(
           const group = ops.filter((o) => o.cli.command[0] === arg);
           const sub = args[i + 1];
           const found = group.find((o) => o.cli.command[1] === sub);
+          if (!found && (sub === undefined || sub.startsWith("-"))) {
+            const rest = args.slice(i + 1);
+            if (rest.includes("-h") || rest.includes("--help")) {
+              return { ...out, help: true, group: arg };
+            }
+          }
           if (!found) {
             const subs = group.map((o) => o.cli.command[1]);
             throw usageError(
@@ -152,6 +162,7 @@ export function parseArgs(
     if (param) {
       if (param.type === "boolean") {
         out.input[param.name] = inline === undefined ? true : parseParam(op!, param, inline, name);
+        if (inline === undefined && !negated) afterBoolean.set(positionals.length, name);
         continue;
       }
       const text = inline ?? args[++i];
@@ -206,8 +217,18 @@ export function parseArgs(
   } else if (op && !out.help) {
     const pos = op.params.filter((p) => p.positional);
     if (positionals.length > pos.length) {
+      const word = positionals[pos.length];
+      const flag = afterBoolean.get(pos.length);
+      if (flag && (word === "true" || word === "false")) {
+        throw usageError(
+          `${flag} takes no value after a space: write ${
+            word === "false" ? `--no-${flag.slice(2)}` : flag
+          } (or ${flag}=${word})`,
+          op,
+        );
+      }
       throw usageError(
-        `Unexpected argument "${positionals[pos.length]}" for "mcpx ${op.cli.command.join(" ")}"`,
+        `Unexpected argument "${word}" for "mcpx ${op.cli.command.join(" ")}"`,
         op,
       );
     }
@@ -349,6 +370,17 @@ function inlineRung(): NonNullable<Context["inline"]> {
   return rung;
 }
 
+/**
+ * A message and its hint as one line: a sentence mark between them unless the message ends in
+ * one; a message that ends by introducing what follows (a server's `…the following fields:`)
+ * loses its colon, the hint being no list.
+ */
+export function joinHint(message: string, hint?: string): string {
+  if (!hint) return message;
+  if (/[?.!]$/.test(message)) return `${message} ${hint}`;
+  return `${message.replace(/\s*:$/, "")}. ${hint}`;
+}
+
 /** Runs one command line and returns the exit status. Never throws for a user's mistake. */
 export async function main(args: readonly string[], io: Io): Promise<number> {
   // `mcpx --tui` is `mcpx tui`.
@@ -393,7 +425,13 @@ async function command(
     json = ctx.json;
     for (const w of ctx.boot.warnings) io.err(`mcpx: warning: ${w}\n`);
     if (parsed.help || !parsed.op) {
-      io.out(parsed.op ? commandHelp(parsed.op) : mainHelp(await allOperations()));
+      io.out(
+        parsed.op
+          ? commandHelp(parsed.op, ops)
+          : parsed.group
+          ? groupHelp(ops, parsed.group)
+          : mainHelp(await allOperations()),
+      );
       return 0;
     }
     op = parsed.op;
@@ -447,8 +485,7 @@ async function command(
         };
       io.out(JSON.stringify(doc, null, 2) + "\n");
     } else {
-      const sep = /[?.!]$/.test(error.message) ? " " : ". ";
-      io.err(`mcpx: ${error.message}${error.hint ? sep + error.hint : ""}\n`);
+      io.err(`mcpx: ${joinHint(error.message, error.hint)}\n`);
     }
     return ERRORS[error.code].exit;
   }

@@ -89,15 +89,40 @@ export function detailLines(row: Row): string[] {
   return lines;
 }
 
-/** `lines` broken at `width` columns, so that nothing of an opened row is cut off. */
+/**
+ * `lines` broken at `width` columns, so that nothing of an opened row is cut off: at the last
+ * space that fits, each further piece under the line's own indentation (and `// ` when the line
+ * is a comment); a word longer than the width is cut where it must be.
+ */
 export function wrapLines(lines: string[], width: number): string[] {
   const w = Math.max(1, width);
   const out: string[] = [];
   for (const line of lines) {
     // deno-lint-ignore no-control-regex -- terminal control characters are what it matches
     const clean = line.replace(/\t/g, "    ").replace(/[\x00-\x08\x0b-\x1f\x7f]/g, " ");
-    if (clean.length <= w) out.push(clean);
-    else for (let i = 0; i < clean.length; i += w) out.push(clean.slice(i, i + w));
+    if (clean.length <= w) {
+      out.push(clean);
+      continue;
+    }
+    // Under its own indentation while that leaves room for words, else from the first column;
+    // a `//` comment (a signature's doc) goes on as one.
+    const lead = /^ *(\/\/ )?/.exec(clean)![0];
+    const indent = lead.length <= w / 2 ? lead : "";
+    let rest = clean;
+    let first = true;
+    while (rest.length > 0) {
+      const room = w - (first ? 0 : indent.length);
+      if (rest.length <= room) {
+        out.push(first ? rest : indent + rest);
+        break;
+      }
+      // The last space that fits, past the indentation; none: cut the word.
+      const space = rest.lastIndexOf(" ", room);
+      const cut = space > (first ? lead.length : 0) ? space : room;
+      out.push((first ? "" : indent) + rest.slice(0, cut).trimEnd());
+      rest = rest.slice(cut).replace(/^ +/, "");
+      first = false;
+    }
   }
   return out;
 }

@@ -47,3 +47,19 @@ Deno.test("fit() and wrapLines() cut and break to a width", () => {
   assert.equal(fit("ab", 0), "");
   assert.deepEqual(wrapLines(["abcdefg"], 3), ["abc", "def", "g"]);
 });
+
+Deno.test("wrapLines() breaks at words, under the line's own indentation", () => {
+  assert.deepEqual(wrapLines(["  Read the file/directory at path"], 16), [
+    "  Read the",
+    "  file/directory",
+    "  at path",
+  ]);
+  // A signature's doc comment goes on as a comment.
+  assert.deepEqual(wrapLines(["  // Read a file or a directory"], 20), [
+    "  // Read a file or",
+    "  // a directory",
+  ]);
+  // A word wider than the line is cut; a line that fits is kept as it is.
+  assert.deepEqual(wrapLines(["ab cdefghij", "fits"], 4), ["ab", "cdef", "ghij", "fits"]);
+  for (const l of wrapLines(["    deep " + "word ".repeat(30)], 20)) assert.ok(l.length <= 20, l);
+});

@@ -199,7 +199,8 @@ export class OperationsSource implements ViewSource {
       ? `daemon ${status.pid}, up ${formatDuration(status.uptimeMs ?? 0)}, config ${status.config}`
       : `no daemon running for ${status.config}`;
     return {
-      columns: ["server", "pid", "state", "uptime", "calls", "why", "started"],
+      // The reason last: it takes the width the others leave (a stop reason is a sentence).
+      columns: ["server", "pid", "state", "uptime", "calls", "started", "why"],
       rows,
       note,
     };

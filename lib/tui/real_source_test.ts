@@ -122,6 +122,8 @@ Deno.test("OperationsSource answers every view from the operations, without a da
 
     const servers = await source.servers();
     assert.deepEqual(servers.rows, []);
+    // Why a process stopped is a sentence: last, where it has the width the others leave.
+    assert.equal(servers.columns?.at(-1), "why");
     assert.match(servers.note ?? "", /^no daemon running for /);
 
     const storage = await source.storage();

@@ -110,6 +110,21 @@ Deno.test("log index: --chain from a real tool call reaches its instance and the
   assert.match(missing.stderr, /^mcpx: No record has the id "cal-0000"/);
 });
 
+Deno.test("log index: stats instances says why each process stopped, in a few words", async () => {
+  await using b = await box();
+  const call = await b.mcpx(["call", "fixture.echo", "text=hi"]);
+  assert.equal(call.code, 0, call.stderr);
+  const restart = await b.mcpx(["restart", "fixture"]);
+  assert.equal(restart.code, 0, restart.stderr);
+  const res = await b.mcpx(["--json", "stats", "instances"]);
+  assert.equal(res.code, 0, res.stderr);
+  const whys = (JSON.parse(res.stdout) as { rows: Rec[] }).rows.map((r) => r.why);
+  // The reason itself, after the event's last word: not "server.stop: Stopping server instance: …".
+  assert.ok(whys.includes("stop: restart"), JSON.stringify(whys));
+  assert.ok(!whys.some((w) => String(w).includes("Stopping server instance")), whys.join("; "));
+  await b.mcpx(["stop"]);
+});
+
 Deno.test("log index: -f shows a record another process writes", async () => {
   await using b = await box();
   const child = new Deno.Command(Deno.execPath(), {

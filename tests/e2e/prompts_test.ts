@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { alive, npmServer, Sandbox, until } from "../_helpers.ts";
+import { namesServer } from "../fixtures/servers.ts";
 
 // `mcpx explore` and `mcpx repl` in a real terminal: tmux runs them, send-keys types, and
 // capture-pane reads the screen. tmux comes from apt (.ci/run installs it).
@@ -281,6 +282,20 @@ Deno.test("mcpx repl in tmux: a memory entity made in one statement is there in 
   await t.enter("echo status=$?");
   await t.sees("\nstatus=130\n");
   assert.ok(await until(() => !alive(again[0].pid)), "its memory process stopped");
+  await terminalRestored(t);
+});
+
+Deno.test("mcpx repl in tmux leaves on exit and quit, as on .quit, with status 0", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { names: namesServer() } });
+  await using t = await Terminal.open(box);
+  for (const [i, word] of ["exit", "quit", ".quit"].entries()) {
+    await t.enter(Terminal.mcpx("repl") + `; echo left-${i}=$?`);
+    await t.sees(/one session \(repl-[0-9a-f-]+\)[\s\S]*\n>\s*$/);
+    await t.enter(word);
+    const screen = await t.sees(`\nleft-${i}=0\n`);
+    assert.doesNotMatch(screen, /ReferenceError/, `${word} is not evaluated`);
+  }
   await terminalRestored(t);
 });
 

@@ -137,6 +137,56 @@ Deno.test("an untrusted configuration says so on every discovery command, naming
   assert.match(lsChanged.stdout, /changed since it was trusted: read it, then run/);
 });
 
+Deno.test("trusting a changed file again says which fields changed, never an env value", async () => {
+  await using box = await Sandbox.create(undefined, { trustAll: false });
+  const names = { ...namesServer(), env: { TOKEN: "first-secret" } };
+  const config = await box.write("work/.mcpx.json", { mcpServers: { names } });
+  const first = await box.mcpx(["trust"]);
+  assert.equal(first.code, 0, first.stderr);
+  assert.doesNotMatch(first.stdout, /changed since/, "a first trust has nothing to compare");
+
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      names: { ...names, env: { TOKEN: "second-secret" } },
+      other: { command: "/bin/true", args: ["x"] },
+    },
+  });
+  const again = await box.mcpx(["trust"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /\nchanged since it was trusted on \d{4}-\d\d-\d\d:\n/);
+  assert.match(again.stdout, /^ {2}changed {2}mcpServers\.names\.env\.TOKEN\n/m);
+  assert.match(again.stdout, /^ {2}added {4}mcpServers\.other\.command = "\/bin\/true"\n/m);
+  assert.match(again.stdout, /^ {2}added {4}mcpServers\.other\.args = \["x"\]\n/m);
+  assert.ok(!again.stdout.includes("secret"), `an env value is never shown:\n${again.stdout}`);
+
+  // Back as it was, in JSON: the same fields, the other way round.
+  await box.write("work/.mcpx.json", { mcpServers: { names } });
+  const json = await box.json<{ changes: { detail: boolean; fields: unknown[] } }>(["trust"]);
+  assert.deepEqual(json.changes.fields, [
+    { path: "mcpServers.names.env.TOKEN", change: "changed" },
+    { path: "mcpServers.other.args", change: "removed" },
+    { path: "mcpServers.other.command", change: "removed" },
+  ]);
+
+  // A comment alone changes the text, not a field.
+  await Deno.writeTextFile(config, (await Deno.readTextFile(config)) + "\n// edited\n");
+  const comment = await box.mcpx(["trust"]);
+  assert.match(comment.stdout, /changed since it was trusted on [\d-]+: only comments, spacing/);
+
+  // A trust recorded by an older mcpx kept no fields: it says so rather than guess.
+  const store = join(box.root, "state", "mcpx", "trust.json");
+  const kept = JSON.parse(await Deno.readTextFile(store));
+  for (const r of kept.trusted) delete r.fields;
+  await Deno.writeTextFile(store, JSON.stringify(kept));
+  await Deno.writeTextFile(config, (await Deno.readTextFile(config)) + "\n// again\n");
+  const old = await box.mcpx(["trust"]);
+  assert.equal(old.code, 0, old.stderr);
+  assert.match(
+    old.stdout,
+    /it changed since it was trusted on [\d-]+ \(that trust recorded no detail/,
+  );
+});
+
 Deno.test("the user's own locations need no trust", async () => {
   await using box = await Sandbox.create(undefined, { trustAll: false });
   await box.write("config/mcpx/config.json", { mcpServers: { names: namesServer() } });

@@ -214,6 +214,43 @@ Deno.test("ui: a log record with a 1 MB attribute is a clipped row that opens in
   assert.match(opened, /^blob:\n {4}line one\n {4}x{1048576}$/m);
 });
 
+Deno.test("ui: the log's column header stands at the top of the scrolled view, no row above it", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { markup: markupServer() } });
+  const ui = await box.json<Ui>(["ui"]);
+  // More records than fit, so that the view opens scrolled to the newest.
+  const now = Date.now();
+  const lines = Array.from({ length: 300 }, (_, i) =>
+    JSON.stringify({
+      ts: new Date(now - (300 - i) * 1000).toISOString(),
+      level: "info",
+      event: "test.row",
+      msg: `row ${i}`,
+    }) + "\n");
+  await box.write("state/mcpx/logs/runs.jsonl", lines.join(""));
+  await using browser = await Chromium.launch();
+  const page = await browser.page();
+  await page.goto(ui.url);
+  await page.until(`document.querySelector("#namespaces li[data-ns]")`);
+  await view(page, "log", `${text("#log tr.row td:nth-child(4)")}.includes("row 299")`);
+  const scrolled = await page.until<boolean>(`document.querySelector("main").scrollTop > 0`);
+  assert.ok(scrolled, "the log opened scrolled to its newest rows");
+  // What shows in the strip between the view's top edge and the header: nothing of a row.
+  const gap = await page.eval<{ gap: number; above: string[] }>(`(() => {
+    const m = document.querySelector("main"), th = document.querySelector("#log th");
+    const top = m.getBoundingClientRect().top + m.clientTop;
+    const gap = th.getBoundingClientRect().top - top;
+    const above = [];
+    for (let y = top; y < top + Math.max(gap, 0); y += 1) {
+      const e = document.elementFromPoint(th.getBoundingClientRect().left + 4, y);
+      if (e && e.closest("tr.row")) above.push(e.closest("tr.row").textContent);
+    }
+    return { gap, above };
+  })()`);
+  assert.deepEqual(gap.above, [], "a row shows above the header");
+  assert.ok(gap.gap <= 1, `the header stands ${gap.gap}px below the view's top`);
+});
+
 Deno.test("ui: without a page session nothing is read; a code works once; only the page's reads", async () => {
   await using box = await Sandbox.create();
   await box.write("work/.mcpx.json", { mcpServers: { markup: markupServer() } });
