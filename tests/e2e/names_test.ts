@@ -47,11 +47,15 @@ Deno.test("names: every surface shows the same names, and every tool is reached 
   assert.deepEqual(declared(types.stdout), FNS, "types");
   const catalog = await box.json<{ text: string }>(["catalog", "--budget", "20000"]);
   assert.deepEqual(declared(catalog.text), FNS, "catalog");
-  const search = await box.json<{ hits: { fn: string; tool: string }[] }>(
+  // A hit names the wire name (`tool`) only where it is not the function's name.
+  const search = await box.json<{ hits: { fn: string; tool?: string }[] }>(
     ["search", "echoes", "-n", "50"],
   );
   assert.deepEqual(search.hits.map((h) => h.fn).sort(), PATHS, "search");
-  for (const hit of search.hits) assert.equal(hit.fn, `names.${FN[hit.tool]}`, hit.tool);
+  for (const hit of search.hits) {
+    const wire = hit.tool ?? hit.fn.slice("names.".length);
+    assert.equal(hit.fn, `names.${FN[wire]}`, wire);
+  }
   const candidates = await box.mcpx(["candidates", "tools"]);
   assert.deepEqual(candidates.stdout.trim().split("\n").sort(), PATHS, "completion");
 
