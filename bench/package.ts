@@ -20,7 +20,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { faultyServer } from "../tests/fixtures/servers.ts";
-import { npmServer } from "../tests/_helpers.ts";
+import { npmCache, npmServer } from "../tests/_helpers.ts";
 import { formatTable, makeIsolated, median, REPO, wholeNumber } from "./_shared.ts";
 
 const { values } = parseArgs({
@@ -87,7 +87,7 @@ const installs: number[] = [];
 let prefix = "";
 for (let i = 0; i < 3; i++) {
   prefix = join(iso.root, `prefix-${i}`);
-  const npmEnv = { ...Deno.env.toObject(), HOME: iso.env.HOME };
+  const npmEnv = { ...Deno.env.toObject(), HOME: iso.env.HOME, npm_config_cache: npmCache() };
   installs.push(
     (await exec(
       "npm",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ONE_SERVER, Sandbox } from "../_helpers.ts";
+import { npmCache, ONE_SERVER, Sandbox } from "../_helpers.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname;
 
@@ -10,7 +10,12 @@ Deno.test("install: `deno task install` installs the npm package under npm's pre
   const install = await new Deno.Command(Deno.execPath(), {
     args: ["task", "install"],
     cwd: REPO,
-    env: { ...Deno.env.toObject(), HOME: box.env.HOME, npm_config_prefix: prefix },
+    env: {
+      ...Deno.env.toObject(),
+      HOME: box.env.HOME,
+      npm_config_prefix: prefix,
+      npm_config_cache: npmCache(),
+    },
     clearEnv: true,
     stdout: "piped",
     stderr: "piped",

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { npmServer, Sandbox } from "../_helpers.ts";
+import { npmCache, npmServer, Sandbox } from "../_helpers.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -75,7 +75,7 @@ Deno.test("npm package: installed from its tarball, it runs with no deno on PATH
   const install = await output(
     "npm",
     ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", "--prefer-offline", kept],
-    { env: { ...Deno.env.toObject(), HOME: box.env.HOME } },
+    { env: { ...Deno.env.toObject(), HOME: box.env.HOME, npm_config_cache: npmCache() } },
   );
   assert.equal(install.code, 0, install.stderr);
   const mcpx = join(prefix, "bin", "mcpx");
