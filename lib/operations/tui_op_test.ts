@@ -18,6 +18,6 @@ Deno.test("bare mcpx prints help unless both stdin and stdout are terminals", as
     const out: string[] = [];
     io.out = (t) => void out.push(t);
     assert.equal(await main([], io), 0);
-    assert.match(out.join(""), /^Usage: mcpx \[global options\] <command>/m);
+    assert.match(out.join(""), /^Usage: mcpx \[options\] <command>/m);
   }
 });
