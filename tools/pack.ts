@@ -22,21 +22,28 @@ const OUT = join(REPO, "dist", "npm");
 /** The npm name (docs/install.md says why this one); the command stays `mcpx`. */
 export const PACKAGE = "mcpx-cli";
 
-/** Deno's platform packages, by the `uname -s`-`uname -m` pair the shim matches. */
+/** Deno's platform packages, by what `uname -sm` says. */
 export const PLATFORMS: readonly { uname: string[]; pkg: string; label: string }[] = [
-  { uname: ["Linux-x86_64"], pkg: "@deno/linux-x64-glibc", label: "Linux x64 (glibc)" },
+  { uname: ["Linux x86_64"], pkg: "@deno/linux-x64-glibc", label: "Linux x64 (glibc)" },
   {
-    uname: ["Linux-aarch64", "Linux-arm64"],
+    uname: ["Linux aarch64", "Linux arm64"],
     pkg: "@deno/linux-arm64-glibc",
     label: "Linux arm64 (glibc)",
   },
-  { uname: ["Darwin-x86_64"], pkg: "@deno/darwin-x64", label: "macOS x64" },
-  { uname: ["Darwin-arm64"], pkg: "@deno/darwin-arm64", label: "macOS arm64" },
+  { uname: ["Darwin x86_64"], pkg: "@deno/darwin-x64", label: "macOS x64" },
+  { uname: ["Darwin arm64"], pkg: "@deno/darwin-arm64", label: "macOS arm64" },
 ];
 
-/** `bin/mcpx`: finds this platform's Deno from the package's own folder and runs the bundle. */
+/**
+ * `bin/mcpx`: finds this platform's Deno from the package's own folder and runs the bundle. npm
+ * installs only the platform package that fits the machine, so the one `@deno/*` folder found
+ * walking up is taken without asking `uname` (a process fewer at every start); `uname` decides
+ * only when several are there, and names the platform when none is.
+ */
 export function shim(denoVersion: string): string {
-  const cases = PLATFORMS.map((p) => `  ${p.uname.join("|")}) target=${p.pkg} ;;`).join("\n");
+  const cases = PLATFORMS.map((p) =>
+    `    ${p.uname.map((u) => `"${u}"`).join("|")}) target=${p.pkg} ;;`
+  ).join("\n");
   const supported = PLATFORMS.map((p) => p.label).join(", ");
   const flags = SHIM_FLAGS.map((f) => `'${f}'`).join(" ");
   return `#!/bin/sh
@@ -48,26 +55,37 @@ self=$(readlink -f "$0" 2>/dev/null) || self=$0
 pkg=\${self%/*}
 pkg=\${pkg%/*}
 deno=\${MCPX_DENO:-}
-if [ -z "$deno" ]; then
-  case "$(uname -s)-$(uname -m)" in
-${cases}
-  *)
-    echo "mcpx: ${PACKAGE} has no Deno runtime for $(uname -s) $(uname -m): it runs on ${supported}; elsewhere set MCPX_DENO to a deno ${denoVersion} binary" >&2
-    exit 127 ;;
-  esac
+if [ -n "$deno" ]; then
+  if [ ! -x "$deno" ]; then
+    echo "mcpx: MCPX_DENO=$deno is not an executable file: point it at a deno binary, or unset it" >&2
+    exit 127
+  fi
+else
   dir=$pkg
+  found=0
   while :; do
-    if [ -x "$dir/node_modules/$target/deno" ]; then deno=$dir/node_modules/$target/deno; break; fi
+    for cand in "$dir"/node_modules/@deno/*/deno; do
+      [ -x "$cand" ] || continue
+      deno=$cand
+      found=$((found + 1))
+    done
+    [ "$found" -gt 0 ] && break
     [ -z "$dir" ] && break
     dir=\${dir%/*}
   done
-  if [ -z "$deno" ]; then
-    echo "mcpx: Deno's runtime package $target is not installed beside $pkg: install ${PACKAGE} again without --omit=optional (npm install -g ${PACKAGE}), or set MCPX_DENO to a deno ${denoVersion} binary" >&2
-    exit 127
+  if [ "$found" -ne 1 ]; then
+    case "$(uname -sm)" in
+${cases}
+    *)
+      echo "mcpx: ${PACKAGE} has no Deno runtime for $(uname -sm): it runs on ${supported}; elsewhere set MCPX_DENO to a deno ${denoVersion} binary" >&2
+      exit 127 ;;
+    esac
+    deno=$dir/node_modules/$target/deno
+    if [ "$found" -eq 0 ] || [ ! -x "$deno" ]; then
+      echo "mcpx: Deno's runtime package $target is not installed beside $pkg: install ${PACKAGE} again without --omit=optional (npm install -g ${PACKAGE}), or set MCPX_DENO to a deno ${denoVersion} binary" >&2
+      exit 127
+    fi
   fi
-elif [ ! -x "$deno" ]; then
-  echo "mcpx: MCPX_DENO=$deno is not an executable file: point it at a deno binary, or unset it" >&2
-  exit 127
 fi
 DENO_NO_UPDATE_CHECK=1 exec "$deno" run ${flags} "$pkg/cli/main.js" "$@"
 `;
