@@ -180,6 +180,7 @@ export const namespacesList = defineOperation<
     },
   },
   where: "local",
+  describes: "configuration",
   output: (z) =>
     z.object({
       namespaces: z.array(
