@@ -263,6 +263,31 @@ interface StatusOutput {
   }[];
 }
 
+/**
+ * The namespaces the schema cache has no good listing of, as `mcpx ls` names their state
+ * (`error`, with the listing's failure, or `unlisted`); empty when the cache cannot be read.
+ */
+async function listedStates(
+  ctx: Context,
+): Promise<Map<string, { state: string; error?: string }>> {
+  const out = new Map<string, { state: string; error?: string }>();
+  try {
+    const { loadNamespaces } = await load<typeof import("../discovery/load.ts")>(
+      "../discovery/load.ts",
+      import.meta.url,
+    );
+    for (const n of (await loadNamespaces(ctx)).namespaces) {
+      if (n.state === "error" || n.state === "unlisted") {
+        out.set(n.def.namespace, {
+          state: n.state,
+          ...(n.cached?.error ? { error: n.cached.error } : {}),
+        });
+      }
+    }
+  } catch { /* no cache to read: the pools' own states stand */ }
+  return out;
+}
+
 /** `mcpx status`: the daemon and the server processes it holds. */
 export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>({
   id: "daemon.status",
@@ -306,6 +331,7 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
   async run(_input, ctx) {
     const d = running(ctx);
     const servers = await d.registry.statusInSlices();
+    const listed = await listedStates(ctx);
     return {
       running: true,
       config: d.configPath,
@@ -315,19 +341,27 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
       uptimeMs: Date.now() - d.startedAt,
       autostarted: d.autostarted,
       idleExitMs: d.idleExitMs,
-      servers: servers.map((p) => ({
-        namespace: p.namespace,
-        name: p.name,
-        transport: p.transport,
-        sharing: p.sharing,
-        scope: p.scope,
-        live: p.instances.length,
-        state: p.state,
-        ...(p.error ? { error: p.error, retryInMs: p.retryInMs } : {}),
-        sharedWith: p.sharedWith,
-        queue: p.queue,
-        instances: p.instances,
-      })),
+      servers: servers.map((p) => {
+        // A pool with nothing against it that this daemon has not started says what `ls` says
+        // of it: the last listing's failure, or that it was never listed.
+        const kept = p.state === "ready" && p.instances.length === 0
+          ? listed.get(p.namespace)
+          : undefined;
+        return {
+          namespace: p.namespace,
+          name: p.name,
+          transport: p.transport,
+          sharing: p.sharing,
+          scope: p.scope,
+          live: p.instances.length,
+          state: kept?.state ?? p.state,
+          ...(p.error ? { error: p.error, retryInMs: p.retryInMs } : {}),
+          ...(kept?.error ? { error: kept.error } : {}),
+          sharedWith: p.sharedWith,
+          queue: p.queue,
+          instances: p.instances,
+        };
+      }),
     };
   },
   async offline(_input, ctx) {
