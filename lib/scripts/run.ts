@@ -142,6 +142,8 @@ export async function scriptEnvironment(
       ? "1"
       : "",
     MCPX_CALLER_CWD: io.cwd,
+    // The caller's logging.trace: the script's calls are traced as the command's own would be.
+    ...(ctx.boot.get("logging.trace") ? { MCPX_TRACE: "1" } : {}),
     // The script's calls hold a named session as this command's caller does
     // (lib/sessions/named.ts `holderOf`): a take-over of it refuses both alike.
     MCPX_SESSION_HOLDER: holderOf({
