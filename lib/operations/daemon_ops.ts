@@ -293,7 +293,7 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
   id: "daemon.status",
   summary: "Show the daemon and the server processes it holds",
   description:
-    "Does not start a daemon: with none running it says so. Each live process shows the KEY it serves (its scope key), its pid, uptime, calls and stderr tail; a server that failed to start shows why. QUEUE counts the calls waiting for a lease (for a busy exclusive process, or for room under max) and how long the first has waited.",
+    "Does not start a daemon: with none running it says so. Each live process shows the KEY it serves (its scope key), its pid, uptime, calls and stderr tail; a server that failed to start shows why. STATE uses `ls`'s words: a server this daemon has not started yet shows what its last listing found (`error` with why, or `unlisted`), `ready` otherwise, and `stopping` or `disabled`. QUEUE counts the calls waiting for a lease (for a busy exclusive process, or for room under max) and how long the first has waited.",
   params: [],
   cli: { command: ["status"] },
   http: { method: "GET", path: "/v1/status" },
