@@ -173,6 +173,7 @@ export class Context {
       user: this.io.env.USER || undefined,
       process: Deno.pid,
       selection: this.selection(),
+      ...(this.boot.get("logging.trace") ? { trace: true } : {}),
       ...(Object.keys(this.callerEnv()).length ? { env: this.callerEnv() } : {}),
     };
   }

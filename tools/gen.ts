@@ -71,7 +71,11 @@ function routeText(op: Operation): string {
 }
 
 function whereText(op: Operation): string {
-  if (op.where === "local") return "local";
+  if (op.where === "local") {
+    return op.describes === "configuration"
+      ? "local (a daemon.endpoint's daemon when set)"
+      : "local";
+  }
   return op.where.daemon === "start" ? "daemon (started on demand)" : "daemon (only if running)";
 }
 
@@ -167,7 +171,9 @@ function commandSection(op: Operation): string {
   );
   facts.push(
     op.where === "local"
-      ? "Runs: in the command's own process."
+      ? op.describes === "configuration"
+        ? "Runs: in the command's own process; with `daemon.endpoint` set, in that daemon over `/v1`, describing its configuration."
+        : "Runs: in the command's own process."
       : op.where.daemon === "start"
       ? "Runs: in the daemon, over `/v1`, starting the daemon if none runs."
       : "Runs: in the daemon, over `/v1`, when one runs; with none it answers without starting one.",

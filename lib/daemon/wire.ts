@@ -51,6 +51,7 @@ const CALLER_FIELDS: Record<string, string> = {
   env: "object",
   ids: "object",
   progress: "string",
+  trace: "boolean",
   holder: "string",
   user: "string",
 };

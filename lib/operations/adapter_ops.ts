@@ -14,6 +14,23 @@ async function declared(ctx: Context, file?: string) {
     : configuredAdapters(await ctx.settings(), ctx.io.cwd);
 }
 
+/**
+ * Refuses what `mcpx ls` refuses of the adapters beside the configuration (an adapter named like
+ * a configured server: CONFIG_INVALID, exit 3), by building the same server model.
+ */
+async function sameAsLs(
+  ctx: Context,
+  adapters: Awaited<ReturnType<typeof declared>>,
+): Promise<void> {
+  if (adapters.length === 0 || !ctx.location().primary) return;
+  const fp = ctx.fingerprintSync();
+  const [{ loadConfig }, { serverDefs }] = await Promise.all([
+    load<typeof import("../config/load.ts")>("../config/load.ts", import.meta.url),
+    load<typeof import("../config/servers.ts")>("../config/servers.ts", import.meta.url),
+  ]);
+  serverDefs(await loadConfig(fp.path, fp.text), { adapters, warnings: [] });
+}
+
 /** `mcpx adapter serve <name>`: one adapter as a stdio MCP server; the daemon starts it. */
 export const adapterServe = defineOperation<{ name: string; file?: string }, { exitCode: number }>({
   id: "adapter.serve",
@@ -111,7 +128,9 @@ export const adapterCheck = defineOperation<
       "../scripts/select.ts",
       import.meta.url,
     );
-    const adapters = (await declared(ctx)).map((a): CheckEntry => {
+    const found = await declared(ctx);
+    await sameAsLs(ctx, found);
+    const adapters = found.map((a): CheckEntry => {
       let path: string | undefined;
       if (a.command.includes("/")) {
         try {

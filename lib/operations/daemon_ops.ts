@@ -288,12 +288,37 @@ interface StatusOutput {
   }[];
 }
 
+/**
+ * The namespaces the schema cache has no good listing of, as `mcpx ls` names their state
+ * (`error`, with the listing's failure, or `unlisted`); empty when the cache cannot be read.
+ */
+async function listedStates(
+  ctx: Context,
+): Promise<Map<string, { state: string; error?: string }>> {
+  const out = new Map<string, { state: string; error?: string }>();
+  try {
+    const { loadNamespaces } = await load<typeof import("../discovery/load.ts")>(
+      "../discovery/load.ts",
+      import.meta.url,
+    );
+    for (const n of (await loadNamespaces(ctx)).namespaces) {
+      if (n.state === "error" || n.state === "unlisted") {
+        out.set(n.def.namespace, {
+          state: n.state,
+          ...(n.cached?.error ? { error: n.cached.error } : {}),
+        });
+      }
+    }
+  } catch { /* no cache to read: the pools' own states stand */ }
+  return out;
+}
+
 /** `mcpx status`: the daemon and the server processes it holds. */
 export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>({
   id: "daemon.status",
   summary: "Show the daemon and the server processes it holds",
   description:
-    "Does not start a daemon: with none running it says so. Each live process shows the KEY it serves (its scope key), its pid, uptime, calls and stderr tail; a server that failed to start shows why. QUEUE counts the calls waiting for a lease (for a busy exclusive process, or for room under max) and how long the first has waited.",
+    "Does not start a daemon: with none running it says so. Each live process shows the KEY it serves (its scope key), its pid, uptime, calls and stderr tail; a server that failed to start shows why. STATE uses `ls`'s words: a server this daemon has not started yet shows what its last listing found (`error` with why, or `unlisted`), `ready` otherwise, and `stopping` or `disabled`. QUEUE counts the calls waiting for a lease (for a busy exclusive process, or for room under max) and how long the first has waited.",
   params: [],
   cli: {
     command: ["status"],
@@ -337,6 +362,7 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
   async run(_input, ctx) {
     const d = running(ctx);
     const servers = await d.registry.statusInSlices();
+    const listed = await listedStates(ctx);
     return {
       running: true,
       config: d.configPath,
@@ -346,19 +372,27 @@ export const daemonStatus = defineOperation<Record<string, never>, StatusOutput>
       uptimeMs: Date.now() - d.startedAt,
       autostarted: d.autostarted,
       idleExitMs: d.idleExitMs,
-      servers: servers.map((p) => ({
-        namespace: p.namespace,
-        name: p.name,
-        transport: p.transport,
-        sharing: p.sharing,
-        scope: p.scope,
-        live: p.instances.length,
-        state: p.state,
-        ...(p.error ? { error: p.error, retryInMs: p.retryInMs } : {}),
-        sharedWith: p.sharedWith,
-        queue: p.queue,
-        instances: p.instances,
-      })),
+      servers: servers.map((p) => {
+        // A pool with nothing against it that this daemon has not started says what `ls` says
+        // of it: the last listing's failure, or that it was never listed.
+        const kept = p.state === "ready" && p.instances.length === 0
+          ? listed.get(p.namespace)
+          : undefined;
+        return {
+          namespace: p.namespace,
+          name: p.name,
+          transport: p.transport,
+          sharing: p.sharing,
+          scope: p.scope,
+          live: p.instances.length,
+          state: kept?.state ?? p.state,
+          ...(p.error ? { error: p.error, retryInMs: p.retryInMs } : {}),
+          ...(kept?.error ? { error: kept.error } : {}),
+          sharedWith: p.sharedWith,
+          queue: p.queue,
+          instances: p.instances,
+        };
+      }),
     };
   },
   async offline(_input, ctx) {

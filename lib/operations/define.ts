@@ -115,6 +115,12 @@ export interface Operation<I = Record<string, unknown>, O = unknown> {
    */
   readonly where: "local" | { readonly daemon: "start" | "running" };
   /**
+   * `configuration`: a local operation that describes the configuration (its servers, their
+   * tools). With `daemon.endpoint` set the configuration is the one that daemon runs, not this
+   * machine's, so the CLI asks that daemon over the operation's route instead (docs/daemon.md).
+   */
+  readonly describes?: "configuration";
+  /**
    * It starts what the configuration names (servers, the daemon, scripts): the CLI refuses it,
    * before anything runs, while the configuration is not trusted (lib/config/trust.ts).
    */

@@ -137,6 +137,7 @@ export const toolsSearch = defineOperation<
     },
   },
   where: "local",
+  describes: "configuration",
   output: (z) =>
     z.object({
       query: z.string(),
@@ -254,6 +255,7 @@ export const toolsTypes = defineOperation<
     },
   },
   where: "local",
+  describes: "configuration",
   output: (z) => z.object({ target: z.string(), declarations: z.string() }),
   async run(input, ctx) {
     if (input.stdio !== undefined || input.url !== undefined) return await adHocTypes(input, ctx);
@@ -336,6 +338,7 @@ export const toolsCatalog = defineOperation<
   http: { method: "GET", path: "/v1/catalog" },
   mcp: { expose: true, readOnly: true },
   where: "local",
+  describes: "configuration",
   output: (z) => z.object({ budget: z.number(), tokens: z.number(), text: z.string() }),
   async run(input, ctx) {
     const { catalog, estimateTokens } = await load<typeof import("../codegen/catalog.ts")>(
@@ -372,12 +375,12 @@ export const toolsSchema = defineOperation<
   id: "tools.schema",
   summary: "Print every tool's schema as TypeScript, JSON Schema, OpenAPI or an MCP tools list",
   description:
-    "Four renderings of one fact, from the schema cache. JSON Schema puts each tool's input (and output) under $defs; OpenAPI describes POST /v1/call/<namespace>/<tool> for each tool; mcp is a tools/list result.",
+    "Renderings of one fact, from the schema cache. JSON Schema puts each tool's input (and output) under $defs; OpenAPI describes POST /v1/call/<namespace>/<tool> for each tool; mcp is a tools/list result; namespaces is each namespace's description and state with its tools as its server lists them, what a script's typed client is written from (a script run against a daemon elsewhere reads it from that daemon).",
   params: [
     {
       name: "format",
       type: "enum",
-      values: ["typescript", "json-schema", "openapi", "mcp"],
+      values: ["typescript", "json-schema", "openapi", "mcp", "namespaces"],
       doc: "The form to print (default typescript)",
     },
     { name: "namespace", type: "string", positional: true, doc: "Only this namespace" },
@@ -393,14 +396,30 @@ export const toolsSchema = defineOperation<
   http: { method: "GET", path: "/v1/schema" },
   mcp: { expose: true, readOnly: true },
   where: "local",
+  describes: "configuration",
   output: (z) => z.object({ format: z.string(), document: z.unknown() }),
   async run(input, ctx) {
     const format = input.format ?? "typescript";
     const refused = await ctx.untrusted();
     if (refused) throw refused;
     const { namespaces: all } = await loadNamespaces(ctx);
-    const namespaces = (input.namespace ? [pickNamespace(all, input.namespace)] : all)
-      .filter((n) => n.state !== "disabled" && n.state !== "unlisted");
+    const picked = input.namespace ? [pickNamespace(all, input.namespace)] : all;
+    if (format === "namespaces") {
+      // An unlisted namespace is one too: a client names it, and its calls say to refresh.
+      return {
+        format,
+        document: {
+          namespaces: picked.filter((n) => n.state !== "disabled").map((n) => ({
+            namespace: n.def.namespace,
+            description: n.def.description,
+            state: n.state,
+            ...(n.state === "error" && n.cached?.error ? { error: n.cached.error } : {}),
+            tools: n.tools,
+          })),
+        },
+      };
+    }
+    const namespaces = picked.filter((n) => n.state !== "disabled" && n.state !== "unlisted");
     if (format === "typescript") {
       const { namespaceDeclarations, TOOL_RESULT_DECL } = await load<
         typeof import("../codegen/declarations.ts")
@@ -514,7 +533,8 @@ export const clientWrite = defineOperation<{ output: string }, { path: string; s
       import.meta.url,
     );
     const target = resolve(ctx.io.cwd, input.output);
-    const socket = (await ctx.paths()).socket;
+    // A daemon elsewhere (daemon.endpoint) is reached by the endpoint a run hands on, no socket.
+    const socket = ctx.boot.get("daemon.endpoint") ? "" : (await ctx.paths()).socket;
     await Deno.mkdir(dirname(target), { recursive: true });
     const path = await writeClient(ctx, dirname(target), socket, target);
     return { path, socket };

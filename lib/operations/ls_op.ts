@@ -189,6 +189,7 @@ export const namespacesList = defineOperation<
     },
   },
   where: "local",
+  describes: "configuration",
   output: (z) =>
     z.object({
       namespaces: z.array(

@@ -23,6 +23,8 @@ interface ServiceOutput {
   current?: boolean;
   /** The service manager's word on it (`active`, `inactive`, …), when one could be asked. */
   state?: string;
+  /** Why the service manager could not be asked for the state (status), when it could not. */
+  unasked?: string;
   /** The service manager's commands run, each with how it ended. */
   ran: { command: string; ok: boolean; output?: string }[];
   /** What the person still has to do (no service manager here, or one that failed). */
@@ -50,7 +52,9 @@ async function manager(
   command: string,
   args: string[],
   env: Readonly<Record<string, string>>,
-): Promise<{ command: string; ok: boolean; output?: string; missing?: boolean }> {
+): Promise<
+  { command: string; ok: boolean; output?: string; stdout?: string; missing?: boolean }
+> {
   const shown = [command, ...args].join(" ");
   try {
     const out = await new Deno.Command(command, {
@@ -64,7 +68,8 @@ async function manager(
     const text = new TextDecoder().decode(out.stdout).trim() + "\n" +
       new TextDecoder().decode(out.stderr).trim();
     const output = text.trim().split("\n").slice(0, 3).join(" ").slice(0, 300);
-    return { command: shown, ok: out.success, ...(output ? { output } : {}) };
+    const stdout = new TextDecoder().decode(out.stdout).trim();
+    return { command: shown, ok: out.success, ...(output ? { output } : {}), stdout };
   } catch (e) {
     const missing = e instanceof Deno.errors.NotFound;
     return { command: shown, ok: false, output: missing ? "not installed" : messageOf(e), missing };
@@ -175,6 +180,7 @@ export const service = defineOperation<
       installed: z.boolean(),
       current: z.boolean().optional(),
       state: z.string().optional(),
+      unasked: z.string().optional(),
       ran: z.array(
         z.object({ command: z.string(), ok: z.boolean(), output: z.string().optional() }),
       ),
@@ -255,16 +261,19 @@ export const service = defineOperation<
     if (onDisk === undefined) return { ...base, installed: false, ran };
     const [[command, ...args]] = managerCommands(platform, "status", name, file, uid);
     const asked = await manager(command, args, env);
+    // systemd's word is one word on stdout (`active`, `failed`, …); a manager that could not be
+    // asked (no user bus: "Failed to connect to bus" on stderr) says none, and no state is made up.
+    const word = asked.stdout?.split("\n")[0].trim() ?? "";
     const state = asked.missing
       ? undefined
       : platform === "systemd"
-      ? (asked.output?.split(" ")[0] || (asked.ok ? "active" : "inactive"))
+      ? (/^[a-z][a-z-]*$/.test(word) ? word : undefined)
       : (asked.ok ? "loaded" : "not loaded");
     return {
       ...base,
       installed: true,
       current: onDisk === definition,
-      ...(state ? { state } : {}),
+      ...(state ? { state } : { unasked: asked.output ?? "it gave no answer" }),
       ran,
     };
   },
@@ -276,7 +285,9 @@ export const service = defineOperation<
         return `${out.name}: not installed (\`mcpx service install\` writes ${out.file})\n`;
       }
       lines.push(
-        `${out.name}: installed at ${out.file}${out.state ? `, ${out.state}` : ""}`,
+        `${out.name}: installed at ${out.file}, ${
+          out.state ?? `the service manager could not be asked (${out.unasked})`
+        }`,
         `  serves ${out.config}`,
       );
       if (out.current === false) {

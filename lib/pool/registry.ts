@@ -940,7 +940,7 @@ export class Registry {
         envelope,
       );
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
-      this.#trace(def, fn, lease.instance, durationMs, envelope.isError === true);
+      this.#trace(def, fn, lease.instance, durationMs, envelope.isError === true, req.caller.trace);
       if (envelope.isError) {
         throw new McpxError(
           "TOOL_ERROR",
@@ -1115,8 +1115,16 @@ export class Registry {
     })();
   }
 
-  #trace(def: ServerDef, tool: string, inst: Instance, ms: number, failed: boolean): void {
-    if (!this.#deps.trace) return;
+  #trace(
+    def: ServerDef,
+    tool: string,
+    inst: Instance,
+    ms: number,
+    failed: boolean,
+    asked?: boolean,
+  ): void {
+    // The daemon's own setting traces every call; a caller's, its own calls.
+    if (!this.#deps.trace && asked !== true) return;
     this.#deps.log("info", "call.trace", `${def.namespace}.${tool} served by ${inst.id}`, {
       server: def.name,
       tool,

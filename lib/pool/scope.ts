@@ -40,6 +40,11 @@ export interface Caller {
    */
   progress?: string;
   /**
+   * The caller's own `logging.trace` (MCPX_TRACE): its calls get their `call.trace` record
+   * whatever the daemon's setting is.
+   */
+  trace?: boolean;
+  /**
    * MCPX_SESSION_HOLDER: who the caller is when it holds a named session (lib/sessions/named.ts
    * `holderOf`); without it, its `pid`.
    */

@@ -106,6 +106,8 @@ function callerHeader(progress?: string): string {
     run: Number(env("MCPX_RUN_PID")) > 0 ? Number(env("MCPX_RUN_PID")) : undefined,
     env: callerEnv(),
     ids: traceIds(),
+    // The run's caller asked for a trace of its calls (MCPX_TRACE, as `mcpx run` hands it on).
+    trace: env("MCPX_TRACE") === "1" || undefined,
   }));
 }
 

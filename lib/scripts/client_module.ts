@@ -222,47 +222,29 @@ export async function writeClient(
   } = {},
 ): Promise<string> {
   const extra = options.adHoc;
+  // A daemon elsewhere (daemon.endpoint) runs a configuration of its own: the client is written
+  // from what that daemon lists, compared byte for byte, as this machine has no stamp of it.
+  const remote = ctx.boot.get("daemon.endpoint") !== "";
   // What the module is a function of: when none of it moved since the last write, the module on
   // disk is already right, and neither the cache nor the code generator needs loading. An ad-hoc
   // namespace is not in the stamp: that client is compared byte for byte instead.
-  if (!extra && isFresh(ctx, clientPath, socket)) return clientPath;
-  const { loadNamespaces } = await load<typeof import("../discovery/load.ts")>(
-    "../discovery/load.ts",
-    import.meta.url,
-  );
+  if (!extra && !remote && isFresh(ctx, clientPath, socket)) return clientPath;
   const codegen = await load<typeof import("../codegen/declarations.ts")>(
     "../codegen/declarations.ts",
     import.meta.url,
   );
-  // The stamp is taken before the cache is read: should the daemon write it in between, the stamp
-  // is older than the text, and the next run writes the client again (never the other way round).
-  let stamp = clientStamp(ctx, socket);
-  let { namespaces } = await loadNamespaces(ctx);
-  if (options.listUnlisted && namespaces.some((n) => n.state === "unlisted")) {
-    // A script is about to start servers anyway: list the ones never listed, once, so that its
-    // client is not missing whole namespaces.
-    const { callDaemon } = await load<typeof import("../daemon/client.ts")>(
-      "../daemon/client.ts",
-      import.meta.url,
-    );
-    await callDaemon(ctx, { method: "POST", path: "/v1/servers/refresh", body: {}, start: true });
-    stamp = clientStamp(ctx, socket);
-    ({ namespaces } = await loadNamespaces(ctx));
-  }
-  const usable = namespaces.filter((n) => n.state !== "disabled");
-  if (extra && usable.some((n) => n.def.namespace === extra.ns)) {
+  const got = remote
+    ? { listed: await remoteNamespaces(ctx, options.listUnlisted), stamp: undefined }
+    : await localNamespaces(ctx, socket, options.listUnlisted);
+  const listed = got.listed;
+  let stamp = got.stamp;
+  if (extra && listed.some((n) => n.ns === extra.ns)) {
     throw new McpxError(
       "USAGE",
       `The ad-hoc server's namespace "${extra.ns}" is a configured server's too`,
       { hint: "Give the ad-hoc server another with --name" },
     );
   }
-  const listed: ClientNamespace[] = usable.map((n) => ({
-    ns: n.def.namespace,
-    description: n.def.description,
-    tools: n.tools,
-    ...(n.state === "error" && n.cached?.error ? { error: n.cached.error } : {}),
-  }));
   if (extra) {
     listed.push(extra);
     stamp = undefined;
@@ -271,7 +253,7 @@ export async function writeClient(
     listed,
     {
       socket,
-      tokenFile: (await ctx.paths()).token,
+      tokenFile: remote ? "" : (await ctx.paths()).token,
       typeOf: codegen.typeExpression,
       signature: codegen.toolSignature,
     },
@@ -283,6 +265,81 @@ export async function writeClient(
     renderGlobalsDeclaration(listed.map((n) => n.ns)),
   );
   return path;
+}
+
+/** The namespaces a client is written for, from this machine's schema cache, and their stamp. */
+async function localNamespaces(
+  ctx: Context,
+  socket: string,
+  listUnlisted?: boolean,
+): Promise<{ listed: ClientNamespace[]; stamp: string | undefined }> {
+  const { loadNamespaces } = await load<typeof import("../discovery/load.ts")>(
+    "../discovery/load.ts",
+    import.meta.url,
+  );
+  // The stamp is taken before the cache is read: should the daemon write it in between, the stamp
+  // is older than the text, and the next run writes the client again (never the other way round).
+  let stamp = clientStamp(ctx, socket);
+  let { namespaces } = await loadNamespaces(ctx);
+  if (listUnlisted && namespaces.some((n) => n.state === "unlisted")) {
+    // A script is about to start servers anyway: list the ones never listed, once, so that its
+    // client is not missing whole namespaces.
+    const { callDaemon } = await load<typeof import("../daemon/client.ts")>(
+      "../daemon/client.ts",
+      import.meta.url,
+    );
+    await callDaemon(ctx, { method: "POST", path: "/v1/servers/refresh", body: {}, start: true });
+    stamp = clientStamp(ctx, socket);
+    ({ namespaces } = await loadNamespaces(ctx));
+  }
+  const listed = namespaces.filter((n) => n.state !== "disabled").map((n) => ({
+    ns: n.def.namespace,
+    description: n.def.description,
+    tools: n.tools,
+    ...(n.state === "error" && n.cached?.error ? { error: n.cached.error } : {}),
+  }));
+  return { listed, stamp };
+}
+
+/** What `mcpx schema --format namespaces` answers (lib/operations/discovery_ops.ts). */
+interface ListedNamespaces {
+  document: {
+    namespaces: {
+      namespace: string;
+      description?: string;
+      state: string;
+      error?: string;
+      tools: ToolInfo[];
+    }[];
+  };
+}
+
+/**
+ * The namespaces a client is written for, as the daemon `daemon.endpoint` names lists them: its
+ * configuration, not this machine's (which it may not have).
+ */
+async function remoteNamespaces(ctx: Context, listUnlisted?: boolean): Promise<ClientNamespace[]> {
+  const { callDaemon } = await load<typeof import("../daemon/client.ts")>(
+    "../daemon/client.ts",
+    import.meta.url,
+  );
+  const ask = async () =>
+    ((await callDaemon(ctx, {
+      method: "GET",
+      path: "/v1/schema?format=namespaces",
+      start: false,
+    }))!.value as ListedNamespaces).document.namespaces;
+  let namespaces = await ask();
+  if (listUnlisted && namespaces.some((n) => n.state === "unlisted")) {
+    await callDaemon(ctx, { method: "POST", path: "/v1/servers/refresh", body: {}, start: false });
+    namespaces = await ask();
+  }
+  return namespaces.map((n) => ({
+    ns: n.namespace,
+    description: n.description,
+    tools: n.tools,
+    ...(n.error !== undefined ? { error: n.error } : {}),
+  }));
 }
 
 /**

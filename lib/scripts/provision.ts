@@ -50,6 +50,9 @@ export async function provisionClient(
 ): Promise<Provision> {
   const { script, text, scratch, worker } = options;
   if (options.adHoc) return await provisionAdHoc(ctx, options.adHoc, scratch);
+  // A daemon elsewhere (daemon.endpoint): its configuration's client, whatever this folder has;
+  // the script reaches it by the endpoint it is handed (lib/daemon/client.ts remoteScriptEnv).
+  if (ctx.boot.get("daemon.endpoint") !== "") return await provisionRemote(ctx, options);
   const known = (await ctx.paths()).socket;
   // Beside the script when it is a named one or imports the client (the reference's
   // `import tools from "./mcpx-client.ts"`); otherwise out of the way, in the cache.
@@ -84,6 +87,30 @@ export async function provisionClient(
   );
   const clientPath = await writeClient(ctx, dir, socket, undefined, { listUnlisted: true });
   return { daemon, socket, clientPath };
+}
+
+/**
+ * The client of a run against the daemon `daemon.endpoint` names, written from the namespaces
+ * that daemon lists: beside the script as for a local daemon, else in the run's scratch folder.
+ * No socket of this machine is named in it.
+ */
+async function provisionRemote(
+  ctx: Context,
+  options: { script?: ResolvedScript; text: string; scratch: string },
+): Promise<Provision> {
+  const { script, text, scratch } = options;
+  const daemon = ensureDaemon(ctx);
+  await daemon;
+  const beside = script && (script.named || text.includes("mcpx-client"))
+    ? dirname(script.path)
+    : undefined;
+  const dir = beside && writable(beside) ? beside : scratch;
+  const { writeClient } = await load<typeof import("./client_module.ts")>(
+    "./client_module.ts",
+    import.meta.url,
+  );
+  const clientPath = await writeClient(ctx, dir, "", undefined, { listUnlisted: true });
+  return { daemon, socket: "", clientPath };
 }
 
 /**

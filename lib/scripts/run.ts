@@ -142,6 +142,8 @@ export async function scriptEnvironment(
       ? "1"
       : "",
     MCPX_CALLER_CWD: io.cwd,
+    // The caller's logging.trace: the script's calls are traced as the command's own would be.
+    ...(ctx.boot.get("logging.trace") ? { MCPX_TRACE: "1" } : {}),
     // The script's calls hold a named session as this command's caller does
     // (lib/sessions/named.ts `holderOf`): a take-over of it refuses both alike.
     MCPX_SESSION_HOLDER: holderOf({
@@ -155,7 +157,7 @@ export async function scriptEnvironment(
     ...(Object.keys(ctx.callerEnv()).length
       ? { MCPX_CALLER_ENV: JSON.stringify(ctx.callerEnv()) }
       : {}),
-    ...(provision
+    ...(provision && provision.socket !== ""
       ? { MCPX_SOCKET: provision.socket, MCPX_TOKEN_FILE: (await ctx.paths()).token }
       : {}),
     // A daemon elsewhere (daemon.endpoint): the script's calls go there too.
@@ -210,10 +212,17 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
     const session = named || `run-${crypto.randomUUID()}`;
     const minted = !named;
     const primary = ctx.location().primary;
+    // A daemon elsewhere (daemon.endpoint) has a configuration even where this folder has none;
+    // its client is kept apart from this configuration's.
+    const endpoint = ctx.boot.get("daemon.endpoint");
     const scratch = join(
       plan.cache,
       "scripts",
-      primary ? (await ctx.fingerprint()).short : "none",
+      endpoint
+        ? `remote-${hash64(new TextEncoder().encode(endpoint))}`
+        : primary
+        ? (await ctx.fingerprint()).short
+        : "none",
     );
     Deno.mkdirSync(scratch, { recursive: true, mode: 0o700 });
     const program = request.code !== undefined ? execModule(request.code) : undefined;
@@ -242,7 +251,7 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
     });
 
     // The daemon is asked for once the script is on its way.
-    const provision: Provision | undefined = primary
+    const provision: Provision | undefined = primary || endpoint
       ? await provisionClient(ctx, {
         script,
         text: plan.text,

@@ -307,9 +307,12 @@ export function expandTemplate(
   fills: ReadonlyMap<string, Placeholder>,
   options: ExpandOptions,
 ): string {
-  const problems: string[] = [];
+  // A repeat is kept with the name it repeats: one that a cycle makes is that cycle, said once.
+  const problems: { text: string; repeats?: string }[] = [];
   const seen = new Set<string>();
   const uses = new Map<string, number>();
+  const cycles = new Set<string>();
+  const inCycle = new Set<string>();
   const walk = (
     text: string,
     stack: string[],
@@ -329,23 +332,34 @@ export function expandTemplate(
           const key = `${where}:${name}`;
           if (!seen.has(key)) {
             seen.add(key);
-            problems.push(`Unknown placeholder "@${name}" in ${where}: did you mean "@${near}"?`);
+            problems.push({
+              text: `Unknown placeholder "@${name}" in ${where}: did you mean "@${near}"?`,
+            });
           }
         }
         return whole;
       }
       if (stack.includes(name)) {
-        const path = [...stack.slice(stack.indexOf(name)), name].map((n) => `@${n}`).join(" → ");
-        problems.push(`Placeholder cycle: ${path}`);
+        const loop = stack.slice(stack.indexOf(name));
+        // The same loop entered at another of its placeholders is the same mistake.
+        const key = [...loop].sort().join(" ");
+        for (const n of loop) inCycle.add(n);
+        if (!cycles.has(key)) {
+          cycles.add(key);
+          const path = [...loop, name].map((n) => `@${n}`).join(" → ");
+          problems.push({ text: `Placeholder cycle: ${path}` });
+        }
         return "";
       }
       if (argText === undefined) {
         const n = (uses.get(name) ?? 0) + 1;
         uses.set(name, n);
         if (n === 2 && !options.repeat.includes(name)) {
-          problems.push(
-            `Placeholder "@${name}" resolves more than once (in ${where}); name it in plumbing.launcherPlaceholderRepeat to allow that`,
-          );
+          problems.push({
+            text:
+              `Placeholder "@${name}" resolves more than once (in ${where}); name it in plumbing.launcherPlaceholderRepeat to allow that`,
+            repeats: name,
+          });
         }
       }
       const args = argText === undefined ? [] : splitArgs(argText);
@@ -367,12 +381,12 @@ export function expandTemplate(
       return walk(def.body, [...stack, name], inner, `@${name} (${def.origin})`);
     });
   const out = walk(template, [], new Map(), options.origin);
-  if (problems.length) {
+  const said = problems.filter((p) => p.repeats === undefined || !inCycle.has(p.repeats))
+    .map((p) => p.text);
+  if (said.length) {
     throw new McpxError(
       "USAGE",
-      problems.length === 1
-        ? problems[0]
-        : `${problems.length} problems in the launcher: ${problems.join("; ")}`,
+      said.length === 1 ? said[0] : `${said.length} problems in the launcher: ${said.join("; ")}`,
       { hint: "The placeholders are described in docs/launcher.md" },
     );
   }

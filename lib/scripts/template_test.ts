@@ -65,9 +65,16 @@ Deno.test("a cycle is reported by the path that closed it", () => {
     prefix: "@suffix",
     suffix: "@prefix",
   });
-  assert.match(
+  // One loop, reported once: not again from its other end, nor as the repeats it causes.
+  assert.equal(
     refusal(() => expandTemplate(DEFAULT_TEMPLATE, hooks, opts)),
-    /Placeholder cycle: @prefix → @suffix → @prefix/,
+    "Placeholder cycle: @prefix → @suffix → @prefix",
+  );
+  // Two loops are two problems; a repeat of a placeholder in no loop is still one.
+  const two = fills({ a: "@b", b: "@a", c: "@d", d: "@c", e: "1" });
+  assert.equal(
+    refusal(() => expandTemplate("@a\n@c\n@e\n@e", two, opts)),
+    '3 problems in the launcher: Placeholder cycle: @a → @b → @a; Placeholder cycle: @c → @d → @c; Placeholder "@e" resolves more than once (in --launcher); name it in plumbing.launcherPlaceholderRepeat to allow that',
   );
 });
 

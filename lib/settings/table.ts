@@ -344,6 +344,8 @@ export const SETTINGS = {
     type: "boolean",
     default: "false",
     doc: "Log one line per tool call naming the server instance that served it",
+    detail:
+      "In the daemon's environment or configuration it traces every call; set on a command (`MCPX_TRACE=1 mcpx call …`, `mcpx run`, `mcpx exec`) it traces that command's calls and its script's, against a daemon already running without it. The record is `call.trace` in the daemon's log (`mcpx log --event call.trace`).",
     envAliases: ["MCPX_TRACE"],
   },
   "plumbing.reapInterval": {

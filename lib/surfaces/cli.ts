@@ -273,12 +273,14 @@ export async function execute(
   const remote = ctx.boot.get("daemon.endpoint") !== "" && op.id !== "daemon.run";
   // An ad-hoc server is run on the word of the command line that names it, under a trusted
   // configuration's daemon or else mcpx's own empty one (Context.useAdHocConfig).
-  if (
-    !remote && (input.stdio !== undefined || input.url !== undefined) &&
-    op.params.some((p) => p.name === "stdio")
-  ) await ctx.useAdHocConfig();
+  const adHoc = (input.stdio !== undefined || input.url !== undefined) &&
+    op.params.some((p) => p.name === "stdio");
+  if (!remote && adHoc) await ctx.useAdHocConfig();
   if (op.needsTrust && !remote) await ctx.requireTrust();
-  if (op.where === "local" || !("method" in op.http)) return await op.run(input, ctx);
+  // What describes the configuration is the daemon elsewhere's to say (an ad-hoc server is
+  // listed through it already, by the operation's own run).
+  const theirs = remote && op.describes === "configuration" && !adHoc && "method" in op.http;
+  if (!theirs && (op.where === "local" || !("method" in op.http))) return await op.run(input, ctx);
   const { callDaemon } = await load<typeof import("../daemon/client.ts")>(
     "../daemon/client.ts",
     import.meta.url,
@@ -293,7 +295,7 @@ export async function execute(
       method,
       path,
       body,
-      start: (op.where as { daemon: string }).daemon === "start",
+      start: op.where !== "local" && op.where.daemon === "start",
       caller: progress === undefined ? ctx.callerInfo() : { ...ctx.callerInfo(), progress },
     });
   // A tool call's progress is drawn on stderr while it runs (lib/surfaces/progress.ts).

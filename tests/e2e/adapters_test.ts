@@ -240,6 +240,10 @@ Deno.test("adapters: a missing program, a name taken by a server, a malformed de
   assert.equal(clash.code, 3);
   assert.match(clash.stderr, /Adapter "missing" in .* has the name of a configured server/);
   assert.equal(clash.stderr.trim().split("\n").length, 1, clash.stderr);
+  // `adapter check` refuses the same configuration the same way, not "ok".
+  const checked = await box.mcpx(["adapter", "check"]);
+  assert.equal(checked.code, 3, checked.stdout + checked.stderr);
+  assert.equal(checked.stderr, clash.stderr);
 
   await box.write("work/a/missing.json", {
     name: "bad",

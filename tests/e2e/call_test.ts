@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { faultyServer } from "../fixtures/servers.ts";
+import { echoArgsServer, faultyServer } from "../fixtures/servers.ts";
 import {
   alive,
   daemonLog,
@@ -600,4 +600,27 @@ Deno.test("call --json: the MCP result envelope with the serving instance under 
   assert.equal(usage.code, 2);
   assert.equal(usage.stderr, "");
   assert.equal(JSON.parse(usage.stdout).error.code, "USAGE");
+});
+
+Deno.test("call: MCPX_TRACE=1 on a caller traces that caller's calls against a daemon started without it", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: { echo: echoArgsServer() } });
+  assert.equal((await box.mcpx(["start"])).code, 0);
+  const traces = async () =>
+    (await daemonLog(box)).filter((r) => r.event === "call.trace").map((r) => String(r.msg));
+  assert.equal((await box.mcpx(["call", "echo.echo_args", "s=plain"])).code, 0);
+  assert.deepEqual(await traces(), [], "an untraced caller's call leaves no trace record");
+  const cli = await box.mcpx(["call", "echo.echo_args", "s=traced"], { env: { MCPX_TRACE: "1" } });
+  assert.equal(cli.code, 0, cli.stderr);
+  assert.equal((await traces()).length, 1);
+  assert.match((await traces())[0], /^echo\.echo_args served by echo#\d+/);
+  // A script's calls take its command's setting.
+  const run = await box.mcpx(["exec", 'await echo.echo_args({ s: "a" }); return "ok"'], {
+    env: { MCPX_TRACE: "1" },
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal((await traces()).length, 2);
+  await box.mcpx(["exec", 'await echo.echo_args({ s: "b" }); return "ok"']);
+  assert.equal((await traces()).length, 2, "nor does an untraced script's");
+  await box.mcpx(["stop"]);
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { alive, ONE_SERVER, Sandbox, until } from "../_helpers.ts";
+import { echoArgsServer } from "../fixtures/servers.ts";
 
 interface Health {
   pid: number;
@@ -147,4 +148,34 @@ Deno.test("daemon: `mcpx daemon` runs in the foreground and stops on SIGTERM", a
   await child.stderr.cancel();
   assert.equal(status.code, 0);
   assert.equal((await box.json<{ running: boolean }>(["status"])).running, false);
+});
+
+Deno.test("daemon: status says of a server it never started what ls says: the last listing's error", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    mcpServers: {
+      broken: { command: "sh", args: ["-c", "echo boom >&2; exit 3"] },
+      pets: echoArgsServer(),
+    },
+  });
+  // The listing fails and is kept; a daemon started afterwards has never tried the server.
+  await box.mcpx(["refresh"]);
+  assert.equal((await box.mcpx(["stop"])).code, 0);
+  const ls = await box.json<{ namespaces: { namespace: string; state: string }[] }>(["ls"]);
+  const lsStates = Object.fromEntries(ls.namespaces.map((n) => [n.namespace, n.state]));
+  assert.deepEqual(lsStates, { broken: "error", pets: "ready" });
+  assert.equal((await box.mcpx(["start"])).code, 0);
+  const status = await box.json<
+    { servers: { namespace: string; state: string; error?: string }[] }
+  >(
+    ["status"],
+  );
+  assert.deepEqual(
+    Object.fromEntries(status.servers.map((s) => [s.namespace, s.state])),
+    lsStates,
+  );
+  assert.match(status.servers.find((s) => s.namespace === "broken")!.error!, /stderr: boom/);
+  const text = await box.mcpx(["status"]);
+  assert.match(text.stdout, /^broken .* error$/m);
+  assert.equal((await box.mcpx(["stop"])).code, 0);
 });

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { alive, daemonKey, freePort, npmServer, Sandbox, until } from "../_helpers.ts";
+import { echoArgsServer } from "../fixtures/servers.ts";
 
 interface Health {
   pid: number;
@@ -162,8 +163,8 @@ Deno.test("listen: MCPX_DAEMON_ENDPOINT sends commands and scripts to a daemon e
   assert.equal(unix.code, 0, unix.stderr);
   assert.match(unix.stdout, /Echo: by path/);
 
-  // A script's calls take the same road (its typed client comes from this configuration's
-  // schema cache): with the socket named somewhere nothing listens, only TCP can answer it.
+  // A script's calls take the same road (its typed client comes from what that daemon lists):
+  // with the socket named somewhere nothing listens, only TCP can answer it.
   await box.write(
     "work/hello.ts",
     'const r = await everything.echo({ message: "from a script" });\nconsole.log(r);\n',
@@ -199,6 +200,54 @@ Deno.test("listen: MCPX_DAEMON_ENDPOINT sends commands and scripts to a daemon e
   assert.equal(stop.code, 0, stop.stderr);
   assert.match(stop.stdout, new RegExp(`stopped daemon ${health.pid}`));
   assert.ok(await until(() => !alive(health.pid)), "the daemon went");
+});
+
+Deno.test("listen: a daemon elsewhere is described whole: ls, search, types, catalog and a script's globals are its configuration's", async () => {
+  await using box = await Sandbox.create();
+  // The daemon's configuration names "pets"; the caller's folders have another one, or none.
+  await box.write("work/.mcpx.json", { mcpServers: { pets: echoArgsServer() } });
+  await box.write("other/.mcpx.json", { mcpServers: { localonly: { command: "true" } } });
+  await Deno.mkdir(join(box.root, "bare"));
+  const port = freePort();
+  const token = "a-token-of-this-test";
+  await startListening(box, `127.0.0.1:${port}`, { MCPX_DAEMON_TOKEN: token });
+  const env = { MCPX_DAEMON_ENDPOINT: `http://127.0.0.1:${port}`, MCPX_DAEMON_TOKEN: token };
+  const refresh = await box.mcpx(["refresh"], { cwd: "bare", env });
+  assert.equal(refresh.code, 0, refresh.stderr);
+  for (const cwd of ["other", "bare"]) {
+    const ls = await box.json<{ namespaces: { namespace: string; tools: number }[] }>(["ls"], {
+      cwd,
+      env,
+    });
+    assert.deepEqual(ls.namespaces.map((n) => [n.namespace, n.tools]), [["pets", 4]], cwd);
+    const search = await box.json<{ hits: { fn: string }[] }>(["search", "length"], { cwd, env });
+    assert.equal(search.hits[0]?.fn, "pets.length", cwd);
+    const types = await box.mcpx(["types", "pets.length"], { cwd, env });
+    assert.equal(types.code, 0, types.stderr);
+    assert.match(types.stdout, /function length\(args: \{ text: string \}\)/);
+    const catalog = await box.mcpx(["catalog"], { cwd, env });
+    assert.equal(catalog.code, 0, catalog.stderr);
+    assert.match(catalog.stdout, /declare namespace pets \{/);
+    assert.doesNotMatch(catalog.stdout, /localonly/);
+    // The remote's namespaces are a script's globals, and its calls reach that daemon.
+    const exec = await box.mcpx(
+      ["exec", 'return [Object.keys(tools), await pets.length({ text: "abcd" })]'],
+      { cwd, env },
+    );
+    assert.equal(exec.code, 0, exec.stderr);
+    assert.deepEqual(JSON.parse(exec.stdout), [["pets"], {
+      length: 4,
+      head: "abcd",
+      tail: "abcd",
+    }]);
+  }
+  await box.write("bare/walk.ts", 'console.log((await pets.length({ text: "xyz" })).length);\n');
+  const run = await box.mcpx(["run", "./walk.ts"], { cwd: "bare", env });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout.trim(), "3");
+  const { daemons } = await box.json<{ daemons: unknown[] }>(["daemons"]);
+  assert.equal(daemons.length, 1, "no daemon was started for the callers' folders");
+  assert.equal((await box.mcpx(["stop"], { env })).code, 0);
 });
 
 Deno.test("listen: a listener on an address beyond loopback requires the bearer token, for /v1 and /mcp", async () => {

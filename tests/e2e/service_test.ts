@@ -145,6 +145,17 @@ Deno.test("service install without a reachable service manager still writes the 
   const r = await box.mcpx(["service", "install"], { env: { PATH: fake.path } });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /failed: systemctl --user daemon-reload \(Failed to connect to bus/);
+  // The unit's state is not known: status says the manager could not be asked, not "Failed".
+  const unasked = await box.mcpx(["service", "status"], { env: { PATH: fake.path } });
+  assert.equal(unasked.code, 0, unasked.stderr);
+  assert.match(
+    unasked.stdout,
+    /installed at .*, the service manager could not be asked \(Failed to connect to bus: No medium found\)\n/,
+  );
+  const unaskedJson = await box.json<ServiceOut>(["service", "status"], {
+    env: { PATH: fake.path },
+  });
+  assert.equal(unaskedJson.state, undefined);
   assert.match(
     r.stdout,
     /still to do.*\n {4}systemctl --user daemon-reload\n {4}systemctl --user enable --now mcpx-/,
@@ -160,6 +171,8 @@ Deno.test("service install without a reachable service manager still writes the 
   assert.equal(bare.installed, true);
   assert.equal(bare.ran[0].output, "not installed");
   assert.equal(bare.todo?.length, 2);
+  const nobody = await box.mcpx(["service", "status"], { env: { PATH: "/nonexistent" } });
+  assert.match(nobody.stdout, /, the service manager could not be asked \(not installed\)\n/);
   await box.mcpx(["service", "uninstall"], { env: { PATH: "/nonexistent" } });
 });
 
