@@ -30,12 +30,20 @@ export interface AdapterParam {
   required?: boolean;
 }
 
+/**
+ * Which exit statuses make a call's result an error (`isError`): a list of codes, or `"nonzero"`
+ * for every status but 0. Undeclared, no status does: the caller judges `exitCode`.
+ */
+export type ErrorExitCodes = number[] | "nonzero";
+
 /** One tool: fixed argument words (with `{param}` holes) and the parameters it accepts. */
 export interface AdapterTool {
   name: string;
   description?: string;
   args: string[];
   params: AdapterParam[];
+  /** The tool's own `errorExitCodes`, over the adapter's. */
+  errorExitCodes?: ErrorExitCodes;
 }
 
 /** One adapter: a program and the tools that may run it. */
@@ -45,6 +53,8 @@ export interface Adapter extends AdapterSource {
   description?: string;
   /** Folder the program runs in; relative to the declaration's folder. Default: the daemon's. */
   cwd?: string;
+  /** The exit statuses that are failures for every tool that declares none of its own. */
+  errorExitCodes?: ErrorExitCodes;
   tools: AdapterTool[];
   /** The file it was declared in. */
   file: string;
@@ -77,6 +87,23 @@ function optionalString(o: Record<string, unknown>, field: string, where: string
   const v = o[field];
   if (v !== undefined && typeof v !== "string") throw invalid(where, `"${field}" must be a string`);
   return v as string | undefined;
+}
+
+function checkExitCodes(o: Record<string, unknown>, where: string): ErrorExitCodes | undefined {
+  const v = o.errorExitCodes;
+  if (v === undefined || v === "nonzero") return v;
+  if (
+    !Array.isArray(v) || v.length === 0 ||
+    !v.every((c) => Number.isInteger(c) && c >= 0 && c <= 255)
+  ) {
+    throw invalid(
+      where,
+      `"errorExitCodes" must be "nonzero" or a non-empty array of exit statuses 0..255 (got ${
+        JSON.stringify(v)
+      })`,
+    );
+  }
+  return v as number[];
 }
 
 function checkParam(pname: string, raw: unknown, where: string): AdapterParam {
@@ -157,7 +184,7 @@ function checkTool(raw: unknown, where: string): AdapterTool {
   const tname = name(raw.name, where);
   const at = `${where}, tool "${tname}"`;
   for (const k of Object.keys(raw)) {
-    if (!["name", "description", "args", "params"].includes(k)) {
+    if (!["name", "description", "args", "params", "errorExitCodes"].includes(k)) {
       throw invalid(at, `unknown field "${k}"`);
     }
   }
@@ -195,6 +222,7 @@ function checkTool(raw: unknown, where: string): AdapterTool {
     description: optionalString(raw, "description", at),
     args: args as string[],
     params,
+    errorExitCodes: checkExitCodes(raw, at),
   };
 }
 
@@ -204,7 +232,9 @@ export function checkAdapter(raw: unknown, file: string): Adapter {
   const aname = name(raw.name, `Adapter in ${file}`);
   const where = `Adapter "${aname}" in ${file}`;
   for (const k of Object.keys(raw)) {
-    if (!["name", "command", "description", "cwd", "tools", "$schema"].includes(k)) {
+    if (
+      !["name", "command", "description", "cwd", "errorExitCodes", "tools", "$schema"].includes(k)
+    ) {
       throw invalid(where, `unknown field "${k}"`);
     }
   }
@@ -226,6 +256,7 @@ export function checkAdapter(raw: unknown, file: string): Adapter {
     command: raw.command,
     description: optionalString(raw, "description", where),
     cwd: cwd === undefined ? undefined : resolve(dirname(file), cwd),
+    errorExitCodes: checkExitCodes(raw, where),
     tools,
     file,
     digest: hash64(new TextEncoder().encode(JSON.stringify(raw))),

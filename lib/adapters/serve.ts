@@ -1,8 +1,9 @@
 // `mcpx adapter serve <name>`: one adapter as a stdio MCP server (newline-delimited JSON-RPC 2.0),
 // which the daemon starts like any configured server. Each tools/call runs the program once, with
-// an argument vector and no shell; a non-zero exit is a result (isError), not a protocol error.
+// an argument vector and no shell; a non-zero exit is a plain result, the caller's to judge, and
+// `isError` only for the exit statuses the declaration names (`errorExitCodes`).
 
-import type { Adapter } from "./declare.ts";
+import type { Adapter, AdapterTool } from "./declare.ts";
 import { ArgumentProblem, buildArgv, inputSchema } from "./argv.ts";
 import { VERSION } from "../version.ts";
 
@@ -34,6 +35,13 @@ export function adapterTools(adapter: Adapter): Record<string, unknown>[] {
 }
 
 const decoder = new TextDecoder();
+
+/** Whether `code` is a failure by the declaration: the tool's `errorExitCodes`, else the adapter's. */
+export function isFailure(adapter: Adapter, tool: AdapterTool, code: number): boolean {
+  const declared = tool.errorExitCodes ?? adapter.errorExitCodes;
+  if (declared === undefined) return false;
+  return declared === "nonzero" ? code !== 0 : declared.includes(code);
+}
 
 function text(bytes: Uint8Array): { text: string; cut: boolean } {
   const cut = bytes.length > STREAM_LIMIT;
@@ -103,7 +111,7 @@ export async function callAdapterTool(
   return {
     content: [{ type: "text", text: shown }],
     structuredContent: structured,
-    isError: exitCode !== 0,
+    ...(isFailure(adapter, tool, exitCode) ? { isError: true } : {}),
   };
 }
 

@@ -36,7 +36,7 @@ export const adapterServe = defineOperation<{ name: string; file?: string }, { e
   id: "adapter.serve",
   summary: "Serve one adapter (a command-line program) as a stdio MCP server",
   description:
-    "The daemon runs this for each adapter `paths.adapters` declares; it is rarely typed by hand. Each tool call runs the program once with an argument vector built from the declared parameters: no shell, and a non-zero exit is a result (exitCode, stdout, stderr) rather than an error. docs/adapters.md.",
+    "The daemon runs this for each adapter `paths.adapters` declares; it is rarely typed by hand. Each tool call runs the program once with an argument vector built from the declared parameters: no shell, and a non-zero exit is a result (exitCode, stdout, stderr) rather than an error, unless the declaration names it a failure (errorExitCodes). docs/adapters.md.",
   params: [
     { name: "name", type: "string", positional: true, required: true, doc: "The adapter's name" },
     {

@@ -76,6 +76,7 @@ export const COMMANDS: Record<string, Load> = {
   serve: from(serve, "mcpServe"),
   prompts: from(features, "promptsGet"),
   resources: from(features, "resourcesRead"),
+  complete: from(features, "completionsGet"),
   health: from(daemon, "health"),
   log: from(logs, "logShow"),
   stats: from(logs, "statsShow"),

@@ -262,3 +262,125 @@ export const resourcesRead = defineOperation<
     ).join("\n") + "\n";
   },
 });
+
+/** `mcpx complete <ns.prompt | ns/uri-template> <argument>[=<prefix>] [name=value ...]`. */
+export function parseCompleteWords(words: readonly string[]): Record<string, unknown> {
+  const [target, wanted, ...rest] = words;
+  if (target === undefined) return {};
+  const slash = target.indexOf("/");
+  const dot = target.indexOf(".");
+  const ref: Record<string, unknown> = slash > 0 && (dot < 0 || slash < dot)
+    ? { server: target.slice(0, slash), uri: target.slice(slash + 1) }
+    : dot > 0 && dot < target.length - 1
+    ? { server: target.slice(0, dot), prompt: target.slice(dot + 1) }
+    : {};
+  if (ref.server === undefined || ref.uri === "") {
+    throw usage(
+      `"${target}" is neither <namespace.prompt> nor <namespace>/<uri-template>: write it like everything.completable-prompt`,
+      "complete",
+    );
+  }
+  if (wanted === undefined) {
+    throw usage("Name the argument to complete, as <argument> or <argument>=<prefix>", "complete");
+  }
+  const eq = wanted.indexOf("=");
+  const context: Record<string, string> = {};
+  for (const word of rest) {
+    const at = word.indexOf("=");
+    if (at <= 0) throw usage(`"${word}" is not name=value (an argument already given)`, "complete");
+    Object.defineProperty(context, word.slice(0, at), {
+      value: word.slice(at + 1),
+      enumerable: true,
+      writable: true,
+    });
+  }
+  return {
+    ...ref,
+    argument: eq < 0 ? wanted : wanted.slice(0, eq),
+    value: eq < 0 ? "" : wanted.slice(eq + 1),
+    ...(rest.length ? { context } : {}),
+  };
+}
+
+/** `mcpx complete`: the values a server offers for one argument of a prompt or resource template. */
+export const completionsGet = defineOperation<
+  {
+    server?: string;
+    prompt?: string;
+    uri?: string;
+    argument?: string;
+    value?: string;
+    context?: Record<string, unknown>;
+  },
+  { namespace: string; values: string[]; total?: number; hasMore?: boolean }
+>({
+  id: "completions.get",
+  summary: "The values a server offers for an argument of a prompt or resource template",
+  description:
+    "Asks the server (MCP completion/complete) what the argument may be, given what is typed so far and the arguments already given. A server that does not declare completions, or answers method-not-found, offers no values. `mcpx serve` answers a client's completion/complete with it.",
+  params: [
+    { name: "server", type: "string", doc: "The prompt's or resource template's namespace" },
+    { name: "prompt", type: "string", doc: "The prompt whose argument is completed" },
+    { name: "uri", type: "string", doc: "The resource template whose variable is completed" },
+    { name: "argument", type: "string", doc: "The argument (or template variable) to complete" },
+    { name: "value", type: "string", doc: "What is typed of it so far" },
+    { name: "context", type: "json", doc: "The arguments already given (strings)" },
+  ],
+  cli: {
+    command: ["complete"],
+    complete: "namespaces",
+    usage: "<ns.prompt | ns/uri-template> <argument>[=<prefix>] [name=value ...]",
+    positionals: parseCompleteWords,
+    fills: ["prompt", "uri", "argument", "value", "context"],
+    example: ["everything.completable-prompt", "department=E"],
+    examples: [
+      ["mcpx complete everything.completable-prompt department=S", "Departments starting with S"],
+      [
+        "mcpx complete everything.completable-prompt name department=Sales",
+        "Names, given the department already chosen",
+      ],
+    ],
+  },
+  http: { method: "POST", path: "/v1/complete" },
+  mcp: { expose: false },
+  where: { daemon: "start" },
+  needsTrust: true,
+  output: (z) =>
+    z.object({
+      namespace: z.string(),
+      values: z.array(z.string()),
+      total: z.number().optional(),
+      hasMore: z.boolean().optional(),
+    }),
+  async run(input, ctx) {
+    if (input.server === undefined || (input.prompt === undefined) === (input.uri === undefined)) {
+      throw usage(
+        "Complete one prompt (--prompt) or one resource template (--uri) of --server",
+        "complete",
+      );
+    }
+    if (input.argument === undefined) {
+      throw usage("Name the argument to complete (--argument)", "complete");
+    }
+    const f = await features();
+    const ref = input.prompt !== undefined
+      ? { type: "ref/prompt", name: input.prompt }
+      : { type: "ref/resource", uri: input.uri };
+    const params = {
+      ref,
+      argument: { name: input.argument, value: input.value ?? "" },
+      ...(input.context ? { context: { arguments: input.context } } : {}),
+    };
+    const got = await f.completeOne(registry(ctx), ctx.caller, input.server, params, ctx.signal);
+    const c = (got.completion ?? {}) as { values?: unknown; total?: unknown; hasMore?: unknown };
+    return {
+      namespace: input.server,
+      values: Array.isArray(c.values) ? c.values.filter((v) => typeof v === "string") : [],
+      ...(typeof c.total === "number" ? { total: c.total } : {}),
+      ...(typeof c.hasMore === "boolean" ? { hasMore: c.hasMore } : {}),
+    };
+  },
+  render(out) {
+    return out.values.map((v) => `${v}\n`).join("") + (out.hasMore ? "…\n" : "");
+  },
+});

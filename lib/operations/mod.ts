@@ -40,7 +40,7 @@ import { elicitAnswer, elicitDecline, elicitList, elicitShow } from "./elicit_op
 import { tasksCancel, tasksGet, tasksList, tasksResult } from "./task_ops.ts";
 import { openapiShow } from "./openapi_op.ts";
 import { adapterCheck, adapterServe } from "./adapter_ops.ts";
-import { promptsGet, resourcesRead } from "./feature_ops.ts";
+import { completionsGet, promptsGet, resourcesRead } from "./feature_ops.ts";
 import { doctor } from "./doctor_op.ts";
 import { tuiOpen } from "./tui_op.ts";
 import { registryAdd, registrySearch, registryShow } from "./registry_ops.ts";
@@ -59,6 +59,7 @@ export const OPERATIONS: readonly Operation[] = [
   toolsAdHoc,
   promptsGet,
   resourcesRead,
+  completionsGet,
   scriptsRun,
   scriptsExec,
   scriptsList,

@@ -133,3 +133,30 @@ export function describeContents(
     return { ...rest, binary: true, size };
   });
 }
+
+/**
+ * A server's completion/complete answer under the caller's lease; no values when the server does
+ * not declare completions or answers method-not-found.
+ */
+export async function completeOne(
+  registry: Registry,
+  caller: Caller,
+  namespace: string,
+  params: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<Record<string, unknown>> {
+  const none = { completion: { values: [] } };
+  return await registry.withConnection(namespace, caller, async (conn, def) => {
+    const caps = conn.capabilities?.();
+    if ((caps && !caps.completions) || !conn.request) return none;
+    try {
+      return await conn.request("completion/complete", params, {
+        timeoutMs: def.pool.callTimeoutMs,
+        signal,
+      });
+    } catch (error) {
+      if (isMethodNotFound(error)) return none;
+      throw error;
+    }
+  });
+}

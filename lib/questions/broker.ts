@@ -146,8 +146,8 @@ export class Broker {
   readonly #held = new Map<string, Held>();
   /**
    * Per connection: the calls in flight on it. A question is a call's when that call is the only
-   * one in flight (a 2025-era request names no call it belongs to); with several, it is stored
-   * and listed but no call is handed its ticket.
+   * one in flight that is not waiting on an answer already (a 2025-era request names no call it
+   * belongs to); with several, it is stored and listed but no call is handed its ticket.
    */
   readonly #current = new WeakMap<object, Set<CallWatch>>();
 
@@ -191,12 +191,17 @@ export class Broker {
     }
   }
 
-  /** The one call in flight on `conn`, whose question this is; undefined when not exactly one. */
+  /**
+   * The one call in flight on `conn` that can be asking, whose question this is; undefined when
+   * not exactly one. A call parked between a client's rounds, or with a question of its own still
+   * unanswered, is waiting on that answer (its server's handler awaits it), so a question meanwhile
+   * is another call's: a CLI call left at exit 75 never takes a gateway call's question.
+   */
   #owner(conn: object): CallWatch | undefined {
     const calls = this.#current.get(conn);
     if (!calls) return undefined;
     if (calls.size === 1) return [...calls][0];
-    const asking = [...calls].filter((c) => !c.parked);
+    const asking = [...calls].filter((c) => !c.parked && this.pendingOf(c) === 0);
     return asking.length === 1 ? asking[0] : undefined;
   }
 

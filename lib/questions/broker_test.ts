@@ -201,3 +201,39 @@ Deno.test("Broker: two configurations share the file; each lists and answers onl
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("Broker: with two calls in flight, one waiting on its own question: the other asked", async () => {
+  const now = { t: 1_000_000 };
+  const { b, dir } = await broker(now);
+  try {
+    const conn = {};
+    const first = b.watch(conn, "srv", "confirm");
+    const waited = b.ask(conn, "srv", "elicitation/create", form, new AbortController().signal);
+    assert.equal(first.watch.tickets.length, 1, "alone in flight: its question");
+    const relayed: string[] = [];
+    const second = b.watch(conn, "srv", "pick", (method) => {
+      relayed.push(method);
+      return Promise.resolve({ action: "accept", content: { repo: "x/y" } });
+    });
+    const asked = await b.ask(
+      conn,
+      "srv",
+      "elicitation/create",
+      form,
+      new AbortController().signal,
+    );
+    assert.deepEqual(asked, { action: "accept", content: { repo: "x/y" } });
+    assert.deepEqual(relayed, ["elicitation/create"], "the second call's answerer was asked");
+    assert.equal(first.watch.tickets.length, 1, "nothing added to the waiting call");
+    // Once its question is answered, the first call can ask again: two askers, neither's.
+    b.answer(first.watch.tickets[0], { words: ["repo=a/b"] });
+    await waited;
+    b.ask(conn, "srv", "elicitation/create", form, new AbortController().signal).catch(() => {});
+    assert.equal(b.list("pending")[0].tool, null);
+    first.done();
+    second.done();
+  } finally {
+    b.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -12,7 +12,16 @@ export const HELP_WIDTH = 100;
  */
 export const HELP_GROUPS: readonly (readonly [title: string, words: readonly string[]])[] = [
   ["Find and call tools", ["ls", "search", "types", "call", "run", "exec"]],
-  ["Tools", ["catalog", "schema", "client", "tools", "prompts", "resources", "refresh"]],
+  ["Tools", [
+    "catalog",
+    "schema",
+    "client",
+    "tools",
+    "prompts",
+    "resources",
+    "complete",
+    "refresh",
+  ]],
   ["Scripts", ["scripts", "explore", "repl"]],
   ["Sessions", ["session", "end-session"]],
   ["Questions", ["elicit"]],

@@ -29,7 +29,7 @@ import { serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio"
 import { z } from "zod";
 import type { Operation, ParamSpec } from "../operations/define.ts";
 import { McpxError, messageOf } from "../errors.ts";
-import { promptsGet, resourcesRead } from "../operations/feature_ops.ts";
+import { completionsGet, promptsGet, resourcesRead } from "../operations/feature_ops.ts";
 import { VERSION } from "../version.ts";
 
 /** One tool of the MCP surface: its wire description and the operation behind it. */
@@ -649,6 +649,7 @@ export function newServer(
     features.complete(
       r.params.ref as { type: string; name?: string; uri?: string },
       r.params.argument as { name: string; value: string },
+      r.params.context as { arguments?: Record<string, unknown> } | undefined,
       ctx,
     ) as never);
   server.setRequestHandler("tools/call", async (request, ctx) => {
@@ -915,8 +916,9 @@ function featureError(error: unknown): ProtocolError {
 /**
  * Code mode's prompts and resources: every configured server's, through the `prompts` and
  * `resources` operations (so under this session's leases), namespaced, paged with mcpx's cursor.
- * Completion is answered from what mcpx holds: namespaces for the `<ns>` of an `mcpx://` URI
- * and of a prompt name, a prompt's argument names; values mcpx does not hold are an empty list.
+ * Completion of a prompt's argument or a template's variable is the server's own (the
+ * `completions` operation, relayed); the `{ns}` of an `mcpx://{ns}/…` template is completed from
+ * what mcpx holds, the namespaces.
  */
 function codeModeFeatures(host: McpHost, session: string) {
   type Ctx = { mcpReq: { signal: AbortSignal } };
@@ -1005,25 +1007,50 @@ function codeModeFeatures(host: McpHost, session: string) {
     async complete(
       ref: { type: string; name?: string; uri?: string },
       argument: { name: string; value: string },
+      context: { arguments?: Record<string, unknown> } | undefined,
       ctx: Ctx,
     ) {
       const value = String(argument?.value ?? "");
       let values: string[] = [];
+      const relayed = async (input: Record<string, unknown>) => {
+        const got = await run(completionsGet as unknown as Operation, {
+          ...input,
+          argument: argument.name,
+          value,
+          ...(context?.arguments ? { context: context.arguments } : {}),
+        }, ctx);
+        const { values, total, hasMore } = got as {
+          values: string[];
+          total?: number;
+          hasMore?: boolean;
+        };
+        return {
+          completion: {
+            values: values.slice(0, 100),
+            ...(total !== undefined ? { total } : {}),
+            ...(hasMore !== undefined ? { hasMore } : {}),
+          },
+        };
+      };
       if (ref.type === "ref/prompt" && ref.name) {
-        const listed = await prompts(ctx);
         const dot = ref.name.indexOf(".");
-        const hit = listed.find((p) =>
-          p.namespace === ref.name!.slice(0, dot) && p.name === ref.name!.slice(dot + 1)
-        );
-        const names = Array.isArray(hit?.arguments)
-          ? (hit!.arguments as { name: string }[]).map((a) => a.name)
-          : [];
-        // What mcpx holds of a prompt is its arguments' names, not their values.
-        values = argument?.name === "name" ? names : [];
-      } else if (ref.type === "ref/resource" && argument?.name === "ns") {
-        const out = await run(resourcesRead as unknown as Operation, {}, ctx);
-        const all = [...(out.resources ?? []) as Listed[], ...(out.templates ?? []) as Listed[]];
-        values = [...new Set(all.map((r) => r.namespace))];
+        if (dot <= 0) {
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
+            `Unknown prompt "${ref.name}": prompts are <namespace>.<name>`,
+          );
+        }
+        return await relayed({ server: ref.name.slice(0, dot), prompt: ref.name.slice(dot + 1) });
+      }
+      if (ref.type === "ref/resource" && ref.uri?.startsWith(`${RESOURCE_SCHEME}{ns}/`)) {
+        if (argument?.name === "ns") {
+          const out = await run(resourcesRead as unknown as Operation, {}, ctx);
+          const all = [...(out.resources ?? []) as Listed[], ...(out.templates ?? []) as Listed[]];
+          values = [...new Set(all.map((r) => r.namespace))];
+        }
+      } else if (ref.type === "ref/resource" && ref.uri) {
+        const at = splitUri(ref.uri);
+        if (at) return await relayed({ server: at.ns, uri: at.uri });
       }
       const matching = values.filter((v) => v.startsWith(value)).slice(0, 100);
       return { completion: { values: matching, total: matching.length, hasMore: false } };

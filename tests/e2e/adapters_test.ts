@@ -78,7 +78,11 @@ async function setUp(box: Sandbox): Promise<void> {
           },
         }],
       },
-      { name: "fails", command: fails, tools: [{ name: "run", args: [] }] },
+      {
+        name: "fails",
+        command: fails,
+        tools: [{ name: "run", args: [] }, { name: "strict", args: [], errorExitCodes: [3] }],
+      },
     ],
   });
   await box.write("work/.mcpx.json", { mcpServers: {}, paths: { adapters: "adapters" } });
@@ -156,24 +160,29 @@ Deno.test("adapters: git and scripts as namespaces through ls, types, call, a sc
   assert.notEqual(option.code, 0);
   assert.match(option.stderr + option.stdout, /would read as an option/);
 
-  // A non-zero exit is a result: exit code, stdout and stderr, marked as an error.
+  // A non-zero exit is a result, the caller's to judge: exit code, stdout and stderr, not an error.
   const failed = await box.mcpx(["--json", "call", "fails.run"]);
-  assert.notEqual(failed.code, 0);
+  assert.equal(failed.code, 0, failed.stderr);
   const envelope = JSON.parse(failed.stdout);
-  assert.equal(envelope.isError, true, failed.stdout);
+  assert.equal(envelope.isError, undefined, failed.stdout);
   assert.deepEqual(envelope.structuredContent, {
     exitCode: 3,
     stdout: "some output\n",
     stderr: "it went wrong\n",
   });
+  // Unless the declaration names that status a failure: then a tool error (exit 8).
+  const strict = await box.mcpx(["--json", "call", "fails.strict"]);
+  assert.equal(strict.code, 8, strict.stdout + strict.stderr);
+  assert.equal(JSON.parse(strict.stdout).isError, true, strict.stdout);
 
   // From a script.
   const script = await box.mcpx([
     "exec",
-    "const r = await gitx.log({ limit: 1 }); const f = await argv.echo({ text: ['; rm -rf ~'] }); console.log(JSON.stringify([r, f]));",
+    "const r = await gitx.log({ limit: 1 }); const f = await argv.echo({ text: ['; rm -rf ~'] }); const x = await fails.run(); console.log(JSON.stringify([r, f, x]));",
   ]);
   assert.equal(script.code, 0, script.stderr);
-  const [r, f] = JSON.parse(script.stdout.trim());
+  const [r, f, x] = JSON.parse(script.stdout.trim());
+  assert.equal(x.exitCode, 3, script.stdout);
   assert.equal(JSON.stringify(r).includes("third; rm -rf ~"), true, script.stdout);
   assert.equal(JSON.stringify(f).includes("[; rm -rf ~]"), true, script.stdout);
 

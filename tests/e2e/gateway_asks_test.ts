@@ -15,6 +15,8 @@ import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Sandbox, until } from "../_helpers.ts";
+import { askingServer } from "../fixtures/servers.ts";
+import { cacheModern } from "../../lib/mcp/_testing.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname;
 const SURFACE = join(REPO, "tests", "fixtures", "servers", "conformance_surface.ts");
@@ -329,6 +331,47 @@ Deno.test("a 2026-07-28 server behind: its input_required as it came, its progre
       onprogress: (p) => progress.push(p.progress),
     });
     assert.deepEqual(progress, [0, 50, 100], "the last report, just before the result, too");
+  } finally {
+    await client.close();
+    daemon.close();
+  }
+});
+
+Deno.test("a 2026-07-28 client gets its input_required at once while another call's question waits on the same process", async () => {
+  await cacheModern();
+  await using box = await Sandbox.create();
+  // A short callTimeout: a call that is not handed its question fails in 5 s, not 60.
+  await box.write("work/.mcpx.json", {
+    mcpServers: { asking: { ...askingServer(), mcpx: { callTimeout: "5s" } } },
+  });
+  // A CLI call left waiting on its question (exit 75): the server process is shared.
+  const waiting = await box.mcpx(["call", "asking.confirm"]);
+  assert.equal(waiting.code, 75, waiting.stdout + waiting.stderr);
+  const daemon = await daemonFetch(box);
+  const client = new Client({ name: "e2e", version: "1" }, {
+    capabilities: { elicitation: { form: {} } },
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  const asked: string[] = [];
+  client.setRequestHandler("elicitation/create", (r) => {
+    asked.push(String((r.params as { message?: string }).message));
+    return { action: "accept", content: { repo: "x/y", branch: "dev" } } as never;
+  });
+  try {
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("http://mcpx/mcp/asking"), {
+        fetch: daemon.fetcher,
+      }) as never,
+    );
+    const picked = await client.callTool({ name: "pick_repo", arguments: {} });
+    assert.equal(textOf(picked), `accept {"repo":"x/y","branch":"dev"}`);
+    assert.deepEqual(asked, ["Which repository?"], "the client was asked, inline");
+    // The other call's question is still its own, and the only one of mcpx's.
+    const list = await box.json<{ questions: { tool: string | null; message: string }[] }>([
+      "elicit",
+      "list",
+    ]);
+    assert.deepEqual(list.questions.map((q) => [q.tool, q.message]), [["confirm", "Go ahead?"]]);
   } finally {
     await client.close();
     daemon.close();
