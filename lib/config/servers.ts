@@ -51,6 +51,11 @@ export interface PoolSettings {
   startTimeoutMs: number;
   /** How long a call may queue for a lease (the `pool.queueTimeout` setting, or the block's own). */
   queueTimeoutMs: number;
+  /**
+   * Whether an idle process of a named session may be stopped to make room under `max` (the
+   * `pool.evictNamed` setting, or the block's own); by default it never is.
+   */
+  evictNamed: boolean;
 }
 
 /** What the server model needs of an adapter declaration (lib/adapters/declare.ts). */
@@ -213,6 +218,7 @@ const DEFAULTS: PoolSettings = {
   callTimeoutMs: 60_000,
   startTimeoutMs: 30_000,
   queueTimeoutMs: 30_000,
+  evictNamed: false,
 };
 
 /** How a server lib/config/stateful.ts knows to keep per-caller state is leased by default. */
@@ -311,6 +317,11 @@ function poolSettings(
   out.callTimeoutMs = duration("callTimeout") ?? out.callTimeoutMs;
   out.startTimeoutMs = duration("startTimeout") ?? out.startTimeoutMs;
   out.queueTimeoutMs = duration("queueTimeout") ?? out.queueTimeoutMs;
+  const evict = block.evictNamed;
+  if (evict !== undefined && typeof evict !== "boolean") {
+    throw bad("evictNamed", evict, "true or false");
+  }
+  out.evictNamed = evict ?? out.evictNamed;
   if (out.min > out.max) throw bad("min", out.min, `at most max (${out.max})`);
   return out;
 }
@@ -324,6 +335,7 @@ const POOL_KEYS = [
   "callTimeout",
   "startTimeout",
   "queueTimeout",
+  "evictNamed",
   "protocol",
   "mode",
 ];
@@ -557,11 +569,17 @@ function curationOf(
  * @param options.warnings collects one line per deprecated key met (the caller prints them).
  * @param options.queueTimeoutMs the `pool.queueTimeout` setting (which also holds the top-level
  * pool block's `queueTimeout`); a server's mcpx block may set its own.
+ * @param options.evictNamed the `pool.evictNamed` setting, likewise.
  * @throws {McpxError} CONFIG_INVALID naming the server, the field and what it expects.
  */
 export function serverDefs(
   config: McpxConfig,
-  options: { warnings?: string[]; queueTimeoutMs?: number; adapters?: readonly Adapter[] } = {},
+  options: {
+    warnings?: string[];
+    queueTimeoutMs?: number;
+    evictNamed?: boolean;
+    adapters?: readonly Adapter[];
+  } = {},
 ): ServerDef[] {
   const warnings = options.warnings ?? [];
   for (const key of Object.keys(config.pool)) {
@@ -574,12 +592,13 @@ export function serverDefs(
   }
   // The top-level queueTimeout is the pool.queueTimeout setting's, resolved with its variable
   // and flag (lib/settings/resolve.ts): it is not read a second time here.
-  const { queueTimeout: _setting, ...topBlock } = config.pool;
+  const { queueTimeout: _setting, evictNamed: _evict, ...topBlock } = config.pool;
   const base = poolSettings(
     topBlock,
     {
       ...DEFAULTS,
       queueTimeoutMs: options.queueTimeoutMs ?? DEFAULTS.queueTimeoutMs,
+      evictNamed: options.evictNamed ?? DEFAULTS.evictNamed,
     },
     `"pool" in ${config.path}`,
     warnings,
@@ -726,7 +745,7 @@ export function serverDefs(
         adapter.file,
         adapter.digest,
         protocol,
-        { ...pool, queueTimeoutMs: undefined },
+        { ...pool, queueTimeoutMs: undefined, evictNamed: undefined },
       ])
       : JSON.stringify([
         envFrom,
@@ -739,8 +758,9 @@ export function serverDefs(
         entry.auth,
         transport,
         protocol,
-        // How long a caller may queue changes neither the process nor who shares it.
-        { ...pool, queueTimeoutMs: undefined },
+        // How long a caller may queue, and whether a named session's idle process may be
+        // stopped to make room, change neither the process nor who shares it.
+        { ...pool, queueTimeoutMs: undefined, evictNamed: undefined },
       ]);
     defs.push({
       name,

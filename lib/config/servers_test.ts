@@ -201,6 +201,22 @@ Deno.test("serverDefs() takes queueTimeout from the setting or the mcpx block, o
   assert.equal(serverDefs(config({ a: { command: "x" } }))[0].pool.queueTimeoutMs, 30_000);
 });
 
+Deno.test("serverDefs() takes evictNamed from the setting or the mcpx block, outside the identity", () => {
+  const c = config({ a: { command: "x" }, b: { command: "x", mcpx: { evictNamed: false } } }, {
+    evictNamed: true, // the setting's own spelling: already resolved into the option
+  });
+  const [a, b] = serverDefs(c, { evictNamed: true });
+  assert.equal(a.pool.evictNamed, true);
+  assert.equal(b.pool.evictNamed, false);
+  const [other] = serverDefs(c);
+  assert.equal(other.pool.evictNamed, false, "off by default");
+  assert.equal(other.identity, a.identity, "whether it may be stopped for room is not the process");
+  assert.throws(
+    () => serverDefs(config({ c: { command: "x", mcpx: { evictNamed: "yes" } } })),
+    (e: McpxError) => /"evictNamed" is "yes"; expected true or false/.test(e.message),
+  );
+});
+
 Deno.test("serverDefs(): curate renames, fixes and hides, and an alias curates on its own", () => {
   const [a, b] = serverDefs(config({
     a: {

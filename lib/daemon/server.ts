@@ -905,6 +905,7 @@ function defsOf(
   const defs = serverDefs(config, {
     warnings,
     queueTimeoutMs: settings.get("pool.queueTimeout"),
+    evictNamed: settings.get("pool.evictNamed"),
     adapters: configuredAdapters(settings, cwd),
   });
   for (const w of warnings) log.write("warn", "config.warning", w);

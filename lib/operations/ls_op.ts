@@ -142,6 +142,21 @@ function leasingNotes(rows: readonly LsRow[]): string {
   }).join("");
 }
 
+/**
+ * The footnote of session-scoped rows: what a named session's process costs the others (it is
+ * never stopped to make room), and the setting that changes that.
+ */
+function sessionNote(rows: readonly LsRow[]): string {
+  const names = rows.filter((r) => r.scope === "session" || r.scope === "parent-session")
+    .map((r) => r.namespace);
+  if (names.length === 0) return "";
+  return `session scope (${
+    names.join(", ")
+  }): a named session (MCPX_SESSION_ID, --session) keeps its process; past max, another ` +
+    "session waits pool.queueTimeout for one to be freed, then fails (exit 7); pool.evictNamed=true " +
+    "stops the least recently used idle one instead, telling its session (docs/pools.md)\n";
+}
+
 /** `mcpx ls`: every namespace, from the schema cache; no server is started. */
 export const namespacesList = defineOperation<
   { stdio?: string; url?: string; name?: string },
@@ -280,6 +295,6 @@ export const namespacesList = defineOperation<
         r.state,
         clip(r.description, 60),
       ]),
-    ) + "\n" + leasingNotes(out.namespaces) + out.next + "\n";
+    ) + "\n" + leasingNotes(out.namespaces) + sessionNote(out.namespaces) + out.next + "\n";
   },
 });

@@ -344,7 +344,10 @@ export async function adHocKey(
     mcpServers: { [name]: entry },
     pool: {},
     data: {},
-  }, { queueTimeoutMs: settings.get("pool.queueTimeout") });
+  }, {
+    queueTimeoutMs: settings.get("pool.queueTimeout"),
+    evictNamed: settings.get("pool.evictNamed"),
+  });
   return registry(ctx).adHoc(def);
 }
 

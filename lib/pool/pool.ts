@@ -59,7 +59,10 @@ export class Instance {
   /** The whole scope key it serves (a successor daemon rebuilds its start from it). */
   readonly scope: ScopeKey;
   readonly ephemeral: boolean;
-  /** Never stopped to make room: a named session's process (see {@linkcode ScopeKey.pinned}). */
+  /**
+   * Serves a named session (see {@linkcode ScopeKey.pinned}): never stopped to make room, unless
+   * the server's `evictNamed` says it may be (see {@linkcode Pool.pinned}).
+   */
   readonly pinned: boolean;
   readonly watchPid?: number;
   state: "starting" | "ready" | "stopping" | "exited" = "starting";
@@ -191,6 +194,14 @@ export class Pool {
   /** The last start failure, while its cooldown runs. */
   get failure(): McpxError | undefined {
     return this.#cooldown?.error;
+  }
+
+  /**
+   * Whether `inst` is never stopped to make room: it serves a named session, and the server's
+   * `evictNamed` (the `pool.evictNamed` setting) does not let such a process go.
+   */
+  pinned(inst: Instance): boolean {
+    return inst.pinned && !this.def.pool.evictNamed;
   }
 
   /** Callers waiting now. */
@@ -397,8 +408,9 @@ export class Pool {
    * one for that very process does not save it: first come, first served.
    */
   #evictFor(key: ScopeKey): void {
-    const idle = this.instances().filter((i) => i.leases === 0 && !i.pinned && i.state === "ready")
-      .sort((a, b) => a.lastUsed - b.lastUsed)[0];
+    const idle =
+      this.instances().filter((i) => i.leases === 0 && !this.pinned(i) && i.state === "ready")
+        .sort((a, b) => a.lastUsed - b.lastUsed)[0];
     if (!idle) return;
     const reason = `stopped to make room for ${holderName(key.key)} (max ${this.def.pool.max})`;
     this.#deps.log(
@@ -432,16 +444,20 @@ export class Pool {
     const held = this.instances();
     const shown =
       held.slice(0, 6).map((i) =>
-        `${holderName(i.key)} (${i.leases > 0 ? "busy" : i.pinned ? "idle, named" : "idle"})`
+        `${holderName(i.key)} (${i.leases > 0 ? "busy" : this.pinned(i) ? "idle, named" : "idle"})`
       ).join(", ") + (held.length > 6 ? `, and ${held.length - 6} more` : "");
     const message = own
       ? `Waited ${secs} for the process of "${ns}" that serves ${
         holderName(key.key)
       }: it takes one call at a time and is still busy`
       : `Waited ${secs} for a process of "${ns}": all ${held.length} (max ${max}) are held, by ${shown}`;
+    // Held idle by named sessions: that is the policy, and the setting that changes it is named.
+    const named = !own && held.some((i) => i.leases === 0 && this.pinned(i));
     return new McpxError("POOL_BUSY", message, {
       hint: own
         ? "Make the calls of one session one after another, or raise pool.queueTimeout"
+        : named
+        ? `A named session's idle process is never stopped to make room: raise max (now ${max}) for "${ns}", free one (\`mcpx session end <name>\`, \`mcpx restart ${ns} --session <id>\`), or set pool.evictNamed=true ("evictNamed": true in its mcpx block) to stop the least recently used one instead`
         : `Raise max (now ${max}) for "${ns}", or free one: \`mcpx restart ${ns} --session <id>\``,
     });
   }
@@ -683,7 +699,7 @@ export class Pool {
         calls: i.calls,
         leases: i.leases,
         waiting: this.#queue.filter((w) => w.key.key === i.key).length,
-        pinned: i.pinned,
+        pinned: this.pinned(i),
         stderrTail: i.stderrTail().slice(-10),
       })),
     };

@@ -298,6 +298,40 @@ Deno.test("Pool: a named session's idle process is never stopped to make room", 
   await p.stopAll("test");
 });
 
+Deno.test("Pool: a wait behind named sessions' idle processes names the policy and pool.evictNamed", async () => {
+  const f = fakes();
+  const p = pool({ sharing: "exclusive", scope: "session", max: 1 }, f);
+  (await p.acquire(named("session:mine"), 1000)).release();
+  const error = await p.acquire(named("session:other"), 30).catch((e) => e);
+  assert.equal(error.code, "POOL_BUSY");
+  assert.match(error.hint, /named session's idle process is never stopped to make room/);
+  assert.match(error.hint, /pool\.evictNamed=true/);
+  await p.stopAll("test");
+});
+
+Deno.test("Pool: with evictNamed a named session's idle process is stopped to make room, least recently used first, and told", async () => {
+  const f = fakes();
+  const p = pool({ sharing: "exclusive", scope: "session", max: 2, evictNamed: true }, f);
+  (await p.acquire(named("session:a"), 1000)).release();
+  await new Promise((r) => setTimeout(r, 5));
+  const b = await p.acquire(named("session:b"), 1000);
+  b.release();
+  assert.deepEqual(p.status().instances.map((i) => i.pinned), [false, false], "status is true");
+  const c = await p.acquire(named("session:c"), 1000);
+  assert.deepEqual(f.closed, [1], "a, the least recently used, made room");
+  assert.deepEqual(p.instances().map((i) => i.key).sort(), ["session:b", "session:c"]);
+  // A busy one is never stopped: with b and c leased, a waits.
+  const held = await p.acquire(named("session:b"), 1000);
+  const error = await p.acquire(named("session:a"), 30).catch((e) => e);
+  assert.equal(error.code, "POOL_BUSY");
+  held.release();
+  c.release();
+  const again = await p.acquire(named("session:a"), 1000);
+  assert.equal(again.restarted, 'stopped to make room for session "c" (max 2)');
+  again.release();
+  await p.stopAll("test");
+});
+
 Deno.test("Pool: a session whose process was stopped to make room is told at its next lease", async () => {
   const f = fakes();
   const p = pool({ sharing: "exclusive", scope: "session", max: 1 }, f);

@@ -280,6 +280,14 @@ export const SETTINGS = {
     detail:
       "A call waits when its process serves one call at a time (exclusive sharing) and is busy, or when the server already runs max processes and none of them can be stopped to make room (each is busy, or serves a named session). Waiters are served first come first served, and the wait fails with POOL_BUSY (exit 7) naming the sessions that hold the processes. It bounds the wait only, not the call (callTimeout, 60s by default, does that). In a file it sits in the top-level pool block; a server's mcpx block may set its own queueTimeout.",
   },
+  "pool.evictNamed": {
+    type: "boolean",
+    default: "false",
+    doc:
+      "Stop the least recently used idle process of a named session to make room under max, instead of making newcomers wait",
+    detail:
+      "By default a process serving a named session (MCPX_SESSION_ID, --session, MCPX_PARENT_SESSION_ID, `mcpx session new`) is never stopped to make room: a newcomer past max waits pool.queueTimeout for one to be freed, then fails with POOL_BUSY (exit 7) naming who holds them. With true, such an idle process is stopped like any other when room is needed, least recently used first (a busy one never is), and that session's next call runs on a fresh process and is told so (`restarted`, as for every lost process): whatever it held, a page or a login, is gone. In a file it sits in the top-level pool block; a server's mcpx block may set its own evictNamed.",
+  },
   "session.ttl": {
     type: "duration",
     default: "2h",

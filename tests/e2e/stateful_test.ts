@@ -116,6 +116,14 @@ Deno.test("stateful: ls and config say a browser's sharing and scope are a defau
     ),
     ls.stdout,
   );
+  // What a named session's process costs the others, and the setting that changes it.
+  assert.ok(
+    rows.some((l) =>
+      l.startsWith("session scope (playwright): a named session") &&
+      l.includes("pool.evictNamed=true")
+    ),
+    ls.stdout,
+  );
   const json = await box.json<Ls>(["ls"]);
   assert.deepEqual(json.namespaces.map((n) => n.leasingDefault !== undefined), [
     true,
