@@ -71,7 +71,7 @@ async function cold(target: Target, mode: Mode): Promise<{ ms: number; negotiate
   const conn = await connectServer(target.spec(mode), START);
   try {
     await conn.callTool("echo", target.args, { timeoutMs: 10_000 });
-    return { ms: performance.now() - started, negotiated: conn.protocolVersion };
+    return { ms: performance.now() - started, negotiated: conn.protocolVersion ?? "?" };
   } finally {
     await conn.close();
   }
