@@ -7,8 +7,11 @@
  * scenario not in it fails, and so does a baseline entry that now passes (remove it).
  *
  *     deno run -A tools/conformance.ts           run, check, write docs/spec/official-suite.md
- *     deno run -A tools/conformance.ts --check   run and check only
- *     --leg=code --leg=gateway --leg=client      only these legs (the tests run one side each)
+ *     deno run -A tools/conformance.ts --check   run and check only (a run of the client legs
+ *                                                alone rewrites only their part of the file)
+ *     --leg=code --leg=gateway --leg=client      only these legs (the tests run one side each);
+ *     --leg=client-default                       the client leg as a user configures it
+ *                                                (no `protocol` line; `client` pins the revision)
  *     --scenario=auth/dpop                       only these client scenarios (no baseline check)
  *     --keep                                     keep the client leg's results (checks, stderr)
  *
@@ -259,8 +262,8 @@ export function renderDoc(
   results: Record<Leg, Record<Revision, Scenario[]>>,
   baseline: BaselineFile,
   commit: string,
-  client?: Record<Revision, Scenario[]>,
-  clientBaseline?: Baseline,
+  client?: ClientResults,
+  clientBaseline?: ClientBaselineFile,
 ) {
   const lines = [
     "---",
@@ -322,57 +325,73 @@ export function renderDoc(
       lines.push("");
     }
   }
-  if (client) lines.push(...renderClient(client, clientBaseline ?? {} as Baseline));
+  if (client && clientBaseline) lines.push(...renderClient(client, clientBaseline));
   return lines.join("\n");
 }
 
-/** The client leg's part of docs/spec/official-suite.md. */
-function renderClient(client: Record<Revision, Scenario[]>, baseline: Baseline): string[] {
+/** The client leg's part of docs/spec/official-suite.md, from its heading to the end. */
+export function renderClient(client: ClientResults, baseline: ClientBaselineFile): string[] {
   const lines = [
     "## The client leg",
     "",
     `\`${SUITE.slice(4)}\`, client leg, each revision's requirement set run at that revision's`,
     "wire (`--scenario <name> --spec-version <revision> --force`, a few at a time). The client under",
     "test is `tools/conformance_client.ts`: for each scenario it writes a configuration declaring the",
-    "scenario's URL as a remote server (`mcpx.protocol` pinned to the revision, `mcpx.oauth` with",
-    "the scenario's client credentials, or a client ID metadata document), and drives the mcpx CLI",
-    "in a private state directory: `mcpx refresh` and `mcpx call` through the daemon and its pool,",
-    "`mcpx elicit answer` for the questions the server asks, and `mcpx auth login` when the server",
-    "wants a sign-in (its browser a `fetch` of the printed URL, which the suite's authorization",
-    "server approves at once). `tests/e2e/conformance_client_test.ts` runs the same and fails when a",
-    "scenario outside `tests/conformance_client_baseline.json` fails, or when a baseline entry",
-    "passes.",
+    "scenario's URL as a remote server (`mcpx.oauth` with the scenario's client credentials, or a",
+    "client ID metadata document), and drives the mcpx CLI in a private state directory:",
+    "`mcpx refresh` and `mcpx call` through the daemon and its pool, `mcpx elicit answer` for the",
+    "questions the server asks, and `mcpx auth login` when the server wants a sign-in (its browser",
+    "a `fetch` of the printed URL, which the suite's authorization server approves at once).",
+    "It runs two ways:",
     "",
-    "| revision | scenarios passing | scenarios failing | checks passed | checks failed |",
-    "| --- | --- | --- | --- | --- |",
+    "- **forced**: `mcpx.protocol` pinned to the revision (`force-legacy` for 2025-11-25,",
+    "  `force-modern` for 2026-07-28);",
+    "- **default**: no `protocol` line, as a user configures it: mcpx negotiates the revision itself",
+    "  (over Streamable HTTP the default is `prefer-modern`,",
+    "  [decisions/2026-12-protocol-default.md](../decisions/2026-12-protocol-default.md)).",
+    "",
+    "`tests/e2e/conformance_client_test.ts` runs both and fails when a scenario outside",
+    "`tests/conformance_client_baseline.json` fails (its top level for forced, `default` for",
+    "default), or when a baseline entry passes.",
+    "",
+    "| way | revision | scenarios passing | scenarios failing | checks passed | checks failed |",
+    "| --- | --- | --- | --- | --- | --- |",
   ];
-  for (const rev of REVISIONS) {
-    const c = count(client[rev]);
-    lines.push(
-      `| ${rev} | ${c.passing} | ${
-        c.scenarios - c.passing
-      } | ${c.checksPassed} | ${c.checksFailed} |`,
-    );
+  const ways = CLIENT_WAYS.filter((w) => client[w]);
+  for (const way of ways) {
+    for (const rev of REVISIONS) {
+      const c = count(client[way]![rev]);
+      lines.push(
+        `| ${way} | ${rev} | ${c.passing} | ${
+          c.scenarios - c.passing
+        } | ${c.checksPassed} | ${c.checksFailed} |`,
+      );
+    }
   }
   lines.push("");
-  const apart = REVISIONS.map((rev) => {
-    const run = client[rev].filter((s) => s.unscored);
-    return `${run.filter((s) => s.failed === 0).length} of ${run.length} in ${rev}`;
-  });
-  lines.push(
-    `Run but not scored (extensions, added after release), passing: ${apart.join(", ")}.`,
-    "",
-  );
-  for (const rev of REVISIONS) {
-    lines.push(`## client leg, ${rev}`, "");
-    lines.push("| scenario | checks passed | checks failed | expected failure |");
-    lines.push("| --- | --- | --- | --- |");
-    for (const s of client[rev]) {
-      const why = baseline[rev]?.[s.name] ?? "";
-      const name = s.unscored ? `${s.name} (${s.unscored}, not scored)` : s.name;
-      lines.push(`| ${name} | ${s.passed} | ${s.failed} | ${why} |`);
+  for (const way of ways) {
+    const apart = REVISIONS.map((rev) => {
+      const run = client[way]![rev].filter((s) => s.unscored);
+      return `${run.filter((s) => s.failed === 0).length} of ${run.length} in ${rev}`;
+    });
+    lines.push(
+      `Run but not scored (extensions, added after release), passing, ${way}: ${apart.join(", ")}.`,
+      "",
+    );
+  }
+  for (const way of ways) {
+    const base = clientWayBaseline(baseline, way);
+    for (const rev of REVISIONS) {
+      lines.push(`## client leg, ${way}, ${rev}`, "");
+      lines.push("| scenario | checks passed | checks failed | expected failure |");
+      lines.push("| --- | --- | --- | --- |");
+      for (const s of client[way]![rev]) {
+        const why = base[rev]?.[s.name] ?? "";
+        const name = s.unscored ? `${s.name} (${s.unscored}, not scored)` : s.name;
+        lines.push(`| ${name} | ${s.passed} | ${s.failed} | ${why} |`);
+      }
+      lines.push("");
     }
-    lines.push("");
   }
   return lines;
 }
@@ -381,6 +400,16 @@ function renderClient(client: Record<Revision, Scenario[]>, baseline: Baseline):
 
 const CLIENT = join(ROOT, "tools", "conformance_client.ts");
 const CLIENT_BASELINE = join(ROOT, "tests", "conformance_client_baseline.json");
+/**
+ * The two ways the client leg runs: `forced` pins `mcpx.protocol` to the scenario's revision,
+ * `default` writes no `protocol` line (what a user gets without asking).
+ */
+export const CLIENT_WAYS = ["forced", "default"] as const;
+export type ClientWay = typeof CLIENT_WAYS[number];
+/** The client leg's results, per way run. */
+export type ClientResults = Partial<Record<ClientWay, Record<Revision, Scenario[]>>>;
+/** The client baseline file: the forced way's at the top, the default way's under `default`. */
+export type ClientBaselineFile = Baseline & { default: Baseline };
 /** How many scenarios run at once: each starts a daemon and several CLI processes. */
 const CLIENT_CONCURRENCY = Number(Deno.env.get("MCPX_CONFORMANCE_CONCURRENCY") ?? 3);
 /** The suite's per-scenario limit on the client under test (its default is 30 s). */
@@ -419,7 +448,12 @@ export function countChecks(name: string, checks: { status: string }[]): Scenari
 }
 
 /** Runs one client scenario at `rev`'s wire with the client under test; its counts. */
-async function runClientScenario(name: string, rev: Revision, out: string): Promise<Scenario> {
+async function runClientScenario(
+  name: string,
+  rev: Revision,
+  out: string,
+  way: ClientWay,
+): Promise<Scenario> {
   const dir = join(out, name.replaceAll("/", "_"));
   const result = await new Deno.Command(Deno.execPath(), {
     args: [
@@ -429,7 +463,9 @@ async function runClientScenario(name: string, rev: Revision, out: string): Prom
       SUITE,
       "client",
       "--command",
-      `${Deno.execPath()} run -A --no-lock ${CLIENT}`,
+      `${Deno.execPath()} run -A --no-lock ${CLIENT}${
+        way === "default" ? " --protocol=default" : ""
+      }`,
       "--scenario",
       name,
       "--spec-version",
@@ -473,8 +509,9 @@ async function runClientScenario(name: string, rev: Revision, out: string): Prom
 export async function measureClient(
   only?: string[],
   keep = false,
+  way: ClientWay = "forced",
 ): Promise<Record<Revision, Scenario[]>> {
-  const out = await Deno.makeTempDir({ prefix: "mcpx-conformance-client-" });
+  const out = await Deno.makeTempDir({ prefix: `mcpx-conformance-client-${way}-` });
   if (keep) console.error(`conformance: client-leg results kept in ${out}`);
   try {
     const jobs: { rev: Revision; name: string; unscored?: string; index: number }[] = [];
@@ -498,7 +535,7 @@ export async function measureClient(
     const worker = async () => {
       while (next < jobs.length) {
         const job = jobs[next++];
-        const s = await runClientScenario(job.name, job.rev, join(out, job.rev));
+        const s = await runClientScenario(job.name, job.rev, join(out, job.rev), way);
         if (job.unscored) s.unscored = job.unscored;
         results[job.rev][job.index] = s;
       }
@@ -511,9 +548,16 @@ export async function measureClient(
   }
 }
 
-/** The client leg's baseline. */
-export function readClientBaseline(): Baseline {
-  return JSON.parse(Deno.readTextFileSync(CLIENT_BASELINE)) as Baseline;
+/** The client leg's baseline file, both ways. */
+export function readClientBaseline(): ClientBaselineFile {
+  return JSON.parse(Deno.readTextFileSync(CLIENT_BASELINE)) as ClientBaselineFile;
+}
+
+/** One way's part of the client baseline. */
+export function clientWayBaseline(file: ClientBaselineFile, way: ClientWay): Baseline {
+  return way === "forced"
+    ? { "2025-11-25": file["2025-11-25"], "2026-07-28": file["2026-07-28"] }
+    : file.default;
 }
 
 if (import.meta.main) {
@@ -522,8 +566,10 @@ if (import.meta.main) {
   const named = Deno.args.filter((a) => a.startsWith("--leg=")).map((a) => a.slice(6));
   const scenarios = Deno.args.filter((a) => a.startsWith("--scenario=")).map((a) => a.slice(11));
   const legs = LEGS.filter((l) => !named.length || named.includes(l));
-  const withClient = !named.length || named.includes("client");
-  const all = legs.length === LEGS.length && withClient && !scenarios.length;
+  const clientLeg = (way: ClientWay) => way === "forced" ? "client" : "client-default";
+  const ways = CLIENT_WAYS.filter((w) => !named.length || named.includes(clientLeg(w)));
+  const all = legs.length === LEGS.length && ways.length === CLIENT_WAYS.length &&
+    !scenarios.length;
   const baseline = readBaseline();
   const results = {} as Record<Leg, Record<Revision, Scenario[]>>;
   const problems: string[] = [];
@@ -542,37 +588,58 @@ if (import.meta.main) {
       );
     }
   }
-  let client: Record<Revision, Scenario[]> | undefined;
+  const client: ClientResults = {};
   const clientBaseline = readClientBaseline();
-  if (withClient) {
+  for (const way of ways) {
     const started = performance.now();
-    client = await measureClient(scenarios.length ? scenarios : undefined, keep);
+    const got = await measureClient(scenarios.length ? scenarios : undefined, keep, way);
+    client[way] = got;
+    const tag = way === "forced" ? "client" : "client (default)";
     for (const rev of REVISIONS) {
-      const c = count(client[rev]);
+      const c = count(got[rev]);
       console.log(
-        `client ${rev}: ${c.passing}/${c.scenarios} scenarios pass, ${c.checksPassed} checks passed, ${c.checksFailed} failed`,
+        `${tag} ${rev}: ${c.passing}/${c.scenarios} scenarios pass, ${c.checksPassed} checks passed, ${c.checksFailed} failed`,
       );
-      for (const s of client[rev]) {
+      for (const s of got[rev]) {
         if (s.failed) console.log(`  failing: ${s.name}${s.unscored ? ` (${s.unscored})` : ""}`);
       }
     }
-    console.log(`client leg: ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    console.log(`${tag} leg: ${((performance.now() - started) / 1000).toFixed(0)} s`);
     if (!scenarios.length) {
+      const base = clientWayBaseline(clientBaseline, way);
+      const file = way === "forced"
+        ? "tests/conformance_client_baseline.json"
+        : 'tests/conformance_client_baseline.json ("default")';
       problems.push(
-        ...REVISIONS.flatMap((rev) =>
-          compare(rev, client![rev], clientBaseline, "tests/conformance_client_baseline.json")
-        ).map((p) => `client: ${p}`),
+        ...REVISIONS.flatMap((rev) => compare(rev, got[rev], base, file)).map((p) =>
+          `${clientLeg(way)}: ${p}`
+        ),
       );
     }
   }
-  if (!check && all) {
-    const commit = new TextDecoder().decode(
-      (await new Deno.Command("git", { args: ["rev-parse", "--short", "HEAD"], cwd: ROOT })
-        .output())
+  const commit = () =>
+    new TextDecoder().decode(
+      new Deno.Command("git", { args: ["rev-parse", "--short", "HEAD"], cwd: ROOT }).outputSync()
         .stdout,
     ).trim();
+  let wrote = false;
+  if (!check && all) {
     await Deno.mkdir(join(ROOT, "docs", "spec"), { recursive: true });
-    await Deno.writeTextFile(DOC, renderDoc(results, baseline, commit, client, clientBaseline));
+    await Deno.writeTextFile(DOC, renderDoc(results, baseline, commit(), client, clientBaseline));
+    wrote = true;
+  } else if (
+    !check && !legs.length && ways.length === CLIENT_WAYS.length && !scenarios.length
+  ) {
+    // The client legs alone: their part of the file, from its heading on, is replaced.
+    const text = await Deno.readTextFile(DOC);
+    const at = text.indexOf("## The client leg");
+    if (at < 0) throw new Error(`${DOC} has no "## The client leg" section to replace`);
+    const part = renderClient(client, clientBaseline);
+    part.splice(1, 0, "", `Measured at commit \`${commit()}\`.`);
+    await Deno.writeTextFile(DOC, text.slice(0, at) + part.join("\n"));
+    wrote = true;
+  }
+  if (wrote) {
     await new Deno.Command(Deno.execPath(), {
       args: ["fmt", "--config", join(ROOT, "deno.json"), DOC],
       stdout: "null",

@@ -13,7 +13,9 @@
  *   deno run -A --no-config npm:@modelcontextprotocol/conformance@0.2.0-alpha.12 client \
  *     --command "deno run -A tools/conformance_client.ts" --scenario tools_call
  *
- * tools/conformance.ts runs every scenario of both revisions this way.
+ * tools/conformance.ts runs every scenario of both revisions this way, twice: with the server's
+ * `mcpx.protocol` pinned to the revision (`force-legacy` or `force-modern`), and with
+ * `--protocol=default` before the URL, as a user configures it, with no `protocol` line at all.
  */
 import { join } from "node:path";
 
@@ -22,6 +24,8 @@ const url = Deno.args[Deno.args.length - 1];
 const scenario = Deno.env.get("MCP_CONFORMANCE_SCENARIO") ?? "";
 const revision = Deno.env.get("MCP_CONFORMANCE_PROTOCOL_VERSION") ?? "2025-11-25";
 const context = JSON.parse(Deno.env.get("MCP_CONFORMANCE_CONTEXT") ?? "{}");
+/** `--protocol=default`: no `protocol` line, what mcpx negotiates by itself; else pinned. */
+const asConfigured = Deno.args.includes("--protocol=default");
 const NS = "sut";
 
 /** The arguments the scenarios' tools expect, by tool name. */
@@ -152,7 +156,9 @@ await Deno.writeTextFile(
       [NS]: {
         url,
         mcpx: {
-          protocol: revision === "2026-07-28" ? "force-modern" : "force-legacy",
+          ...(asConfigured
+            ? {}
+            : { protocol: revision === "2026-07-28" ? "force-modern" : "force-legacy" }),
           oauth,
         },
       },

@@ -37,6 +37,17 @@ export const SCOPES = [
 /** Protocol era choices for one server. */
 export const PROTOCOLS = ["legacy", "prefer-modern", "force-legacy", "force-modern"] as const;
 
+/**
+ * The `protocol` of a server that names none (nor does the `pool` block): over Streamable HTTP,
+ * the newest revision both sides speak (`prefer-modern`: a `server/discover` probe, one round
+ * trip, then `initialize` if the server is a 2025 one); over stdio and the 2024 SSE transport,
+ * `legacy`. Why stdio stays on `legacy`, with the figures: docs/decisions/2026-12-protocol-default.md.
+ */
+export function defaultProtocol(transport: "stdio" | "http" | "sse"): Protocol {
+  return transport === "http" ? "prefer-modern" : "legacy";
+}
+
+export type Protocol = (typeof PROTOCOLS)[number];
 export type Sharing = (typeof SHARING)[number];
 export type Scope = (typeof SCOPES)[number];
 
@@ -673,19 +684,19 @@ export function serverDefs(
       );
     }
     namespaces.set(namespace, name);
-    const protocol = block.protocol ?? config.pool.protocol ?? "legacy";
-    if (!PROTOCOLS.includes(protocol as never)) {
-      throw new McpxError(
-        "CONFIG_INVALID",
-        `${where}: "protocol" must be one of ${PROTOCOLS.join(", ")}`,
-      );
-    }
     const declared = String(entry.type ?? entry.transport ?? "");
     const transport = entry.url === undefined
       ? "stdio"
       : ["sse"].includes(declared)
       ? "sse"
       : "http";
+    const protocol = block.protocol ?? config.pool.protocol ?? defaultProtocol(transport);
+    if (!PROTOCOLS.includes(protocol as never)) {
+      throw new McpxError(
+        "CONFIG_INVALID",
+        `${where}: "protocol" must be one of ${PROTOCOLS.join(", ")}`,
+      );
+    }
     const pool = poolSettings(block, base, where, warnings);
     const sets = (b: Record<string, unknown>) =>
       ["sharing", "scope", "mode"].some((k) => b[k] !== undefined);

@@ -321,3 +321,24 @@ Deno.test("serverDefs() turns paths.apis items into api servers, their auth into
   refused({ name: "x" }, /must be a list of OpenAPI documents/);
   refused("https://", /"https:\/\/" in paths\.apis of \/p\/c\.json is not a URL/);
 });
+
+Deno.test("serverDefs() defaults protocol to prefer-modern over Streamable HTTP, legacy over stdio and SSE", () => {
+  const defs = serverDefs(config({
+    local: { command: "x" },
+    remote: { url: "http://127.0.0.1:1/mcp" },
+    old: { url: "http://127.0.0.1:1/sse", type: "sse" },
+    pinned: { url: "http://127.0.0.1:1/mcp", mcpx: { protocol: "force-legacy" } },
+  }));
+  assert.deepEqual(
+    defs.map((d) => [d.name, d.protocol]),
+    [["local", "legacy"], ["remote", "prefer-modern"], ["old", "legacy"], [
+      "pinned",
+      "force-legacy",
+    ]],
+  );
+  // The pool block's protocol is a user's choice too, and is kept for every transport.
+  const pooled = serverDefs(config({ remote: { url: "http://127.0.0.1:1/mcp" } }, {
+    protocol: "legacy",
+  }));
+  assert.equal(pooled[0].protocol, "legacy");
+});

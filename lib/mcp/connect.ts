@@ -1,4 +1,4 @@
-// Connecting to one server. A stdio server spoken to in the 2025 era (`legacy`, the default) gets
+// Connecting to one server. A stdio server spoken to in the 2025 era (`legacy`, its default) gets
 // mcpx's own client (stdio_connection.ts), which loads nothing of the SDK; every other transport
 // and era gets the SDK's `Client` (sdk_connection.ts). Each is loaded when first needed: a daemon
 // of stdio servers never holds the SDK (~20 MiB resident, `deno run -A bench/daemon_memory.ts`).

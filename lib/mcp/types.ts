@@ -23,7 +23,7 @@ export interface ServerSpec {
    * (lib/mcp/oauth.ts); absent when the entry sets its own `Authorization` header.
    */
   oauth?: OAuthUse;
-  /** Protocol era: legacy first by default; the other three are explicit choices. */
+  /** Protocol era; a server with none configured gets `defaultProtocol()` (lib/config/servers.ts). */
   protocol: "legacy" | "prefer-modern" | "force-legacy" | "force-modern";
 }
 
