@@ -1032,14 +1032,10 @@ function codeModeFeatures(host: McpHost, session: string) {
           },
         };
       };
-      if (ref.type === "ref/prompt" && ref.name) {
-        const dot = ref.name.indexOf(".");
-        if (dot <= 0) {
-          throw new ProtocolError(
-            ProtocolErrorCode.InvalidParams,
-            `Unknown prompt "${ref.name}": prompts are <namespace>.<name>`,
-          );
-        }
+      // A prompt not named <namespace>.<name> is none of a fronted server's: no values are known
+      // for it (an empty answer, as the spec allows, rather than an error).
+      const dot = ref.type === "ref/prompt" && ref.name ? ref.name.indexOf(".") : -1;
+      if (ref.type === "ref/prompt" && ref.name && dot > 0) {
         return await relayed({ server: ref.name.slice(0, dot), prompt: ref.name.slice(dot + 1) });
       }
       if (ref.type === "ref/resource" && ref.uri?.startsWith(`${RESOURCE_SCHEME}{ns}/`)) {
