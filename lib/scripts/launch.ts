@@ -119,7 +119,8 @@ export function runInWorker(
     const cancel = options.timeoutMs > 0
       ? after(options.timeoutMs, () => end(EXIT_TIMEOUT, true))
       : undefined;
-    for (const [sig, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+    // SIGHUP too (a closed terminal or SSH session), as the subprocess path forwards it.
+    for (const [sig, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
       const fn = () => end(code);
       signals.push([sig, fn]);
       Deno.addSignalListener(sig, fn);

@@ -228,19 +228,34 @@ for (const runtime of ["deno", "worker"]) {
     // The daemon notices the run is gone: the session's server is stopped (which fails the call
     // in flight), and under a runtime of its own, its whole process group with it.
     assert.ok(await until(() => !alive(server)), "the session's server was stopped");
-    if (runtime === "deno") {
-      assert.ok(await until(() => !alive(runtimePid) && !alive(child)), "the script's group");
-    } else {
-      // Under a Worker the script's children share the caller's process group: nobody can tell
-      // them apart from the caller's own, so they are stopped here (docs/daemon.md).
-      Deno.kill(child, "SIGKILL");
-    }
+    // Under a runtime of its own, the script's process group goes; under a Worker, what the run
+    // had started (its children share the caller's group), as the daemon last read it.
+    assert.ok(await until(() => !alive(runtimePid) && !alive(child)), "the script's children");
     await run.rest; // the pipe closes once nothing of the script holds it
     const status = await box.json<Status>(["status"]);
     assert.deepEqual(status.servers.flatMap((s) => s.instances), [], "no process, no lease left");
     const log = await daemonLog(box);
     assert.ok(log.some((r) => r.event === "session.owner_exited"), "the log says why");
     assert.ok(await until(() => box.processes().join() === String(daemon)));
+  });
+}
+
+for (const runtime of ["deno", "worker"]) {
+  Deno.test(`lifecycle: SIGHUP of \`mcpx run\` (${runtime}) ends it with 129 and stops what the script started`, async () => {
+    await using box = await sessionBox();
+    await box.write("work/hang.ts", HANGING_SCRIPT);
+    const run = await startRun(box, ["--runtime", runtime, "hang.ts"]);
+    const [runtimePid, child, server] = run.words.map(Number);
+    assert.ok(alive(child) && alive(server));
+    // A closed terminal or SSH session.
+    run.child.kill("SIGHUP");
+    const status = await run.child.status;
+    assert.equal(status.code, 129);
+    assert.ok(
+      await until(() => !alive(child) && !alive(runtimePid)),
+      "the script's child was left",
+    );
+    await run.rest; // the pipe closes once nothing of the script holds it
   });
 }
 
@@ -266,10 +281,9 @@ for (const runtime of ["deno", "worker"]) {
     assert.ok(await until(async () => await leases() === 1), "the hanging call holds the lease");
     run.child.kill("SIGKILL");
     await run.child.status;
-    if (runtime === "worker") Deno.kill(child, "SIGKILL"); // see above
+    assert.ok(await until(() => !alive(runtimePid) && !alive(child)), "the script is gone");
     await run.rest;
     assert.ok(await until(async () => await leases() === 0), "the lease is free long before 10m");
-    assert.ok(await until(() => !alive(runtimePid) && !alive(child)), "the script is gone");
     const next = await box.mcpx(["call", "sess.pid"], { env });
     assert.equal(next.code, 0, next.stderr);
     assert.equal(Number(next.stdout.trim()), server, "the session keeps its process");
