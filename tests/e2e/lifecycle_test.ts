@@ -236,7 +236,18 @@ for (const runtime of ["deno", "worker"]) {
     assert.deepEqual(status.servers.flatMap((s) => s.instances), [], "no process, no lease left");
     const log = await daemonLog(box);
     assert.ok(log.some((r) => r.event === "session.owner_exited"), "the log says why");
-    assert.ok(await until(() => box.processes().join() === String(daemon)));
+    assert.ok(
+      await until(() => box.processes().join() === String(daemon)),
+      `left: ${
+        box.processes().map((p) => {
+          try {
+            return Deno.readTextFileSync(`/proc/${p}/cmdline`).replaceAll("\0", " ");
+          } catch {
+            return p;
+          }
+        }).join(" | ")
+      }`,
+    );
   });
 }
 
