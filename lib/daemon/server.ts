@@ -59,7 +59,7 @@ import {
 } from "./listen.ts";
 import { UiGate } from "./ui_gate.ts";
 import { readToken } from "./guard.ts";
-import { descendants } from "../scripts/processes.ts";
+import { descendants } from "./processes.ts";
 import { predecessorOf, Successor, upgrade } from "./upgrade.ts";
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */

@@ -372,3 +372,39 @@ Deno.test("lifecycle: a running daemon takes up an edit only once it is trusted"
   assert.notEqual(now.fingerprint, health.fingerprint);
   await box.mcpx(["end-session", "trusting"], { env });
 });
+
+for (const runtime of ["worker", "deno"]) {
+  Deno.test(`lifecycle: a script's client starts a new daemon when its own was killed (${runtime})`, async () => {
+    await using box = await Sandbox.create();
+    await box.write("work/.mcpx.json", { mcpServers: { fixture: faultyServer() } });
+    const marker = join(box.root, "work", "go");
+    await box.write(
+      "work/again.ts",
+      `const before = await fixture.pid();
+console.log(\`ready \${before}\`);
+while (true) {
+  try {
+    Deno.statSync(${JSON.stringify(marker)});
+    break;
+  } catch { await new Promise((r) => setTimeout(r, 25)); }
+}
+console.log(\`after \${await fixture.pid()}\`);
+`,
+    );
+    const daemon = (await box.json<Health>(["health"])).pid;
+    const run = await startRun(box, ["--runtime", runtime, "again.ts"]);
+    const before = Number(run.words[0]);
+    Deno.kill(daemon, "SIGKILL");
+    assert.ok(await until(() => !alive(daemon)));
+    await Deno.writeTextFile(marker, "");
+    const status = await run.child.status;
+    await run.rest;
+    assert.equal(status.code, 0, "the call after the daemon died succeeded");
+    const now = await box.json<Health>(["health"]);
+    assert.notEqual(now.pid, daemon, "a new daemon answers");
+    const log = await daemonLog(box);
+    const calls = log.filter((r) => r.event === "call.end" && r.pid === now.pid);
+    assert.equal(calls.length, 1, "the script's second call reached the new daemon");
+    assert.ok(!alive(before), "the old server process is gone");
+  });
+}
