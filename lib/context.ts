@@ -118,6 +118,11 @@ export class Context {
    */
   rung?: "socket" | "url" | "spawn" | "inline";
   /**
+   * What the daemon this command started stopped of one that died (its `recovered`, already said
+   * on stderr): set by the daemon client, read by `mcpx serve` to tell its MCP client.
+   */
+  recovered?: string;
+  /**
    * The daemon this command hosts itself (`daemon.inline`), on files of its own: set by the CLI
    * surface, which alone may load the daemon's surface (lib/surfaces/inline.ts).
    */

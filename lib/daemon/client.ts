@@ -376,7 +376,10 @@ async function spawnAndWait(
       done();
       checkOwner(state, fingerprint, paths.socket);
       // The command that started it says what it found: a dead daemon's servers, now stopped.
-      if (state.recovered) ctx.io.err(`mcpx: ${state.recovered}\n`);
+      if (state.recovered) {
+        ctx.io.err(`mcpx: ${state.recovered}\n`);
+        ctx.recovered = state.recovered;
+      }
       return state;
     }
     if (exited) {

@@ -60,6 +60,7 @@ import {
 } from "./listen.ts";
 import { UiGate } from "./ui_gate.ts";
 import { readToken } from "./guard.ts";
+import { descendants } from "./processes.ts";
 import { predecessorOf, Successor, upgrade } from "./upgrade.ts";
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
@@ -1136,6 +1137,7 @@ async function makeRegistry(
       if (!start) return undefined;
       return { start, pgid: Number(procStat(pid)?.[2] ?? 0) };
     },
+    descendants: (pid) => descendants(pid),
     cache,
     live: watch.live,
     children: watch.children,

@@ -261,8 +261,11 @@ export function refusal(sql: string): string | undefined {
   return undefined;
 }
 
-/** Runs a read over the index, opened read-only; anything else is refused before it runs. */
-export function readSql(path: string, sql: string): Row[] {
+/**
+ * Runs a read over the index, opened read-only; anything else is refused before it runs. More
+ * than `maxRows` rows (when given) is refused as it is read, before the rest are computed.
+ */
+export function readSql(path: string, sql: string, maxRows?: number): Row[] {
   const why = refusal(sql);
   if (why) {
     throw new McpxError(
@@ -276,7 +279,18 @@ export function readSql(path: string, sql: string): Row[] {
   const db = new DatabaseSync(path, { readOnly: true });
   try {
     db.exec("PRAGMA busy_timeout = 15000");
-    return (db.prepare(sql).all() as Row[]).map((r) => ({ ...r }));
+    const rows: Row[] = [];
+    for (const r of db.prepare(sql).iterate() as Iterable<Row>) {
+      if (maxRows !== undefined && maxRows > 0 && rows.length >= maxRows) {
+        throw new McpxError(
+          "USAGE",
+          `The query gives more than ${maxRows} rows (logging.sqlMaxRows); the rest were not read`,
+          { hint: "Add a LIMIT or narrow the WHERE, or raise logging.sqlMaxRows" },
+        );
+      }
+      rows.push({ ...r });
+    }
+    return rows;
   } catch (e) {
     if (e instanceof McpxError) throw e;
     throw new McpxError("USAGE", `The query failed: ${(e as Error).message}`);

@@ -11,6 +11,8 @@ const loadIndex = () =>
   load<typeof import("../logindex/index.ts")>("../logindex/index.ts", import.meta.url);
 const loadQuery = () =>
   load<typeof import("../logindex/query.ts")>("../logindex/query.ts", import.meta.url);
+const loadApart = () =>
+  load<typeof import("../logindex/sql_apart.ts")>("../logindex/sql_apart.ts", import.meta.url);
 const loadLog = () =>
   load<typeof import("../../launcher/log.ts")>("../../launcher/log.ts", import.meta.url);
 
@@ -229,8 +231,27 @@ async function runSql(input: LogInput, ctx: Context): Promise<LogOutput> {
       hint: `mcpx log sql 'SELECT event, count(*) FROM records GROUP BY event'`,
     });
   }
+  const settings = await ctx.settings();
+  const maxRows = settings.get("logging.sqlMaxRows");
+  // In the daemon a query must never hold its one thread: it runs in a process of its own.
+  if (ctx.daemon) {
+    const { readSqlApart } = await loadApart();
+    const rows = await readSqlApart(input.sql, {
+      maxRows,
+      timeoutMs: settings.get("logging.sqlTimeout"),
+      env: ctx.io.env,
+      configPath: ctx.daemon.configPath,
+      signal: ctx.signal,
+      onStop: (why, pid) =>
+        ctx.daemon?.log?.write("warn", "log.sql_stopped", `Stopped a log sql query: ${why}`, {
+          why,
+          queryPid: pid,
+        }),
+    });
+    return { rows };
+  }
   const { readSql } = await loadQuery();
-  return { rows: readSql(index.path, input.sql) };
+  return { rows: readSql(index.path, input.sql, maxRows) };
 }
 
 /** Rows as aligned columns, a header first. */

@@ -65,6 +65,8 @@ export interface RegistryDeps {
    * undefined when none runs: what tells a session's owner from a later process of its pid.
    */
   identify?(pid: number): { start: string; pgid: number } | undefined;
+  /** Every descendant of `pid`, the daemon and what it started left out. */
+  descendants?(pid: number): number[];
   /** Where listings and start failures are recorded for `ls`, `types` and `search`. */
   cache?: CacheWriter;
   /**
@@ -136,7 +138,10 @@ export interface NotHanded {
 /** What the registry carries across an upgrade beside its processes. */
 export interface RegistryCarry {
   owned: [string, { pid: number; start: string }][];
-  runs: [number, { start: string; runtime: { pid: number; start: string } }][];
+  runs: [
+    number,
+    { start: string; runtime?: { pid: number; start: string }; children?: [number, string][] },
+  ][];
   ended: string[];
   sessionIds: [string, string][];
 }
@@ -268,11 +273,15 @@ interface Owned {
 
 /**
  * A `mcpx run` whose script runs in a process group of its own (`script.runtime` deno, bun or
- * node): should the run die first, the script's group goes with it.
+ * node): should the run die first, the script's group goes with it. A script in a Worker runs in
+ * the run's own process, whose children share the caller's group: the run's descendants are read
+ * on its calls and every second while it lives (`children`, with their start times), and those
+ * still there when it dies are stopped.
  */
 interface Run {
   start: string;
-  runtime: { pid: number; start: string };
+  runtime?: { pid: number; start: string };
+  children?: [number, string][];
 }
 
 /** How many ended sessions are remembered, so that a late call of one is refused. */
@@ -534,9 +543,16 @@ export class Registry {
     const identify = this.#deps.identify;
     if (!identify) return;
     for (const [pid, run] of this.#runs) {
-      if (identify(pid)?.start === run.start) continue;
+      if (identify(pid)?.start === run.start) {
+        if (run.children) run.children = this.#childrenOf(pid);
+        continue;
+      }
       this.#runs.delete(pid);
-      if (identify(run.runtime.pid)?.start !== run.runtime.start) continue;
+      if (run.children) {
+        this.#stopOrphans(pid, run.children);
+        continue;
+      }
+      if (!run.runtime || identify(run.runtime.pid)?.start !== run.runtime.start) continue;
       try {
         Deno.kill(-run.runtime.pid, "SIGKILL");
       } catch { /* gone meanwhile */ }
@@ -559,11 +575,57 @@ export class Registry {
     }
   }
 
+  /** The descendants of a Worker run, each with its start time. */
+  #childrenOf(pid: number): [number, string][] {
+    const out: [number, string][] = [];
+    for (const child of this.#deps.descendants?.(pid) ?? []) {
+      const start = this.#deps.identify?.(child)?.start;
+      if (start) out.push([child, start]);
+    }
+    return out;
+  }
+
+  /**
+   * Stops what a Worker run that died had started (as last read, and what those started since),
+   * each only while it is still the process that was read.
+   */
+  #stopOrphans(run: number, children: [number, string][]): void {
+    const stopped: number[] = [];
+    for (const [pid, start] of children) {
+      if (this.#deps.identify?.(pid)?.start !== start) continue;
+      for (const p of [pid, ...(this.#deps.descendants?.(pid) ?? [])]) {
+        try {
+          Deno.kill(p, "SIGKILL");
+          stopped.push(p);
+        } catch { /* gone meanwhile */ }
+      }
+    }
+    if (stopped.length === 0) return;
+    this.#deps.log(
+      "warn",
+      "run.exited",
+      `The run ${run} exited before its script; stopped ${stopped.length} process(es) the script had started (pids ${
+        stopped.join(", ")
+      })`,
+      { run, stopped },
+    );
+  }
+
   /** Notes a run whose script's runtime leads its own process group (see {@linkcode Run}). */
   #noteRun(caller: CallRequest["caller"]): void {
     const identify = this.#deps.identify;
     const { run, process } = caller;
-    if (!identify || run === undefined || process === undefined || process === run) return;
+    if (!identify || run === undefined || process === undefined) return;
+    if (process === run) {
+      // A script in a Worker: its children are the run's own (see Run).
+      const known = this.#runs.get(run);
+      if (known?.children) known.children = this.#childrenOf(run);
+      else if (!known && this.#deps.descendants) {
+        const self = identify(run);
+        if (self) this.#runs.set(run, { start: self.start, children: this.#childrenOf(run) });
+      }
+      return;
+    }
     if (this.#runs.has(run)) return;
     const self = identify(run);
     const rt = identify(process);

@@ -239,9 +239,16 @@ async function denoPost(
 ): Promise<{ status: number; json: Json }> {
   const tcp = tcpEndpoint();
   const bearer = env("MCPX_DAEMON_TOKEN");
-  const conn = tcp
-    ? await deno.connect({ hostname: tcp.hostname, port: tcp.port })
-    : await deno.connect({ transport: "unix", path: socket() });
+  let conn;
+  try {
+    conn = tcp
+      ? await deno.connect({ hostname: tcp.hostname, port: tcp.port })
+      : await deno.connect({ transport: "unix", path: socket() });
+  } catch (e) {
+    // Nothing was sent: the request may be tried again on a daemon started anew.
+    (e as { notSent?: boolean }).notSent = !tcp;
+    throw e;
+  }
   // Cancelled: the connection closes, and the daemon cancels the call upstream with it.
   const onAbort = () => {
     try {
@@ -365,12 +372,72 @@ async function nodePost(
         }
       });
     });
-    req.on("error", reject);
+    req.on("error", (e: Error & { code?: string; notSent?: boolean }) => {
+      // Refused or no socket: nothing was sent, so the request may be tried again.
+      if (!tcp && (e.code === "ECONNREFUSED" || e.code === "ENOENT")) e.notSent = true;
+      reject(e);
+    });
     req.end(text);
   });
 }
 
+// A daemon being started anew for this run, once at a time.
+let restarting: Promise<boolean> | undefined;
+
+/**
+ * Starts the daemon again as `mcpx call` would (MCPX_DAEMON_START: the command `mcpx run` handed
+ * on, `mcpx health` with the run's configuration), after the one the run was using went away;
+ * whether it answered.
+ */
+function restartDaemon(): Promise<boolean> {
+  const text = env("MCPX_DAEMON_START");
+  if (!text) return Promise.resolve(false);
+  return restarting ??= (async () => {
+    try {
+      const [command, ...args] = JSON.parse(text) as string[];
+      const cwd = env("MCPX_CALLER_CWD");
+      if (deno) {
+        const out = await new deno.Command(command, {
+          args,
+          ...(cwd ? { cwd } : {}),
+          stdin: "null",
+          stdout: "null",
+          stderr: "null",
+        }).output();
+        return out.code === 0;
+      }
+      const cp = await import("node:child_process");
+      return await new Promise<boolean>((resolve) => {
+        const child = cp.spawn(command, args, { ...(cwd ? { cwd } : {}), stdio: "ignore" });
+        child.on("error", () => resolve(false));
+        child.on("exit", (code: number | null) => resolve(code === 0));
+      });
+    } catch {
+      return false;
+    } finally {
+      restarting = undefined;
+    }
+  })();
+}
+
 async function post(
+  path: string,
+  body: unknown,
+  options: CallOptions = {},
+  method = "POST",
+): Promise<{ status: number; json: Json }> {
+  try {
+    return await postOnce(path, body, options, method);
+  } catch (e) {
+    // The daemon went away (killed, stopped): as `mcpx call` does, start one and send it again.
+    // Only a request that never reached a daemon is sent again; one cut off may have run.
+    if (!(e as { notSent?: boolean }).notSent || options.signal?.aborted) throw e;
+    if (!(await restartDaemon())) throw e;
+    return await postOnce(path, body, options, method);
+  }
+}
+
+async function postOnce(
   path: string,
   body: unknown,
   options: CallOptions = {},

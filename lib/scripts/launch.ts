@@ -14,7 +14,7 @@ import {
   type WorkerMessage,
 } from "../../launcher/protocol.ts";
 import type { RunOutput } from "./output.ts";
-import { descendants, parentOf, processTree, signalAll, signalGroup } from "./processes.ts";
+import { descendants, parentOf, processTree, signalAll, signalGroup } from "../daemon/processes.ts";
 import { emitModule, type RuntimeCommand } from "./select.ts";
 
 /** How a run ended. */
@@ -119,7 +119,8 @@ export function runInWorker(
     const cancel = options.timeoutMs > 0
       ? after(options.timeoutMs, () => end(EXIT_TIMEOUT, true))
       : undefined;
-    for (const [sig, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+    // SIGHUP too (a closed terminal or SSH session), as the subprocess path forwards it.
+    for (const [sig, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
       const fn = () => end(code);
       signals.push([sig, fn]);
       Deno.addSignalListener(sig, fn);

@@ -26,6 +26,7 @@ import { VERSION } from "../version.ts";
 import { hash64 } from "../_hash.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { McpxError } from "../errors.ts";
+import { selfCommand } from "../_self.ts";
 
 /** The command that runs `script` itself under `command`'s runtime, with no launcher. */
 function bareCommand(command: RuntimeCommand, script: string): RuntimeCommand {
@@ -158,7 +159,13 @@ export async function scriptEnvironment(
       ? { MCPX_CALLER_ENV: JSON.stringify(ctx.callerEnv()) }
       : {}),
     ...(provision && provision.socket !== ""
-      ? { MCPX_SOCKET: provision.socket, MCPX_TOKEN_FILE: (await ctx.paths()).token }
+      ? {
+        MCPX_SOCKET: provision.socket,
+        MCPX_TOKEN_FILE: (await ctx.paths()).token,
+        // Should the daemon go away during the run, the script's client starts one as `mcpx
+        // call` would: this command, with this run's configuration.
+        MCPX_DAEMON_START: JSON.stringify(daemonStart(ctx)),
+      }
       : {}),
     // A daemon elsewhere (daemon.endpoint): the script's calls go there too.
     ...(provision ? await remoteScriptEnv(ctx) : {}),
@@ -397,4 +404,15 @@ export async function runScript(ctx: Context, request: RunRequest): Promise<RunO
     if (execFile) await Deno.remove(execFile).catch(() => {});
     for (const file of emitted) await Deno.remove(file).catch(() => {});
   }
+}
+
+/**
+ * The command a script's client runs to start the daemon again (`mcpx health`, which starts one
+ * as `mcpx call` does), naming the run's configuration when the run was given one explicitly.
+ */
+function daemonStart(ctx: Context): string[] {
+  const where = ctx.location();
+  const args = where.explicit && where.primary ? ["--config", where.primary] : [];
+  const self = selfCommand([...args, "health", "--json"]);
+  return [self.command, ...self.args];
 }

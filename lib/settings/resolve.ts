@@ -53,6 +53,7 @@ const OTHER_VARIABLES = new Set([
   "MCPX_CALLER_ENV",
   "MCPX_TRACE_IDS",
   "MCPX_SERVE_TOKEN",
+  "MCPX_DAEMON_START",
 ]);
 
 const SPECS = SETTINGS as Record<string, SettingSpec>;

@@ -348,6 +348,20 @@ export const SETTINGS = {
     detail:
       "Files are only appended to: `daemon-<short>.jsonl` is followed by `daemon-<short>.1.jsonl` and so on (`runs.jsonl` likewise), never renamed or rewritten. 0 never starts a new file.",
   },
+  "logging.sqlTimeout": {
+    type: "duration",
+    default: "10s",
+    doc: "How long a `log sql` query sent to the daemon may run before it is stopped",
+    detail:
+      "A query over `/v1/log?sql=` (the web page, a program, `mcpx_log` through the daemon) runs in a process of its own, never on the daemon's thread, and is killed when this runs out or when its client goes away. `mcpx log sql` on a command line runs in that command's own process, which Ctrl-C ends. 0 for no limit.",
+  },
+  "logging.sqlMaxRows": {
+    type: "integer",
+    default: "10000",
+    doc: "Most rows a `log sql` query answers; a query giving more is refused",
+    detail:
+      "Counted as the rows are read, so the rest are never computed; add a LIMIT to see the first ones. 0 for no limit.",
+  },
   "logging.trace": {
     type: "boolean",
     default: "false",

@@ -65,7 +65,7 @@ export interface McpHost {
   run(
     op: Operation,
     input: Record<string, unknown>,
-    call: { session: string; signal: AbortSignal },
+    call: McpCall,
   ): Promise<unknown>;
   /** The session is over (its client went away): release what it holds. */
   end?(session: string): Promise<void>;
@@ -77,6 +77,21 @@ export interface McpHost {
     attrs?: Record<string, unknown>,
   ): void;
 }
+
+/** One tool call as the host runs it. */
+export interface McpCall {
+  session: string;
+  signal: AbortSignal;
+  /**
+   * Set by the host when the daemon had to be started anew for this call after one had answered
+   * this process (it died, or was stopped): why, since the servers' processes, and their state,
+   * are new. The result's `_meta` says so, and a logging notification.
+   */
+  restarted?: string;
+}
+
+/** The `_meta` key of a result whose daemon, hence its server processes, was replaced. */
+export const RESTARTED_META = "io.mcpx/restarted";
 
 /** Tools per `tools/list` page; the cursor is opaque to clients (base64 of an offset). */
 export const PAGE_SIZE = 50;
@@ -253,7 +268,19 @@ export async function callTool(
   tool: McpTool,
   args: Record<string, unknown>,
   host: McpHost,
-  call: { session: string; signal: AbortSignal },
+  call: McpCall,
+): Promise<ToolResult> {
+  const result = await toolResult(tool, args, host, call);
+  if (!call.restarted) return result;
+  const meta = (result._meta ?? {}) as Record<string, unknown>;
+  return { ...result, _meta: { ...meta, [RESTARTED_META]: { reason: call.restarted } } };
+}
+
+async function toolResult(
+  tool: McpTool,
+  args: Record<string, unknown>,
+  host: McpHost,
+  call: McpCall,
 ): Promise<ToolResult> {
   let input: Record<string, unknown>;
   try {
@@ -677,7 +704,18 @@ export function newServer(
         }),
       { once: true },
     );
-    return await callTool(tool, request.params.arguments ?? {}, host, { session, signal }) as never;
+    const call: McpCall = { session, signal };
+    const result = await callTool(tool, request.params.arguments ?? {}, host, call);
+    if (call.restarted) {
+      // Said as it happens too, for a client that reads notifications rather than _meta.
+      await server.sendLoggingMessage({
+        level: "warning",
+        logger: "mcpx",
+        data:
+          `${call.restarted}. Any state a server held (pages, logins, counters) is gone: redo lost steps`,
+      }).catch(() => {});
+    }
+    return result as never;
   });
   return server;
 }

@@ -37,8 +37,21 @@ export function cliHost(ctx: Context): McpHost {
     };
     return new Context(io, [...ctx.flags, JSON_FLAG]);
   };
+  // Whether a daemon has answered this process: a daemon started after that replaced it.
+  let answered = false;
   return {
-    run: (op: Operation, input, call) => execute(op, input, contextFor(call.session)),
+    async run(op: Operation, input, call) {
+      const c = contextFor(call.session);
+      try {
+        return await execute(op, input, c);
+      } finally {
+        if (c.rung === "spawn" && answered) {
+          call.restarted = c.recovered ??
+            "The mcpx daemon went away and a new one was started: every server process is new";
+        }
+        if (c.rung) answered = true;
+      }
+    },
     async end(session) {
       await execute(sessionsEnd as unknown as Operation, { session }, contextFor(session))
         .catch(() => {});

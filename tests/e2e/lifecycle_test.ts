@@ -228,19 +228,45 @@ for (const runtime of ["deno", "worker"]) {
     // The daemon notices the run is gone: the session's server is stopped (which fails the call
     // in flight), and under a runtime of its own, its whole process group with it.
     assert.ok(await until(() => !alive(server)), "the session's server was stopped");
-    if (runtime === "deno") {
-      assert.ok(await until(() => !alive(runtimePid) && !alive(child)), "the script's group");
-    } else {
-      // Under a Worker the script's children share the caller's process group: nobody can tell
-      // them apart from the caller's own, so they are stopped here (docs/daemon.md).
-      Deno.kill(child, "SIGKILL");
-    }
+    // Under a runtime of its own, the script's process group goes; under a Worker, what the run
+    // had started (its children share the caller's group), as the daemon last read it.
+    assert.ok(await until(() => !alive(runtimePid) && !alive(child)), "the script's children");
     await run.rest; // the pipe closes once nothing of the script holds it
     const status = await box.json<Status>(["status"]);
     assert.deepEqual(status.servers.flatMap((s) => s.instances), [], "no process, no lease left");
     const log = await daemonLog(box);
     assert.ok(log.some((r) => r.event === "session.owner_exited"), "the log says why");
-    assert.ok(await until(() => box.processes().join() === String(daemon)));
+    assert.ok(
+      await until(() => box.processes().join() === String(daemon)),
+      `left: ${
+        box.processes().map((p) => {
+          try {
+            return Deno.readTextFileSync(`/proc/${p}/cmdline`).replaceAll("\0", " ");
+          } catch {
+            return p;
+          }
+        }).join(" | ")
+      }`,
+    );
+  });
+}
+
+for (const runtime of ["deno", "worker"]) {
+  Deno.test(`lifecycle: SIGHUP of \`mcpx run\` (${runtime}) ends it with 129 and stops what the script started`, async () => {
+    await using box = await sessionBox();
+    await box.write("work/hang.ts", HANGING_SCRIPT);
+    const run = await startRun(box, ["--runtime", runtime, "hang.ts"]);
+    const [runtimePid, child, server] = run.words.map(Number);
+    assert.ok(alive(child) && alive(server));
+    // A closed terminal or SSH session.
+    run.child.kill("SIGHUP");
+    const status = await run.child.status;
+    assert.equal(status.code, 129);
+    assert.ok(
+      await until(() => !alive(child) && !alive(runtimePid)),
+      "the script's child was left",
+    );
+    await run.rest; // the pipe closes once nothing of the script holds it
   });
 }
 
@@ -266,10 +292,9 @@ for (const runtime of ["deno", "worker"]) {
     assert.ok(await until(async () => await leases() === 1), "the hanging call holds the lease");
     run.child.kill("SIGKILL");
     await run.child.status;
-    if (runtime === "worker") Deno.kill(child, "SIGKILL"); // see above
+    assert.ok(await until(() => !alive(runtimePid) && !alive(child)), "the script is gone");
     await run.rest;
     assert.ok(await until(async () => await leases() === 0), "the lease is free long before 10m");
-    assert.ok(await until(() => !alive(runtimePid) && !alive(child)), "the script is gone");
     const next = await box.mcpx(["call", "sess.pid"], { env });
     assert.equal(next.code, 0, next.stderr);
     assert.equal(Number(next.stdout.trim()), server, "the session keeps its process");
@@ -347,3 +372,39 @@ Deno.test("lifecycle: a running daemon takes up an edit only once it is trusted"
   assert.notEqual(now.fingerprint, health.fingerprint);
   await box.mcpx(["end-session", "trusting"], { env });
 });
+
+for (const runtime of ["worker", "deno"]) {
+  Deno.test(`lifecycle: a script's client starts a new daemon when its own was killed (${runtime})`, async () => {
+    await using box = await Sandbox.create();
+    await box.write("work/.mcpx.json", { mcpServers: { fixture: faultyServer() } });
+    const marker = join(box.root, "work", "go");
+    await box.write(
+      "work/again.ts",
+      `const before = await fixture.pid();
+console.log(\`ready \${before}\`);
+while (true) {
+  try {
+    Deno.statSync(${JSON.stringify(marker)});
+    break;
+  } catch { await new Promise((r) => setTimeout(r, 25)); }
+}
+console.log(\`after \${await fixture.pid()}\`);
+`,
+    );
+    const daemon = (await box.json<Health>(["health"])).pid;
+    const run = await startRun(box, ["--runtime", runtime, "again.ts"]);
+    const before = Number(run.words[0]);
+    Deno.kill(daemon, "SIGKILL");
+    assert.ok(await until(() => !alive(daemon)));
+    await Deno.writeTextFile(marker, "");
+    const status = await run.child.status;
+    await run.rest;
+    assert.equal(status.code, 0, "the call after the daemon died succeeded");
+    const now = await box.json<Health>(["health"]);
+    assert.notEqual(now.pid, daemon, "a new daemon answers");
+    const log = await daemonLog(box);
+    const calls = log.filter((r) => r.event === "call.end" && r.pid === now.pid);
+    assert.equal(calls.length, 1, "the script's second call reached the new daemon");
+    assert.ok(!alive(before), "the old server process is gone");
+  });
+}

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { faultyServer } from "../fixtures/servers.ts";
-import { Sandbox } from "../_helpers.ts";
+import { alive, daemonLog, Sandbox, until } from "../_helpers.ts";
 import { wireRequest } from "../../lib/daemon/wire.ts";
 
 type Rec = Record<string, unknown>;
@@ -210,4 +210,87 @@ Deno.test("log index: the same answers over /v1", async () => {
   const refused = await ask("GET", `/v1/log?sql=${encodeURIComponent("DELETE FROM records")}`);
   assert.equal(refused.status, 400);
   assert.match(JSON.stringify(refused.body), /only a read is run, and it deletes rows/);
+});
+
+/** Pids of the sandbox's processes running `mcpx log sql` (the daemon's query processes). */
+function sqlProcesses(b: Sandbox): number[] {
+  return b.processes().filter((pid) => {
+    try {
+      const argv = Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0");
+      const i = argv.indexOf("log");
+      return i > 0 && argv[i + 1] === "sql";
+    } catch {
+      return false;
+    }
+  });
+}
+
+Deno.test("log index: a query over /v1 never holds the daemon, stops when its client goes, and is bounded", async () => {
+  await using b = await box();
+  const health = await b.json<{ socket: string; pid: number }>(["health"]);
+  const token = b.daemonToken(health);
+  const headers = { "x-mcpx-token": token };
+  // Never ends on its own: before the fix this held the daemon's one thread for good.
+  const endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) " +
+    "SELECT count(*) AS n FROM c";
+  const conn = await Deno.connect({ transport: "unix", path: health.socket });
+  await conn.write(
+    new TextEncoder().encode(
+      `GET /v1/log?sql=${encodeURIComponent(endless)} HTTP/1.1\r\nHost: mcpx\r\n` +
+        `x-mcpx-token: ${token}\r\n\r\n`,
+    ),
+  );
+  try {
+    // The query runs in a process of its own …
+    assert.ok(await until(() => sqlProcesses(b).length === 1), "no query process");
+    const [query] = sqlProcesses(b);
+    // … while a call is answered by the daemon meanwhile.
+    const call = await wireRequest(health.socket, "POST", "/v1/tools/call", {
+      body: { server: "fixture", tool: "echo", arguments: { text: "meanwhile" } },
+      headers,
+    });
+    assert.equal(call.status, 200, call.text);
+    assert.match(call.text, /meanwhile/);
+    assert.ok(alive(query), "the query ended on its own");
+    // The client goes: the query is stopped, and the daemon says so.
+    conn.close();
+    assert.ok(await until(() => !alive(query)), "the query outlived its client");
+    const stops = (await daemonLog(b)).filter((r) => r.event === "log.sql_stopped");
+    assert.equal(stops.length, 1);
+    assert.equal(stops[0].why, "client gone");
+  } finally {
+    try {
+      conn.close();
+    } catch { /* closed above */ }
+  }
+  // Rows are bounded as they are read: an endless list of rows is refused, not collected.
+  const rows = await wireRequest(
+    health.socket,
+    "GET",
+    `/v1/log?sql=${
+      encodeURIComponent(
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT x FROM c",
+      )
+    }`,
+    { headers },
+  );
+  assert.equal(rows.status, 400, rows.text);
+  assert.match(rows.text, /more than 10000 rows \(logging\.sqlMaxRows\)/);
+  // Time is bounded: with logging.sqlTimeout at 1s (the configuration, reloaded in place), the
+  // endless count is stopped and the answer says which setting stopped it.
+  await b.write("work/.mcpx.json", {
+    mcpServers: { fixture: faultyServer() },
+    logging: { sqlTimeout: "1s" },
+  });
+  const slow = await wireRequest(
+    health.socket,
+    "GET",
+    `/v1/log?sql=${encodeURIComponent(endless)}`,
+    { headers },
+  );
+  assert.equal(slow.status, 400, slow.text);
+  assert.match(slow.text, /ran longer than 1000 ms \(logging\.sqlTimeout\) and was stopped/);
+  assert.equal(sqlProcesses(b).length, 0);
+  const after = await b.json<{ pid: number }>(["health"]);
+  assert.equal(after.pid, health.pid);
 });

@@ -404,3 +404,44 @@ Deno.test("serve --http takes its token from MCPX_SERVE_TOKEN, out of the proces
     await child.status;
   }
 });
+
+Deno.test("mcpx serve over stdio: after its daemon died, the client is told its server processes are new", async () => {
+  await using box = await Sandbox.create();
+  await project(box);
+  const client = new Client({ name: "e2e", version: "1" });
+  const notes: string[] = [];
+  client.setNotificationHandler("notifications/message", (n) => {
+    notes.push(String(n.params.data));
+  });
+  await client.connect(
+    new StdioClientTransport({
+      command: Deno.execPath(),
+      args: ["run", "-A", "--config", `${REPO}deno.json`, box.entry, "serve"],
+      cwd: join(box.root, "work"),
+      env: box.env,
+      stderr: "pipe",
+    }),
+  );
+  try {
+    const first = await call(client, "fixture", "pid") as CallResult & { _meta?: unknown };
+    assert.equal(first.isError, undefined, JSON.stringify(first));
+    assert.equal(first._meta, undefined, "nothing to say on a first call");
+    const health = await box.json<{ pid: number }>(["health"]);
+    Deno.kill(health.pid, "SIGKILL");
+    const after = await call(client, "fixture", "pid") as CallResult & {
+      _meta?: Record<string, { reason: string }>;
+    };
+    assert.equal(after.isError, undefined, JSON.stringify(after));
+    assert.notEqual(after.content[0].text, first.content[0].text, "a new server process");
+    const said = after._meta?.["io.mcpx/restarted"];
+    assert.ok(said, `no restarted in _meta: ${JSON.stringify(after)}`);
+    // The fixture ends with its stdin, so the new daemon found nothing of the old one to stop.
+    assert.match(said.reason, /daemon went away .* every server process is new/);
+    assert.ok(await until(() => notes.some((n) => /redo lost steps/.test(n))), notes.join());
+    // Told once: the next call is on the same new daemon.
+    const next = await call(client, "fixture", "pid") as CallResult & { _meta?: unknown };
+    assert.equal(next._meta, undefined);
+  } finally {
+    await client.close();
+  }
+});

@@ -1,6 +1,6 @@
 // The process table, enough to stop what a script started: on Linux from /proc, elsewhere from ps.
 
-import { procStat } from "../daemon/pid.ts";
+import { procStat } from "./pid.ts";
 
 /** Pid → parent pid for every process we can see. */
 export function processTable(): Map<number, number> {
