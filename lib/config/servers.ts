@@ -108,6 +108,12 @@ export interface ServerDef {
    * (`--isolated`), which `mcpx doctor` asks for when it may run one per session.
    */
   statefulNeeds?: string;
+  /**
+   * The tool filters and `disabled` it has, each with where it came from: its own block (`mcpx`;
+   * `disabled` beside `command` counts as its own) or the top-level `pool` block, which applies
+   * to every server whose own block does not set that key.
+   */
+  filters: Partial<Record<FilterKey, { value: unknown; from: "mcpx" | "pool" }>>;
   /** Everything that changes the process or how it is handed out; tool filters are not in it. */
   identity: string;
   /**
@@ -350,6 +356,15 @@ const POOL_KEYS = [
   "protocol",
   "mode",
 ];
+/**
+ * The keys the top-level `pool` block shares with a server's `mcpx` block beyond leasing: tool
+ * filters and `disabled`, applied to every server whose own block leaves that key out.
+ */
+const FILTER_KEYS = ["tools", "extraIncludeTools", "excludeTools", "disabled"] as const;
+type FilterKey = (typeof FILTER_KEYS)[number];
+/** Every key the top-level `pool` block accepts. */
+const TOP_POOL_KEYS = [...POOL_KEYS, "default", ...FILTER_KEYS];
+
 const MCPX_KEYS = [
   ...POOL_KEYS,
   "namespace",
@@ -575,6 +590,27 @@ function curationOf(
 }
 
 /**
+ * A server's tool filters and `disabled`, key by key: its own block's value where it sets one
+ * (for `disabled`, also the entry's own field, which other hosts read too), else the top-level
+ * `pool` block's.
+ */
+function filtersOf(
+  own: ServerConfig,
+  block: Record<string, unknown>,
+  pool: Record<string, unknown>,
+): ServerDef["filters"] {
+  const filters: ServerDef["filters"] = {};
+  for (const key of FILTER_KEYS) {
+    const mine = key === "disabled"
+      ? (own.disabled === true || block.disabled === true ? true : block.disabled ?? own.disabled)
+      : block[key];
+    if (mine !== undefined) filters[key] = { value: mine, from: "mcpx" };
+    else if (pool[key] !== undefined) filters[key] = { value: pool[key], from: "pool" };
+  }
+  return filters;
+}
+
+/**
  * Turns a configuration into server definitions, checking every field mcpx reads: the
  * entries' connection fields, their `mcpx` blocks and the top-level `pool` block.
  * @param options.warnings collects one line per deprecated key met (the caller prints them).
@@ -593,17 +629,39 @@ export function serverDefs(
   } = {},
 ): ServerDef[] {
   const warnings = options.warnings ?? [];
+  const poolWhere = `"pool" in ${config.path}`;
   for (const key of Object.keys(config.pool)) {
-    if (![...POOL_KEYS, "default"].includes(key)) {
+    if (TOP_POOL_KEYS.includes(key)) continue;
+    if (MCPX_KEYS.includes(key)) {
       throw new McpxError(
         "CONFIG_INVALID",
-        `"pool" in ${config.path}: unknown field "${key}"${didYouMean(key, POOL_KEYS)}`,
+        `${poolWhere}: "${key}" is a server's own field, not one for every server`,
+        { hint: `Write it in a server's "mcpx" block: "mcpx": { "${key}": … }` },
       );
     }
+    throw new McpxError(
+      "CONFIG_INVALID",
+      `${poolWhere}: unknown field "${key}"${didYouMean(key, TOP_POOL_KEYS)}`,
+    );
+  }
+  // Checked once here, so that a bad pool-wide filter names the pool block, not every server.
+  for (const key of ["tools", "extraIncludeTools", "excludeTools"] as const) {
+    patterns(config.pool[key], key, poolWhere);
+  }
+  if (config.pool.disabled !== undefined && typeof config.pool.disabled !== "boolean") {
+    throw new McpxError("CONFIG_INVALID", `${poolWhere}: "disabled" must be true or false`);
   }
   // The top-level queueTimeout is the pool.queueTimeout setting's, resolved with its variable
   // and flag (lib/settings/resolve.ts): it is not read a second time here.
-  const { queueTimeout: _setting, evictNamed: _evict, ...topBlock } = config.pool;
+  const {
+    queueTimeout: _setting,
+    evictNamed: _evict,
+    tools: _tools,
+    extraIncludeTools: _extra,
+    excludeTools: _exclude,
+    disabled: _disabled,
+    ...topBlock
+  } = config.pool;
   const base = poolSettings(
     topBlock,
     {
@@ -712,10 +770,18 @@ export function serverDefs(
     // to lease it, each session gets a process of its own, used by one caller at a time.
     if (leasing === "stateful") Object.assign(pool, STATEFUL_LEASING);
     const tagsOf = tagsOfBlock(block, where);
-    const disabled = own.disabled === true || block.disabled === true;
-    const only = patterns(block.tools, "tools", where);
-    const extra = patterns(block.extraIncludeTools, "extraIncludeTools", where) ?? [];
-    const exclude = patterns(block.excludeTools, "excludeTools", where) ?? [];
+    const filters = filtersOf(own, block, config.pool);
+    const disabled = filters.disabled?.value === true;
+    const filterWhere = (key: FilterKey) => filters[key]?.from === "pool" ? poolWhere : where;
+    const only = patterns(filters.tools?.value, "tools", filterWhere("tools"));
+    const extra = patterns(
+      filters.extraIncludeTools?.value,
+      "extraIncludeTools",
+      filterWhere("extraIncludeTools"),
+    ) ?? [];
+    const exclude =
+      patterns(filters.excludeTools?.value, "excludeTools", filterWhere("excludeTools")) ??
+        [];
     const curation = curationOf(block, where);
     const showsTool = (tool: string) =>
       (!only || only.some((m) => m(tool)) || extra.some((m) => m(tool))) &&
@@ -778,6 +844,7 @@ export function serverDefs(
       namespace,
       description: typeof block.description === "string" ? block.description : undefined,
       disabled,
+      filters,
       transport,
       entry,
       protocol: protocol as ServerDef["protocol"],

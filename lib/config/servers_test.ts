@@ -342,3 +342,40 @@ Deno.test("serverDefs() defaults protocol to prefer-modern over Streamable HTTP,
   }));
   assert.equal(pooled[0].protocol, "legacy");
 });
+
+Deno.test("serverDefs() applies the pool block's tool filters to every server whose block sets none", () => {
+  const [a, b, c] = serverDefs(config({
+    a: { command: "x" },
+    b: { command: "x", mcpx: { tools: ["get*"], disabled: false } },
+    c: { command: "x", disabled: false, mcpx: { excludeTools: [] } },
+  }, { tools: ["echo", "s*"], excludeTools: ["/^set$/"], disabled: true }));
+  assert.deepEqual(["echo", "sum", "set", "get"].filter(a.showsTool), ["echo", "sum"]);
+  assert.equal(a.disabled, true);
+  assert.deepEqual(a.filters, {
+    tools: { value: ["echo", "s*"], from: "pool" },
+    excludeTools: { value: ["/^set$/"], from: "pool" },
+    disabled: { value: true, from: "pool" },
+  });
+  // A server's own value wins, key by key: its tools and disabled, the pool's excludeTools.
+  assert.deepEqual(["echo", "get", "getset"].filter(b.showsTool), ["get", "getset"]);
+  assert.equal(b.disabled, false);
+  assert.deepEqual(b.filters.tools, { value: ["get*"], from: "mcpx" });
+  assert.deepEqual(b.filters.excludeTools, { value: ["/^set$/"], from: "pool" });
+  // `disabled` beside command is the server's own too, and an empty excludeTools excludes nothing.
+  assert.equal(c.disabled, false);
+  assert.deepEqual(["set", "sum"].filter(c.showsTool), ["set", "sum"]);
+  assert.equal(a.identity, serverDefs(config({ a: { command: "x" } }))[0].identity);
+});
+
+Deno.test("serverDefs() names the pool block for a bad pool-wide filter, and a per-server field", () => {
+  const rejects = (pool: Record<string, unknown>, re: RegExp) =>
+    assert.throws(
+      () => serverDefs(config({ a: { command: "x" }, b: { command: "y" } }, pool)),
+      (e: unknown) => e instanceof McpxError && e.code === "CONFIG_INVALID" && re.test(e.message),
+    );
+  rejects({ tools: "echo" }, /^"pool" in \/p\/\.mcpx\.json: "tools" must be an array/);
+  rejects({ excludeTools: ["/(/"] }, /^"pool" in \/p\/\.mcpx\.json: "excludeTools"/);
+  rejects({ disabled: "yes" }, /^"pool" in .*"disabled" must be true or false/);
+  rejects({ namespace: "x" }, /"pool" in .*"namespace" is a server's own field/);
+  rejects({ exludeTools: [] }, /unknown field "exludeTools": did you mean "excludeTools"\?/);
+});

@@ -14,6 +14,11 @@ interface ServerLeasing {
   source: string;
   /** Why, for the stateful default: what the server is and what it keeps. */
   why?: string;
+  /**
+   * Its tool filters and `disabled`, each with its source: `mcpx` (its own block) or `pool`
+   * (the top-level block, which applies to every server that does not set the key).
+   */
+  filters?: { key: string; value: unknown; source: "mcpx" | "pool" }[];
 }
 
 interface ConfigShowOutput {
@@ -65,6 +70,15 @@ async function serverLeasing(ctx: Context, warnings: string[]): Promise<ServerLe
       scope: d.pool.scope,
       source: SOURCES[d.leasing],
       ...(d.leasing === "stateful" && d.stateful ? { why: d.stateful } : {}),
+      ...(Object.keys(d.filters).length
+        ? {
+          filters: Object.entries(d.filters).map(([key, f]) => ({
+            key,
+            value: f!.value,
+            source: f!.from,
+          })),
+        }
+        : {}),
     }));
   } catch (e) {
     warnings.push(`servers not listed: ${e instanceof Error ? e.message : String(e)}`);
@@ -108,6 +122,9 @@ export const configShow = defineOperation<
           scope: z.string(),
           source: z.string(),
           why: z.string().optional(),
+          filters: z.array(
+            z.object({ key: z.string(), value: z.unknown(), source: z.enum(["mcpx", "pool"]) }),
+          ).optional(),
         }),
       ).optional(),
       schema: z.array(z.object({ key: z.string(), type: z.string() }).loose()).optional(),
@@ -171,12 +188,14 @@ export const configShow = defineOperation<
     const head = `config: ${out.config.primary ?? "(none found)"}\n`;
     const servers = out.servers?.length
       ? "\n" + renderTable(
-        ["SERVER", "SHARING", "SCOPE", "SOURCE"],
+        ["SERVER", "SHARING", "SCOPE", "SOURCE", "FILTERS"],
         out.servers.map((s) => [
           s.server,
           s.sharing,
           s.scope,
           s.why ? `${s.source}: ${s.why}` : s.source,
+          (s.filters ?? []).map((f) => `${f.key}=${JSON.stringify(f.value)} (${f.source})`)
+            .join(", "),
         ]),
       )
       : "";

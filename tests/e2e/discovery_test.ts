@@ -397,3 +397,47 @@ Deno.test("discovery: a schema cache removed or spoilt under a running daemon is
   );
   await box.json(["stop"]);
 });
+
+Deno.test("discovery: the pool block's tool filters hide tools of every server, its own block wins", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    pool: { excludeTools: ["/^set$/", "get"] },
+    mcpServers: {
+      plain: faultyServer(),
+      own: { ...faultyServer(), mcpx: { excludeTools: [] } },
+      off: { ...faultyServer(), mcpx: { disabled: true } },
+    },
+  });
+  const refreshed = await box.mcpx(["refresh"]);
+  assert.equal(refreshed.code, 0, refreshed.stderr);
+  const ls = await box.json<{ namespaces: Row[] }>(["ls"]);
+  assert.deepEqual(ls.namespaces.map((r) => [r.namespace, r.tools, r.state]), [
+    ["plain", FIXTURE_TOOLS - 2, "ready"],
+    ["own", FIXTURE_TOOLS, "ready"],
+    ["off", FIXTURE_TOOLS - 2, "disabled"],
+  ]);
+  const hidden = await box.mcpx(["call", "plain.set", "key=a", "value=b"]);
+  assert.notEqual(hidden.code, 0, "a tool the pool block excludes cannot be called");
+  assert.match(hidden.stderr, /set/);
+  const shown = await box.mcpx(["call", "own.set", "key=a", "value=b"]);
+  assert.equal(shown.code, 0, shown.stderr);
+
+  const config = await box.json<{
+    servers: { server: string; filters?: { key: string; value: unknown; source: string }[] }[];
+  }>(["config"]);
+  const filtersOf = (name: string) => config.servers.find((s) => s.server === name)?.filters;
+  assert.deepEqual(filtersOf("plain"), [
+    { key: "excludeTools", value: ["/^set$/", "get"], source: "pool" },
+  ]);
+  assert.deepEqual(filtersOf("own"), [{ key: "excludeTools", value: [], source: "mcpx" }]);
+  assert.deepEqual(filtersOf("off"), [
+    { key: "excludeTools", value: ["/^set$/", "get"], source: "pool" },
+    { key: "disabled", value: true, source: "mcpx" },
+  ]);
+  const text = await box.mcpx(["config"]);
+  assert.match(
+    text.stdout,
+    /plain\s+shared\s+global\s+default\s+excludeTools=\["\/\^set\$\/","get"\] \(pool\)/,
+  );
+  await box.json(["stop"]);
+});
