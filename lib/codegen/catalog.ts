@@ -4,19 +4,25 @@
 import type { ToolInfo } from "../mcp/types.ts";
 import { aliasDeclaration } from "./schema_to_ts.ts";
 import { namespaceBlock, planNamespace } from "./declarations.ts";
+import { search, type SearchDoc } from "../search/search.ts";
 
 /** One namespace as the catalog sees it. */
 export interface CatalogNamespace {
   ns: string;
   description?: string;
   tools: ToolInfo[];
+  /** A tool's tags (annotation tags and configured ones), which the bias weighs as search does. */
+  tagsOf?: (tool: string) => string[];
 }
 
 /** How big the catalog may be and what to favour. */
 export interface CatalogOptions {
   /** The most tokens the catalog may take, by {@linkcode estimateTokens}. */
   budget: number;
-  /** Words (case-insensitive) whose tools, by name or description, are shown first. */
+  /**
+   * Queries (case-insensitive) whose tools are shown first, each scored as `mcpx search` scores
+   * it (name, tags, namespace, description): a tool's weight is the sum over the queries.
+   */
   bias?: string[];
 }
 
@@ -68,18 +74,16 @@ export function catalog(namespaces: CatalogNamespace[], options: CatalogOptions)
     return truncatedList(lines, footer(total), maxBytes, size, render);
   }
 
-  const words = (options.bias ?? []).map((w) => w.trim().toLowerCase()).filter((w) => w !== "");
-  // 2 when a word is in the tool's name, 1 when only in its description, else 0.
-  const rank = (t: ToolInfo) => {
-    if (words.some((w) => t.name.toLowerCase().includes(w))) return 2;
-    const description = (t.description ?? "").toLowerCase();
-    return words.some((w) => description.includes(w)) ? 1 : 0;
-  };
+  const weights = biasWeights(sorted, options.bias ?? []);
   const queues = sorted.map((s) => {
     const units = planNamespace(s.tools).tools.map((p) => {
       const text = [...p.aliases.map((a) => aliasDeclaration(a, "  ")), p.declaration]
         .join("\n\n");
-      return { planned: p, bytes: utf8Length(text), rank: rank(p.tool) };
+      return {
+        planned: p,
+        bytes: utf8Length(text),
+        rank: weights.get(`${s.ns}\0${p.tool.name}`) ?? 0,
+      };
     });
     units.sort((a, b) =>
       b.rank - a.rank || a.bytes - b.bytes || compare(a.planned.name, b.planned.name)
@@ -122,6 +126,34 @@ export function catalog(namespaces: CatalogNamespace[], options: CatalogOptions)
     return namespaceBlock(q.ns, undefined, members).trimEnd();
   });
   return render([list, ...blocks, footer(total - shown)]);
+}
+
+/**
+ * Each tool's bias weight, keyed `ns\0tool`: the sum, over the bias queries, of the score
+ * `mcpx search` gives it for that query (so a tag weighs as a tag does in search). Tools no query
+ * matches are left out (weight 0).
+ */
+function biasWeights(namespaces: CatalogNamespace[], bias: string[]): Map<string, number> {
+  const weights = new Map<string, number>();
+  const queries = bias.map((q) => q.trim()).filter((q) => q !== "");
+  const docs: SearchDoc[] = namespaces.flatMap((s) =>
+    s.tools.map((t) => ({
+      namespace: s.ns,
+      tool: t.name,
+      fn: `${s.ns}.${t.name}`,
+      description: t.description,
+      tags: s.tagsOf?.(t.name) ?? [],
+    }))
+  );
+  if (docs.length === 0) return weights;
+  for (const query of queries) {
+    const { hits } = search(docs, query, { limit: docs.length });
+    for (const hit of hits) {
+      const key = `${hit.namespace}\0${hit.tool}`;
+      weights.set(key, (weights.get(key) ?? 0) + hit.score);
+    }
+  }
+  return weights;
 }
 
 function namespaceLines(namespaces: CatalogNamespace[]): string[] {

@@ -126,6 +126,31 @@ Deno.test("catalog() shows the tools matching the bias first", () => {
   ]);
 });
 
+Deno.test("catalog() weighs a tool's tags in the bias as search does", () => {
+  const namespaces: CatalogNamespace[] = [
+    {
+      ns: "a",
+      tools: [tool("short"), tool("plain_long_name", "nothing to see", 3)],
+      tagsOf: (t) => t === "plain_long_name" ? ["image"] : [],
+    },
+  ];
+  // Shortest first without a bias; the tagged tool first with its tag as the bias.
+  assert.deepEqual(shown(catalog(namespaces, { budget: 10_000 })), [
+    "a.short",
+    "a.plain_long_name",
+  ]);
+  assert.deepEqual(shown(catalog(namespaces, { budget: 10_000, bias: ["image"] })), [
+    "a.plain_long_name",
+    "a.short",
+  ]);
+  // Without tagsOf the tag is unknown, and the order is the unbiased one.
+  const untagged = [{ ...namespaces[0], tagsOf: undefined }];
+  assert.deepEqual(shown(catalog(untagged, { budget: 10_000, bias: ["image"] })), [
+    "a.short",
+    "a.plain_long_name",
+  ]);
+});
+
 Deno.test("catalog() cuts the namespace list short with a line counting the rest", () => {
   const many: CatalogNamespace[] = Array.from({ length: 40 }, (_, i) => ({
     ns: `server_${String(i).padStart(2, "0")}`,

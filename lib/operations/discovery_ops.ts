@@ -50,13 +50,21 @@ async function searchDocs(ctx: Context) {
       tool: t.name,
       fn: `${ns.def.namespace}.${fns.get(t.name)}`,
       description: t.description,
-      tags: [
-        ...(t.annotations?.readOnlyHint ? ["readOnly"] : []),
-        ...(t.annotations?.destructiveHint ? ["destructive"] : []),
-        ...ns.def.tagsOf(t.name),
-      ],
+      tags: toolTags(ns.def, t),
     }));
   });
+}
+
+/** A tool's tags as search and the catalog's bias weigh them: annotation tags, then configured. */
+function toolTags(
+  def: { tagsOf(tool: string): string[] },
+  tool: { name: string; annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean } },
+): string[] {
+  return [
+    ...(tool.annotations?.readOnlyHint ? ["readOnly"] : []),
+    ...(tool.annotations?.destructiveHint ? ["destructive"] : []),
+    ...def.tagsOf(tool.name),
+  ];
 }
 
 /**
@@ -326,7 +334,11 @@ export const toolsCatalog = defineOperation<
       type: "integer",
       doc: "Token budget (default: the catalog.budget setting, 2000)",
     },
-    { name: "bias", type: "string", doc: "Words that move matching tools to the front" },
+    {
+      name: "bias",
+      type: "string",
+      doc: "Words that move matching tools (name, tags, description) to the front",
+    },
   ],
   cli: {
     command: ["catalog"],
@@ -345,7 +357,8 @@ export const toolsCatalog = defineOperation<
       "../codegen/catalog.ts",
       import.meta.url,
     );
-    const budget = input.budget ?? (await ctx.settings()).get("catalog.budget");
+    const settings = await ctx.settings();
+    const budget = input.budget ?? settings.get("catalog.budget");
     if (budget < 1) {
       throw new McpxError("USAGE", `A catalog budget of ${budget} tokens holds nothing`, {
         hint: "Give --budget a positive number of tokens, e.g. 2000",
@@ -355,12 +368,22 @@ export const toolsCatalog = defineOperation<
     if (refused) throw refused;
     const { namespaces } = await loadNamespaces(ctx);
     const text = catalog(
-      namespaces.filter((n) => n.state !== "disabled").map((n) => ({
-        ns: n.def.namespace,
-        description: n.def.description,
-        tools: n.tools,
-      })),
-      { budget, bias: input.bias?.split(/[\s,]+/).filter(Boolean) },
+      namespaces.filter((n) => n.state !== "disabled").map((n) => {
+        const byName = new Map(n.tools.map((t) => [t.name, t]));
+        return {
+          ns: n.def.namespace,
+          description: n.def.description,
+          tools: n.tools,
+          tagsOf: (name: string) => {
+            const t = byName.get(name);
+            return t ? toolTags(n.def, t) : [];
+          },
+        };
+      }),
+      {
+        budget,
+        bias: (input.bias ?? settings.get("catalog.bias")).split(/[\s,]+/).filter(Boolean),
+      },
     );
     return { budget, tokens: estimateTokens(text), text };
   },

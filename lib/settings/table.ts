@@ -117,6 +117,13 @@ export const SETTINGS = {
     default: "2000",
     doc: "Token budget of `mcpx catalog` when the command names none",
   },
+  "catalog.bias": {
+    type: "string",
+    default: "",
+    doc: "Words (space or comma separated) whose tools `mcpx catalog` shows first, unless --bias",
+    detail:
+      "Each word is scored as `mcpx search` scores it: a tool's name, its tags (mcpx.tags, mcpx.toolTags, readOnly, destructive), its namespace and its description.",
+  },
   "daemon.socket": {
     type: "path",
     default: "",

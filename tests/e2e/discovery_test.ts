@@ -441,3 +441,24 @@ Deno.test("discovery: the pool block's tool filters hide tools of every server, 
   );
   await box.json(["stop"]);
 });
+
+Deno.test("discovery: catalog's bias weighs tags, from --bias or the catalog.bias setting", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", {
+    catalog: { bias: "vault" },
+    mcpServers: {
+      fixture: { ...faultyServer(), mcpx: { toolTags: { structured: ["vault"] } } },
+    },
+  });
+  await box.json(["refresh"]);
+  const firstShown = async (args: string[]) => {
+    const out = await box.json<{ text: string }>(["catalog", "--budget", "250", ...args]);
+    return out.text.match(/^declare namespace fixture \{\n(?:.*\n)*?\s+function (\w+)\(/m)
+      ?.[1];
+  };
+  // No tool's name or description says "vault": only its tag does.
+  assert.equal(await firstShown([]), "structured", "the setting's word picks the tagged tool");
+  assert.equal(await firstShown(["--bias", "pid"]), "pid", "--bias replaces the setting");
+  assert.notEqual(await firstShown(["--bias", ""]), "structured", "an empty --bias is no bias");
+  await box.json(["stop"]);
+});
