@@ -1,8 +1,8 @@
 /**
  * OAuth machine clients (docs/oauth.md), which get their tokens without a person: the client
  * credentials grant (with a `private_key_jwt` client assertion where a private key is configured),
- * the JWT bearer grant (workload identity), and enterprise-managed authorization, whose identity
- * assertion grant (ID-JAG) the identity provider exchanges for the user's ID token.
+ * the JWT bearer grant (workload identity), and enterprise-managed authorization, where the
+ * identity provider exchanges the user's ID token for an identity assertion grant (ID-JAG).
  */
 import { McpxError } from "../../errors.ts";
 import { dpopKeyOf, randomToken, signEs256 } from "./dpop.ts";
