@@ -25,7 +25,7 @@ import {
   tokenRequest,
   writeIssuerFile,
 } from "./store.ts";
-import { discover } from "./discover.ts";
+import { discover, type Discovery } from "./discover.ts";
 import { machineToken } from "./machine.ts";
 
 /** How long `mcpx auth login` waits for the browser to come back. */
@@ -60,6 +60,57 @@ export async function login(use: OAuthUse, io: LoginIo): Promise<AuthStatus> {
     );
   }
   const f = reaching(use.fetch ?? fetch);
+  const plan = await prepareSignIn(use);
+  const { server, issuer } = plan.found;
+
+  const state = randomToken();
+  const verifier = randomToken() + randomToken();
+  const challenge = await s256(verifier);
+  const { listener, waiting } = redirectListener(state, io.signal);
+  try {
+    const redirectUri = `http://127.0.0.1:${listener.addr.port}/callback`;
+    const client = await clientFor(
+      use,
+      f,
+      server,
+      issuer,
+      redirectUri,
+      plan.existing,
+      plan.found.scopes,
+    );
+    const url = authorizationUrl(plan, client.clientId, redirectUri, challenge, state);
+    io.say(`Open this URL to sign in to "${use.namespace}" (waiting on ${redirectUri}):`);
+    io.say(url.href);
+    await io.openBrowser?.(url.href);
+
+    const params = await redirected(use, waiting, io.waitMs);
+    checkRedirect(use, params, state, server, issuer);
+    return await storeSignIn(use, f, plan, client, {
+      code: params.get("code") ?? "",
+      redirectUri,
+      verifier,
+    });
+  } finally {
+    await listener.shutdown();
+  }
+}
+
+/** What a sign-in learns of its authorization server before it opens the loopback listener. */
+interface SignIn {
+  found: Discovery;
+  authorize: string;
+  tokenEndpoint: string;
+  /** The issuer's file. */
+  path: string;
+  /** What the issuer's file holds already: its client and DPoP key are kept. */
+  existing: IssuerFile | undefined;
+}
+
+/**
+ * Discovery for a sign-in: an authorization server offering PKCE with S256 and publishing both
+ * endpoints, the scopes to ask for (with those a server asked for since), and the issuer's file.
+ */
+async function prepareSignIn(use: OAuthUse): Promise<SignIn> {
   const found = await discover(use);
   const { server, issuer } = found;
   const methods = server.code_challenge_methods_supported;
@@ -85,15 +136,19 @@ export async function login(use: OAuthUse, io: LoginIo): Promise<AuthStatus> {
       throw error;
     }
   })();
+  return { found, authorize, tokenEndpoint, path, existing };
+}
 
-  const state = randomToken();
-  const verifier = randomToken() + randomToken();
-  const challenge = await s256(verifier);
+/**
+ * The loopback listener on 127.0.0.1 that the browser is redirected to, and the wait for that
+ * redirect's parameters, which an abort of `signal` ends.
+ */
+function redirectListener(state: string, signal: AbortSignal | undefined) {
   const waiting = Promise.withResolvers<URLSearchParams>();
   waiting.promise.catch(() => {});
   // Aborting ends the wait, and the listener is shut down below (not through the signal: an abort
   // after the sign-in ended would shut down a listener that is already gone).
-  io.signal?.addEventListener(
+  signal?.addEventListener(
     "abort",
     () => waiting.reject(new McpxError("CREDENTIALS_MISSING", "The sign-in was cancelled")),
     { once: true },
@@ -112,67 +167,86 @@ export async function login(use: OAuthUse, io: LoginIo): Promise<AuthStatus> {
       { status: ok ? 200 : 400, headers: { "content-type": "text/plain; charset=utf-8" } },
     );
   });
-  try {
-    const redirectUri = `http://127.0.0.1:${listener.addr.port}/callback`;
-    const client = await clientFor(use, f, server, issuer, redirectUri, existing, found.scopes);
-    const url = new URL(authorize);
-    const q = url.searchParams;
-    q.set("response_type", "code");
-    q.set("client_id", client.clientId);
-    q.set("redirect_uri", redirectUri);
-    q.set("code_challenge", challenge);
-    q.set("code_challenge_method", "S256");
-    q.set("state", state);
-    q.set("resource", found.resource);
-    if (found.scopes?.length) q.set("scope", found.scopes.join(" "));
-    io.say(`Open this URL to sign in to "${use.namespace}" (waiting on ${redirectUri}):`);
-    io.say(url.href);
-    await io.openBrowser?.(url.href);
+  return { listener, waiting };
+}
 
-    const timer = setTimeout(() => waiting.reject(timeoutError(use)), io.waitMs ?? LOGIN_WAIT_MS);
-    let params: URLSearchParams;
-    try {
-      params = await waiting.promise;
-    } finally {
-      clearTimeout(timer);
-    }
-    checkRedirect(use, params, state, server, issuer);
-    const dpopKey = await dpopKeyOf(server, existing);
-    const answer = await tokenRequest(f, {
-      issuer,
-      tokenEndpoint,
-      authMethods: authMethods(server),
-      client,
-      ...(dpopKey ? { dpopKey } : {}),
-      tokens: {},
-    }, {
-      grant_type: "authorization_code",
-      code: params.get("code") ?? "",
-      redirect_uri: redirectUri,
-      code_verifier: verifier,
-      resource: found.resource,
-    });
-    // Read again: another resource of the same issuer may have signed in meanwhile.
-    const latest = (() => {
-      try {
-        return readIssuerFile(path);
-      } catch {
-        return undefined;
-      }
-    })();
-    const file: IssuerFile = {
-      issuer,
-      tokenEndpoint,
-      authMethods: authMethods(server),
-      client,
-      ...(dpopKey ? { dpopKey } : {}),
-      tokens: { ...latest?.tokens, [resourceOf(use.url)]: storedTokens(use.namespace, answer) },
-    };
-    writeIssuerFile(path, file);
-    return statusOf(use, path, file);
+/** The authorization request: the code flow with PKCE (S256) for the resource, with its scopes. */
+function authorizationUrl(
+  plan: SignIn,
+  clientId: string,
+  redirectUri: string,
+  challenge: string,
+  state: string,
+): URL {
+  const url = new URL(plan.authorize);
+  const q = url.searchParams;
+  q.set("response_type", "code");
+  q.set("client_id", clientId);
+  q.set("redirect_uri", redirectUri);
+  q.set("code_challenge", challenge);
+  q.set("code_challenge_method", "S256");
+  q.set("state", state);
+  q.set("resource", plan.found.resource);
+  if (plan.found.scopes?.length) q.set("scope", plan.found.scopes.join(" "));
+  return url;
+}
+
+/** The redirect's parameters, or a timeout after `waitMs` ({@linkcode LOGIN_WAIT_MS} by default). */
+async function redirected(
+  use: OAuthUse,
+  waiting: PromiseWithResolvers<URLSearchParams>,
+  waitMs: number | undefined,
+): Promise<URLSearchParams> {
+  const timer = setTimeout(() => waiting.reject(timeoutError(use)), waitMs ?? LOGIN_WAIT_MS);
+  try {
+    return await waiting.promise;
   } finally {
-    await listener.shutdown();
+    clearTimeout(timer);
   }
+}
+
+/** Exchanges the redirect's code for tokens and stores them in the issuer's file. */
+async function storeSignIn(
+  use: OAuthUse,
+  f: Fetch,
+  plan: SignIn,
+  client: IssuerFile["client"],
+  grant: { code: string; redirectUri: string; verifier: string },
+): Promise<AuthStatus> {
+  const { found: { server, issuer }, tokenEndpoint, path } = plan;
+  const dpopKey = await dpopKeyOf(server, plan.existing);
+  const answer = await tokenRequest(f, {
+    issuer,
+    tokenEndpoint,
+    authMethods: authMethods(server),
+    client,
+    ...(dpopKey ? { dpopKey } : {}),
+    tokens: {},
+  }, {
+    grant_type: "authorization_code",
+    code: grant.code,
+    redirect_uri: grant.redirectUri,
+    code_verifier: grant.verifier,
+    resource: plan.found.resource,
+  });
+  // Read again: another resource of the same issuer may have signed in meanwhile.
+  const latest = (() => {
+    try {
+      return readIssuerFile(path);
+    } catch {
+      return undefined;
+    }
+  })();
+  const file: IssuerFile = {
+    issuer,
+    tokenEndpoint,
+    authMethods: authMethods(server),
+    client,
+    ...(dpopKey ? { dpopKey } : {}),
+    tokens: { ...latest?.tokens, [resourceOf(use.url)]: storedTokens(use.namespace, answer) },
+  };
+  writeIssuerFile(path, file);
+  return statusOf(use, path, file);
 }
 
 function timeoutError(use: OAuthUse): McpxError {
