@@ -25,7 +25,7 @@ import { passthroughNames, serverEnvironment } from "../config/server_env.ts";
 import type { Settings } from "../settings/resolve.ts";
 import { resolve } from "../_path.ts";
 import { cacheDir, questionsDb, stateDir, SUN_PATH_LIMIT } from "../paths.ts";
-import { isMachine, login, oauthDir } from "../mcp/oauth.ts";
+import { isMachine, login, oauthDir } from "../mcp/oauth/mod.ts";
 import type { SignIn } from "../pool/sign_in.ts";
 import {
   CacheWriter,

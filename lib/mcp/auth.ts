@@ -1,6 +1,6 @@
 import { McpxError } from "../errors.ts";
 import { REFERENCE } from "../config/server_env.ts";
-import type { OAuthClientConfig } from "./oauth.ts";
+import type { OAuthClientConfig } from "./oauth/mod.ts";
 
 /** The `auth` block of a server entry. */
 export type AuthConfig =
@@ -94,7 +94,7 @@ export function resolveAuth(
     const field = (key: string) => expand((auth as Record<string, string>)[key], `auth.${key}`);
     switch (auth.type) {
       case "oauth":
-        // Performed by the connection (lib/mcp/oauth.ts) with the tokens `mcpx auth login` stored.
+        // Performed by the connection (lib/mcp/oauth/) with the tokens `mcpx auth login` stored.
         break;
       case "bearer":
         headers.Authorization = `Bearer ${noLineBreak(name, field("token"), "auth.token")}`;

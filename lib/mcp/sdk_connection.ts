@@ -40,7 +40,7 @@ import {
   reportingFetch,
   safeUrl,
 } from "./http_transport.ts";
-import { oauthFetch } from "./oauth.ts";
+import { oauthFetch } from "./oauth/mod.ts";
 import { describeEnd, oversizedData, StdioTransport } from "./stdio_transport.ts";
 import type {
   CallOptions,

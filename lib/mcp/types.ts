@@ -1,4 +1,4 @@
-import type { OAuthUse } from "./oauth.ts";
+import type { OAuthUse } from "./oauth/mod.ts";
 
 /** How a client speaks to one server, resolved from its configuration entry. */
 export interface ServerSpec {
@@ -20,7 +20,7 @@ export interface ServerSpec {
   callerCwd?: string;
   /**
    * http/sse: where stored OAuth tokens for this endpoint are looked up and refreshed
-   * (lib/mcp/oauth.ts); absent when the entry sets its own `Authorization` header.
+   * (lib/mcp/oauth/); absent when the entry sets its own `Authorization` header.
    */
   oauth?: OAuthUse;
   /** Protocol era; a server with none configured gets `defaultProtocol()` (lib/config/servers.ts). */

@@ -2,7 +2,7 @@ import { defineOperation, type Zod } from "./define.ts";
 import { McpxError } from "../errors.ts";
 import type { Context } from "../context.ts";
 import { load } from "../_load.ts";
-import type { AuthStatus, OAuthUse } from "../mcp/oauth.ts";
+import type { AuthStatus, OAuthUse } from "../mcp/oauth/mod.ts";
 
 const NAMESPACE = {
   name: "namespace",
@@ -38,7 +38,7 @@ async function usesOf(ctx: Context, namespace?: string): Promise<OAuthUse[]> {
       load<typeof import("../config/load.ts")>("../config/load.ts", import.meta.url),
       load<typeof import("../config/servers.ts")>("../config/servers.ts", import.meta.url),
       load<typeof import("../mcp/auth.ts")>("../mcp/auth.ts", import.meta.url),
-      load<typeof import("../mcp/oauth.ts")>("../mcp/oauth.ts", import.meta.url),
+      load<typeof import("../mcp/oauth/mod.ts")>("../mcp/oauth/mod.ts", import.meta.url),
       load<typeof import("../paths.ts")>("../paths.ts", import.meta.url),
     ]);
   const settings = await ctx.settings();
@@ -156,7 +156,10 @@ export const auth = defineOperation<
       });
     }
     const uses = await usesOf(ctx, input.namespace);
-    const oauth = await load<typeof import("../mcp/oauth.ts")>("../mcp/oauth.ts", import.meta.url);
+    const oauth = await load<typeof import("../mcp/oauth/mod.ts")>(
+      "../mcp/oauth/mod.ts",
+      import.meta.url,
+    );
     if (input.action === "status") {
       return { action: "status", servers: uses.map((use) => oauth.status(use)) };
     }

@@ -287,7 +287,10 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
   }
 
   // Every server's command is installed; credentials it references are present.
-  const oauth = await load<typeof import("../mcp/oauth.ts")>("../mcp/oauth.ts", import.meta.url);
+  const oauth = await load<typeof import("../mcp/oauth/mod.ts")>(
+    "../mcp/oauth/mod.ts",
+    import.meta.url,
+  );
   const { stateDir, cacheDir, logsDir } = await load<typeof import("../paths.ts")>(
     "../paths.ts",
     import.meta.url,

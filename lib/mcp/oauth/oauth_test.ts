@@ -1,17 +1,9 @@
 import assert from "node:assert/strict";
-import { McpxError } from "../errors.ts";
-import {
-  accessToken,
-  discover,
-  type IssuerFile,
-  issuerPath,
-  login,
-  metadataUrls,
-  oauthFetch,
-  type OAuthUse,
-  parseChallenge,
-  readIssuerFile,
-} from "./oauth.ts";
+import { McpxError } from "../../errors.ts";
+import { discover, metadataUrls, parseChallenge } from "./discover.ts";
+import { accessToken, oauthFetch } from "./fetch.ts";
+import { login } from "./login.ts";
+import { type IssuerFile, issuerPath, type OAuthUse, readIssuerFile } from "./store.ts";
 
 const ORIGIN = "https://mcp.example.test";
 const ISSUER = "https://auth.example.test/tenant";
