@@ -239,7 +239,7 @@ export class Context {
       this.io.cwd,
       this.io.env,
       this.boot.get("config") || undefined,
-      { firstOnly: true },
+      { firstOnly: true, paths: this.boot.get("paths.config") },
     );
   }
 
@@ -249,6 +249,15 @@ export class Context {
       this.io.cwd,
       this.io.env,
       this.boot.get("config") || undefined,
+      { paths: this.boot.get("paths.config") },
+    );
+  }
+
+  /** One line per `paths.config` entry that names nothing, once the search has been made. */
+  locationWarnings(): string[] {
+    const missing = new Set([...this.#location?.missing ?? [], ...this.#layers?.missing ?? []]);
+    return [...missing].map((path) =>
+      `paths.config names "${path}", which does not exist: it was skipped`
     );
   }
 

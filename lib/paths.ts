@@ -31,9 +31,9 @@ export function questionsDb(settings: Settings, env: Readonly<Record<string, str
   return join(stateDir(settings, env), "questions.db");
 }
 
-/** Where the JSONL log files are: `<state>/logs` (docs/logging.md). */
+/** Where the JSONL log files are: `logging.dir`, else `<state>/logs` (docs/logging.md). */
 export function logsDir(settings: Settings, env: Readonly<Record<string, string>>): string {
-  return join(stateDir(settings, env), "logs");
+  return settings.get("logging.dir") || join(stateDir(settings, env), "logs");
 }
 
 /** The stem of the log files the CLI writes for script runs (`runs.jsonl`, `runs.1.jsonl`…). */

@@ -30,6 +30,45 @@ Deno.test("discoverConfig() takes the nearest project file and layers every file
   await Deno.remove(root, { recursive: true });
 });
 
+Deno.test("discoverConfig() follows paths.config: files and folders in order, - for the usual places", async () => {
+  const root = await tree({
+    "repo/.mcpx.json": "{}",
+    "team/config.json": "{}",
+    "one.json": "{}",
+    "home/.mcpx.json": "{}",
+  });
+  const env = { HOME: join(root, "home") };
+  const cwd = join(root, "repo");
+  // A list without - replaces the built-in locations; a folder is searched for the usual names.
+  const replaced = discoverConfig(cwd, env, undefined, { paths: "../team, ../one.json" });
+  assert.equal(replaced.primary, join(root, "team/config.json"));
+  assert.deepEqual(replaced.layers, [join(root, "one.json"), join(root, "team/config.json")]);
+  assert.equal(replaced.listed, true);
+  // With -, the usual places come where it stands: after ../one.json here.
+  const spliced = discoverConfig(cwd, env, undefined, { paths: "../one.json,-" });
+  assert.equal(spliced.primary, join(root, "one.json"));
+  assert.deepEqual(spliced.layers, [
+    join(root, "home/.mcpx.json"),
+    join(root, "repo/.mcpx.json"),
+    join(root, "one.json"),
+  ]);
+  assert.equal(
+    discoverConfig(cwd, env, undefined, { paths: "-,../one.json", firstOnly: true }).primary,
+    join(root, "repo/.mcpx.json"),
+  );
+  // An entry naming nothing is skipped and reported; the rest still count.
+  const missing = discoverConfig(cwd, env, undefined, { paths: "./nope.json,-" });
+  assert.deepEqual(missing.missing, [join(root, "repo/nope.json")]);
+  assert.equal(missing.primary, join(root, "repo/.mcpx.json"));
+  // Empty is the built-in search; an explicit file still wins outright.
+  assert.equal(discoverConfig(cwd, env, undefined, { paths: "" }).listed, undefined);
+  assert.equal(
+    discoverConfig(cwd, env, join(root, "one.json"), { paths: "../team" }).primary,
+    join(root, "one.json"),
+  );
+  await Deno.remove(root, { recursive: true });
+});
+
 Deno.test("discoverConfig() prefers .mcpx.json over .mcp.json in one folder, and an explicit path over all", async () => {
   const root = await tree({ ".mcpx.json": "{}", ".mcp.json": "{}", "other.json": "{}" });
   assert.equal(discoverConfig(root, { HOME: root }).primary, join(root, ".mcpx.json"));

@@ -1,3 +1,4 @@
+import { isFile } from "../_fs.ts";
 import { dirname, join, resolve } from "../_path.ts";
 import { McpxError } from "../errors.ts";
 
@@ -14,7 +15,14 @@ export interface ConfigLocation {
   searched: string[];
   /** Whether the primary file was named explicitly (MCPX_CONFIG or --config). */
   explicit: boolean;
+  /** Entries of `paths.config` that name nothing: each is one warning. */
+  missing?: string[];
+  /** Set when the `paths.config` list, not the built-in locations, said where to look. */
+  listed?: true;
 }
+
+/** Names a folder listed in `paths.config` is searched for (itself only, not upward). */
+const LISTED_NAMES = [...PROJECT_NAMES, "config.json"];
 
 /** The user and system locations searched after the project ones. */
 export function globalCandidates(env: Readonly<Record<string, string>>): string[] {
@@ -64,17 +72,11 @@ function candidateExists(path: string): boolean {
   return true;
 }
 
-function isFile(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
-  }
-}
-
 /**
- * Finds the configuration: `explicit` (from MCPX_CONFIG or --config) wins outright; otherwise
- * `.mcpx.json`, `.mcpx/config.json`, `.mcp.json` upward from `cwd`, then the user and system files.
+ * Finds the configuration: `explicit` (from MCPX_CONFIG or --config) wins outright; otherwise the
+ * `paths.config` list (`options.paths`: files and folders, `-` for the built-in locations), or
+ * when it is empty the built-in locations: `.mcpx.json`, `.mcpx/config.json`, `.mcp.json` upward
+ * from `cwd`, then the user and system files.
  * @throws {McpxError} CONFIG_NOT_FOUND when an explicitly named file does not exist;
  * CONFIG_INVALID when a candidate is a directory, a dangling symlink or a symlink loop.
  */
@@ -82,7 +84,7 @@ export function discoverConfig(
   cwd: string,
   env: Readonly<Record<string, string>>,
   explicit?: string,
-  options: { firstOnly?: boolean } = {},
+  options: { firstOnly?: boolean; paths?: string } = {},
 ): ConfigLocation {
   if (explicit) {
     const path = resolve(cwd, explicit);
@@ -108,6 +110,7 @@ export function discoverConfig(
   }
   const searched: string[] = [];
   const found: string[] = [];
+  const missing: string[] = [];
   const seen = new Set<string>();
   const consider = (path: string) => {
     searched.push(path);
@@ -123,16 +126,55 @@ export function discoverConfig(
   // With firstOnly the search stops at the primary file: what keys the daemon and the cache.
   // The settings layers above it are only read when settings are (about 3 ms of stat calls).
   const done = () => options.firstOnly === true && found.length > 0;
-  for (let dir = resolve(cwd, "."); !done(); dir = dirname(dir)) {
-    for (const name of PROJECT_NAMES) if (!done()) consider(join(dir, name));
-    if (dirname(dir) === dir) break;
+  const builtin = () => {
+    for (let dir = resolve(cwd, "."); !done(); dir = dirname(dir)) {
+      for (const name of PROJECT_NAMES) if (!done()) consider(join(dir, name));
+      if (dirname(dir) === dir) break;
+    }
+    for (const path of globalCandidates(env)) if (!done()) consider(path);
+  };
+  const entries = (options.paths ?? "").split(",").map((e) => e.trim()).filter(Boolean);
+  if (entries.length === 0) builtin();
+  for (const entry of entries) {
+    if (done()) break;
+    if (entry === "-") {
+      builtin();
+      continue;
+    }
+    const path = resolve(
+      cwd,
+      entry.startsWith("~/") ? join(env.HOME ?? "", entry.slice(2)) : entry,
+    );
+    let isDir: boolean;
+    try {
+      isDir = Deno.statSync(path).isDirectory;
+    } catch {
+      missing.push(path);
+      searched.push(path);
+      continue;
+    }
+    if (!isDir) consider(path);
+    else for (const name of LISTED_NAMES) if (!done()) consider(join(path, name));
   }
-  for (const path of globalCandidates(env)) if (!done()) consider(path);
-  return { primary: found[0], layers: found.reverse(), searched, explicit: false };
+  return {
+    primary: found[0],
+    layers: found.reverse(),
+    searched,
+    explicit: false,
+    ...(missing.length ? { missing } : {}),
+    ...(entries.length ? { listed: true as const } : {}),
+  };
 }
 
 /** The error for a command that needs a configuration when none was found. */
 export function noConfigError(location: ConfigLocation): McpxError {
+  if (location.listed) {
+    return new McpxError(
+      "CONFIG_NOT_FOUND",
+      `No configuration found where paths.config says: looked at ${location.searched.join(", ")}`,
+      { hint: "Fix MCPX_PATHS_CONFIG (or --paths-config), or add - to it for the usual places" },
+    );
+  }
   return new McpxError(
     "CONFIG_NOT_FOUND",
     `No configuration found: looked for ${

@@ -415,7 +415,7 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
         area: "logindex",
         status: "fail",
         message: `log directory ${logs} is not a directory`,
-        hint: `Move ${logs} away, or set logging.dir to a folder`,
+        hint: `Move ${logs} away, or point MCPX_LOGGING_DIR (--logging-dir) at a folder`,
       });
     } else {
       const { INDEX_FILE, openIndex } = await load<typeof import("../logindex/index.ts")>(

@@ -342,19 +342,21 @@ export const scriptsList = defineOperation<
       })),
     }),
   async run(_input, ctx) {
-    const [{ listScripts }, { dirname }] = await Promise.all([
+    const [{ listScripts, missingEntryWarnings }, { dirname }] = await Promise.all([
       load<typeof import("../scripts/resolve.ts")>("../scripts/resolve.ts", import.meta.url),
       load<typeof import("../_path.ts")>("../_path.ts", import.meta.url),
     ]);
     const settings = await ctx.settings();
     const source = settings.describe("paths.scripts").source;
-    return listScripts({
+    const search = {
       cwd: ctx.io.cwd,
       env: ctx.io.env,
       paths: settings.get("paths.scripts"),
       pathsBase: source.kind === "file" ? dirname(source.where) : ctx.io.cwd,
       allowOverlap: settings.get("plumbing.allowTsJsOverlap"),
-    });
+    };
+    for (const w of missingEntryWarnings(search)) ctx.io.err(`mcpx: warning: ${w}\n`);
+    return listScripts(search);
   },
   async render(out) {
     const { clip, renderTable } = await load<typeof import("../table.ts")>(

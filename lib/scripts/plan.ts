@@ -5,8 +5,9 @@ import { secureCacheDir } from "../cache/secure.ts";
 import { stripTypeScriptTypes } from "node:module";
 import { dirname, join, resolve } from "../_path.ts";
 import { McpxError, messageOf } from "../errors.ts";
-import { cacheDir, stateDir } from "../paths.ts";
+import { cacheDir, logsDir, stateDir } from "../paths.ts";
 import { VERSION } from "../version.ts";
+import { exists } from "../_fs.ts";
 import type { Context } from "../context.ts";
 import { readDirectives } from "./directives.ts";
 import {
@@ -19,7 +20,13 @@ import {
   readSource,
 } from "./template.ts";
 import { parseEnvFile, parseEnvPair } from "./env_vars.ts";
-import { type ResolvedScript, resolveScript, type SearchOptions } from "./resolve.ts";
+import {
+  isPathShaped,
+  missingEntryWarnings,
+  type ResolvedScript,
+  resolveScript,
+  type SearchOptions,
+} from "./resolve.ts";
 import { requireScriptTrusted } from "./trust.ts";
 import {
   isCompiled,
@@ -204,6 +211,9 @@ export async function planRun(ctx: Context, request: RunRequest): Promise<RunPla
     pathsBase: pathsSource.kind === "file" ? dirname(pathsSource.where) : io.cwd,
     allowOverlap: settings.get("plumbing.allowTsJsOverlap"),
   };
+  if (request.script !== undefined && !isPathShaped(request.script)) {
+    for (const w of missingEntryWarnings(search)) io.err(`mcpx: warning: ${w}\n`);
+  }
   const script = request.script !== undefined
     ? await capture(problems, () => resolveScript(request.script!, search))
     : undefined;
@@ -320,7 +330,7 @@ export async function planRun(ctx: Context, request: RunRequest): Promise<RunPla
 
   // The log folder (<state>/logs, docs/logging.md): created when missing, refused when something
   // else is in its place.
-  const logDir = join(stateDir(ctx.boot, io.env), "logs");
+  const logDir = logsDir(ctx.boot, io.env);
   try {
     if (!Deno.statSync(logDir).isDirectory) {
       problems.push(
@@ -373,9 +383,19 @@ export async function planRun(ctx: Context, request: RunRequest): Promise<RunPla
     const template = launcherValue ? await read("script.launcher", "--launcher") : DEFAULT_TEMPLATE;
     const list = (key: "paths.placeholders" | "plumbing.launcherPlaceholderRepeat") =>
       settings.get(key).split(",").map((x) => x.trim()).filter(Boolean);
+    // A placeholder file or folder that is not there is one warning, and the rest still count.
+    const declared = list("paths.placeholders").filter((entry) => {
+      if (exists(resolve(io.cwd, entry))) return true;
+      io.err(
+        `mcpx: warning: paths.placeholders names "${
+          resolve(io.cwd, entry)
+        }", which does not exist: it was skipped\n`,
+      );
+      return false;
+    });
     const make = (scriptPath: string) => {
       const fills = builtinFills({ ...hooks, script: scriptPath });
-      addDeclared(fills, list("paths.placeholders"), io.cwd);
+      addDeclared(fills, declared, io.cwd);
       return expandTemplate(template ?? DEFAULT_TEMPLATE, fills, {
         repeat: list("plumbing.launcherPlaceholderRepeat"),
         origin: launcherValue

@@ -1,3 +1,4 @@
+import { isFile } from "../_fs.ts";
 import { dirname, join, resolve } from "../_path.ts";
 import { McpxError } from "../errors.ts";
 import { nearest } from "../near.ts";
@@ -106,19 +107,21 @@ export function searchLocations(options: SearchOptions): SearchLocation[] {
   return out.filter((l) => !seen.has(l.path) && seen.add(l.path));
 }
 
+/**
+ * The `paths.scripts` entries that name nothing on disk, each as one warning line: an optional
+ * path that is missing is said, not passed over in silence nor made an error.
+ */
+export function missingEntryWarnings(options: SearchOptions): string[] {
+  return searchLocations(options)
+    .filter((l) => l.from === "paths.scripts" && stateOf(l.path) === "missing")
+    .map((l) => `paths.scripts names "${l.path}", which does not exist: it was skipped`);
+}
+
 function stateOf(path: string): ProbedLocation["state"] {
   try {
     return Deno.statSync(path).isDirectory ? "dir" : "file";
   } catch {
     return "missing";
-  }
-}
-
-function isFile(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
   }
 }
 

@@ -77,6 +77,14 @@ export const SETTINGS = {
     detail: "Empty means $XDG_STATE_HOME/mcpx, else ~/.local/state/mcpx.",
     early: true,
   },
+  "paths.config": {
+    type: "string",
+    default: "",
+    doc: "Where configuration files are searched, comma-separated; `-` stands for the usual places",
+    detail:
+      "Empty searches the built-in locations: .mcpx.json, .mcpx/config.json and .mcp.json upward from the working directory, then $XDG_CONFIG_HOME/mcpx/config.json, ~/.config/mcpx/config.json, ~/.mcpx.json and /etc/mcpx/config.json. A list without `-` replaces them; `./team.json,-` puts ./team.json nearest, then the usual places. An entry is a file, or a folder searched for .mcpx.json, .mcpx/config.json, .mcp.json and config.json (not upward). The first file found defines the servers; every file found is a settings layer. An entry that does not exist is one warning. Read from the environment or a flag only (MCPX_PATHS_CONFIG, --paths-config); MCPX_CONFIG or --config names one file outright.",
+    early: true,
+  },
   "paths.cache": {
     type: "path",
     default: "",
@@ -347,6 +355,14 @@ export const SETTINGS = {
       "Finding the call site costs a stack trace (microseconds), so by default only warn and above pay it. `--log-source` alone (true) records it for every level, `--log-source=error` only for error and fatal, `--log-source=false` never.",
     flag: "--log-source",
     bare: "true",
+  },
+  "logging.dir": {
+    type: "path",
+    default: "",
+    doc: "Directory of the JSONL logs and their index (`mcpx log`)",
+    detail:
+      "Empty means <state>/logs. Read from the environment or a flag only (MCPX_LOGGING_DIR, --logging-dir), as paths.state is, so that every command and the daemon it starts agree on it.",
+    early: true,
   },
   "logging.maxBytes": {
     type: "integer",

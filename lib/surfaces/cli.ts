@@ -446,6 +446,7 @@ async function command(
       const settings = await loaded.catch(() => undefined);
       for (const w of settings?.warnings ?? []) io.err(`mcpx: warning: ${w}\n`);
     }
+    for (const w of ctx.locationWarnings()) io.err(`mcpx: warning: ${w}\n`);
     if (json) {
       const doc = op.json ? await op.json(output as never, ctx, typed as never) : output;
       io.out(JSON.stringify(doc, null, 2) + "\n");
@@ -462,6 +463,7 @@ async function command(
     // What the settings had to say (a file left out, say) may be why the command failed.
     const loaded = await ctx?.loadedSettings()?.catch(() => undefined);
     for (const w of loaded?.warnings ?? []) io.err(`mcpx: warning: ${w}\n`);
+    for (const w of ctx?.locationWarnings() ?? []) io.err(`mcpx: warning: ${w}\n`);
     if (!(error instanceof McpxError)) {
       const message = messageOf(error);
       // Under --json the document on stdout is the one report; the text would repeat it.

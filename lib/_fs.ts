@@ -1,0 +1,33 @@
+/**
+ * The stat helpers: whether something is at a path, and what. Each answers false for a path
+ * that cannot be read (nothing there, a parent that is not a folder, no permission), following
+ * symlinks.
+ */
+
+/** Whether anything is at `path`. */
+export function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `path` is a regular file (or a symlink to one). */
+export function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `path` is a folder (or a symlink to one). */
+export function isDirectory(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
+  }
+}
