@@ -571,3 +571,45 @@ function findOnPath(name: string, path: string): string | undefined {
   }
   return undefined;
 }
+
+// --- The daemon's finder ---------------------------------------------------------------
+
+/** What {@link repositoryFinder} says when git had to be asked, or could not answer. */
+export interface FinderNote {
+  cwd: string;
+  /** `git`: git answered; `folder`: the scope was degraded to the folder itself. */
+  outcome: "git" | "folder";
+  reason: string;
+}
+
+/**
+ * The repository finder the `repo` and `worktree` scopes use: the native reader, and for the
+ * layouts it leaves to git (`core.worktree` naming another folder) one `git rev-parse` per
+ * folder, remembered, so that a call does not start a process. When git cannot answer either,
+ * the folder itself stands for the repository (its processes are keyed by it, as the `cwd` scope
+ * would), rather than a process per call. `note` is told once per folder, for the log.
+ */
+export function repositoryFinder(
+  fallback: GitFallback,
+  note: (n: FinderNote) => void,
+  limit = 1024,
+): (cwd: string) => RepositoryInfo | undefined {
+  const asked = new Map<string, RepositoryInfo>();
+  return (cwd) => {
+    const known = asked.get(cwd);
+    if (known) return known;
+    const native = explainRepository(cwd);
+    if (native.info || native.unsupported === undefined) return native.info;
+    const answer = explainRepository(cwd, fallback);
+    let info = answer.info;
+    if (info) note({ cwd, outcome: "git", reason: answer.reason ?? native.reason ?? "" });
+    else {
+      info = { worktree: cwd, gitDir: cwd, commonDir: cwd, layout: "dir" };
+      note({ cwd, outcome: "folder", reason: answer.reason ?? native.reason ?? "" });
+    }
+    // Bounded: a daemon asked from many folders forgets the oldest answer first.
+    if (asked.size >= limit) asked.delete(asked.keys().next().value!);
+    asked.set(cwd, info);
+    return info;
+  };
+}

@@ -2,7 +2,13 @@
 // what `git rev-parse` says in the same folder (made absolute and real).
 
 import assert from "node:assert/strict";
-import { discoverRepository, explainRepository, parseConfig } from "./discover.ts";
+import {
+  discoverRepository,
+  explainRepository,
+  type FinderNote,
+  parseConfig,
+  repositoryFinder,
+} from "./discover.ts";
 import type { RepositoryInfo, RepositoryLayout } from "./discover.ts";
 
 const PATH = Deno.env.get("PATH") ?? "/usr/local/bin:/usr/bin:/bin";
@@ -282,6 +288,57 @@ Deno.test(
     const asked = explainRepository(a, { PATH });
     assert.equal(asked.source, "git");
     assert.deepEqual(asked.info, { ...theirs, layout: "dir" });
+  }),
+);
+
+Deno.test(
+  "repositoryFinder() asks git once per folder for a layout left to it, else keys by the folder",
+  withTemp((root) => {
+    const a = repo(`${root}/a`);
+    Deno.mkdirSync(`${root}/elsewhere`);
+    git(a, "config", "core.worktree", "../../elsewhere");
+    // A git that counts its runs, in front of the real one.
+    const real = run(root, "--exec-path").ok
+      ? new Deno.Command("sh", {
+        args: ["-c", "command -v git"],
+        env: { PATH },
+        stdout: "piped",
+      }).outputSync()
+      : undefined;
+    const gitPath = new TextDecoder().decode(real?.stdout).trim();
+    Deno.mkdirSync(`${root}/bin`);
+    Deno.writeTextFileSync(
+      `${root}/bin/git`,
+      `#!/bin/sh\necho run >> ${root}/runs\nexec ${gitPath} "$@"\n`,
+    );
+    Deno.chmodSync(`${root}/bin/git`, 0o755);
+    const notes: FinderNote[] = [];
+    const find = repositoryFinder({ PATH: `${root}/bin:${PATH}` }, (n) => notes.push(n));
+    const first = find(a);
+    assert.equal(first?.worktree, `${root}/elsewhere`);
+    assert.deepEqual(find(a), first);
+    assert.deepEqual(find(a), first);
+    const runs = () => Deno.readTextFileSync(`${root}/runs`).split("\n").filter(Boolean).length;
+    assert.equal(runs(), 1, "three calls from one folder ran git once");
+    assert.deepEqual(notes.map((n) => [n.cwd, n.outcome]), [[a, "git"]]);
+    assert.match(notes[0].reason, /answered by git rev-parse/);
+    // A layout the native reader handles never runs git.
+    const b = repo(`${root}/b`);
+    assert.equal(find(b)?.worktree, b);
+    assert.equal(runs(), 1);
+    // With no git to ask, the folder stands for the repository, said once.
+    const noGit = repositoryFinder({ PATH: `${root}/empty` }, (n) => notes.push(n));
+    assert.deepEqual(noGit(a), { worktree: a, gitDir: a, commonDir: a, layout: "dir" });
+    noGit(a);
+    assert.deepEqual(notes.slice(1).map((n) => [n.outcome, /git is not on PATH/.test(n.reason)]), [
+      ["folder", true],
+    ]);
+    // Outside any repository it is still no repository (the scope's own error says so).
+    Deno.mkdirSync(`${root}/plain`);
+    assert.equal(
+      repositoryFinder({ PATH }, () => {})(`${root}/plain`),
+      discoverRepository(`${root}/plain`),
+    );
   }),
 );
 
