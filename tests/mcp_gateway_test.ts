@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { McpxError } from "../lib/errors.ts";
 import type { McpConnection, UpstreamNotification } from "../lib/mcp/types.ts";
-import { httpHandlerWith } from "../lib/surfaces/mcp.ts";
+import { httpHandlerWith } from "../lib/surfaces/mcp/http.ts";
 import { gatewayFactory, type GatewayHost, lacking } from "../lib/surfaces/mcp_gateway.ts";
 import { until } from "./_helpers.ts";
 

@@ -4,7 +4,9 @@ import type { Operation } from "../operations/define.ts";
 import { OPERATIONS } from "../operations/mod.ts";
 import { sessionsEnd } from "../operations/tool_ops.ts";
 import { execute } from "./cli.ts";
-import { LineTransport, type McpHost, mcpHttpHandler, serveStdio, type ToolSet } from "./mcp.ts";
+import { mcpHttpHandler } from "./mcp/http.ts";
+import { LineTransport, serveStdio } from "./mcp/stdio.ts";
+import type { McpHost, ToolSet } from "./mcp/tools.ts";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { ensureDaemon, tokenHeaders } from "../daemon/client.ts";
 import {
