@@ -36,7 +36,7 @@ import { McpxError, messageOf } from "../errors.ts";
 import type { McpConnection, UpstreamNotification } from "../mcp/types.ts";
 import { VERSION } from "../version.ts";
 import { decodeCursor, encodeCursor, PAGE_SIZE } from "./mcp/tools.ts";
-import { GATEWAY_EXTENSIONS, GATEWAY_TASKS_CAPABILITY, relayTasks } from "./gateway_tasks.ts";
+import { GATEWAY_EXTENSIONS, GATEWAY_TASKS_CAPABILITY, relayTasks } from "./mcp/gateway_tasks.ts";
 
 /** Requests in flight on each connection, across every gateway session that leases it. */
 const busy = new WeakMap<McpConnection, number>();
