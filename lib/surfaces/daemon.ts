@@ -145,7 +145,7 @@ async function mcpHandler(base: Context, tools: ToolSet): Promise<McpHttpHandler
 async function gatewayHandler(base: Context, namespaces: string[]): Promise<McpHttpHandler> {
   const [{ httpHandlerWith }, { gatewayFactory }] = await Promise.all([
     load<typeof import("./mcp/http.ts")>("./mcp/http.ts", import.meta.url),
-    load<typeof import("./mcp_gateway.ts")>("./mcp_gateway.ts", import.meta.url),
+    load<typeof import("./mcp/gateway.ts")>("./mcp/gateway.ts", import.meta.url),
   ]);
   const settings = await base.settings();
   const registry = base.daemon!.registry;
