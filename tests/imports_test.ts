@@ -159,7 +159,10 @@ function runtimeGraph(path: string, seen = new Set<string>()): Set<string> {
 Deno.test("the daemon starts without the MCP surface: /mcp loads it on its first request", () => {
   const graph = runtimeGraph(join(LIB, "surfaces", "daemon.ts"));
   assert.ok(graph.has(join(LIB, "surfaces", "http.ts")), "the walk follows the daemon's imports");
-  assert.ok(!graph.has(join(LIB, "surfaces", "mcp.ts")), "lib/surfaces/mcp.ts is loaded lazily");
+  assert.ok(
+    !graph.has(join(LIB, "surfaces", "mcp", "http.ts")),
+    "lib/surfaces/mcp/http.ts is loaded lazily",
+  );
   assert.ok(!graph.has("@modelcontextprotocol/server"), "so is the SDK's server");
 });
 

@@ -1,5 +1,5 @@
 /**
- * Gateway mode's relay (lib/surfaces/mcp_gateway.ts) with the SDK's client over Streamable HTTP
+ * Gateway mode's relay (lib/surfaces/mcp/gateway.ts) with the SDK's client over Streamable HTTP
  * in front and two stand-in connections behind: names prefixed for several namespaces, a
  * server's JSON-RPC error kept with its code, progress on the client's token, a log message
  * and a list change relayed, a cancellation reaching the connection, and each client its own
@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { McpxError } from "../lib/errors.ts";
 import type { McpConnection, UpstreamNotification } from "../lib/mcp/types.ts";
-import { httpHandlerWith } from "../lib/surfaces/mcp.ts";
-import { gatewayFactory, type GatewayHost, lacking } from "../lib/surfaces/mcp_gateway.ts";
+import { httpHandlerWith } from "../lib/surfaces/mcp/http.ts";
+import { gatewayFactory, type GatewayHost, lacking } from "../lib/surfaces/mcp/gateway.ts";
 import { until } from "./_helpers.ts";
 
 /** A connection answering like a small server named `ns`, recording what it was sent. */

@@ -1,5 +1,5 @@
 /**
- * The MCP surface (lib/surfaces/mcp.ts) in process: its Streamable HTTP handler in both eras, and
+ * The MCP surface (lib/surfaces/mcp/) in process: its Streamable HTTP handler in both eras, and
  * the stdio framing, with every frame it sends validated strictly against the official JSON Schema
  * of the revision in use (tests/_mcp_schema.ts).
  */
@@ -7,17 +7,16 @@ import assert from "node:assert/strict";
 import { McpxError } from "../lib/errors.ts";
 import type { Operation } from "../lib/operations/define.ts";
 import { OPERATIONS } from "../lib/operations/mod.ts";
+import { mcpHttpHandler } from "../lib/surfaces/mcp/http.ts";
+import { LineTransport, readFrame } from "../lib/surfaces/mcp/stdio.ts";
 import {
   buildMcpTools,
   decodeCursor,
   encodeCursor,
-  LineTransport,
   type McpHost,
-  mcpHttpHandler,
   mcpToolName,
-  readFrame,
   type ToolSet,
-} from "../lib/surfaces/mcp.ts";
+} from "../lib/surfaces/mcp/tools.ts";
 import { frameProblems, type Revision } from "./_mcp_schema.ts";
 
 const MODERN = "2026-07-28";

@@ -797,8 +797,8 @@ Deno.test("COMMANDS loads exactly the operation OPERATIONS declares for each com
 
 Deno.test("generated docs name exactly the MCP tools the MCP surface serves", async () => {
   // docs once listed 16 operations as served tools with nothing serving MCP: the column is read
-  // from lib/surfaces/mcp.ts, and here from a served tools/list, never from the declarations.
-  const { buildMcpTools } = await import("../lib/surfaces/mcp.ts");
+  // from lib/surfaces/mcp/tools.ts, and here from a served tools/list, never from the declarations.
+  const { buildMcpTools } = await import("../lib/surfaces/mcp/tools.ts");
   const { renderCli, renderParity } = await import("../tools/gen.ts");
   const served = new Map(buildMcpTools(OPERATIONS).map((t) => [t.op.id, t]));
   assert.ok(served.size > 0);

@@ -268,7 +268,7 @@ export function renderDoc(
   const lines = [
     "---",
     "summary: The official MCP conformance suite against mcpx per revision, the server leg (mcpx serve) and the client leg (the daemon and its pool)",
-    "read_when: changing the MCP surface (lib/surfaces/mcp.ts, mcp_gateway.ts) or mcpx's MCP client (lib/mcp/, lib/pool/), or asking how conformant it is",
+    "read_when: changing the MCP surface (lib/surfaces/mcp/) or mcpx's MCP client (lib/mcp/, lib/pool/), or asking how conformant it is",
     "---",
     "",
     "# The official suite",

@@ -19,7 +19,7 @@ import {
   type SettingSpec,
 } from "../lib/settings/table.ts";
 import { usage } from "../lib/surfaces/help.ts";
-import { BATCH_TOOL, buildMcpTools } from "../lib/surfaces/mcp.ts";
+import { BATCH_TOOL, buildMcpTools } from "../lib/surfaces/mcp/tools.ts";
 import { renderMan } from "./man.ts";
 
 /** The repository root. */
@@ -311,7 +311,7 @@ export function renderParity(ops: readonly Operation[] = OPERATIONS): string {
     "`/v1` route. An operation without a route says why; `tests/parity_test.ts` holds the " +
     "surfaces to this table. The MCP column is the tool `mcpx serve` (stdio, or `--http`) and " +
     "the daemon's `/mcp` serve for the operation, read from the MCP surface itself " +
-    "(lib/surfaces/mcp.ts), with the annotations a client can scope on; `core` marks the tools " +
+    "(lib/surfaces/mcp/tools.ts), with the annotations a client can scope on; `core` marks the tools " +
     "served by default, written for an agent, the rest are served with `mcpx serve --tools all` " +
     "(the daemon's `/mcp?tools=all`). One more tool is served with them " +
     `that is no operation: \`${BATCH_TOOL.name}\`, several of the others' calls at once.\n`,

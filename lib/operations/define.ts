@@ -78,8 +78,8 @@ export interface Operation<I = Record<string, unknown>, O = unknown> {
     readonly none: string;
   };
   /**
-   * MCP exposure (a tool of `mcpx serve` named `mcpx_<command words>`, lib/surfaces/mcp.ts) and
-   * the annotations a client can scope on.
+   * MCP exposure (a tool of `mcpx serve` named `mcpx_<command words>`,
+   * lib/surfaces/mcp/tools.ts) and the annotations a client can scope on.
    */
   readonly mcp: {
     readonly expose: boolean;

@@ -77,8 +77,8 @@ export const mcpServe = defineOperation<
         },
       );
     }
-    const { serveFromCli } = await load<typeof import("../surfaces/mcp_cli.ts")>(
-      "../surfaces/mcp_cli.ts",
+    const { serveFromCli } = await load<typeof import("../surfaces/mcp/serve_cli.ts")>(
+      "../surfaces/mcp/serve_cli.ts",
       import.meta.url,
     );
     const expose = input.expose?.flatMap((n) => n.split(",")).filter(Boolean);

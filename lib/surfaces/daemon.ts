@@ -5,7 +5,8 @@ import { load } from "../_load.ts";
 import { messageOf } from "../errors.ts";
 import { buildRouter } from "./http.ts";
 import { CALLER_HEADER, decodeCaller, SESSION_HEADER } from "../daemon/wire.ts";
-import type { McpHost, McpHttpHandler, ToolSet } from "./mcp.ts";
+import type { McpHttpHandler } from "./mcp/http.ts";
+import type { McpHost, ToolSet } from "./mcp/tools.ts";
 import { McpxError, toProblem } from "../errors.ts";
 import type { McpConnection } from "../mcp/types.ts";
 import { isPagePath } from "../daemon/ui_gate.ts";
@@ -99,7 +100,10 @@ async function eventsResponse(
 
 /** The `/mcp` handler: each tool's operation runs here, in the daemon, under its MCP session. */
 async function mcpHandler(base: Context, tools: ToolSet): Promise<McpHttpHandler> {
-  const { mcpHttpHandler } = await load<typeof import("./mcp.ts")>("./mcp.ts", import.meta.url);
+  const { mcpHttpHandler } = await load<typeof import("./mcp/http.ts")>(
+    "./mcp/http.ts",
+    import.meta.url,
+  );
   const settings = await base.settings();
   const contextFor = (session: string, signal?: AbortSignal) =>
     new Context(
@@ -140,8 +144,8 @@ async function mcpHandler(base: Context, tools: ToolSet): Promise<McpHttpHandler
 /** `/mcp/<ns>`: gateway mode for those namespaces, each connection leasing as its own session. */
 async function gatewayHandler(base: Context, namespaces: string[]): Promise<McpHttpHandler> {
   const [{ httpHandlerWith }, { gatewayFactory }] = await Promise.all([
-    load<typeof import("./mcp.ts")>("./mcp.ts", import.meta.url),
-    load<typeof import("./mcp_gateway.ts")>("./mcp_gateway.ts", import.meta.url),
+    load<typeof import("./mcp/http.ts")>("./mcp/http.ts", import.meta.url),
+    load<typeof import("./mcp/gateway.ts")>("./mcp/gateway.ts", import.meta.url),
   ]);
   const settings = await base.settings();
   const registry = base.daemon!.registry;

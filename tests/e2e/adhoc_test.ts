@@ -333,7 +333,7 @@ Deno.test("an ad-hoc server is named only by a command of this user: not over TC
   }
 
   const { OPERATIONS } = await import("../../lib/operations/mod.ts");
-  const { buildMcpTools } = await import("../../lib/surfaces/mcp.ts");
+  const { buildMcpTools } = await import("../../lib/surfaces/mcp/tools.ts");
   for (const tool of buildMcpTools(OPERATIONS as never)) {
     const props = Object.keys((tool.inputSchema as { properties: object }).properties);
     assert.equal(props.includes("stdio") || props.includes("url"), false, `${tool.name}: ${props}`);

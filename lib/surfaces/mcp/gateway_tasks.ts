@@ -5,7 +5,7 @@
  * server as it came, and the task's id is remembered for the session, so that `tasks/get`,
  * `tasks/result` and `tasks/cancel` reach the server that owns it and `tasks/list` lists this
  * session's tasks only. The server's `notifications/tasks/status` reach the client with its other
- * notifications (mcp_gateway.ts).
+ * notifications (gateway.ts).
  *
  * 2026-07-28 (the `io.modelcontextprotocol/tasks` extension): the gateway runs the task itself.
  * A `tools/call` of a tool its server lists as task-supporting (`execution.taskSupport`), from a
@@ -20,10 +20,10 @@
  * the session does.
  */
 import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
-import { McpxError, messageOf } from "../errors.ts";
-import type { McpConnection } from "../mcp/types.ts";
+import { McpxError, messageOf } from "../../errors.ts";
+import type { McpConnection } from "../../mcp/types.ts";
 
-/** How the gateway reaches an exposed server for this session (mcp_gateway.ts `withConn`). */
+/** How the gateway reaches an exposed server for this session (gateway.ts `withConn`). */
 export type WithConn = <T>(
   ns: string,
   fn: (conn: McpConnection, timeoutMs: number) => Promise<T>,
@@ -145,6 +145,36 @@ function withoutTask(params: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
+/** A request naming a task that is none of this session's. */
+function unknownTask(taskId: unknown): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task "${String(taskId)}"`);
+}
+
+/** A task of the gateway's own as the 2026-07-28 extension shows it. */
+function ownView(t: OwnTask) {
+  return {
+    taskId: t.taskId,
+    status: t.status,
+    ...(t.statusMessage ? { statusMessage: t.statusMessage } : {}),
+    createdAt: t.createdAt,
+    lastUpdatedAt: t.lastUpdatedAt,
+    ttlMs: t.ttlMs,
+    pollIntervalMs: t.pollIntervalMs,
+  };
+}
+
+/** What the gateway's `tools/call` asks of the tasks relay, and how the session ends it. */
+export interface TaskRelay {
+  /** A task's answer, or the params of an ordinary call. */
+  toolsCall(
+    ns: string,
+    params: Record<string, unknown>,
+    ctx: Ctx,
+  ): Promise<{ result: unknown } | { params: Record<string, unknown> }>;
+  /** The session's connection is over: frees the leases held for its 2025-era tasks. */
+  end(): void;
+}
+
 /**
  * Installs the `tasks/*` handlers on `server`, and returns what the gateway's `tools/call` asks
  * first (`toolsCall`: a task's answer, or the params of an ordinary call) and `end()` for when
@@ -155,61 +185,230 @@ export function relayTasks(
   session: string,
   withConn: WithConn,
   relayError: (error: unknown) => never,
-): {
-  toolsCall(
+): TaskRelay {
+  const tasks = new SessionTasks(session, withConn, relayError);
+  tasks.serve(server);
+  return tasks;
+}
+
+/** One gateway session's tasks: the 2025-era ones it relays, the 2026-07-28 ones it runs. */
+class SessionTasks implements TaskRelay {
+  /** This connection's 2025-era tasks: the server's task id → the namespace that owns it. */
+  readonly #owners = new Map<string, string>();
+  readonly #holds = new Set<() => void>();
+  #ended = false;
+
+  constructor(
+    readonly session: string,
+    readonly withConn: WithConn,
+    readonly relayError: (error: unknown) => never,
+  ) {}
+
+  /** Installs the `tasks/*` handlers on `server`. */
+  serve(server: Server): void {
+    server.setRequestHandler(
+      "tasks/get" as never,
+      ANY_PARAMS,
+      ((params: { taskId?: unknown }, ctx: Ctx) => this.#get(params, ctx)) as never,
+    );
+    server.setRequestHandler(
+      "tasks/cancel" as never,
+      ANY_PARAMS,
+      ((params: { taskId?: unknown }, ctx: Ctx) => this.#cancel(params, ctx)) as never,
+    );
+    server.setRequestHandler(
+      "tasks/update" as never,
+      ANY_PARAMS,
+      ((params: { taskId?: unknown }, ctx: Ctx) => {
+        // None of the gateway's own tasks waits for input: an update is acknowledged, and changes
+        // nothing.
+        this.#ownTask(params.taskId, ctx, "tasks/update");
+        return { resultType: "complete" };
+      }) as never,
+    );
+    server.setRequestHandler(
+      "tasks/result" as never,
+      ANY_PARAMS,
+      ((params: { taskId?: unknown }, ctx: Ctx) =>
+        // It waits for the task's end: bounded by the longest TTL, not by one call's timeout.
+        this.#forward(
+          this.#ownerOf(params.taskId),
+          "tasks/result",
+          { taskId: params.taskId },
+          ctx.mcpReq.signal,
+          MAX_HOLD_MS,
+        )) as never,
+    );
+    server.setRequestHandler(
+      "tasks/list" as never,
+      ANY_PARAMS,
+      ((_params: unknown, ctx: Ctx) => this.#list(ctx)) as never,
+    );
+  }
+
+  async toolsCall(
     ns: string,
     params: Record<string, unknown>,
     ctx: Ctx,
-  ): Promise<{ result: unknown } | { params: Record<string, unknown> }>;
-  end(): void;
-} {
-  /** This connection's 2025-era tasks: the server's task id → the namespace that owns it. */
-  const owners = new Map<string, string>();
-  const holds = new Set<() => void>();
-  let ended = false;
-  const own = () => {
-    let book = OWN.get(session);
-    if (!book) OWN.set(session, book = new Map());
-    return book;
-  };
+  ): Promise<{ result: unknown } | { params: Record<string, unknown> }> {
+    return modern(ctx)
+      ? await this.#modernCall(ns, params, ctx)
+      : await this.#legacyCall(ns, params, ctx);
+  }
 
-  const ownerOf = (taskId: unknown): string => {
-    const ns = typeof taskId === "string" ? owners.get(taskId) : undefined;
+  end(): void {
+    this.#ended = true;
+    for (const release of this.#holds) release();
+    this.#holds.clear();
+  }
+
+  /** A 2026-07-28 client's call: a task of the gateway's own, when the tool supports one. */
+  async #modernCall(
+    ns: string,
+    params: Record<string, unknown>,
+    ctx: Ctx,
+  ): Promise<{ result: unknown } | { params: Record<string, unknown> }> {
+    // The server alone decides (2026-07-28): a `task` hint from an older client is ignored.
+    const call = withoutTask(params);
+    const support = await this.withConn(ns, (conn) => supportOf(conn, String(params.name)))
+      .catch(() => "forbidden");
+    if (support !== "optional" && support !== "required") return { params: call };
+    if (!declared(ctx)) {
+      if (support === "required") throw missingExtension(`Tool "${String(params.name)}"`);
+      return { params: call };
+    }
+    if ((OWN.get(this.session)?.size ?? 0) >= MAX_OWN) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        `This session holds ${MAX_OWN} tasks, the most the gateway keeps; none is made until some expire`,
+      );
+    }
+    return { result: { resultType: "task", ...ownView(this.#startOwn(ns, call)) } };
+  }
+
+  /** A 2025-era client's call: a task-augmented one is forwarded, its task remembered and held. */
+  async #legacyCall(
+    ns: string,
+    params: Record<string, unknown>,
+    ctx: Ctx,
+  ): Promise<{ result: unknown } | { params: Record<string, unknown> }> {
+    if (params.task === undefined) return { params };
+    const created = await this.#forward(ns, "tools/call", params, ctx.mcpReq.signal);
+    const task = created?.task as Record<string, unknown> | undefined;
+    if (!task || typeof task.taskId !== "string") return { result: created };
+    if (!this.#ended) {
+      this.#owners.set(task.taskId, ns);
+      if (!TERMINAL.includes(String(task.status))) {
+        this.#hold(ns, task.taskId, task.ttl, task.pollInterval);
+      }
+    }
+    // The SDK's server (2.4) checks every 2025-era tools/call result as a CallToolResult, and
+    // refuses a CreateTaskResult for lacking `content`; an empty one beside `task` passes, and
+    // a client that asked for a task reads `task`.
+    return { result: { content: [], ...created } };
+  }
+
+  /** `tasks/get`: the owning server's answer (2025), or the gateway's own task (2026). */
+  #get(params: { taskId?: unknown }, ctx: Ctx) {
+    if (!modern(ctx)) {
+      return this.#forward(
+        this.#ownerOf(params.taskId),
+        "tasks/get",
+        { taskId: params.taskId },
+        ctx.mcpReq.signal,
+      );
+    }
+    const t = this.#ownTask(params.taskId, ctx, "tasks/get");
+    return {
+      resultType: "complete",
+      ...ownView(t),
+      ...(t.status === "completed" && t.result ? { result: t.result } : {}),
+      ...(t.status === "failed" && t.error ? { error: t.error } : {}),
+    };
+  }
+
+  /** `tasks/cancel`: forwarded to the owning server (2025), or the gateway's own call cancelled. */
+  #cancel(params: { taskId?: unknown }, ctx: Ctx) {
+    if (!modern(ctx)) {
+      return this.#forward(
+        this.#ownerOf(params.taskId),
+        "tasks/cancel",
+        { taskId: params.taskId },
+        ctx.mcpReq.signal,
+      );
+    }
+    const t = this.#ownTask(params.taskId, ctx, "tasks/cancel");
+    if (!TERMINAL.includes(t.status)) {
+      Object.assign(t, { status: "cancelled", lastUpdatedAt: new Date().toISOString() });
+      t.abort.abort(new Error("the task was cancelled"));
+    }
+    // An empty ack, the same for a task that had ended already.
+    return { resultType: "complete" };
+  }
+
+  /** `tasks/list`: this session's 2025-era tasks. */
+  async #list(ctx: Ctx) {
+    // Each owning server's list, kept to this session's tasks (a process may serve several).
+    const tasks: Record<string, unknown>[] = [];
+    for (const ns of new Set(this.#owners.values())) {
+      const listed = await this.#forward(ns, "tasks/list", {}, ctx.mcpReq.signal);
+      for (const t of (listed?.tasks ?? []) as Record<string, unknown>[]) {
+        if (this.#owners.get(String(t.taskId)) === ns) tasks.push(t);
+      }
+    }
+    return { tasks };
+  }
+
+  /** The 2026-07-28 tasks of this session. */
+  #own(): Map<string, OwnTask> {
+    let book = OWN.get(this.session);
+    if (!book) OWN.set(this.session, book = new Map());
+    return book;
+  }
+
+  #ownerOf(taskId: unknown): string {
+    const ns = typeof taskId === "string" ? this.#owners.get(taskId) : undefined;
     if (!ns) throw unknownTask(taskId);
     return ns;
-  };
-  const unknownTask = (taskId: unknown) =>
-    new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task "${String(taskId)}"`);
-  const forward = async (
+  }
+
+  #ownTask(taskId: unknown, ctx: Ctx, what: string): OwnTask {
+    if (!declared(ctx)) throw missingExtension(what);
+    const t = typeof taskId === "string" ? OWN.get(this.session)?.get(taskId) : undefined;
+    if (!t) throw unknownTask(taskId);
+    return t;
+  }
+
+  async #forward(
     ns: string,
     method: string,
     params: Record<string, unknown>,
     signal: AbortSignal,
     longMs?: number,
-  ) => {
+  ) {
     try {
-      return await withConn(
+      return await this.withConn(
         ns,
         (conn, ms) => conn.request!(method, params, { timeoutMs: longMs ?? ms, signal, raw: true }),
       );
     } catch (error) {
-      relayError(error);
+      this.relayError(error);
     }
-  };
+  }
 
   /** Holds the lease of `ns` for the session while its 2025-era task `taskId` runs. */
-  const hold = (ns: string, taskId: string, ttl: unknown, pollInterval: unknown) => {
+  #hold(ns: string, taskId: string, ttl: unknown, pollInterval: unknown) {
     let release!: () => void;
     const stop = new Promise<void>((resolve) => release = resolve);
-    holds.add(release);
+    this.#holds.add(release);
     const until = Date.now() +
       (typeof ttl === "number" && ttl > 0 ? Math.min(ttl, MAX_HOLD_MS) : MAX_HOLD_MS);
     const every = Math.min(
       POLL.maxMs,
       Math.max(POLL.minMs, typeof pollInterval === "number" ? pollInterval : POLL.defaultMs),
     );
-    void withConn(ns, async (conn) => {
-      while (!ended && Date.now() < until) {
+    void this.withConn(ns, async (conn) => {
+      while (!this.#ended && Date.now() < until) {
         let timer: ReturnType<typeof setTimeout> | undefined;
         const stopped = await Promise.race([
           new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), every)),
@@ -221,11 +420,11 @@ export function relayTasks(
         const now = await conn.request!("tasks/get", { taskId }, { timeoutMs: 30_000, raw: true });
         if (TERMINAL.includes(String(now.status))) return;
       }
-    }).catch(() => {}).finally(() => holds.delete(release));
-  };
+    }).catch(() => {}).finally(() => this.#holds.delete(release));
+  }
 
   /** Starts a 2026-era task of the gateway's own: the call goes on, its lease held, until it ends. */
-  const startOwn = (ns: string, params: Record<string, unknown>): OwnTask => {
+  #startOwn(ns: string, params: Record<string, unknown>): OwnTask {
     const stamp = new Date().toISOString();
     const task: OwnTask = {
       taskId: crypto.randomUUID(),
@@ -236,13 +435,13 @@ export function relayTasks(
       pollIntervalMs: GATEWAY_POLL_MS,
       abort: new AbortController(),
     };
-    const book = own();
+    const book = this.#own();
     book.set(task.taskId, task);
     const settle = (patch: Partial<OwnTask>) => {
       if (TERMINAL.includes(task.status)) return;
       Object.assign(task, patch, { lastUpdatedAt: new Date().toISOString() });
     };
-    void withConn(ns, (conn) =>
+    void this.withConn(ns, (conn) =>
       conn.request!("tools/call", params, {
         timeoutMs: task.ttlMs,
         signal: task.abort.signal,
@@ -267,144 +466,5 @@ export function relayTasks(
     }, task.ttlMs);
     Deno.unrefTimer(timer);
     return task;
-  };
-
-  const ownView = (t: OwnTask) => ({
-    taskId: t.taskId,
-    status: t.status,
-    ...(t.statusMessage ? { statusMessage: t.statusMessage } : {}),
-    createdAt: t.createdAt,
-    lastUpdatedAt: t.lastUpdatedAt,
-    ttlMs: t.ttlMs,
-    pollIntervalMs: t.pollIntervalMs,
-  });
-  const ownTask = (taskId: unknown, ctx: Ctx, what: string): OwnTask => {
-    if (!declared(ctx)) throw missingExtension(what);
-    const t = typeof taskId === "string" ? OWN.get(session)?.get(taskId) : undefined;
-    if (!t) throw unknownTask(taskId);
-    return t;
-  };
-
-  server.setRequestHandler(
-    "tasks/get" as never,
-    ANY_PARAMS,
-    ((params: { taskId?: unknown }, ctx: Ctx) => {
-      if (!modern(ctx)) {
-        return forward(
-          ownerOf(params.taskId),
-          "tasks/get",
-          { taskId: params.taskId },
-          ctx.mcpReq.signal,
-        );
-      }
-      const t = ownTask(params.taskId, ctx, "tasks/get");
-      return {
-        resultType: "complete",
-        ...ownView(t),
-        ...(t.status === "completed" && t.result ? { result: t.result } : {}),
-        ...(t.status === "failed" && t.error ? { error: t.error } : {}),
-      };
-    }) as never,
-  );
-  server.setRequestHandler(
-    "tasks/cancel" as never,
-    ANY_PARAMS,
-    ((params: { taskId?: unknown }, ctx: Ctx) => {
-      if (!modern(ctx)) {
-        return forward(
-          ownerOf(params.taskId),
-          "tasks/cancel",
-          { taskId: params.taskId },
-          ctx.mcpReq.signal,
-        );
-      }
-      const t = ownTask(params.taskId, ctx, "tasks/cancel");
-      if (!TERMINAL.includes(t.status)) {
-        Object.assign(t, { status: "cancelled", lastUpdatedAt: new Date().toISOString() });
-        t.abort.abort(new Error("the task was cancelled"));
-      }
-      // An empty ack, the same for a task that had ended already.
-      return { resultType: "complete" };
-    }) as never,
-  );
-  server.setRequestHandler(
-    "tasks/update" as never,
-    ANY_PARAMS,
-    ((params: { taskId?: unknown }, ctx: Ctx) => {
-      // None of the gateway's own tasks waits for input: an update is acknowledged, and changes
-      // nothing.
-      ownTask(params.taskId, ctx, "tasks/update");
-      return { resultType: "complete" };
-    }) as never,
-  );
-  server.setRequestHandler(
-    "tasks/result" as never,
-    ANY_PARAMS,
-    ((params: { taskId?: unknown }, ctx: Ctx) =>
-      // It waits for the task's end: bounded by the longest TTL, not by one call's timeout.
-      forward(
-        ownerOf(params.taskId),
-        "tasks/result",
-        { taskId: params.taskId },
-        ctx.mcpReq.signal,
-        MAX_HOLD_MS,
-      )) as never,
-  );
-  server.setRequestHandler(
-    "tasks/list" as never,
-    ANY_PARAMS,
-    (async (_params: unknown, ctx: Ctx) => {
-      // Each owning server's list, kept to this session's tasks (a process may serve several).
-      const tasks: Record<string, unknown>[] = [];
-      for (const ns of new Set(owners.values())) {
-        const listed = await forward(ns, "tasks/list", {}, ctx.mcpReq.signal);
-        for (const t of (listed?.tasks ?? []) as Record<string, unknown>[]) {
-          if (owners.get(String(t.taskId)) === ns) tasks.push(t);
-        }
-      }
-      return { tasks };
-    }) as never,
-  );
-
-  return {
-    async toolsCall(ns, params, ctx) {
-      if (modern(ctx)) {
-        // The server alone decides (2026-07-28): a `task` hint from an older client is ignored.
-        const call = withoutTask(params);
-        const support = await withConn(ns, (conn) => supportOf(conn, String(params.name)))
-          .catch(() => "forbidden");
-        if (support !== "optional" && support !== "required") return { params: call };
-        if (!declared(ctx)) {
-          if (support === "required") throw missingExtension(`Tool "${String(params.name)}"`);
-          return { params: call };
-        }
-        if ((OWN.get(session)?.size ?? 0) >= MAX_OWN) {
-          throw new ProtocolError(
-            ProtocolErrorCode.InternalError,
-            `This session holds ${MAX_OWN} tasks, the most the gateway keeps; none is made until some expire`,
-          );
-        }
-        return { result: { resultType: "task", ...ownView(startOwn(ns, call)) } };
-      }
-      if (params.task === undefined) return { params };
-      const created = await forward(ns, "tools/call", params, ctx.mcpReq.signal);
-      const task = created?.task as Record<string, unknown> | undefined;
-      if (!task || typeof task.taskId !== "string") return { result: created };
-      if (!ended) {
-        owners.set(task.taskId, ns);
-        if (!TERMINAL.includes(String(task.status))) {
-          hold(ns, task.taskId, task.ttl, task.pollInterval);
-        }
-      }
-      // The SDK's server (2.4) checks every 2025-era tools/call result as a CallToolResult, and
-      // refuses a CreateTaskResult for lacking `content`; an empty one beside `task` passes, and
-      // a client that asked for a task reads `task`.
-      return { result: { content: [], ...created } };
-    },
-    end() {
-      ended = true;
-      for (const release of holds) release();
-      holds.clear();
-    },
-  };
+  }
 }

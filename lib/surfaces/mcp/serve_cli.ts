@@ -1,20 +1,27 @@
-import { Context } from "../context.ts";
-import type { Io } from "../io.ts";
-import type { Operation } from "../operations/define.ts";
-import { OPERATIONS } from "../operations/mod.ts";
-import { sessionsEnd } from "../operations/tool_ops.ts";
-import { execute } from "./cli.ts";
-import { LineTransport, type McpHost, mcpHttpHandler, serveStdio, type ToolSet } from "./mcp.ts";
+/**
+ * `mcpx serve` in its own process: code mode over stdio or `--http`, each tool run by the
+ * command's own `execute` ({@linkcode cliHost}); gateway mode (`--expose`) relayed to the daemon's
+ * `/mcp/<ns>`. Loaded by lib/operations/serve_op.ts when the command runs.
+ */
+import { Context } from "../../context.ts";
+import type { Io } from "../../io.ts";
+import type { Operation } from "../../operations/define.ts";
+import { OPERATIONS } from "../../operations/mod.ts";
+import { sessionsEnd } from "../../operations/tool_ops.ts";
+import { execute } from "../cli.ts";
+import { mcpHttpHandler } from "./http.ts";
+import { LineTransport, serveStdio } from "./stdio.ts";
+import type { McpHost, ToolSet } from "./tools.ts";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { ensureDaemon, tokenHeaders } from "../daemon/client.ts";
+import { ensureDaemon, tokenHeaders } from "../../daemon/client.ts";
 import {
   hostHeaderValidationResponse,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   originValidationResponse,
 } from "@modelcontextprotocol/server";
-import { McpxError, messageOf } from "../errors.ts";
-import { sameText } from "../daemon/guard.ts";
+import { McpxError, messageOf } from "../../errors.ts";
+import { sameText } from "../../daemon/guard.ts";
 
 /** `--json` as a flag: a tool's answer is the operation's document, never its terminal form. */
 const JSON_FLAG = { key: "output.json", text: "true", spelling: "--json" };
