@@ -179,6 +179,30 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
         "Install git: the repo and worktree scopes find repositories without it, adapters using git need it",
     },
   );
+  // The repository here, as the repo and worktree scopes will find it.
+  const { explainRepository } = await load<typeof import("../git/discover.ts")>(
+    "../git/discover.ts",
+    import.meta.url,
+  );
+  const here = explainRepository(ctx.io.cwd);
+  if (here.unsupported) {
+    add({
+      area: "git",
+      status: "warn",
+      message: `${here.reason}: the daemon asks ${
+        git ? "git once for this folder" : "no git (none on PATH) and keys by the folder itself"
+      } for repo- and worktree-scoped servers`,
+      hint: git
+        ? "Nothing to do unless git refuses the folder (safe.directory); the daemon's log says what git answered (git.fallback)"
+        : "Install git, or expect one process per folder rather than per repository",
+    });
+  } else if (here.info) {
+    add({
+      area: "git",
+      status: "ok",
+      message: `repository ${here.info.worktree} (${here.info.layout}), found without git`,
+    });
+  }
 
   // Settings that contradict each other.
   let settingsOk = true;
@@ -352,6 +376,7 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
   }
 
   // Adapters (paths.adapters): each declared program is installed.
+  const adapters = { declared: 0, missing: 0, failed: false };
   if (!settingsOk) {
     add({
       area: "adapter",
@@ -365,6 +390,8 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
     );
     try {
       for (const a of configuredAdapters(boot, ctx.io.cwd)) {
+        adapters.declared++;
+        if (!installed(a.command, env, ctx.io.cwd, select.findOnPath)) adapters.missing++;
         add(
           installed(a.command, env, ctx.io.cwd, select.findOnPath)
             ? { area: "adapter", status: "ok", message: `${a.name}: ${a.command} is installed` }
@@ -383,6 +410,7 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
         message: messageOfError(e),
         hint: hintOf(e) ?? "Fix the declaration named (docs/adapters.md)",
       });
+      adapters.failed = true;
     }
   }
 
@@ -514,6 +542,9 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
 
   // A registry named in the settings answers (the default one is not asked: doctor works offline).
   const registryUrl = boot.describe("registry.url");
+  let registry =
+    `registry ${registryUrl.value} not asked (the default; set registry.url to check one)`;
+  let registryOk = true;
   if (registryUrl.source.kind !== "default") {
     const r = await load<typeof import("../registry/registry.ts")>(
       "../registry/registry.ts",
@@ -522,7 +553,10 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
     try {
       await r.searchRegistry(String(registryUrl.value), "", 1);
       add({ area: "registry", status: "ok", message: `${registryUrl.value} answers` });
+      registry = `registry ${registryUrl.value} answers`;
     } catch (e) {
+      registry = `registry ${registryUrl.value} does not answer`;
+      registryOk = false;
       add({
         area: "registry",
         status: "fail",
@@ -531,6 +565,24 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
       });
     }
   }
+
+  // The integrations at a glance: git, adapters, the registry (each has its own row above).
+  const parts = [
+    git ? `git at ${git}${here.unsupported ? " (asked for this folder's layout)" : ""}` : "no git",
+    adapters.failed
+      ? "adapters not readable"
+      : `${adapters.declared} adapter${adapters.declared === 1 ? "" : "s"}${
+        adapters.missing ? ` (${adapters.missing} not installed)` : ""
+      }`,
+    registry,
+  ];
+  const fine = git !== undefined && !adapters.failed && adapters.missing === 0 && registryOk;
+  add({
+    area: "integrations",
+    status: fine ? "ok" : "warn",
+    message: parts.join("; "),
+    ...(fine ? {} : { hint: "See the git, adapter and registry rows above" }),
+  });
 
   // Every server starts: through the daemon, as `mcpx refresh` does (at most REFRESH_PARALLEL at
   // once, lib/pool/registry.ts), whatever failed above.
@@ -607,7 +659,7 @@ export const doctor = defineOperation<{ offline?: boolean; noStart?: boolean }, 
   summary:
     "Check the runtimes, settings, configuration, servers, directories, daemon and log index",
   description:
-    "Checks, in order: the runtimes scripts use (deno, node, bun), git, settings that contradict each other (a value overriding another from a file or variable, unknown keys and MCPX_* variables), whether the configuration parses and is trusted, whether every enabled server's command and every adapter's program is installed, the ${VAR} references and OAuth tokens servers need, the state, cache and log directories and their modes, the daemon (running, same version as this CLI), a registry.url that was set (it answers), servers known to keep per-caller state (a browser) that one process serves for every session (a warning), and then starts every enabled server whose command is found through the daemon as `mcpx refresh` does, a few at a time (not with --offline), reporting the first lines a server that does not start wrote. A failed check never stops the others, and a server is `ok` only once it started. Every failed check says what to do. Exits 1 when any check failed; warnings do not fail.",
+    "Checks, in order: the runtimes scripts use (deno, node, bun), git and the repository here (a layout left to git is a warning), settings that contradict each other (a value overriding another from a file or variable, unknown keys and MCPX_* variables), whether the configuration parses and is trusted, whether every enabled server's command and every adapter's program is installed, the ${VAR} references and OAuth tokens servers need, the state, cache and log directories and their modes, the daemon (running, same version as this CLI), a registry.url that was set (it answers), one integrations row summing up git, adapters and the registry, servers known to keep per-caller state (a browser) that one process serves for every session (a warning), and then starts every enabled server whose command is found through the daemon as `mcpx refresh` does, a few at a time (not with --offline), reporting the first lines a server that does not start wrote. A failed check never stops the others, and a server is `ok` only once it started. Every failed check says what to do. Exits 1 when any check failed; warnings do not fail.",
   params: [
     {
       name: "offline",

@@ -136,7 +136,7 @@ Deno.test("doctor: a log directory that is a file", async () => {
   assert.equal(r.code, 1);
   const c = r.failed.find((c) => c.area === "logindex");
   assert.ok(c, JSON.stringify(r.checks));
-  assert.match(c.hint!, /set logging\.dir/);
+  assert.match(c.hint!, /MCPX_LOGGING_DIR \(--logging-dir\)/);
 });
 
 Deno.test("doctor: a server that is installed but does not start shows what it wrote", async () => {
@@ -424,4 +424,42 @@ Deno.test("doctor: a browser server shared between sessions by its block, or una
     /^bare: each session gets its own process, but without --isolated/,
   );
   assert.equal(warned[1].hint, 'Add "--isolated" to the args of mcpServers.bare');
+});
+
+Deno.test("doctor: a repository layout left to git is a warning, and one integrations row sums up", async () => {
+  await using box = await Sandbox.create();
+  const work = join(box.root, "work");
+  const git = (...args: string[]) =>
+    new Deno.Command("git", {
+      args: ["-c", "init.defaultBranch=main", ...args],
+      cwd: work,
+      clearEnv: true,
+      env: { PATH: box.env.PATH, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+      stdout: "null",
+      stderr: "null",
+    }).outputSync();
+  await box.write("work/.mcpx.json", { mcpServers: { a: { command: "true" } } });
+  const plain = await doctor(box, ["--offline"]);
+  assert.ok(!plain.checks.some((c) => c.area === "git" && c.status === "warn"));
+  const summary = plain.checks.find((c) => c.area === "integrations");
+  assert.ok(summary, JSON.stringify(plain.checks));
+  assert.match(summary.message, /^git at \/\S+; 0 adapters; registry \S+ not asked/);
+  assert.equal(summary.status, "ok");
+
+  git("init", "-q");
+  await Deno.mkdir(join(box.root, "elsewhere"));
+  git("config", "core.worktree", "../../elsewhere");
+  const moved = await doctor(box, ["--offline"]);
+  const row = moved.checks.find((c) => c.area === "git" && c.status === "warn");
+  assert.ok(row, JSON.stringify(moved.checks));
+  assert.match(row.message, /core\.worktree = \.\.\/\.\.\/elsewhere.*the daemon asks git once/);
+  assert.match(
+    moved.checks.find((c) => c.area === "integrations")!.message,
+    /git at \S+ \(asked for this folder's layout\)/,
+  );
+  // A registry set in the settings that does not answer makes the summary a warning.
+  const down = await doctor(box, ["--offline"], { MCPX_REGISTRY_URL: "http://127.0.0.1:9/" });
+  const sum = down.checks.find((c) => c.area === "integrations")!;
+  assert.equal(sum.status, "warn");
+  assert.match(sum.message, /registry http:\/\/127\.0\.0\.1:9\/ does not answer/);
 });
