@@ -1,7 +1,7 @@
 import { McpxError, messageOf } from "../errors.ts";
 import { traceAttrs } from "../log/trace_ids.ts";
 import { didYouMean } from "../near.ts";
-import type { CallToolEnvelope, McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
+import type { CallToolEnvelope, McpConnection, ToolInfo } from "../mcp/types.ts";
 import type { Broker } from "../questions/broker.ts";
 import { signInQuestion, type StartSignIn } from "./sign_in.ts";
 import { selectServers, type ServerDef } from "../config/servers.ts";
@@ -13,6 +13,7 @@ import {
   type Instance,
   type Lease,
   Pool,
+  type PoolDeps,
   type PoolStatus,
 } from "./pool.ts";
 import type { StdioHandoff } from "../mcp/types.ts";
@@ -27,34 +28,24 @@ import {
   sessionKey,
 } from "./scope.ts";
 import type { Selection } from "../config/servers.ts";
-import { errorText, unwrapResult } from "./unwrap.ts";
+import { errorText, summarize, summarizeResult, unwrapResult } from "./unwrap.ts";
+
 import { checkKeys, validateArguments } from "./validate.ts";
 import { typeWords } from "./words.ts";
 import { bounded } from "../_bounded.ts";
 
+export { summarize, summarizeResult } from "./unwrap.ts";
+
 /** At most this many servers are started at once by a refresh (`mcpx refresh`, `mcpx doctor`). */
 export const REFRESH_PARALLEL = 8;
 
-type Log = (
-  level: "debug" | "info" | "warn" | "error",
-  event: string,
-  msg: string,
-  attrs?: Record<string, unknown>,
-) => void;
-
-/** What the registry needs from the daemon. */
-export interface RegistryDeps {
-  connect(
-    spec: ServerSpec,
-    startTimeoutMs: number,
-    signal?: AbortSignal,
-    adopt?: Adoption,
-  ): Promise<McpConnection>;
-  spec(def: ServerDef, key?: ScopeKey): ServerSpec;
+/**
+ * What the registry needs from the daemon: a pool's needs (`logParent`, the daemon's log id, is
+ * also the parent of what the registry creates when no run asked for it) but what the registry
+ * tells its pools itself, and its own.
+ */
+export interface RegistryDeps extends Omit<PoolDeps, "listed" | "failed" | "changed"> {
   discover: Discover;
-  log: Log;
-  /** The daemon's log id: the parent of what the registry creates when no run asked for it. */
-  logParent?: string;
   /** MCPX_TRACE / logging.trace: one log line per call naming the instance that served it. */
   trace: boolean;
   /** How often idle instances are reaped. */
@@ -301,30 +292,6 @@ interface Served {
   note?: string;
   /** What would have given the call a session's process: {@linkcode CallOutput.alone}. */
   alone?: string;
-}
-
-/** At most `max` characters of a value as JSON (or text), for an event a person reads. */
-export function summarize(value: unknown, max = 200): string {
-  let text: string;
-  try {
-    text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
-  }
-  // Cut before collapsing the white space: a result may be megabytes.
-  text = text.slice(0, max * 4).replace(/\s+/g, " ").trim();
-  return text.length > max ? text.slice(0, max - 1) + "…" : text;
-}
-
-/**
- * A result as {@linkcode summarize} shows it, read from the envelope without parsing or
- * re-encoding all of it: its first text, else its structured content, else its content's types.
- */
-export function summarizeResult(envelope: CallToolEnvelope, max = 200): string {
-  const text = envelope.content?.find((c) => c.type === "text" && typeof c.text === "string");
-  if (text) return summarize(text.text!.slice(0, max * 4), max);
-  if (envelope.structuredContent !== undefined) return summarize(envelope.structuredContent, max);
-  return summarize(`[${(envelope.content ?? []).map((c) => c.type).join(", ")}]`, max);
 }
 
 /** Every configured server's pool, with calls, status, restart and refresh over them. */
