@@ -33,6 +33,7 @@ import { errorText, summarize, summarizeResult, unwrapResult } from "./unwrap.ts
 import { checkKeys, validateArguments } from "./validate.ts";
 import { typeWords } from "./words.ts";
 import { bounded } from "../_bounded.ts";
+import { type OwnersDeps, SessionOwners } from "./owners.ts";
 
 export { summarize, summarizeResult } from "./unwrap.ts";
 
@@ -42,22 +43,16 @@ export const REFRESH_PARALLEL = 8;
 /**
  * What the registry needs from the daemon: a pool's needs (`logParent`, the daemon's log id, is
  * also the parent of what the registry creates when no run asked for it) but what the registry
- * tells its pools itself, and its own.
+ * tells its pools itself, what tells a session's owner and a call's caller alive
+ * (`identify`, `descendants`: lib/pool/owners.ts), and its own.
  */
-export interface RegistryDeps extends Omit<PoolDeps, "listed" | "failed" | "changed"> {
+export interface RegistryDeps extends Omit<PoolDeps, "listed" | "failed" | "changed">, OwnersDeps {
   discover: Discover;
   /** MCPX_TRACE / logging.trace: one log line per call naming the instance that served it. */
   trace: boolean;
   /** How often idle instances are reaped. */
   reapIntervalMs: number;
   alive(pid: number): boolean;
-  /**
-   * A running process's start time (lib/daemon/pid.ts `processToken`) and process group, or
-   * undefined when none runs: what tells a session's owner from a later process of its pid.
-   */
-  identify?(pid: number): { start: string; pgid: number } | undefined;
-  /** Every descendant of `pid`, the daemon and what it started left out. */
-  descendants?(pid: number): number[];
   /** Where listings and start failures are recorded for `ls`, `types` and `search`. */
   cache?: CacheWriter;
   /**
@@ -256,30 +251,6 @@ export function findNamedTool(
   );
 }
 
-/** A session that ends when a process exits: the `mcpx run` that minted it (MCPX_SESSION_OWNER). */
-interface Owned {
-  pid: number;
-  start: string;
-}
-
-/**
- * A `mcpx run` whose script runs in a process group of its own (`script.runtime` deno, bun or
- * node): should the run die first, the script's group goes with it. A script in a Worker runs in
- * the run's own process, whose children share the caller's group: the run's descendants are read
- * on its calls and every second while it lives (`children`, with their start times), and those
- * still there when it dies are stopped.
- */
-interface Run {
-  start: string;
-  runtime?: { pid: number; start: string };
-  children?: [number, string][];
-}
-
-/** How many ended sessions are remembered, so that a late call of one is refused. */
-const ENDED_KEPT = 4096;
-/** Sessions whose log id is remembered (oldest forgotten first; it then starts anew). */
-const SESSIONS_KEPT = 4096;
-
 /** What a call learnt on its way to a process: the server, the instance, the session's log id. */
 interface Served {
   instance?: Instance;
@@ -311,27 +282,17 @@ export class Registry {
   readonly #active = new Set<Pool>();
   readonly #deps: RegistryDeps;
   readonly #degradedSaid = new Set<string>();
+  /** Sessions' owners, runs and callers (lib/pool/owners.ts). */
+  readonly #owners: SessionOwners;
   #timer?: ReturnType<typeof setInterval>;
   #pidTimer?: ReturnType<typeof setInterval>;
-  /** Runs whose script's runtime leads its own group, by the run's pid. */
-  readonly #runs = new Map<number, Run>();
-  /** Sessions whose owner's exit ends them, by session id. */
-  readonly #owned = new Map<string, Owned>();
-  /** Sessions ended (oldest first): a call that names one with an owner is refused. */
-  readonly #ended = new Set<string>();
-  /** Each session seen (by its key): the log id (`ses-…`) its `session.start` record created. */
-  readonly #sessionIds = new Map<string, string>();
-  /** Calls in flight whose caller said which process it is: cancelled should that one die. */
-  readonly #callers = new Set<{ pid: number; start: string; abort: AbortController }>();
-  /** Owned sessions' calls still waiting for their process. */
-  readonly #acquiring = new Map<string, Set<Promise<unknown>>>();
-
   /** The schema cache of the configuration served now (replaced by a reload). */
   #cache?: CacheWriter;
   readonly #poolDeps: ConstructorParameters<typeof Pool>[1];
 
   constructor(defs: ServerDef[], deps: RegistryDeps) {
     this.#deps = deps;
+    this.#owners = new SessionOwners(deps, (session) => this.endSession(session));
     this.#cache = deps.cache;
     this.#poolDeps = {
       ...deps,
@@ -489,8 +450,8 @@ export class Registry {
     this.#timer = setInterval(reap, this.#deps.reapIntervalMs);
     // pid-scoped instances go as soon as their process does: there is no possible future caller.
     this.#pidTimer = setInterval(() => {
-      this.#checkOwners();
-      this.#checkCallers();
+      this.#owners.checkOwners();
+      this.#owners.checkCallers();
       for (const p of [...this.#active]) {
         for (const i of p.instances()) {
           if (i.watchPid !== undefined && i.leases === 0 && !this.#deps.alive(i.watchPid)) {
@@ -499,183 +460,6 @@ export class Registry {
         }
       }
     }, 1000);
-  }
-
-  /**
-   * Stops what a `mcpx run` that died (SIGKILL never lets it clean up) left: its script's runtime
-   * group, when it has one (whose calls, cut off, free their leases), and every session it
-   * minted, whose processes are stopped, which fails a call still in flight at once.
-   */
-  #checkOwners(): void {
-    const identify = this.#deps.identify;
-    if (!identify) return;
-    for (const [pid, run] of this.#runs) {
-      if (identify(pid)?.start === run.start) {
-        if (run.children) run.children = this.#childrenOf(pid);
-        continue;
-      }
-      this.#runs.delete(pid);
-      if (run.children) {
-        this.#stopOrphans(pid, run.children);
-        continue;
-      }
-      if (!run.runtime || identify(run.runtime.pid)?.start !== run.runtime.start) continue;
-      try {
-        Deno.kill(-run.runtime.pid, "SIGKILL");
-      } catch { /* gone meanwhile */ }
-      this.#deps.log(
-        "warn",
-        "run.exited",
-        `The run ${pid} exited before its script; stopped the script's process group ${run.runtime.pid}`,
-        { run: pid, runtimeGroup: run.runtime.pid },
-      );
-    }
-    for (const [session, o] of this.#owned) {
-      if (identify(o.pid)?.start === o.start) continue;
-      this.#deps.log(
-        "warn",
-        "session.owner_exited",
-        `Process ${o.pid}, which owned session "${session}", exited without ending it; ending it`,
-        { session, owner: o.pid, ...this.#sessionAttr(session) },
-      );
-      void this.endSession(session);
-    }
-  }
-
-  /** The descendants of a Worker run, each with its start time. */
-  #childrenOf(pid: number): [number, string][] {
-    const out: [number, string][] = [];
-    for (const child of this.#deps.descendants?.(pid) ?? []) {
-      const start = this.#deps.identify?.(child)?.start;
-      if (start) out.push([child, start]);
-    }
-    return out;
-  }
-
-  /**
-   * Stops what a Worker run that died had started (as last read, and what those started since),
-   * each only while it is still the process that was read.
-   */
-  #stopOrphans(run: number, children: [number, string][]): void {
-    const stopped: number[] = [];
-    for (const [pid, start] of children) {
-      if (this.#deps.identify?.(pid)?.start !== start) continue;
-      for (const p of [pid, ...(this.#deps.descendants?.(pid) ?? [])]) {
-        try {
-          Deno.kill(p, "SIGKILL");
-          stopped.push(p);
-        } catch { /* gone meanwhile */ }
-      }
-    }
-    if (stopped.length === 0) return;
-    this.#deps.log(
-      "warn",
-      "run.exited",
-      `The run ${run} exited before its script; stopped ${stopped.length} process(es) the script had started (pids ${
-        stopped.join(", ")
-      })`,
-      { run, stopped },
-    );
-  }
-
-  /** Notes a run whose script's runtime leads its own process group (see {@linkcode Run}). */
-  #noteRun(caller: CallRequest["caller"]): void {
-    const identify = this.#deps.identify;
-    const { run, process } = caller;
-    if (!identify || run === undefined || process === undefined) return;
-    if (process === run) {
-      // A script in a Worker: its children are the run's own (see Run).
-      const known = this.#runs.get(run);
-      if (known?.children) known.children = this.#childrenOf(run);
-      else if (!known && this.#deps.descendants) {
-        const self = identify(run);
-        if (self) this.#runs.set(run, { start: self.start, children: this.#childrenOf(run) });
-      }
-      return;
-    }
-    if (this.#runs.has(run)) return;
-    const self = identify(run);
-    const rt = identify(process);
-    if (self && rt && rt.pgid === process) {
-      this.#runs.set(run, { start: self.start, runtime: { pid: process, start: rt.start } });
-    }
-  }
-
-  /**
-   * Cancels every call whose caller has died (a script's runtime or a CLI killed with SIGKILL):
-   * its lease is freed at once instead of when its callTimeout runs out.
-   */
-  #checkCallers(): void {
-    const identify = this.#deps.identify;
-    if (!identify) return;
-    for (const c of this.#callers) {
-      if (identify(c.pid)?.start === c.start) continue;
-      this.#callers.delete(c);
-      c.abort.abort(
-        new McpxError("DAEMON_UNAVAILABLE", `The calling process ${c.pid} exited during the call`),
-      );
-    }
-  }
-
-  /**
-   * Notes who owns a session (on its first call that says so), or refuses the call when the
-   * session has ended or its owner is already gone.
-   */
-  #own(session: string, caller: CallRequest["caller"]): void {
-    const gone = () =>
-      new McpxError("NOT_FOUND", `Session "${session}" has ended: the run that owned it finished`, {
-        hint: "Start a new run, or set MCPX_SESSION_ID to a session of your own",
-      });
-    if (this.#ended.has(session)) throw gone();
-    const identify = this.#deps.identify;
-    if (!identify || caller.owner === undefined) return;
-    if (!this.#owned.has(session)) {
-      const id = identify(caller.owner);
-      if (!id) {
-        this.#markEnded(session);
-        throw gone();
-      }
-      this.#owned.set(session, { pid: caller.owner, start: id.start });
-    }
-  }
-
-  /**
-   * The log id of the caller's session: on the first call the daemon sees of a session key, a
-   * new `ses-…` id whose `session.start` record names the daemon as its parent, the key, and
-   * the run whose call it was (`runId`, with `minted` when that run made the key up).
-   */
-  #sessionLogId(caller: Caller): string | undefined {
-    const session = caller.session;
-    if (session === undefined) return undefined;
-    const known = this.#sessionIds.get(session);
-    if (known) return known;
-    const id = newId("ses");
-    this.#sessionIds.set(session, id);
-    if (this.#sessionIds.size > SESSIONS_KEPT) {
-      this.#sessionIds.delete(this.#sessionIds.keys().next().value!);
-    }
-    this.#deps.log("info", "session.start", `Session "${session}" began`, {
-      id,
-      parent: this.#deps.logParent,
-      session,
-      ...(caller.runId ? { runId: caller.runId } : {}),
-      ...(caller.sessionMinted ? { minted: true } : {}),
-      ...traceAttrs(caller.ids),
-    });
-    return id;
-  }
-
-  /** `{ sessionId }` of a session seen, else nothing. */
-  #sessionAttr(session: string): { sessionId?: string } {
-    const id = this.#sessionIds.get(session);
-    return id ? { sessionId: id } : {};
-  }
-
-  #markEnded(session: string): void {
-    this.#owned.delete(session);
-    this.#ended.delete(session);
-    this.#ended.add(session);
-    if (this.#ended.size > ENDED_KEPT) this.#ended.delete(this.#ended.values().next().value!);
   }
 
   /** The definition and pool of a namespace (or a configured server name). */
@@ -719,7 +503,11 @@ export class Registry {
     try {
       served.note = this.#deps.sessions?.enter(req.caller);
       entered = this.#deps.sessions !== undefined;
-      return await this.#watched(req, served, signal);
+      return await this.#owners.whileCallerLives(
+        req.caller.process,
+        signal,
+        (both) => this.#call(req, served, both),
+      );
     } catch (e) {
       failure = e;
       const { signIn, questions } = this.#deps;
@@ -760,24 +548,6 @@ export class Registry {
         ...(failure ? { error: messageOf(failure) } : {}),
         ...traceAttrs(req.caller.ids),
       });
-    }
-  }
-
-  async #watched(
-    req: CallRequest,
-    served: Served,
-    signal?: AbortSignal,
-  ): Promise<CallOutput> {
-    const pid = req.caller.process;
-    const start = pid === undefined ? undefined : this.#deps.identify?.(pid)?.start;
-    if (pid === undefined || start === undefined) return await this.#call(req, served, signal);
-    const watched = { pid, start, abort: new AbortController() };
-    this.#callers.add(watched);
-    try {
-      const both = signal ? AbortSignal.any([signal, watched.abort.signal]) : watched.abort.signal;
-      return await this.#call(req, served, both);
-    } finally {
-      this.#callers.delete(watched);
     }
   }
 
@@ -831,35 +601,18 @@ export class Registry {
         { server: def.name, scope: def.pool.scope },
       );
     }
-    this.#noteRun(caller);
+    this.#owners.noteRun(caller);
     const session = caller.session;
     const owned = session !== undefined && caller.owner !== undefined;
-    if (owned) this.#own(session, caller);
-    served.sessionId = this.#sessionLogId(caller);
+    if (owned) this.#owners.own(session, caller);
+    served.sessionId = this.#owners.sessionLogId(caller);
     if (served.sessionId && session !== undefined && scopeOf(key.key) === sessionKey(session)) {
       key.sessionId = served.sessionId;
     }
     const acquiring = pool.acquire(key, def.pool.queueTimeoutMs);
-    let lease: Lease;
-    if (owned) {
-      const settled = acquiring.then(async (got) => {
-        if (!this.#ended.has(session)) return got;
-        got.release();
-        await pool.stopAll(`session ${session} ended`, (k) => k === sessionKey(session));
-        return undefined;
-      });
-      let pending = this.#acquiring.get(session);
-      if (!pending) this.#acquiring.set(session, pending = new Set());
-      pending.add(settled);
-      try {
-        const got = await settled;
-        if (!got) this.#own(session, caller); // throws: the session has ended
-        lease = got!;
-      } finally {
-        pending.delete(settled);
-        if (pending.size === 0) this.#acquiring.delete(session);
-      }
-    } else lease = await acquiring;
+    const lease = owned
+      ? await this.#owners.ownedLease(session, caller, pool, acquiring)
+      : await acquiring;
     served.instance = lease.instance;
     if (lease.restarted) {
       this.#deps.log(
@@ -1250,7 +1003,7 @@ export class Registry {
 
   /** Stops every instance keyed to a session a caller minted, now that it has finished. */
   async endSession(session: string): Promise<number> {
-    this.#markEnded(session);
+    this.#owners.markEnded(session);
     let n = 0;
     const ended = (k: string) => scopeOf(k) === sessionKey(session);
     // What a pool remembers of the session goes from every pool; processes only from those with any.
@@ -1259,16 +1012,8 @@ export class Registry {
       n += await p.stopAll(`session ${session} ended`, ended);
     }
     // A call still waiting for its process stops it once it has it (see call()).
-    await Promise.allSettled([...this.#acquiring.get(session) ?? []]);
-    const id = this.#sessionIds.get(session);
-    if (id) {
-      this.#sessionIds.delete(session);
-      this.#deps.log("info", "session.end", `Session "${session}" ended`, {
-        id,
-        session,
-        stopped: n,
-      });
-    }
+    await this.#owners.settled(session);
+    this.#owners.logEnd(session, n);
     return n;
   }
 
@@ -1384,13 +1129,7 @@ export class Registry {
         } else notHanded.push({ ...base, why: "it was busy with a request of its own" });
       })
     ));
-    const carry: RegistryCarry = {
-      owned: [...this.#owned],
-      runs: [...this.#runs],
-      ended: [...this.#ended],
-      sessionIds: [...this.#sessionIds],
-    };
-    return { handed, notHanded, carry };
+    return { handed, notHanded, carry: this.#owners.carry() };
   }
 
   /**
@@ -1403,12 +1142,7 @@ export class Registry {
     notHanded: NotHanded[],
     carry: RegistryCarry | undefined,
   ): Promise<{ adopted: HandedInstance[]; failed: { instance: HandedInstance; why: string }[] }> {
-    if (carry) {
-      for (const [k, v] of carry.owned ?? []) this.#owned.set(k, v);
-      for (const [k, v] of carry.runs ?? []) this.#runs.set(k, v);
-      for (const k of carry.ended ?? []) this.#markEnded(k);
-      for (const [k, v] of carry.sessionIds ?? []) this.#sessionIds.set(k, v);
-    }
+    if (carry) this.#owners.adopt(carry);
     for (const n of notHanded) {
       this.#pools.get(n.identity)?.noteLost(
         n.key,
