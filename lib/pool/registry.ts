@@ -34,6 +34,7 @@ import { checkKeys, validateArguments } from "./validate.ts";
 import { typeWords } from "./words.ts";
 import { bounded } from "../_bounded.ts";
 import { type OwnersDeps, SessionOwners } from "./owners.ts";
+import { invokeWatched } from "./invoke.ts";
 
 export { summarize, summarizeResult } from "./unwrap.ts";
 
@@ -697,16 +698,13 @@ export class Registry {
       }
       let envelope: CallToolEnvelope;
       try {
-        envelope = await this.#invoke(
-          lease,
-          def,
-          real.tool,
-          sent,
+        envelope = await invokeWatched(lease, def, real.tool, sent, {
+          questions: this.#deps.questions,
           signal,
-          req.elicitWaitMs,
-          req.onProgress,
-          fn,
-        );
+          waitMs: req.elicitWaitMs ?? this.#deps.elicitWaitMs ?? 2000,
+          onProgress: req.onProgress,
+          shown: fn,
+        });
       } catch (e) {
         this.#finished(def, fn, lease.instance, started, messageOf(e), req, args);
         throw e;
@@ -789,112 +787,6 @@ export class Registry {
     } catch {
       // A listener's failure is not the call's.
     }
-  }
-
-  /**
-   * One tool call with the daemon's questions watched: a call whose server asks a question waits
-   * `elicitWaitMs` for the answer, then rejects INPUT_REQUIRED naming the ticket, while the call
-   * itself goes on (its lease held) until it ends; its outcome lands on the question's row.
-   */
-  #invoke(
-    lease: Lease,
-    def: ServerDef,
-    tool: string,
-    args: Record<string, unknown>,
-    signal?: AbortSignal,
-    waitMs = this.#deps.elicitWaitMs ?? 2000,
-    onProgress?: CallRequest["onProgress"],
-    /** The tool's function name, for what a person reads; `tool` is its name on the server. */
-    shown: string = tool,
-  ): Promise<CallToolEnvelope> {
-    const broker = this.#deps.questions;
-    const progress = onProgress ? { onProgress } : {};
-    if (!broker) {
-      return lease.conn.callTool(tool, args, {
-        timeoutMs: def.pool.callTimeoutMs,
-        signal,
-        ...progress,
-      });
-    }
-    // The caller's going away no longer cancels the call once it has been handed a ticket.
-    const own = new AbortController();
-    let handedOff = false;
-    const forward = () => {
-      if (!handedOff) own.abort(signal?.reason);
-    };
-    signal?.addEventListener("abort", forward, { once: true });
-    const { watch, done } = broker.watch(lease.conn, def.namespace, tool);
-    // callTimeout does not run out while one of the call's questions waits for an answer: the
-    // time a person takes is not the server's. Each time it would run out with a question
-    // pending it starts again.
-    const limit = def.pool.callTimeoutMs;
-    let timedOut = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const arm = () => {
-      timer = setTimeout(() => {
-        if (broker.pendingOf(watch) > 0) return arm();
-        timedOut = true;
-        own.abort(new Error("callTimeout"));
-      }, limit);
-    };
-    arm();
-    const calling = lease.conn.callTool(tool, args, {
-      timeoutMs: 2 ** 31 - 1,
-      signal: own.signal,
-      ...progress,
-    }).catch((e) => {
-      if (!timedOut) throw e;
-      throw new McpxError(
-        "TOOL_TIMEOUT",
-        `Tool ${def.namespace}.${shown} did not answer within ${limit} ms`,
-        { cause: e },
-      );
-    }).finally(() => clearTimeout(timer));
-    const ended = calling.then(
-      (envelope) => {
-        broker.finish(
-          watch,
-          envelope.isError
-            ? { error: { code: "TOOL_ERROR", message: errorText(envelope) } }
-            : { result: unwrapResult(envelope) },
-        );
-      },
-      (e) => {
-        broker.finish(watch, {
-          error: { code: e instanceof McpxError ? e.code : "INTERNAL", message: messageOf(e) },
-        });
-      },
-    ).finally(() => {
-      done();
-      signal?.removeEventListener("abort", forward);
-    });
-    return (async () => {
-      while (!watch.outcome && watch.tickets.length === 0) await watch.changed();
-      if (watch.outcome) return await calling;
-      // A question was raised: an inline answer (a script's handler) has elicitWaitMs.
-      const waited = await Promise.race([
-        calling.then(() => true, () => true),
-        new Promise<false>((resolve) => {
-          const t = setTimeout(() => resolve(false), waitMs);
-          ended.finally(() => clearTimeout(t));
-        }),
-      ]);
-      if (waited) return await calling;
-      handedOff = true;
-      ended.finally(() => lease.release());
-      const pending = watch.tickets.map((id) => broker.show(id)).filter((q) =>
-        q.state === "pending"
-      );
-      const q = pending.at(-1) ?? broker.show(watch.tickets.at(-1)!);
-      throw new McpxError(
-        "INPUT_REQUIRED",
-        `${def.namespace}.${shown} is waiting for an answer to question "${q.id}": ${q.message}`,
-        {
-          hint: `Answer it with: ${q.command}  (or: mcpx elicit show ${q.id})`,
-          data: { ticket: q.id, command: q.command, question: q },
-        },
-      );
-    })();
   }
 
   #trace(
