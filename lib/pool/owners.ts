@@ -3,7 +3,7 @@ import { traceAttrs } from "../log/trace_ids.ts";
 import { newId } from "../log/ids.ts";
 import type { Lease, Pool, PoolDeps } from "./pool.ts";
 import { type Caller, sessionKey } from "./scope.ts";
-import type { RegistryCarry } from "./registry.ts";
+import type { RegistryCarry } from "./handoff.ts";
 
 /** What the bookkeeping of sessions and callers needs from the daemon. */
 export interface OwnersDeps extends Pick<PoolDeps, "log" | "logParent"> {

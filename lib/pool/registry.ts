@@ -9,34 +9,38 @@ import { functionNames } from "../names.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
 import {
   type Adoption,
-  type Carried,
   type Instance,
   type Lease,
   Pool,
   type PoolDeps,
   type PoolStatus,
 } from "./pool.ts";
-import type { StdioHandoff } from "../mcp/types.ts";
 import { newId } from "../log/ids.ts";
 import {
   type Caller,
   type Discover,
   parentSessionKey,
-  type ScopeKey,
   scopeKey,
   scopeOf,
   sessionKey,
 } from "./scope.ts";
 import type { Selection } from "../config/servers.ts";
 import { errorText, summarize, summarizeResult, unwrapResult } from "./unwrap.ts";
-
 import { checkKeys, validateArguments } from "./validate.ts";
 import { typeWords } from "./words.ts";
 import { bounded } from "../_bounded.ts";
 import { type OwnersDeps, SessionOwners } from "./owners.ts";
 import { invokeWatched } from "./invoke.ts";
+import {
+  adoptInstances,
+  type HandedInstance,
+  handOffInstances,
+  type NotHanded,
+  type RegistryCarry,
+} from "./handoff.ts";
 
 export { summarize, summarizeResult } from "./unwrap.ts";
+export type { HandedInstance, NotHanded, RegistryCarry } from "./handoff.ts";
 
 /** At most this many servers are started at once by a refresh (`mcpx refresh`, `mcpx doctor`). */
 export const REFRESH_PARALLEL = 8;
@@ -101,36 +105,6 @@ export interface RegistryDeps extends Omit<PoolDeps, "listed" | "failed" | "chan
    * (lib/pool/sign_in.ts): the URL becomes a URL-mode question, the call INPUT_REQUIRED.
    */
   signIn?: StartSignIn;
-}
-
-/** One process a daemon hands its successor (lib/daemon/upgrade.ts). */
-export interface HandedInstance {
-  /** Its pool's identity: the successor's pool of the same identity takes it. */
-  identity: string;
-  server: string;
-  scope: ScopeKey;
-  carried: Carried;
-  handed: StdioHandoff;
-}
-
-/** A process that could not be handed over and is stopped: its key's next caller is told. */
-export interface NotHanded {
-  identity: string;
-  server: string;
-  key: string;
-  pid?: number;
-  why: string;
-}
-
-/** What the registry carries across an upgrade beside its processes. */
-export interface RegistryCarry {
-  owned: [string, { pid: number; start: string }][];
-  runs: [
-    number,
-    { start: string; runtime?: { pid: number; start: string }; children?: [number, string][] },
-  ][];
-  ended: string[];
-  sessionIds: [string, string][];
 }
 
 /** What the daemon keeps for `mcpx ls` and `mcpx run` to read without asking it. */
@@ -977,50 +951,8 @@ export class Registry {
   async handOff(
     may: (pid: number) => boolean,
   ): Promise<{ handed: HandedInstance[]; notHanded: NotHanded[]; carry: RegistryCarry }> {
-    const handed: HandedInstance[] = [];
-    const notHanded: NotHanded[] = [];
     const adHoc = new Set([...this.#adHoc.values()].map((e) => e.pool));
-    await Promise.all([...this.#active].flatMap((pool) =>
-      pool.instances().map(async (inst) => {
-        const server = pool.def.name;
-        const base = { identity: pool.def.identity, server, key: inst.key, pid: inst.pid };
-        if (adHoc.has(pool)) {
-          notHanded.push({
-            ...base,
-            why: "an ad-hoc server is known only to the command that named it",
-          });
-          return;
-        }
-        if (inst.pid === undefined || !inst.conn?.handoff) {
-          notHanded.push({ ...base, why: "only mcpx's own stdio connections can be handed over" });
-          return;
-        }
-        if (inst.leases > 0 || inst.state !== "ready") {
-          notHanded.push({ ...base, why: "it was still serving a call" });
-          return;
-        }
-        if (!may(inst.pid)) {
-          notHanded.push({ ...base, why: "the new daemon could not open its pipes" });
-          return;
-        }
-        const carried: Carried = {
-          id: inst.id,
-          logId: inst.logId,
-          startedAt: inst.startedAt,
-          calls: inst.calls,
-        };
-        const out = await pool.handOver(inst);
-        if (out) {
-          handed.push({
-            identity: pool.def.identity,
-            server,
-            scope: inst.scope,
-            carried,
-            handed: out,
-          });
-        } else notHanded.push({ ...base, why: "it was busy with a request of its own" });
-      })
-    ));
+    const { handed, notHanded } = await handOffInstances(this.#active, adHoc, may);
     return { handed, notHanded, carry: this.#owners.carry() };
   }
 
@@ -1035,32 +967,7 @@ export class Registry {
     carry: RegistryCarry | undefined,
   ): Promise<{ adopted: HandedInstance[]; failed: { instance: HandedInstance; why: string }[] }> {
     if (carry) this.#owners.adopt(carry);
-    for (const n of notHanded) {
-      this.#pools.get(n.identity)?.noteLost(
-        n.key,
-        `its process was stopped when the daemon was upgraded (${n.why})`,
-      );
-    }
-    const adopted: HandedInstance[] = [];
-    const failed: { instance: HandedInstance; why: string }[] = [];
-    await Promise.all(list.map(async ({ instance, adoption }) => {
-      const pool = this.#pools.get(instance.identity);
-      if (!pool) {
-        for (const f of Object.values(adoption.pipes)) f.close();
-        try {
-          Deno.kill(-instance.handed.pid, "SIGKILL");
-        } catch { /* gone */ }
-        failed.push({ instance, why: "its server is no longer in the configuration" });
-        return;
-      }
-      try {
-        await pool.adopt(instance.scope, adoption, instance.carried);
-        adopted.push(instance);
-      } catch (e) {
-        failed.push({ instance, why: messageOf(e) });
-      }
-    }));
-    return { adopted, failed };
+    return await adoptInstances(this.#pools, list, notHanded);
   }
 
   /** Takes work again after a {@linkcode Registry.beginStop} for an upgrade that failed. */
