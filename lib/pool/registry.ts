@@ -240,6 +240,69 @@ interface Served {
   alone?: string;
 }
 
+/**
+ * A call's arguments, before the configuration's fixed ones join them: `key=value`
+ * words typed by the tool's schema, and refused when they name a parameter the configuration
+ * fixes or hides (`hidden`), has no such key, or breaks the schema.
+ */
+function checkedArguments(
+  def: ServerDef,
+  tool: ToolInfo,
+  fn: string,
+  req: CallRequest,
+  hidden: readonly string[],
+): Record<string, unknown> {
+  const args = req.words
+    ? typeWords(tool.inputSchema, req.words, `${def.namespace}.${fn}`, req.arguments)
+    : req.arguments;
+  const unwanted = hidden.filter((k) => Object.hasOwn(args, k));
+  if (unwanted.length) {
+    throw new McpxError(
+      "INVALID_ARGUMENTS",
+      `Invalid arguments for ${def.namespace}.${fn}: ${
+        unwanted.map((k) => `"${k}"`).join(", ")
+      } is not a parameter here (the configuration fixes or hides it)`,
+      { hint: `\`mcpx types ${def.namespace}.${fn}\` shows the accepted fields` },
+    );
+  }
+  checkKeys(def.namespace, fn, tool.inputSchema, args);
+  validateArguments(def.namespace, fn, tool.inputSchema, args);
+  return args;
+}
+
+/**
+ * A call's answer: its result unwrapped (and the envelope, when `raw`), the instance that served
+ * it, and what the caller should know of its session's process (`alone`, `restarted`).
+ */
+function outputOf(
+  def: ServerDef,
+  fn: string,
+  lease: Lease,
+  envelope: CallToolEnvelope,
+  req: CallRequest,
+  served: Served,
+  durationMs: number,
+): CallOutput {
+  return {
+    server: def.namespace,
+    tool: fn,
+    result: unwrapResult(envelope),
+    ...(req.raw ? { raw: envelope } : {}),
+    instance: {
+      id: lease.instance.id,
+      pid: lease.instance.pid ?? null,
+      key: lease.instance.key,
+    },
+    durationMs,
+    ...(served.alone !== undefined ? { alone: served.alone } : {}),
+    ...(lease.restarted
+      ? { restarted: true, restartReason: lease.restarted }
+      : served.note
+      ? { restarted: true, restartReason: served.note }
+      : {}),
+  };
+}
+
 /** Every configured server's pool, with calls, status, restart and refresh over them. */
 export class Registry {
   /** By namespace: the server's own definition (filters, description) and the pool it leases from. */
@@ -628,21 +691,7 @@ export class Registry {
       const real = def.curatedCall(tool.name);
       served.tool = fn;
       served.serverTool = real.tool;
-      const args = req.words
-        ? typeWords(tool.inputSchema, req.words, `${def.namespace}.${fn}`, req.arguments)
-        : req.arguments;
-      const unwanted = real.hidden.filter((k) => Object.hasOwn(args, k));
-      if (unwanted.length) {
-        throw new McpxError(
-          "INVALID_ARGUMENTS",
-          `Invalid arguments for ${def.namespace}.${fn}: ${
-            unwanted.map((k) => `"${k}"`).join(", ")
-          } is not a parameter here (the configuration fixes or hides it)`,
-          { hint: `\`mcpx types ${def.namespace}.${fn}\` shows the accepted fields` },
-        );
-      }
-      checkKeys(def.namespace, fn, tool.inputSchema, args);
-      validateArguments(def.namespace, fn, tool.inputSchema, args);
+      const args = checkedArguments(def, tool, fn, req, real.hidden);
       const sent = Object.keys(real.fixed).length ? { ...args, ...real.fixed } : args;
       lease.instance.calls++;
       const instance = {
@@ -670,29 +719,8 @@ export class Registry {
           durationMs: Math.round((performance.now() - started) * 100) / 100,
         };
       }
-      let envelope: CallToolEnvelope;
-      try {
-        envelope = await invokeWatched(lease, def, real.tool, sent, {
-          questions: this.#deps.questions,
-          signal,
-          waitMs: req.elicitWaitMs ?? this.#deps.elicitWaitMs ?? 2000,
-          onProgress: req.onProgress,
-          shown: fn,
-        });
-      } catch (e) {
-        this.#finished(def, fn, lease.instance, started, messageOf(e), req, args);
-        throw e;
-      }
-      this.#finished(
-        def,
-        fn,
-        lease.instance,
-        started,
-        envelope.isError ? errorText(envelope) : undefined,
-        req,
-        args,
-        envelope,
-      );
+      const call = { fn, serverTool: real.tool, args, sent };
+      const envelope = await this.#invoke(def, lease, req, call, started, signal);
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       this.#trace(def, fn, lease.instance, durationMs, envelope.isError === true, req.caller.trace);
       if (envelope.isError) {
@@ -702,24 +730,7 @@ export class Registry {
           { data: envelope },
         );
       }
-      return {
-        server: def.namespace,
-        tool: fn,
-        result: unwrapResult(envelope),
-        ...(req.raw ? { raw: envelope } : {}),
-        instance: {
-          id: lease.instance.id,
-          pid: lease.instance.pid ?? null,
-          key: lease.instance.key,
-        },
-        durationMs,
-        ...(served.alone !== undefined ? { alone: served.alone } : {}),
-        ...(lease.restarted
-          ? { restarted: true, restartReason: lease.restarted }
-          : served.note
-          ? { restarted: true, restartReason: served.note }
-          : {}),
-      };
+      return outputOf(def, fn, lease, envelope, req, served, durationMs);
     } catch (e) {
       // A failed call's answer carries no report: the session's next call still says so.
       if (lease.restarted) lease.instance.restarted ??= lease.restarted;
@@ -729,6 +740,50 @@ export class Registry {
     } finally {
       if (!detached) release();
     }
+  }
+
+  /**
+   * The tool called on the leased process (its questions watched: lib/pool/invoke.ts), the
+   * finished call told to `called` whether it answered or not.
+   */
+  async #invoke(
+    def: ServerDef,
+    lease: Lease,
+    req: CallRequest,
+    { fn, serverTool, args, sent }: {
+      /** The tool's function name, its name on the server, and the arguments checked and sent. */
+      fn: string;
+      serverTool: string;
+      args: Record<string, unknown>;
+      sent: Record<string, unknown>;
+    },
+    started: number,
+    signal?: AbortSignal,
+  ): Promise<CallToolEnvelope> {
+    let envelope: CallToolEnvelope;
+    try {
+      envelope = await invokeWatched(lease, def, serverTool, sent, {
+        questions: this.#deps.questions,
+        signal,
+        waitMs: req.elicitWaitMs ?? this.#deps.elicitWaitMs ?? 2000,
+        onProgress: req.onProgress,
+        shown: fn,
+      });
+    } catch (e) {
+      this.#finished(def, fn, lease.instance, started, messageOf(e), req, args);
+      throw e;
+    }
+    this.#finished(
+      def,
+      fn,
+      lease.instance,
+      started,
+      envelope.isError ? errorText(envelope) : undefined,
+      req,
+      args,
+      envelope,
+    );
+    return envelope;
   }
 
   #finished(
