@@ -1,7 +1,7 @@
 import { McpxError, messageOf } from "../errors.ts";
 import { traceAttrs } from "../log/trace_ids.ts";
 import { didYouMean } from "../near.ts";
-import type { CallToolEnvelope, McpConnection, ServerSpec, ToolInfo } from "../mcp/types.ts";
+import type { CallToolEnvelope, McpConnection, ToolInfo } from "../mcp/types.ts";
 import type { Broker } from "../questions/broker.ts";
 import { signInQuestion, type StartSignIn } from "./sign_in.ts";
 import { selectServers, type ServerDef } from "../config/servers.ts";
@@ -9,64 +9,55 @@ import { functionNames } from "../names.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
 import {
   type Adoption,
-  type Carried,
   type Instance,
   type Lease,
   Pool,
+  type PoolDeps,
   type PoolStatus,
 } from "./pool.ts";
-import type { StdioHandoff } from "../mcp/types.ts";
 import { newId } from "../log/ids.ts";
 import {
   type Caller,
   type Discover,
   parentSessionKey,
-  type ScopeKey,
   scopeKey,
   scopeOf,
   sessionKey,
 } from "./scope.ts";
 import type { Selection } from "../config/servers.ts";
-import { errorText, unwrapResult } from "./unwrap.ts";
+import { errorText, summarize, summarizeResult, unwrapResult } from "./unwrap.ts";
 import { checkKeys, validateArguments } from "./validate.ts";
 import { typeWords } from "./words.ts";
 import { bounded } from "../_bounded.ts";
+import { type OwnersDeps, SessionOwners } from "./owners.ts";
+import { invokeWatched } from "./invoke.ts";
+import {
+  adoptInstances,
+  type HandedInstance,
+  handOffInstances,
+  type NotHanded,
+  type RegistryCarry,
+} from "./handoff.ts";
+
+export { summarize, summarizeResult } from "./unwrap.ts";
+export type { HandedInstance, NotHanded, RegistryCarry } from "./handoff.ts";
 
 /** At most this many servers are started at once by a refresh (`mcpx refresh`, `mcpx doctor`). */
 export const REFRESH_PARALLEL = 8;
 
-type Log = (
-  level: "debug" | "info" | "warn" | "error",
-  event: string,
-  msg: string,
-  attrs?: Record<string, unknown>,
-) => void;
-
-/** What the registry needs from the daemon. */
-export interface RegistryDeps {
-  connect(
-    spec: ServerSpec,
-    startTimeoutMs: number,
-    signal?: AbortSignal,
-    adopt?: Adoption,
-  ): Promise<McpConnection>;
-  spec(def: ServerDef, key?: ScopeKey): ServerSpec;
+/**
+ * What the registry needs from the daemon: a pool's needs (`logParent`, the daemon's log id, is
+ * also the parent of what the registry creates when no run asked for it) but what the registry
+ * tells its pools itself, what tells a session's owner and a call's caller alive
+ * (`identify`, `descendants`: lib/pool/owners.ts), and its own.
+ */
+export interface RegistryDeps extends Omit<PoolDeps, "listed" | "failed" | "changed">, OwnersDeps {
   discover: Discover;
-  log: Log;
-  /** The daemon's log id: the parent of what the registry creates when no run asked for it. */
-  logParent?: string;
   /** MCPX_TRACE / logging.trace: one log line per call naming the instance that served it. */
   trace: boolean;
   /** How often idle instances are reaped. */
   reapIntervalMs: number;
   alive(pid: number): boolean;
-  /**
-   * A running process's start time (lib/daemon/pid.ts `processToken`) and process group, or
-   * undefined when none runs: what tells a session's owner from a later process of its pid.
-   */
-  identify?(pid: number): { start: string; pgid: number } | undefined;
-  /** Every descendant of `pid`, the daemon and what it started left out. */
-  descendants?(pid: number): number[];
   /** Where listings and start failures are recorded for `ls`, `types` and `search`. */
   cache?: CacheWriter;
   /**
@@ -114,36 +105,6 @@ export interface RegistryDeps {
    * (lib/pool/sign_in.ts): the URL becomes a URL-mode question, the call INPUT_REQUIRED.
    */
   signIn?: StartSignIn;
-}
-
-/** One process a daemon hands its successor (lib/daemon/upgrade.ts). */
-export interface HandedInstance {
-  /** Its pool's identity: the successor's pool of the same identity takes it. */
-  identity: string;
-  server: string;
-  scope: ScopeKey;
-  carried: Carried;
-  handed: StdioHandoff;
-}
-
-/** A process that could not be handed over and is stopped: its key's next caller is told. */
-export interface NotHanded {
-  identity: string;
-  server: string;
-  key: string;
-  pid?: number;
-  why: string;
-}
-
-/** What the registry carries across an upgrade beside its processes. */
-export interface RegistryCarry {
-  owned: [string, { pid: number; start: string }][];
-  runs: [
-    number,
-    { start: string; runtime?: { pid: number; start: string }; children?: [number, string][] },
-  ][];
-  ended: string[];
-  sessionIds: [string, string][];
 }
 
 /** What the daemon keeps for `mcpx ls` and `mcpx run` to read without asking it. */
@@ -265,30 +226,6 @@ export function findNamedTool(
   );
 }
 
-/** A session that ends when a process exits: the `mcpx run` that minted it (MCPX_SESSION_OWNER). */
-interface Owned {
-  pid: number;
-  start: string;
-}
-
-/**
- * A `mcpx run` whose script runs in a process group of its own (`script.runtime` deno, bun or
- * node): should the run die first, the script's group goes with it. A script in a Worker runs in
- * the run's own process, whose children share the caller's group: the run's descendants are read
- * on its calls and every second while it lives (`children`, with their start times), and those
- * still there when it dies are stopped.
- */
-interface Run {
-  start: string;
-  runtime?: { pid: number; start: string };
-  children?: [number, string][];
-}
-
-/** How many ended sessions are remembered, so that a late call of one is refused. */
-const ENDED_KEPT = 4096;
-/** Sessions whose log id is remembered (oldest forgotten first; it then starts anew). */
-const SESSIONS_KEPT = 4096;
-
 /** What a call learnt on its way to a process: the server, the instance, the session's log id. */
 interface Served {
   instance?: Instance;
@@ -303,28 +240,67 @@ interface Served {
   alone?: string;
 }
 
-/** At most `max` characters of a value as JSON (or text), for an event a person reads. */
-export function summarize(value: unknown, max = 200): string {
-  let text: string;
-  try {
-    text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
+/**
+ * A call's arguments, before the configuration's fixed ones join them: `key=value`
+ * words typed by the tool's schema, and refused when they name a parameter the configuration
+ * fixes or hides (`hidden`), has no such key, or breaks the schema.
+ */
+function checkedArguments(
+  def: ServerDef,
+  tool: ToolInfo,
+  fn: string,
+  req: CallRequest,
+  hidden: readonly string[],
+): Record<string, unknown> {
+  const args = req.words
+    ? typeWords(tool.inputSchema, req.words, `${def.namespace}.${fn}`, req.arguments)
+    : req.arguments;
+  const unwanted = hidden.filter((k) => Object.hasOwn(args, k));
+  if (unwanted.length) {
+    throw new McpxError(
+      "INVALID_ARGUMENTS",
+      `Invalid arguments for ${def.namespace}.${fn}: ${
+        unwanted.map((k) => `"${k}"`).join(", ")
+      } is not a parameter here (the configuration fixes or hides it)`,
+      { hint: `\`mcpx types ${def.namespace}.${fn}\` shows the accepted fields` },
+    );
   }
-  // Cut before collapsing the white space: a result may be megabytes.
-  text = text.slice(0, max * 4).replace(/\s+/g, " ").trim();
-  return text.length > max ? text.slice(0, max - 1) + "…" : text;
+  checkKeys(def.namespace, fn, tool.inputSchema, args);
+  validateArguments(def.namespace, fn, tool.inputSchema, args);
+  return args;
 }
 
 /**
- * A result as {@linkcode summarize} shows it, read from the envelope without parsing or
- * re-encoding all of it: its first text, else its structured content, else its content's types.
+ * A call's answer: its result unwrapped (and the envelope, when `raw`), the instance that served
+ * it, and what the caller should know of its session's process (`alone`, `restarted`).
  */
-export function summarizeResult(envelope: CallToolEnvelope, max = 200): string {
-  const text = envelope.content?.find((c) => c.type === "text" && typeof c.text === "string");
-  if (text) return summarize(text.text!.slice(0, max * 4), max);
-  if (envelope.structuredContent !== undefined) return summarize(envelope.structuredContent, max);
-  return summarize(`[${(envelope.content ?? []).map((c) => c.type).join(", ")}]`, max);
+function outputOf(
+  def: ServerDef,
+  fn: string,
+  lease: Lease,
+  envelope: CallToolEnvelope,
+  req: CallRequest,
+  served: Served,
+  durationMs: number,
+): CallOutput {
+  return {
+    server: def.namespace,
+    tool: fn,
+    result: unwrapResult(envelope),
+    ...(req.raw ? { raw: envelope } : {}),
+    instance: {
+      id: lease.instance.id,
+      pid: lease.instance.pid ?? null,
+      key: lease.instance.key,
+    },
+    durationMs,
+    ...(served.alone !== undefined ? { alone: served.alone } : {}),
+    ...(lease.restarted
+      ? { restarted: true, restartReason: lease.restarted }
+      : served.note
+      ? { restarted: true, restartReason: served.note }
+      : {}),
+  };
 }
 
 /** Every configured server's pool, with calls, status, restart and refresh over them. */
@@ -344,27 +320,17 @@ export class Registry {
   readonly #active = new Set<Pool>();
   readonly #deps: RegistryDeps;
   readonly #degradedSaid = new Set<string>();
+  /** Sessions' owners, runs and callers (lib/pool/owners.ts). */
+  readonly #owners: SessionOwners;
   #timer?: ReturnType<typeof setInterval>;
   #pidTimer?: ReturnType<typeof setInterval>;
-  /** Runs whose script's runtime leads its own group, by the run's pid. */
-  readonly #runs = new Map<number, Run>();
-  /** Sessions whose owner's exit ends them, by session id. */
-  readonly #owned = new Map<string, Owned>();
-  /** Sessions ended (oldest first): a call that names one with an owner is refused. */
-  readonly #ended = new Set<string>();
-  /** Each session seen (by its key): the log id (`ses-…`) its `session.start` record created. */
-  readonly #sessionIds = new Map<string, string>();
-  /** Calls in flight whose caller said which process it is: cancelled should that one die. */
-  readonly #callers = new Set<{ pid: number; start: string; abort: AbortController }>();
-  /** Owned sessions' calls still waiting for their process. */
-  readonly #acquiring = new Map<string, Set<Promise<unknown>>>();
-
   /** The schema cache of the configuration served now (replaced by a reload). */
   #cache?: CacheWriter;
   readonly #poolDeps: ConstructorParameters<typeof Pool>[1];
 
   constructor(defs: ServerDef[], deps: RegistryDeps) {
     this.#deps = deps;
+    this.#owners = new SessionOwners(deps, (session) => this.endSession(session));
     this.#cache = deps.cache;
     this.#poolDeps = {
       ...deps,
@@ -522,8 +488,8 @@ export class Registry {
     this.#timer = setInterval(reap, this.#deps.reapIntervalMs);
     // pid-scoped instances go as soon as their process does: there is no possible future caller.
     this.#pidTimer = setInterval(() => {
-      this.#checkOwners();
-      this.#checkCallers();
+      this.#owners.checkOwners();
+      this.#owners.checkCallers();
       for (const p of [...this.#active]) {
         for (const i of p.instances()) {
           if (i.watchPid !== undefined && i.leases === 0 && !this.#deps.alive(i.watchPid)) {
@@ -532,183 +498,6 @@ export class Registry {
         }
       }
     }, 1000);
-  }
-
-  /**
-   * Stops what a `mcpx run` that died (SIGKILL never lets it clean up) left: its script's runtime
-   * group, when it has one (whose calls, cut off, free their leases), and every session it
-   * minted, whose processes are stopped, which fails a call still in flight at once.
-   */
-  #checkOwners(): void {
-    const identify = this.#deps.identify;
-    if (!identify) return;
-    for (const [pid, run] of this.#runs) {
-      if (identify(pid)?.start === run.start) {
-        if (run.children) run.children = this.#childrenOf(pid);
-        continue;
-      }
-      this.#runs.delete(pid);
-      if (run.children) {
-        this.#stopOrphans(pid, run.children);
-        continue;
-      }
-      if (!run.runtime || identify(run.runtime.pid)?.start !== run.runtime.start) continue;
-      try {
-        Deno.kill(-run.runtime.pid, "SIGKILL");
-      } catch { /* gone meanwhile */ }
-      this.#deps.log(
-        "warn",
-        "run.exited",
-        `The run ${pid} exited before its script; stopped the script's process group ${run.runtime.pid}`,
-        { run: pid, runtimeGroup: run.runtime.pid },
-      );
-    }
-    for (const [session, o] of this.#owned) {
-      if (identify(o.pid)?.start === o.start) continue;
-      this.#deps.log(
-        "warn",
-        "session.owner_exited",
-        `Process ${o.pid}, which owned session "${session}", exited without ending it; ending it`,
-        { session, owner: o.pid, ...this.#sessionAttr(session) },
-      );
-      void this.endSession(session);
-    }
-  }
-
-  /** The descendants of a Worker run, each with its start time. */
-  #childrenOf(pid: number): [number, string][] {
-    const out: [number, string][] = [];
-    for (const child of this.#deps.descendants?.(pid) ?? []) {
-      const start = this.#deps.identify?.(child)?.start;
-      if (start) out.push([child, start]);
-    }
-    return out;
-  }
-
-  /**
-   * Stops what a Worker run that died had started (as last read, and what those started since),
-   * each only while it is still the process that was read.
-   */
-  #stopOrphans(run: number, children: [number, string][]): void {
-    const stopped: number[] = [];
-    for (const [pid, start] of children) {
-      if (this.#deps.identify?.(pid)?.start !== start) continue;
-      for (const p of [pid, ...(this.#deps.descendants?.(pid) ?? [])]) {
-        try {
-          Deno.kill(p, "SIGKILL");
-          stopped.push(p);
-        } catch { /* gone meanwhile */ }
-      }
-    }
-    if (stopped.length === 0) return;
-    this.#deps.log(
-      "warn",
-      "run.exited",
-      `The run ${run} exited before its script; stopped ${stopped.length} process(es) the script had started (pids ${
-        stopped.join(", ")
-      })`,
-      { run, stopped },
-    );
-  }
-
-  /** Notes a run whose script's runtime leads its own process group (see {@linkcode Run}). */
-  #noteRun(caller: CallRequest["caller"]): void {
-    const identify = this.#deps.identify;
-    const { run, process } = caller;
-    if (!identify || run === undefined || process === undefined) return;
-    if (process === run) {
-      // A script in a Worker: its children are the run's own (see Run).
-      const known = this.#runs.get(run);
-      if (known?.children) known.children = this.#childrenOf(run);
-      else if (!known && this.#deps.descendants) {
-        const self = identify(run);
-        if (self) this.#runs.set(run, { start: self.start, children: this.#childrenOf(run) });
-      }
-      return;
-    }
-    if (this.#runs.has(run)) return;
-    const self = identify(run);
-    const rt = identify(process);
-    if (self && rt && rt.pgid === process) {
-      this.#runs.set(run, { start: self.start, runtime: { pid: process, start: rt.start } });
-    }
-  }
-
-  /**
-   * Cancels every call whose caller has died (a script's runtime or a CLI killed with SIGKILL):
-   * its lease is freed at once instead of when its callTimeout runs out.
-   */
-  #checkCallers(): void {
-    const identify = this.#deps.identify;
-    if (!identify) return;
-    for (const c of this.#callers) {
-      if (identify(c.pid)?.start === c.start) continue;
-      this.#callers.delete(c);
-      c.abort.abort(
-        new McpxError("DAEMON_UNAVAILABLE", `The calling process ${c.pid} exited during the call`),
-      );
-    }
-  }
-
-  /**
-   * Notes who owns a session (on its first call that says so), or refuses the call when the
-   * session has ended or its owner is already gone.
-   */
-  #own(session: string, caller: CallRequest["caller"]): void {
-    const gone = () =>
-      new McpxError("NOT_FOUND", `Session "${session}" has ended: the run that owned it finished`, {
-        hint: "Start a new run, or set MCPX_SESSION_ID to a session of your own",
-      });
-    if (this.#ended.has(session)) throw gone();
-    const identify = this.#deps.identify;
-    if (!identify || caller.owner === undefined) return;
-    if (!this.#owned.has(session)) {
-      const id = identify(caller.owner);
-      if (!id) {
-        this.#markEnded(session);
-        throw gone();
-      }
-      this.#owned.set(session, { pid: caller.owner, start: id.start });
-    }
-  }
-
-  /**
-   * The log id of the caller's session: on the first call the daemon sees of a session key, a
-   * new `ses-…` id whose `session.start` record names the daemon as its parent, the key, and
-   * the run whose call it was (`runId`, with `minted` when that run made the key up).
-   */
-  #sessionLogId(caller: Caller): string | undefined {
-    const session = caller.session;
-    if (session === undefined) return undefined;
-    const known = this.#sessionIds.get(session);
-    if (known) return known;
-    const id = newId("ses");
-    this.#sessionIds.set(session, id);
-    if (this.#sessionIds.size > SESSIONS_KEPT) {
-      this.#sessionIds.delete(this.#sessionIds.keys().next().value!);
-    }
-    this.#deps.log("info", "session.start", `Session "${session}" began`, {
-      id,
-      parent: this.#deps.logParent,
-      session,
-      ...(caller.runId ? { runId: caller.runId } : {}),
-      ...(caller.sessionMinted ? { minted: true } : {}),
-      ...traceAttrs(caller.ids),
-    });
-    return id;
-  }
-
-  /** `{ sessionId }` of a session seen, else nothing. */
-  #sessionAttr(session: string): { sessionId?: string } {
-    const id = this.#sessionIds.get(session);
-    return id ? { sessionId: id } : {};
-  }
-
-  #markEnded(session: string): void {
-    this.#owned.delete(session);
-    this.#ended.delete(session);
-    this.#ended.add(session);
-    if (this.#ended.size > ENDED_KEPT) this.#ended.delete(this.#ended.values().next().value!);
   }
 
   /** The definition and pool of a namespace (or a configured server name). */
@@ -752,7 +541,11 @@ export class Registry {
     try {
       served.note = this.#deps.sessions?.enter(req.caller);
       entered = this.#deps.sessions !== undefined;
-      return await this.#watched(req, served, signal);
+      return await this.#owners.whileCallerLives(
+        req.caller.process,
+        signal,
+        (both) => this.#call(req, served, both),
+      );
     } catch (e) {
       failure = e;
       const { signIn, questions } = this.#deps;
@@ -793,24 +586,6 @@ export class Registry {
         ...(failure ? { error: messageOf(failure) } : {}),
         ...traceAttrs(req.caller.ids),
       });
-    }
-  }
-
-  async #watched(
-    req: CallRequest,
-    served: Served,
-    signal?: AbortSignal,
-  ): Promise<CallOutput> {
-    const pid = req.caller.process;
-    const start = pid === undefined ? undefined : this.#deps.identify?.(pid)?.start;
-    if (pid === undefined || start === undefined) return await this.#call(req, served, signal);
-    const watched = { pid, start, abort: new AbortController() };
-    this.#callers.add(watched);
-    try {
-      const both = signal ? AbortSignal.any([signal, watched.abort.signal]) : watched.abort.signal;
-      return await this.#call(req, served, both);
-    } finally {
-      this.#callers.delete(watched);
     }
   }
 
@@ -864,35 +639,18 @@ export class Registry {
         { server: def.name, scope: def.pool.scope },
       );
     }
-    this.#noteRun(caller);
+    this.#owners.noteRun(caller);
     const session = caller.session;
     const owned = session !== undefined && caller.owner !== undefined;
-    if (owned) this.#own(session, caller);
-    served.sessionId = this.#sessionLogId(caller);
+    if (owned) this.#owners.own(session, caller);
+    served.sessionId = this.#owners.sessionLogId(caller);
     if (served.sessionId && session !== undefined && scopeOf(key.key) === sessionKey(session)) {
       key.sessionId = served.sessionId;
     }
     const acquiring = pool.acquire(key, def.pool.queueTimeoutMs);
-    let lease: Lease;
-    if (owned) {
-      const settled = acquiring.then(async (got) => {
-        if (!this.#ended.has(session)) return got;
-        got.release();
-        await pool.stopAll(`session ${session} ended`, (k) => k === sessionKey(session));
-        return undefined;
-      });
-      let pending = this.#acquiring.get(session);
-      if (!pending) this.#acquiring.set(session, pending = new Set());
-      pending.add(settled);
-      try {
-        const got = await settled;
-        if (!got) this.#own(session, caller); // throws: the session has ended
-        lease = got!;
-      } finally {
-        pending.delete(settled);
-        if (pending.size === 0) this.#acquiring.delete(session);
-      }
-    } else lease = await acquiring;
+    const lease = owned
+      ? await this.#owners.ownedLease(session, caller, pool, acquiring)
+      : await acquiring;
     served.instance = lease.instance;
     if (lease.restarted) {
       this.#deps.log(
@@ -933,21 +691,7 @@ export class Registry {
       const real = def.curatedCall(tool.name);
       served.tool = fn;
       served.serverTool = real.tool;
-      const args = req.words
-        ? typeWords(tool.inputSchema, req.words, `${def.namespace}.${fn}`, req.arguments)
-        : req.arguments;
-      const unwanted = real.hidden.filter((k) => Object.hasOwn(args, k));
-      if (unwanted.length) {
-        throw new McpxError(
-          "INVALID_ARGUMENTS",
-          `Invalid arguments for ${def.namespace}.${fn}: ${
-            unwanted.map((k) => `"${k}"`).join(", ")
-          } is not a parameter here (the configuration fixes or hides it)`,
-          { hint: `\`mcpx types ${def.namespace}.${fn}\` shows the accepted fields` },
-        );
-      }
-      checkKeys(def.namespace, fn, tool.inputSchema, args);
-      validateArguments(def.namespace, fn, tool.inputSchema, args);
+      const args = checkedArguments(def, tool, fn, req, real.hidden);
       const sent = Object.keys(real.fixed).length ? { ...args, ...real.fixed } : args;
       lease.instance.calls++;
       const instance = {
@@ -975,32 +719,8 @@ export class Registry {
           durationMs: Math.round((performance.now() - started) * 100) / 100,
         };
       }
-      let envelope: CallToolEnvelope;
-      try {
-        envelope = await this.#invoke(
-          lease,
-          def,
-          real.tool,
-          sent,
-          signal,
-          req.elicitWaitMs,
-          req.onProgress,
-          fn,
-        );
-      } catch (e) {
-        this.#finished(def, fn, lease.instance, started, messageOf(e), req, args);
-        throw e;
-      }
-      this.#finished(
-        def,
-        fn,
-        lease.instance,
-        started,
-        envelope.isError ? errorText(envelope) : undefined,
-        req,
-        args,
-        envelope,
-      );
+      const call = { fn, serverTool: real.tool, args, sent };
+      const envelope = await this.#invoke(def, lease, req, call, started, signal);
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       this.#trace(def, fn, lease.instance, durationMs, envelope.isError === true, req.caller.trace);
       if (envelope.isError) {
@@ -1010,24 +730,7 @@ export class Registry {
           { data: envelope },
         );
       }
-      return {
-        server: def.namespace,
-        tool: fn,
-        result: unwrapResult(envelope),
-        ...(req.raw ? { raw: envelope } : {}),
-        instance: {
-          id: lease.instance.id,
-          pid: lease.instance.pid ?? null,
-          key: lease.instance.key,
-        },
-        durationMs,
-        ...(served.alone !== undefined ? { alone: served.alone } : {}),
-        ...(lease.restarted
-          ? { restarted: true, restartReason: lease.restarted }
-          : served.note
-          ? { restarted: true, restartReason: served.note }
-          : {}),
-      };
+      return outputOf(def, fn, lease, envelope, req, served, durationMs);
     } catch (e) {
       // A failed call's answer carries no report: the session's next call still says so.
       if (lease.restarted) lease.instance.restarted ??= lease.restarted;
@@ -1037,6 +740,50 @@ export class Registry {
     } finally {
       if (!detached) release();
     }
+  }
+
+  /**
+   * The tool called on the leased process (its questions watched: lib/pool/invoke.ts), the
+   * finished call told to `called` whether it answered or not.
+   */
+  async #invoke(
+    def: ServerDef,
+    lease: Lease,
+    req: CallRequest,
+    { fn, serverTool, args, sent }: {
+      /** The tool's function name, its name on the server, and the arguments checked and sent. */
+      fn: string;
+      serverTool: string;
+      args: Record<string, unknown>;
+      sent: Record<string, unknown>;
+    },
+    started: number,
+    signal?: AbortSignal,
+  ): Promise<CallToolEnvelope> {
+    let envelope: CallToolEnvelope;
+    try {
+      envelope = await invokeWatched(lease, def, serverTool, sent, {
+        questions: this.#deps.questions,
+        signal,
+        waitMs: req.elicitWaitMs ?? this.#deps.elicitWaitMs ?? 2000,
+        onProgress: req.onProgress,
+        shown: fn,
+      });
+    } catch (e) {
+      this.#finished(def, fn, lease.instance, started, messageOf(e), req, args);
+      throw e;
+    }
+    this.#finished(
+      def,
+      fn,
+      lease.instance,
+      started,
+      envelope.isError ? errorText(envelope) : undefined,
+      req,
+      args,
+      envelope,
+    );
+    return envelope;
   }
 
   #finished(
@@ -1069,112 +816,6 @@ export class Registry {
     } catch {
       // A listener's failure is not the call's.
     }
-  }
-
-  /**
-   * One tool call with the daemon's questions watched: a call whose server asks a question waits
-   * `elicitWaitMs` for the answer, then rejects INPUT_REQUIRED naming the ticket, while the call
-   * itself goes on (its lease held) until it ends; its outcome lands on the question's row.
-   */
-  #invoke(
-    lease: Lease,
-    def: ServerDef,
-    tool: string,
-    args: Record<string, unknown>,
-    signal?: AbortSignal,
-    waitMs = this.#deps.elicitWaitMs ?? 2000,
-    onProgress?: CallRequest["onProgress"],
-    /** The tool's function name, for what a person reads; `tool` is its name on the server. */
-    shown: string = tool,
-  ): Promise<CallToolEnvelope> {
-    const broker = this.#deps.questions;
-    const progress = onProgress ? { onProgress } : {};
-    if (!broker) {
-      return lease.conn.callTool(tool, args, {
-        timeoutMs: def.pool.callTimeoutMs,
-        signal,
-        ...progress,
-      });
-    }
-    // The caller's going away no longer cancels the call once it has been handed a ticket.
-    const own = new AbortController();
-    let handedOff = false;
-    const forward = () => {
-      if (!handedOff) own.abort(signal?.reason);
-    };
-    signal?.addEventListener("abort", forward, { once: true });
-    const { watch, done } = broker.watch(lease.conn, def.namespace, tool);
-    // callTimeout does not run out while one of the call's questions waits for an answer: the
-    // time a person takes is not the server's. Each time it would run out with a question
-    // pending it starts again.
-    const limit = def.pool.callTimeoutMs;
-    let timedOut = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const arm = () => {
-      timer = setTimeout(() => {
-        if (broker.pendingOf(watch) > 0) return arm();
-        timedOut = true;
-        own.abort(new Error("callTimeout"));
-      }, limit);
-    };
-    arm();
-    const calling = lease.conn.callTool(tool, args, {
-      timeoutMs: 2 ** 31 - 1,
-      signal: own.signal,
-      ...progress,
-    }).catch((e) => {
-      if (!timedOut) throw e;
-      throw new McpxError(
-        "TOOL_TIMEOUT",
-        `Tool ${def.namespace}.${shown} did not answer within ${limit} ms`,
-        { cause: e },
-      );
-    }).finally(() => clearTimeout(timer));
-    const ended = calling.then(
-      (envelope) => {
-        broker.finish(
-          watch,
-          envelope.isError
-            ? { error: { code: "TOOL_ERROR", message: errorText(envelope) } }
-            : { result: unwrapResult(envelope) },
-        );
-      },
-      (e) => {
-        broker.finish(watch, {
-          error: { code: e instanceof McpxError ? e.code : "INTERNAL", message: messageOf(e) },
-        });
-      },
-    ).finally(() => {
-      done();
-      signal?.removeEventListener("abort", forward);
-    });
-    return (async () => {
-      while (!watch.outcome && watch.tickets.length === 0) await watch.changed();
-      if (watch.outcome) return await calling;
-      // A question was raised: an inline answer (a script's handler) has elicitWaitMs.
-      const waited = await Promise.race([
-        calling.then(() => true, () => true),
-        new Promise<false>((resolve) => {
-          const t = setTimeout(() => resolve(false), waitMs);
-          ended.finally(() => clearTimeout(t));
-        }),
-      ]);
-      if (waited) return await calling;
-      handedOff = true;
-      ended.finally(() => lease.release());
-      const pending = watch.tickets.map((id) => broker.show(id)).filter((q) =>
-        q.state === "pending"
-      );
-      const q = pending.at(-1) ?? broker.show(watch.tickets.at(-1)!);
-      throw new McpxError(
-        "INPUT_REQUIRED",
-        `${def.namespace}.${shown} is waiting for an answer to question "${q.id}": ${q.message}`,
-        {
-          hint: `Answer it with: ${q.command}  (or: mcpx elicit show ${q.id})`,
-          data: { ticket: q.id, command: q.command, question: q },
-        },
-      );
-    })();
   }
 
   #trace(
@@ -1283,7 +924,7 @@ export class Registry {
 
   /** Stops every instance keyed to a session a caller minted, now that it has finished. */
   async endSession(session: string): Promise<number> {
-    this.#markEnded(session);
+    this.#owners.markEnded(session);
     let n = 0;
     const ended = (k: string) => scopeOf(k) === sessionKey(session);
     // What a pool remembers of the session goes from every pool; processes only from those with any.
@@ -1292,16 +933,8 @@ export class Registry {
       n += await p.stopAll(`session ${session} ended`, ended);
     }
     // A call still waiting for its process stops it once it has it (see call()).
-    await Promise.allSettled([...this.#acquiring.get(session) ?? []]);
-    const id = this.#sessionIds.get(session);
-    if (id) {
-      this.#sessionIds.delete(session);
-      this.#deps.log("info", "session.end", `Session "${session}" ended`, {
-        id,
-        session,
-        stopped: n,
-      });
-    }
+    await this.#owners.settled(session);
+    this.#owners.logEnd(session, n);
     return n;
   }
 
@@ -1373,57 +1006,9 @@ export class Registry {
   async handOff(
     may: (pid: number) => boolean,
   ): Promise<{ handed: HandedInstance[]; notHanded: NotHanded[]; carry: RegistryCarry }> {
-    const handed: HandedInstance[] = [];
-    const notHanded: NotHanded[] = [];
     const adHoc = new Set([...this.#adHoc.values()].map((e) => e.pool));
-    await Promise.all([...this.#active].flatMap((pool) =>
-      pool.instances().map(async (inst) => {
-        const server = pool.def.name;
-        const base = { identity: pool.def.identity, server, key: inst.key, pid: inst.pid };
-        if (adHoc.has(pool)) {
-          notHanded.push({
-            ...base,
-            why: "an ad-hoc server is known only to the command that named it",
-          });
-          return;
-        }
-        if (inst.pid === undefined || !inst.conn?.handoff) {
-          notHanded.push({ ...base, why: "only mcpx's own stdio connections can be handed over" });
-          return;
-        }
-        if (inst.leases > 0 || inst.state !== "ready") {
-          notHanded.push({ ...base, why: "it was still serving a call" });
-          return;
-        }
-        if (!may(inst.pid)) {
-          notHanded.push({ ...base, why: "the new daemon could not open its pipes" });
-          return;
-        }
-        const carried: Carried = {
-          id: inst.id,
-          logId: inst.logId,
-          startedAt: inst.startedAt,
-          calls: inst.calls,
-        };
-        const out = await pool.handOver(inst);
-        if (out) {
-          handed.push({
-            identity: pool.def.identity,
-            server,
-            scope: inst.scope,
-            carried,
-            handed: out,
-          });
-        } else notHanded.push({ ...base, why: "it was busy with a request of its own" });
-      })
-    ));
-    const carry: RegistryCarry = {
-      owned: [...this.#owned],
-      runs: [...this.#runs],
-      ended: [...this.#ended],
-      sessionIds: [...this.#sessionIds],
-    };
-    return { handed, notHanded, carry };
+    const { handed, notHanded } = await handOffInstances(this.#active, adHoc, may);
+    return { handed, notHanded, carry: this.#owners.carry() };
   }
 
   /**
@@ -1436,38 +1021,8 @@ export class Registry {
     notHanded: NotHanded[],
     carry: RegistryCarry | undefined,
   ): Promise<{ adopted: HandedInstance[]; failed: { instance: HandedInstance; why: string }[] }> {
-    if (carry) {
-      for (const [k, v] of carry.owned ?? []) this.#owned.set(k, v);
-      for (const [k, v] of carry.runs ?? []) this.#runs.set(k, v);
-      for (const k of carry.ended ?? []) this.#markEnded(k);
-      for (const [k, v] of carry.sessionIds ?? []) this.#sessionIds.set(k, v);
-    }
-    for (const n of notHanded) {
-      this.#pools.get(n.identity)?.noteLost(
-        n.key,
-        `its process was stopped when the daemon was upgraded (${n.why})`,
-      );
-    }
-    const adopted: HandedInstance[] = [];
-    const failed: { instance: HandedInstance; why: string }[] = [];
-    await Promise.all(list.map(async ({ instance, adoption }) => {
-      const pool = this.#pools.get(instance.identity);
-      if (!pool) {
-        for (const f of Object.values(adoption.pipes)) f.close();
-        try {
-          Deno.kill(-instance.handed.pid, "SIGKILL");
-        } catch { /* gone */ }
-        failed.push({ instance, why: "its server is no longer in the configuration" });
-        return;
-      }
-      try {
-        await pool.adopt(instance.scope, adoption, instance.carried);
-        adopted.push(instance);
-      } catch (e) {
-        failed.push({ instance, why: messageOf(e) });
-      }
-    }));
-    return { adopted, failed };
+    if (carry) this.#owners.adopt(carry);
+    return await adoptInstances(this.#pools, list, notHanded);
   }
 
   /** Takes work again after a {@linkcode Registry.beginStop} for an upgrade that failed. */

@@ -53,3 +53,27 @@ export function errorText(envelope: CallToolEnvelope): string {
   ).trim();
   return text || "the server gave no reason";
 }
+
+/** At most `max` characters of a value as JSON (or text), for an event a person reads. */
+export function summarize(value: unknown, max = 200): string {
+  let text: string;
+  try {
+    text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  // Cut before collapsing the white space: a result may be megabytes.
+  text = text.slice(0, max * 4).replace(/\s+/g, " ").trim();
+  return text.length > max ? text.slice(0, max - 1) + "…" : text;
+}
+
+/**
+ * A result as {@linkcode summarize} shows it, read from the envelope without parsing or
+ * re-encoding all of it: its first text, else its structured content, else its content's types.
+ */
+export function summarizeResult(envelope: CallToolEnvelope, max = 200): string {
+  const text = envelope.content?.find((c) => c.type === "text" && typeof c.text === "string");
+  if (text) return summarize(text.text!.slice(0, max * 4), max);
+  if (envelope.structuredContent !== undefined) return summarize(envelope.structuredContent, max);
+  return summarize(`[${(envelope.content ?? []).map((c) => c.type).join(", ")}]`, max);
+}

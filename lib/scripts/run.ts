@@ -133,7 +133,7 @@ export async function scriptEnvironment(
     MCPX_SESSION_ID: session,
     MCPX_RUN_ID: runId,
     // A session this run minted ends with it, even should it be killed with SIGKILL: the
-    // daemon watches this process (lib/pool/registry.ts).
+    // daemon watches this process (lib/pool/owners.ts).
     ...(minted ? { MCPX_SESSION_OWNER: String(Deno.pid) } : {}),
     // Should this run die first, the daemon stops a script in a runtime of its own.
     MCPX_RUN_PID: String(Deno.pid),
