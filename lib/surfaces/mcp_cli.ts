@@ -3,7 +3,7 @@ import type { Io } from "../io.ts";
 import type { Operation } from "../operations/define.ts";
 import { OPERATIONS } from "../operations/mod.ts";
 import { sessionsEnd } from "../operations/tool_ops.ts";
-import { execute } from "./cli.ts";
+import { execute } from "./execute.ts";
 import { LineTransport, type McpHost, mcpHttpHandler, serveStdio, type ToolSet } from "./mcp.ts";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { ensureDaemon, tokenHeaders } from "../daemon/client.ts";
