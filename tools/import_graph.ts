@@ -16,11 +16,11 @@ export type Graph = Map<string, Map<string, string>>;
 /** The repository's root folder. */
 export const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 
-/** The sources under `dir`: TypeScript files, tests and test data left out. */
+/** The sources under `dir`: its TypeScript files, tests left out. */
 export function* sources(dir: string): Generator<string> {
   for (const e of Deno.readDirSync(dir)) {
     const path = join(dir, e.name);
-    if (e.isDirectory && e.name !== "testdata") yield* sources(path);
+    if (e.isDirectory) yield* sources(path);
     else if (e.name.endsWith(".ts") && !e.name.endsWith("_test.ts")) yield path;
   }
 }
