@@ -14,7 +14,7 @@ import {
   trustState,
   untrustedError,
 } from "./config/trust.ts";
-import type { McpxError } from "./errors.ts";
+import { McpxError } from "./errors.ts";
 import { type FlagValue, resolveSettings, type Settings } from "./settings/resolve.ts";
 import { loadConfig, loadConfigSync, readConfigText } from "./config/load.ts";
 import { callerVariables, pick } from "./config/server_env.ts";
@@ -99,6 +99,63 @@ export interface DaemonHandle {
 }
 
 /**
+ * What the surfaces hand down to the operations that host one (`mcpx daemon`, `serve`, `explore`,
+ * `tui`) or read the whole operations table (`completion`, `help`, `openapi`): set by the
+ * composition root (lib/surfaces/cli.ts, the daemon's surface for its requests) as `inline` is,
+ * so that lib/operations/ never imports lib/surfaces/ or lib/tui/. Each door loads its surface on
+ * its first use: a cheap command pays for none.
+ */
+export interface Host {
+  /**
+   * Runs the daemon for `ctx`'s configuration in this process (lib/surfaces/daemon.ts), calling
+   * `loaded` once its modules are in; resolves to an exit status.
+   */
+  runDaemon(
+    ctx: Context,
+    autostarted: boolean,
+    listen: string | undefined,
+    loaded?: () => void,
+  ): Promise<number>;
+  /** Serves mcpx as an MCP server (lib/surfaces/mcp/serve_cli.ts), until its client or process ends. */
+  serveMcp(
+    ctx: Context,
+    http: string | undefined,
+    expose: readonly string[] | undefined,
+    options: { session?: string; token?: string; tokenGiven?: boolean; tools?: "core" | "all" },
+  ): Promise<{ served: string }>;
+  /** Runs one command line as `mcpx` does (lib/surfaces/cli.ts); resolves to its exit status. */
+  runCommand(args: readonly string[], io: Io): Promise<number>;
+  /** Runs the browser on this terminal (lib/tui/run.ts) until it ends; resolves to an exit status. */
+  openTui(ctx: Context): Promise<number>;
+  /** The completion script for `shell`, from the operations and settings tables. */
+  completionScript(shell: "bash" | "zsh" | "fish"): Promise<string>;
+  /** The OpenAPI document of `/v1`, from the operations table (lib/surfaces/openapi.ts). */
+  openapiDocument(): Promise<Record<string, unknown>>;
+  /** The help of a topic (lib/surfaces/help.ts `helpTopic`); undefined for a topic it has not. */
+  helpTopic(words: readonly string[]): Promise<string | undefined>;
+  /** The first word of every operation's command, in the table's order. */
+  commandWords(): Promise<string[]>;
+}
+
+/** A door of the host of a context no surface hosts: it refuses, naming itself. */
+function unhosted(door: keyof Host): () => Promise<never> {
+  return () =>
+    Promise.reject(new McpxError("INTERNAL", `No surface hosts this context (host.${door})`));
+}
+
+/** The host of a context until a surface sets its own. */
+const UNHOSTED: Host = {
+  runDaemon: unhosted("runDaemon"),
+  serveMcp: unhosted("serveMcp"),
+  runCommand: unhosted("runCommand"),
+  openTui: unhosted("openTui"),
+  completionScript: unhosted("completionScript"),
+  openapiDocument: unhosted("openapiDocument"),
+  helpTopic: unhosted("helpTopic"),
+  commandWords: unhosted("commandWords"),
+};
+
+/**
  * Everything an operation may need, computed lazily so that a cheap command pays for none of it:
  * `boot` holds the settings readable without files; `settings()` adds the configuration files.
  */
@@ -134,6 +191,11 @@ export class Context {
     /** Stops it and its servers; resolves once they are gone. */
     stop: () => Promise<void>;
   };
+  /**
+   * The surfaces, for the operations that host one or read the whole table: set by the
+   * composition root (lib/surfaces/cli.ts), which alone may load them.
+   */
+  host: Host = UNHOSTED;
   #location?: ConfigLocation;
   #layers?: ConfigLocation;
   #fingerprint?: Fingerprint;

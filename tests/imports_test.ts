@@ -1,83 +1,18 @@
 import assert from "node:assert/strict";
 import { dirname, join, relative, resolve } from "node:path";
+import {
+  cycles,
+  fileGraph,
+  folderGraph,
+  type Graph,
+  lazyImports,
+  ROOT,
+  sources,
+  staticImports,
+  upwardArrows,
+} from "../tools/import_graph.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname;
 const LIB = join(ROOT, "lib");
-
-function* sources(dir: string): Generator<string> {
-  for (const e of Deno.readDirSync(dir)) {
-    const path = join(dir, e.name);
-    if (e.isDirectory) yield* sources(path);
-    else if (e.name.endsWith(".ts") && !e.name.endsWith("_test.ts")) yield path;
-  }
-}
-
-/**
- * The specifiers of a module's static import and re-export declarations, `import type` included
- * (what `load()` imports is built at run time and is not a static import).
- */
-export function staticImports(text: string): string[] {
-  const clause = String.raw`(?:type\s+)?(?:[\w$]+\s*,?\s*)?(?:\{[^}]*\}|\*(?:\s+as\s+[\w$]+)?)?`;
-  const from = new RegExp(String.raw`^(?:import|export)\s+${clause}\s*from\s*"([^"]+)"`, "gm");
-  const bare = /^import\s*"([^"]+)"/gm;
-  return [...text.matchAll(from), ...text.matchAll(bare)].map((m) => m[1]);
-}
-
-/** `lib/<folder>` for a file in a folder of lib/, the file itself for one at lib/'s top. */
-function nodeOf(path: string): string {
-  const parts = relative(LIB, path).split("/");
-  return "lib/" + parts[0];
-}
-
-/** The folder graph of lib/: an edge per pair, with one import that makes it. */
-function folderGraph(): Map<string, Map<string, string>> {
-  const graph = new Map<string, Map<string, string>>();
-  for (const file of sources(LIB)) {
-    for (const spec of staticImports(Deno.readTextFileSync(file))) {
-      if (!spec.startsWith(".")) continue;
-      const target = resolve(dirname(file), spec);
-      if (!target.startsWith(LIB + "/")) continue;
-      const [a, b] = [nodeOf(file), nodeOf(target)];
-      if (a === b) continue;
-      if (!graph.has(a)) graph.set(a, new Map());
-      if (!graph.get(a)!.has(b)) graph.get(a)!.set(b, `${relative(ROOT, file)} imports ${spec}`);
-    }
-  }
-  return graph;
-}
-
-/**
- * The graph's cycles: each group of nodes that reach one another (a strongly connected component
- * of more than one node), as the imports inside it.
- */
-function cycles(graph: Map<string, Map<string, string>>): string[][] {
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const groups: string[][] = [];
-  const visit = (node: string) => {
-    index.set(node, index.size);
-    low.set(node, index.get(node)!);
-    stack.push(node);
-    for (const next of graph.get(node)?.keys() ?? []) {
-      if (!index.has(next)) {
-        visit(next);
-        low.set(node, Math.min(low.get(node)!, low.get(next)!));
-      } else if (stack.includes(next)) {
-        low.set(node, Math.min(low.get(node)!, index.get(next)!));
-      }
-    }
-    if (low.get(node) !== index.get(node)) return;
-    const group = stack.splice(stack.indexOf(node));
-    if (group.length > 1) groups.push(group);
-  };
-  for (const node of [...graph.keys()].sort()) if (!index.has(node)) visit(node);
-  return groups.map((group) =>
-    group.flatMap((a) =>
-      [...graph.get(a)?.entries() ?? []].filter(([b]) => group.includes(b)).map(([, why]) => why)
-    ).sort()
-  );
-}
 
 Deno.test("staticImports() reads import and re-export declarations, type-only ones too", () => {
   const text = [
@@ -127,6 +62,58 @@ Deno.test("cycles() names the imports of each cycle, and finds none in a tree", 
 Deno.test("the folders of lib/ import each other without a cycle", () => {
   const found = cycles(folderGraph());
   assert.deepEqual(found, [], found.map((c) => `a cycle:\n  ${c.join("\n  ")}`).join("\n"));
+});
+
+Deno.test("lazyImports() reads load() specifiers on one line or several, and no other form", () => {
+  const text = [
+    'const a = await load<typeof import("./a.ts")>("./a.ts", import.meta.url);',
+    "const { b } = await load<",
+    '  typeof import("../b/b.ts")',
+    '>("../b/b.ts", import.meta.url);',
+    'const c = () => load<typeof import("zod")>(',
+    '  "zod",',
+    "  import.meta.url,",
+    ");",
+    'import { d } from "./d.ts";',
+  ].join("\n");
+  assert.deepEqual(lazyImports(text), ["./a.ts", "../b/b.ts", "zod"]);
+  assert.throws(
+    () => lazyImports("const e = await load<E>(name, import.meta.url);", "lib/e.ts"),
+    /lib\/e\.ts: 1 load\(\) whose specifier cannot be read/,
+  );
+});
+
+Deno.test("upwardArrows() names the imports from a lower floor to a higher one", () => {
+  const graph: Graph = new Map([
+    ["lib/operations/a.ts", new Map([["lib/surfaces/cli.ts", "a loads cli"]])],
+    ["lib/operations/b.ts", new Map([["lib/daemon/client.ts", "b loads client"]])],
+    ["lib/scripts/c.ts", new Map([["lib/operations/a.ts", "c loads a"]])],
+    ["lib/surfaces/cli.ts", new Map([["lib/operations/a.ts", "cli imports a"]])],
+    ["lib/tui/run.ts", new Map([["lib/surfaces/cli.ts", "run loads cli"]])],
+  ]);
+  assert.deepEqual(upwardArrows(graph), ["a loads cli", "c loads a"]);
+});
+
+/** A graph's cycles as one message that counts them and their imports, then lists each. */
+function cycleReport(found: string[][], what: string): string {
+  const imports = found.reduce((n, c) => n + c.length, 0);
+  return `${found.length} cycle(s) of ${what}, ${imports} imports in them:\n` +
+    found.map((c) => `a cycle:\n  ${c.join("\n  ")}`).join("\n");
+}
+
+Deno.test("the files of lib/ and launcher/ import each other without a cycle, load() included", () => {
+  const found = cycles(fileGraph());
+  assert.deepEqual(found, [], cycleReport(found, "files"));
+});
+
+Deno.test("nothing under lib/operations/ or lib/scripts/ reaches lib/surfaces/ or lib/tui/", () => {
+  // The surfaces hand themselves down (Context.host); the scripts sit under the operations too.
+  const found = upwardArrows(fileGraph());
+  assert.deepEqual(
+    found,
+    [],
+    `${found.length} import(s) run back up a floor:\n  ${found.join("\n  ")}`,
+  );
 });
 
 Deno.test("nothing under launcher/ imports from lib/: it is what another runtime loads", () => {

@@ -20,7 +20,7 @@ import { captureIo } from "../lib/io.ts";
 import { type Operation, paramFlag, type ParamSpec } from "../lib/operations/define.ts";
 import { OPERATIONS } from "../lib/operations/mod.ts";
 import { envName, flagName, isPlumbing, SETTINGS } from "../lib/settings/table.ts";
-import { parseArgs } from "../lib/surfaces/cli.ts";
+import { CLI_HOST, parseArgs } from "../lib/surfaces/cli.ts";
 import {
   commandHelp,
   commandsHelp,
@@ -550,7 +550,11 @@ async function withRouter(
       cwd: tmp,
     });
     const { handle, stops } = fakeDaemon(tmp, configPath);
-    const router = buildRouter(ops, () => new Context(io, [], handle));
+    // The router's contexts are hosted as the daemon's are: by the command line's surfaces.
+    const router = buildRouter(
+      ops,
+      () => Object.assign(new Context(io, [], handle), { host: CLI_HOST }),
+    );
     await fn((method, path, body) =>
       router(
         new Request(`http://mcpx${path}`, {

@@ -1072,7 +1072,7 @@ async function makeRegistry(
         capabilities: { roots: true, elicitation: { form: true, url: true }, sampling: true },
         inputRounds: settings.get("elicit.inputRounds"),
         // Roots are answered from the configuration; questions become stored state.
-        // A gateway session's call hands them to its own client first (lib/surfaces/mcp_gateway.ts).
+        // A gateway session's call hands them to its own client first (lib/surfaces/mcp/gateway.ts).
         onServerRequest: (method, params, rctx) =>
           method === "roots/list"
             ? questions.relay(self.conn ?? self, method, params, rctx.signal) ??

@@ -6,7 +6,6 @@ import type { Context } from "../context.ts";
 import type { ToolInfo } from "../mcp/types.ts";
 import { selectServers, type ServerDef, serverDefs } from "../config/servers.ts";
 import {
-  type CachedServer,
   cacheIdentity,
   readCache,
   readCacheSync,
@@ -16,15 +15,7 @@ import { loadConfig, loadConfigSync } from "../config/load.ts";
 import { cacheDir } from "../paths.ts";
 import { functionNames } from "../names.ts";
 import { summaryStamp, writeSummary } from "./ls_summary.ts";
-
-/** One namespace as discovery sees it: its definition, what the cache knows, its visible tools. */
-export interface Namespace {
-  def: ServerDef;
-  cached?: CachedServer;
-  /** The tools this namespace shows (filters applied), sorted by name; empty when unlisted. */
-  tools: ToolInfo[];
-  state: "ready" | "error" | "unlisted" | "disabled";
-}
+import type { Namespace } from "./types.ts";
 
 /**
  * Everything `ls`, `search`, `types` and `catalog` need, from the configuration and the schema

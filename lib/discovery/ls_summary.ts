@@ -8,7 +8,7 @@ import { join } from "../_path.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { VERSION } from "../version.ts";
 import { cacheFile, type SchemaCache } from "../cache/schema_cache.ts";
-import type { Namespace } from "./load.ts";
+import type { Namespace } from "./types.ts";
 
 /** One row of `mcpx ls`, all but the live process count (which the daemon knows). */
 export interface LsRow {

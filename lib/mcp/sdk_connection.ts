@@ -18,9 +18,13 @@ import {
   calling,
   callTimeout,
   ConnectionLife,
+  type ConnectOptions,
+  declaredCapabilities,
   LISTING,
   listTimeout,
   logOversized,
+  MODERN_REVISION,
+  negotiationFor,
   progressOf,
   requesting,
   rpcError,
@@ -28,12 +32,6 @@ import {
   startFailed,
   toToolInfo,
 } from "./_connection.ts";
-import {
-  type ConnectOptions,
-  declaredCapabilities,
-  MODERN_REVISION,
-  negotiationFor,
-} from "./connect.ts";
 import {
   CancellableHttpTransport,
   EndpointUnreachable,

@@ -15,6 +15,8 @@ import {
   calling,
   callTimeout,
   ConnectionLife,
+  type ConnectOptions,
+  declaredCapabilities,
   LISTING,
   listTimeout,
   logOversized,
@@ -26,7 +28,6 @@ import {
   toToolInfo,
 } from "./_connection.ts";
 import { waitAtMost } from "./_wait.ts";
-import { type ConnectOptions, declaredCapabilities } from "./connect.ts";
 import {
   type AdoptedPipes,
   describeEnd,

@@ -53,13 +53,16 @@ export const daemonRun = defineOperation<{ listen?: string }, { exitCode: number
     // (lib/daemon/client.ts reads these lines from the daemon's stderr file).
     const child = ctx.io.env.MCPX_DAEMON_CHILD !== undefined;
     if (child) ctx.io.err(`${DAEMON_LOADING}\n`);
-    const { runDaemon } = await load<typeof import("../surfaces/daemon.ts")>(
-      "../surfaces/daemon.ts",
-      import.meta.url,
-    );
-    if (child) ctx.io.err(`${DAEMON_LOADED}\n`);
+    const loaded = () => {
+      if (child) ctx.io.err(`${DAEMON_LOADED}\n`);
+    };
     return {
-      exitCode: await runDaemon(ctx, ctx.io.env.MCPX_DAEMON_CHILD === "auto", input.listen),
+      exitCode: await ctx.host.runDaemon(
+        ctx,
+        ctx.io.env.MCPX_DAEMON_CHILD === "auto",
+        input.listen,
+        loaded,
+      ),
     };
   },
   render: () => "",

@@ -570,7 +570,10 @@ async function adHocTypes(
   input: { target?: string; stdio?: string; url?: string; name?: string },
   ctx: Context,
 ): Promise<{ target: string; declarations: string }> {
-  const { adHocTools } = await load<typeof import("./_adhoc.ts")>("./_adhoc.ts", import.meta.url);
+  const { adHocTools } = await load<typeof import("../daemon/adhoc.ts")>(
+    "../daemon/adhoc.ts",
+    import.meta.url,
+  );
   const got = await adHocTools(input, ctx);
   const { namespaceDeclarations, toolSignature } = await load<
     typeof import("../codegen/declarations.ts")

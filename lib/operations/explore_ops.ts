@@ -64,22 +64,19 @@ export const exploreRun = defineOperation<Record<string, never>, Record<string, 
       "explore",
       "mcpx ls, mcpx types <namespace>, mcpx call <namespace.tool>, mcpx log, mcpx stats and mcpx status",
     );
-    const [{ explore }, { terminalPrompter }, { History }, { main }, misc, discovery] =
-      await Promise
-        .all([
-          load<typeof import("../explore/explore.ts")>("../explore/explore.ts", import.meta.url),
-          load<typeof import("../explore/prompt.ts")>("../explore/prompt.ts", import.meta.url),
-          load<typeof import("../explore/history.ts")>("../explore/history.ts", import.meta.url),
-          load<typeof import("../surfaces/cli.ts")>("../surfaces/cli.ts", import.meta.url),
-          load<typeof import("./misc_ops.ts")>("./misc_ops.ts", import.meta.url),
-          load<typeof import("../discovery/load.ts")>("../discovery/load.ts", import.meta.url),
-        ]);
+    const [{ explore }, { terminalPrompter }, { History }, misc, discovery] = await Promise.all([
+      load<typeof import("../explore/explore.ts")>("../explore/explore.ts", import.meta.url),
+      load<typeof import("../explore/prompt.ts")>("../explore/prompt.ts", import.meta.url),
+      load<typeof import("../explore/history.ts")>("../explore/history.ts", import.meta.url),
+      load<typeof import("./misc_ops.ts")>("./misc_ops.ts", import.meta.url),
+      load<typeof import("../discovery/load.ts")>("../discovery/load.ts", import.meta.url),
+    ]);
     const words = async (kind: "namespaces" | "tools") =>
       (await misc.candidates.run({ kind }, ctx)).candidates;
     await explore({
       prompter: terminalPrompter(),
       history: new History(await stateFile(ctx, "explore_history")),
-      run: (args) => main(args, ctx.io),
+      run: (args) => ctx.host.runCommand(args, ctx.io),
       out: (text) => ctx.io.out(text),
       names: async () => ({ namespaces: await words("namespaces"), tools: await words("tools") }),
       async schema(target) {

@@ -223,8 +223,8 @@ export const namespacesList = defineOperation<
     }),
   async run(input, ctx) {
     if (input.stdio !== undefined || input.url !== undefined) {
-      const { adHocTools } = await load<typeof import("./_adhoc.ts")>(
-        "./_adhoc.ts",
+      const { adHocTools } = await load<typeof import("../daemon/adhoc.ts")>(
+        "../daemon/adhoc.ts",
         import.meta.url,
       );
       const got = await adHocTools(input, ctx);

@@ -49,13 +49,8 @@ export const completion = defineOperation<{ shell: string }, { shell: string; sc
   mcp: { expose: false },
   where: "local",
   output: (z) => z.object({ shell: z.string(), script: z.string() }),
-  async run(input) {
-    const { completionScript } = await load<typeof import("../surfaces/completion.ts")>(
-      "../surfaces/completion.ts",
-      import.meta.url,
-    );
-    const { OPERATIONS } = await load<typeof import("./mod.ts")>("./mod.ts", import.meta.url);
-    return { shell: input.shell, script: completionScript(input.shell as "bash", OPERATIONS) };
+  async run(input, ctx) {
+    return { shell: input.shell, script: await ctx.host.completionScript(input.shell as "bash") };
   },
   render: (out) => out.script,
 });
@@ -177,17 +172,12 @@ export const help = defineOperation<{ topic?: string[] }, { topic: string; text:
   mcp: { expose: false },
   where: "local",
   output: (z) => z.object({ topic: z.string(), text: z.string() }),
-  async run(input) {
-    const help = await load<typeof import("../surfaces/help.ts")>(
-      "../surfaces/help.ts",
-      import.meta.url,
-    );
-    const { OPERATIONS } = await load<typeof import("./mod.ts")>("./mod.ts", import.meta.url);
+  async run(input, ctx) {
     const words = input.topic ?? [];
     const topic = words.join(" ");
-    const text = help.helpTopic(OPERATIONS, words);
+    const text = await ctx.host.helpTopic(words);
     if (text !== undefined) return { topic, text };
-    const known = ["commands", "options", ...new Set(OPERATIONS.map((op) => op.cli.command[0]))];
+    const known = ["commands", "options", ...new Set(await ctx.host.commandWords())];
     throw new McpxError(
       "USAGE",
       `No help for "${topic}"${didYouMean(words.at(-1) ?? topic, known)}`,

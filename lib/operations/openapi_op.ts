@@ -1,5 +1,4 @@
 import { defineOperation } from "./define.ts";
-import { load } from "../_load.ts";
 
 /** `mcpx openapi`: the OpenAPI document of `/v1`, the one the daemon serves. */
 export const openapiShow = defineOperation<Record<string, never>, Record<string, unknown>>({
@@ -21,13 +20,6 @@ export const openapiShow = defineOperation<Record<string, never>, Record<string,
   where: "local",
   output: (z) =>
     z.object({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) }).loose(),
-  async run() {
-    const [{ openapiDocument }, { OPERATIONS }, { z }] = await Promise.all([
-      load<typeof import("../surfaces/openapi.ts")>("../surfaces/openapi.ts", import.meta.url),
-      load<typeof import("./mod.ts")>("./mod.ts", import.meta.url),
-      load<typeof import("zod")>("zod", import.meta.url),
-    ]);
-    return openapiDocument(OPERATIONS, z);
-  },
+  run: (_input, ctx) => ctx.host.openapiDocument(),
   render: (doc) => JSON.stringify(doc, null, 2) + "\n",
 });

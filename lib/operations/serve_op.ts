@@ -1,5 +1,4 @@
 import { defineOperation } from "./define.ts";
-import { load } from "../_load.ts";
 import { McpxError } from "../errors.ts";
 
 /** `mcpx serve`: mcpx itself as an MCP server, over stdio or loopback Streamable HTTP. */
@@ -77,10 +76,6 @@ export const mcpServe = defineOperation<
         },
       );
     }
-    const { serveFromCli } = await load<typeof import("../surfaces/mcp/serve_cli.ts")>(
-      "../surfaces/mcp/serve_cli.ts",
-      import.meta.url,
-    );
     const expose = input.expose?.flatMap((n) => n.split(",")).filter(Boolean);
     if (input.tools !== undefined && expose?.length) {
       throw new McpxError("USAGE", "--tools applies to code mode, not to --expose", {
@@ -112,7 +107,7 @@ export const mcpServe = defineOperation<
         hint: "Leave it out and one is made up and printed with the address",
       });
     }
-    return await serveFromCli(ctx, input.http, expose?.length ? expose : undefined, {
+    return await ctx.host.serveMcp(ctx, input.http, expose?.length ? expose : undefined, {
       session: input.session || undefined,
       tools: input.tools ?? "core",
       token: input.auth === false ? undefined : given ?? newToken(),

@@ -6,18 +6,57 @@ import { defineOperation, type Zod } from "./define.ts";
 import { McpxError } from "../errors.ts";
 import type { Context } from "../context.ts";
 import { load } from "../_load.ts";
-import type { TaskOutcome, TaskView } from "../tasks/tasks.ts";
+import type { CallRequest } from "../pool/registry.ts";
+import type { TaskOutcome, Tasks, tasksOf as TasksOf, TaskView } from "../tasks/tasks.ts";
 
 async function tasks(ctx: Context) {
   const { tasksOf } = await load<typeof import("../tasks/tasks.ts")>(
     "../tasks/tasks.ts",
     import.meta.url,
   );
-  const { daemonTasks } = await load<typeof import("./tool_ops.ts")>(
-    "./tool_ops.ts",
+  return await daemonTasks(ctx, tasksOf);
+}
+
+/** What `call --task` hands the registry: the TTL checked, then the daemon's tasks start it. */
+export async function taskStarter(
+  ttl: string | undefined,
+  ctx: Context,
+): Promise<NonNullable<CallRequest["asTask"]>> {
+  const { parseDuration } = await load<typeof import("../duration.ts")>(
+    "../duration.ts",
     import.meta.url,
   );
-  return await daemonTasks(ctx, tasksOf);
+  const { checkTtl, tasksOf } = await load<typeof import("../tasks/tasks.ts")>(
+    "../tasks/tasks.ts",
+    import.meta.url,
+  );
+  const ms = ttl === undefined ? (await ctx.settings()).get("tasks.ttl") : parseDuration(ttl);
+  if (ms === undefined) {
+    throw new McpxError("USAGE", `The task TTL "${ttl}" is not a duration`, {
+      hint: "Write it like 30s, 10m or 2h (from 1s to 24h)",
+    });
+  }
+  checkTtl(ms, ttl);
+  const tasks = await daemonTasks(ctx, tasksOf);
+  return (hold) => tasks.start(hold, ms);
+}
+
+/**
+ * The daemon's tasks: one store per daemon, reporting on its bus and in its log, kept in its
+ * tasks file across a restart (only when the files this request resolves are the daemon's own).
+ */
+export async function daemonTasks(
+  ctx: Context,
+  tasksOf: typeof TasksOf,
+): Promise<Tasks> {
+  const d = ctx.daemon;
+  if (!d) throw new McpxError("INTERNAL", "This operation runs inside the daemon");
+  const paths = await ctx.paths().catch(() => undefined);
+  return tasksOf(d.registry, {
+    ...(paths && paths.socket === d.socket ? { file: paths.tasks } : {}),
+    publish: d.events ? (type, data) => void d.events!.publish(type, data) : undefined,
+    log: d.log ? (level, event, msg, attrs) => d.log!.write(level, event, msg, attrs) : undefined,
+  });
 }
 
 const taskSchema = (z: Zod) =>

@@ -1,8 +1,9 @@
 import { McpxError, messageOf } from "../errors.ts";
 import { defineOperation } from "./define.ts";
 import type { Context } from "../context.ts";
-import type { CallOutput, CallRequest } from "../pool/registry.ts";
-import type { Tasks, tasksOf as TasksOf, TaskView } from "../tasks/tasks.ts";
+import type { CallOutput } from "../pool/registry.ts";
+import type { TaskView } from "../tasks/tasks.ts";
+import type { AdHocTools } from "../daemon/adhoc.ts";
 import { load } from "../_load.ts";
 import { readInputFile } from "../_input.ts";
 
@@ -263,7 +264,9 @@ export const toolsCall = defineOperation<
         hint: "Run `mcpx call --help`",
       });
     }
-    const asTask = input.task === true ? await taskStarter(input.ttl, ctx) : undefined;
+    const asTask = input.task === true
+      ? await (await taskModule()).taskStarter(input.ttl, ctx)
+      : undefined;
     const token = ctx.caller.progress;
     const events = ctx.daemon?.events;
     return await registry(ctx).call({
@@ -328,7 +331,8 @@ export async function adHocKey(
   ctx: Context,
 ): Promise<string | undefined> {
   if (input.stdio === undefined && input.url === undefined) return undefined;
-  (await load<typeof import("./_adhoc.ts")>("./_adhoc.ts", import.meta.url)).refuseOverTcp(ctx);
+  (await load<typeof import("../daemon/adhoc.ts")>("../daemon/adhoc.ts", import.meta.url))
+    .refuseOverTcp(ctx);
   const { adHocEntry } = await load<typeof import("../config/adhoc.ts")>(
     "../config/adhoc.ts",
     import.meta.url,
@@ -353,48 +357,6 @@ export async function adHocKey(
 
 function taskModule() {
   return load<typeof import("./task_ops.ts")>("./task_ops.ts", import.meta.url);
-}
-
-/** What `call --task` hands the registry: the TTL checked, then the daemon's tasks start it. */
-async function taskStarter(
-  ttl: string | undefined,
-  ctx: Context,
-): Promise<NonNullable<CallRequest["asTask"]>> {
-  const { parseDuration } = await load<typeof import("../duration.ts")>(
-    "../duration.ts",
-    import.meta.url,
-  );
-  const { checkTtl, tasksOf } = await load<typeof import("../tasks/tasks.ts")>(
-    "../tasks/tasks.ts",
-    import.meta.url,
-  );
-  const ms = ttl === undefined ? (await ctx.settings()).get("tasks.ttl") : parseDuration(ttl);
-  if (ms === undefined) {
-    throw new McpxError("USAGE", `The task TTL "${ttl}" is not a duration`, {
-      hint: "Write it like 30s, 10m or 2h (from 1s to 24h)",
-    });
-  }
-  checkTtl(ms, ttl);
-  const tasks = await daemonTasks(ctx, tasksOf);
-  return (hold) => tasks.start(hold, ms);
-}
-
-/**
- * The daemon's tasks: one store per daemon, reporting on its bus and in its log, kept in its
- * tasks file across a restart (only when the files this request resolves are the daemon's own).
- */
-export async function daemonTasks(
-  ctx: Context,
-  tasksOf: typeof TasksOf,
-): Promise<Tasks> {
-  const d = ctx.daemon;
-  if (!d) throw new McpxError("INTERNAL", "This operation runs inside the daemon");
-  const paths = await ctx.paths().catch(() => undefined);
-  return tasksOf(d.registry, {
-    ...(paths && paths.socket === d.socket ? { file: paths.tasks } : {}),
-    publish: d.events ? (type, data) => void d.events!.publish(type, data) : undefined,
-    log: d.log ? (level, event, msg, attrs) => d.log!.write(level, event, msg, attrs) : undefined,
-  });
 }
 
 function outputModule() {
@@ -539,17 +501,6 @@ export const sessionsEnd = defineOperation<
   offline: (input) => Promise.resolve({ session: input.session, stopped: 0 }),
   render: (o) => `session ${o.session}: stopped ${o.stopped} process(es)\n`,
 });
-
-/** What `mcpx tools --stdio …` answers: an ad-hoc server's namespace and its tools. */
-export interface AdHocTools {
-  namespace: string;
-  tools: {
-    name: string;
-    description?: string;
-    inputSchema: Record<string, unknown>;
-    outputSchema?: Record<string, unknown>;
-  }[];
-}
 
 /** `mcpx tools --stdio '<command line>'` (or `--url`): an ad-hoc server's tools, listed live. */
 export const toolsAdHoc = defineOperation<

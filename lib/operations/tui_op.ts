@@ -1,6 +1,5 @@
 import { defineOperation } from "./define.ts";
 import { McpxError } from "../errors.ts";
-import { load } from "../_load.ts";
 
 /** `mcpx tui` (also `mcpx --tui`, and bare `mcpx` on a terminal): the six-view browser. */
 export const tuiOpen = defineOperation<Record<string, never>, { exitCode: number }>({
@@ -26,8 +25,7 @@ export const tuiOpen = defineOperation<Record<string, never>, { exitCode: number
         hint: "Run it in a terminal; `mcpx ls`, `mcpx log` and `mcpx stats` print the same",
       });
     }
-    const { runTui } = await load<typeof import("../tui/run.ts")>("../tui/run.ts", import.meta.url);
-    return { exitCode: await runTui(ctx) };
+    return { exitCode: await ctx.host.openTui(ctx) };
   },
   render: () => "",
 });

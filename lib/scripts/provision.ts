@@ -129,7 +129,7 @@ async function provisionAdHoc(
   // A daemon this command hosts inline answers on a socket of its own.
   const socket = (await ctx.paths()).socket;
   const [{ adHocTools }, { writeClient }] = await Promise.all([
-    load<typeof import("../operations/_adhoc.ts")>("../operations/_adhoc.ts", import.meta.url),
+    load<typeof import("../daemon/adhoc.ts")>("../daemon/adhoc.ts", import.meta.url),
     load<typeof import("./client_module.ts")>("./client_module.ts", import.meta.url),
   ]);
   const listed = await adHocTools(adHoc, ctx);

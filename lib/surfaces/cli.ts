@@ -1,5 +1,5 @@
 import { ERRORS, McpxError, messageOf } from "../errors.ts";
-import { Context } from "../context.ts";
+import { Context, type Host } from "../context.ts";
 import { type Io, isOutputClosed } from "../io.ts";
 import type { Operation, ParamSpec } from "../operations/define.ts";
 import { paramFlag } from "../operations/define.ts";
@@ -7,7 +7,8 @@ import { COMMANDS } from "../operations/commands.ts";
 import type { FlagValue } from "../settings/resolve.ts";
 import { flagName, SETTINGS, type SettingSpec } from "../settings/table.ts";
 import { didYouMean } from "../near.ts";
-import { commandHelp, groupHelp, mainHelp } from "./help.ts";
+import { commandHelp, groupHelp, helpTopic, mainHelp } from "./help.ts";
+import { execute } from "./execute.ts";
 import { load } from "../_load.ts";
 
 /** What the command line asked for. */
@@ -243,71 +244,6 @@ export function parseArgs(
   return out;
 }
 
-function routePath(
-  op: Operation & { http: { method: string; path: string } },
-  input: Record<string, unknown>,
-) {
-  const used = new Set<string>();
-  let path = op.http.path.replace(/\{(\w+)\}/g, (_, name) => {
-    used.add(name);
-    return encodeURIComponent(String(input[name]));
-  });
-  const rest = Object.entries(input).filter(([k, v]) => !used.has(k) && v !== undefined);
-  if (op.http.method === "GET" && rest.length > 0) {
-    path += "?" + new URLSearchParams(rest.map(([k, v]) => [k, String(v)])).toString();
-  }
-  return { path, body: op.http.method === "POST" ? Object.fromEntries(rest) : undefined };
-}
-
-/**
- * Runs an operation as a command does: in this process when it is local, else over `/v1` in the
- * daemon (started on demand when the operation says so). `mcpx serve` runs its tools through it.
- */
-export async function execute(
-  op: Operation,
-  input: Record<string, unknown>,
-  ctx: Context,
-): Promise<unknown> {
-  // A daemon elsewhere (daemon.endpoint) starts nothing here: this machine's configuration,
-  // if there is one, is not what it runs.
-  const remote = ctx.boot.get("daemon.endpoint") !== "" && op.id !== "daemon.run";
-  // An ad-hoc server is run on the word of the command line that names it, under a trusted
-  // configuration's daemon or else mcpx's own empty one (Context.useAdHocConfig).
-  const adHoc = (input.stdio !== undefined || input.url !== undefined) &&
-    op.params.some((p) => p.name === "stdio");
-  if (!remote && adHoc) await ctx.useAdHocConfig();
-  if (op.needsTrust && !remote) await ctx.requireTrust();
-  // What describes the configuration is the daemon elsewhere's to say (an ad-hoc server is
-  // listed through it already, by the operation's own run).
-  const theirs = remote && op.describes === "configuration" && !adHoc && "method" in op.http;
-  if (!theirs && (op.where === "local" || !("method" in op.http))) return await op.run(input, ctx);
-  const { callDaemon } = await load<typeof import("../daemon/client.ts")>(
-    "../daemon/client.ts",
-    import.meta.url,
-  );
-  const { path, body } = routePath(
-    op as Operation & { http: { method: string; path: string } },
-    input,
-  );
-  const method = op.http.method;
-  const send = (progress?: string) =>
-    callDaemon(ctx, {
-      method,
-      path,
-      body,
-      start: op.where !== "local" && op.where.daemon === "start",
-      caller: progress === undefined ? ctx.callerInfo() : { ...ctx.callerInfo(), progress },
-    });
-  // A tool call's progress is drawn on stderr while it runs (lib/surfaces/progress.ts).
-  const answer = op.id === "tools.call"
-    ? await (await load<typeof import("./progress.ts")>(
-      "./progress.ts",
-      import.meta.url,
-    )).withProgress(ctx, send)
-    : await send();
-  return answer ? answer.value : await op.offline!(input, ctx);
-}
-
 async function allOperations(): Promise<readonly Operation[]> {
   return (await load<typeof import("../operations/mod.ts")>(
     "../operations/mod.ts",
@@ -373,6 +309,47 @@ function inlineRung(): NonNullable<Context["inline"]> {
 }
 
 /**
+ * The surfaces as the operations reach them (Context.host): the command line is the composition
+ * root, so each is loaded here, on its first use, and `mcpx ls` loads none of them.
+ */
+export const CLI_HOST: Host = {
+  async runDaemon(ctx, autostarted, listen, loaded) {
+    const { runDaemon } = await load<typeof import("./daemon.ts")>("./daemon.ts", import.meta.url);
+    loaded?.();
+    return await runDaemon(ctx, autostarted, listen);
+  },
+  async serveMcp(ctx, http, expose, options) {
+    const { serveFromCli } = await load<typeof import("./mcp/serve_cli.ts")>(
+      "./mcp/serve_cli.ts",
+      import.meta.url,
+    );
+    return await serveFromCli(ctx, http, expose, options);
+  },
+  runCommand: (args, io) => main(args, io),
+  async openTui(ctx) {
+    const { runTui } = await load<typeof import("../tui/run.ts")>("../tui/run.ts", import.meta.url);
+    return await runTui(ctx);
+  },
+  async completionScript(shell) {
+    const { completionScript } = await load<typeof import("./completion.ts")>(
+      "./completion.ts",
+      import.meta.url,
+    );
+    return completionScript(shell, await allOperations());
+  },
+  async openapiDocument() {
+    const [{ openapiDocument }, operations, { z }] = await Promise.all([
+      load<typeof import("./openapi.ts")>("./openapi.ts", import.meta.url),
+      allOperations(),
+      load<typeof import("zod")>("zod", import.meta.url),
+    ]);
+    return openapiDocument(operations, z);
+  },
+  helpTopic: async (words) => helpTopic(await allOperations(), words),
+  commandWords: async () => (await allOperations()).map((op) => op.cli.command[0]),
+};
+
+/**
  * A message and its hint as one line: a sentence mark between them unless the message ends in
  * one; a message that ends by introducing what follows (a server's `…the following fields:`)
  * loses its colon, the hint being no list.
@@ -424,6 +401,7 @@ async function command(
     made(ctx);
     // The ladder's last rung, should `daemon.inline` ask for it (lib/surfaces/inline.ts).
     ctx.inline = inlineRung();
+    ctx.host = CLI_HOST;
     json = ctx.json;
     for (const w of ctx.boot.warnings) io.err(`mcpx: warning: ${w}\n`);
     if (parsed.help || !parsed.op) {

@@ -25,7 +25,13 @@ export function runDaemon(
   listen?: string,
   hooks?: Parameters<typeof runServer>[4],
 ): Promise<number> {
-  return runServer(ctx, autostarted, listen, (context) => {
+  return runServer(ctx, autostarted, listen, (perRequest) => {
+    // What a request runs reaches the surfaces through this daemon's host (Context.host).
+    const context = (req: Request) => {
+      const made = perRequest(req);
+      made.host = ctx.host;
+      return made;
+    };
     const v1 = buildRouter(OPERATIONS, context);
     // Code mode's two sets: /mcp serves the core tools, /mcp?tools=all every one.
     const mcp = new Map<ToolSet, Promise<McpHttpHandler>>();

@@ -64,6 +64,7 @@ export async function hostInline(command: Context): Promise<() => Promise<void>>
     command.boot,
   );
   host.inline = command.inline;
+  host.host = command.host;
   let stop: ((reason: string) => void) | undefined;
   let ready!: () => void;
   const answering = new Promise<void>((r) => (ready = r));

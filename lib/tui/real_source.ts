@@ -35,8 +35,8 @@ const loadSessionOps = () =>
     "../operations/session_ops.ts",
     import.meta.url,
   );
-const loadCli = () =>
-  load<typeof import("../surfaces/cli.ts")>("../surfaces/cli.ts", import.meta.url);
+const loadExecute = () =>
+  load<typeof import("../surfaces/execute.ts")>("../surfaces/execute.ts", import.meta.url);
 
 /** The first line of a description, for the tools pane. */
 function firstLine(text: string | undefined): string {
@@ -148,7 +148,7 @@ export class OperationsSource implements ViewSource {
     const [{ daemonStatus }, { statsShow, logShow }, { execute }] = await Promise.all([
       loadDaemonOps(),
       loadLogOps(),
-      loadCli(),
+      loadExecute(),
     ]);
     const status = await execute(daemonStatus as never, {}, this.#ctx) as Awaited<
       ReturnType<typeof daemonStatus.run>
@@ -237,7 +237,7 @@ export class OperationsSource implements ViewSource {
     const [{ daemonStatus }, { sessionsList }, { execute }] = await Promise.all([
       loadDaemonOps(),
       loadSessionOps(),
-      loadCli(),
+      loadExecute(),
     ]);
     const status = await execute(daemonStatus as never, {}, this.#ctx) as { running: boolean };
     if (!status.running) return [];

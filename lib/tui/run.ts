@@ -17,6 +17,7 @@ export async function runTui(ctx: Context): Promise<number> {
   // What the operations would print on stderr would land in the middle of the screen.
   const quiet = new Context({ ...ctx.io, out: () => {}, err: () => {} }, ctx.flags);
   quiet.inline = ctx.inline; // a daemon this command hosts (daemon.inline) is the one to ask
+  quiet.host = ctx.host;
   const source = new OperationsSource(quiet);
   const term = openTerminal();
   const app = render(React.createElement(App, { source, mouse: term.mouse }), {

@@ -8,7 +8,7 @@ import type { Io } from "../../io.ts";
 import type { Operation } from "../../operations/define.ts";
 import { OPERATIONS } from "../../operations/mod.ts";
 import { sessionsEnd } from "../../operations/tool_ops.ts";
-import { execute } from "../cli.ts";
+import { execute } from "../execute.ts";
 import { mcpHttpHandler } from "./http.ts";
 import { LineTransport, serveStdio } from "./stdio.ts";
 import type { McpHost, ToolSet } from "./tools.ts";

@@ -1,7 +1,17 @@
 import type { Context } from "../context.ts";
 import { McpxError } from "../errors.ts";
 import { load } from "../_load.ts";
-import type { AdHocTools } from "./tool_ops.ts";
+
+/** What `mcpx tools --stdio …` answers: an ad-hoc server's namespace and its tools. */
+export interface AdHocTools {
+  namespace: string;
+  tools: {
+    name: string;
+    description?: string;
+    inputSchema: Record<string, unknown>;
+    outputSchema?: Record<string, unknown>;
+  }[];
+}
 
 /**
  * Refuses an ad-hoc server named by a request that came over the daemon's TCP listener: the
@@ -32,8 +42,8 @@ export async function adHocTools(
   ctx: Context,
 ): Promise<AdHocTools> {
   refuseOverTcp(ctx);
-  const { callDaemon } = await load<typeof import("../daemon/client.ts")>(
-    "../daemon/client.ts",
+  const { callDaemon } = await load<typeof import("./client.ts")>(
+    "./client.ts",
     import.meta.url,
   );
   const body = {
