@@ -122,6 +122,28 @@ function callWhileAsked(
     ...progress,
   }).catch((e) => {
     if (!timedOut) throw e;
+    // A 2025-era server request names no call: with several calls that could be asking on one
+    // shared process, its question was stored for no call (tool empty), and this one may be
+    // waiting on it. Say so, and how to answer, rather than only that time ran out.
+    const stray = broker.list("pending").filter((q) =>
+      q.tool === null && (q.server === def.name || q.server === def.namespace)
+    );
+    if (stray.length > 0) {
+      const q = stray[0];
+      throw new McpxError(
+        "TOOL_TIMEOUT",
+        `Tool ${def.namespace}.${shown} did not answer within ${limit} ms, while "${def.namespace}" ` +
+          `has ${stray.length} question${stray.length === 1 ? "" : "s"} no call could be told of ` +
+          `("${q.id}": ${q.message}), asked while several calls shared its process`,
+        {
+          hint:
+            `Answer it with: ${q.command}  (mcpx elicit list shows them all), then call again; ` +
+            `"sharing": "exclusive" gives each call's questions to that call (docs/questions.md)`,
+          cause: e,
+          data: { questions: stray.map((q) => q.id) },
+        },
+      );
+    }
     throw new McpxError(
       "TOOL_TIMEOUT",
       `Tool ${def.namespace}.${shown} did not answer within ${limit} ms`,

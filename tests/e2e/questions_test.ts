@@ -343,3 +343,34 @@ Deno.test("questions: a server that gives up waiting leaves its question cancell
     /deadline: \S+ \(the server's own timeout: it gave up on its last question after \d+ s\)/,
   );
 });
+
+Deno.test("questions: a call timed out on a shared process names the question no call was told of", async () => {
+  await using box = await Sandbox.create();
+  await cacheModern();
+  await box.write("work/.mcpx.json", {
+    mcpServers: { ask: { ...askingServer(), mcpx: { callTimeout: "2s" } } },
+    elicit: { wait: "100ms" },
+  });
+  await box.json(["refresh"]);
+  // A second call in flight on the one shared process: the server's question names no call, so
+  // it is stored for none, and neither call exits 75 with its ticket.
+  const other = box.mcpx(["call", "ask.wait"]);
+  await new Promise((r) => setTimeout(r, 700));
+  const asking = await box.mcpx(["--json", "call", "ask.pick_repo"]);
+  const doc = JSON.parse(asking.stdout) as { error: Problem & { message: string } };
+  assert.equal(doc.error.code, "TOOL_TIMEOUT", asking.stdout);
+  const stray = (await box.json<{ questions: (Question & { tool: string | null })[] }>([
+    "elicit",
+    "list",
+  ])).questions.filter((q) => q.state === "pending");
+  assert.equal(stray.length, 1);
+  assert.equal(stray[0].tool, null);
+  assert.match(
+    doc.error.message,
+    new RegExp(`has 1 question no call could be told of \\("${stray[0].id}": Which repository\\?`),
+  );
+  assert.match(doc.error.hint!, new RegExp(`mcpx elicit answer ${stray[0].id}`));
+  assert.match(doc.error.hint!, /"sharing": "exclusive"/);
+  await other;
+  await box.json(["stop"]);
+});
