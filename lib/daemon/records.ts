@@ -1,11 +1,24 @@
 import { join } from "../_path.ts";
 import { daemonFiles, recordShort } from "../paths.ts";
 import { sleep } from "../_timer.ts";
-import type { DaemonRecord } from "./server.ts";
 import { probe } from "./client.ts";
 import { pidAlive } from "./pid.ts";
 
 export { pidAlive };
+
+/** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
+export interface DaemonRecord {
+  pid: number;
+  fingerprint: string;
+  config: string;
+  socket: string;
+  log: string;
+  startedAt: string;
+  autostarted: boolean;
+  version: string;
+  /** The TCP address it also serves on (`daemon.listen`), as host:port with the port bound. */
+  listen?: string;
+}
 
 /** A daemon record and whether its daemon answers. */
 export interface DaemonEntry extends DaemonRecord {

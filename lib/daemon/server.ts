@@ -38,7 +38,8 @@ import { namespacesOf } from "../discovery/load.ts";
 import { summarizeCache, summaryFile } from "../discovery/ls_summary.ts";
 import { runningVersion } from "../version.ts";
 import { load } from "../_load.ts";
-import { processToken, procStat } from "./pid.ts";
+import { pidAlive, processToken, procStat } from "./pid.ts";
+import type { DaemonRecord } from "./records.ts";
 import {
   type ChildRecord,
   childRecord,
@@ -62,20 +63,6 @@ import { UiGate } from "./ui_gate.ts";
 import { readToken } from "./guard.ts";
 import { descendants } from "./processes.ts";
 import { predecessorOf, Successor, upgrade } from "./upgrade.ts";
-
-/** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
-export interface DaemonRecord {
-  pid: number;
-  fingerprint: string;
-  config: string;
-  socket: string;
-  log: string;
-  startedAt: string;
-  autostarted: boolean;
-  version: string;
-  /** The TCP address it also serves on (`daemon.listen`), as host:port with the port bound. */
-  listen?: string;
-}
 
 /** A running daemon's state: what operations see of it ({@linkcode DaemonHandle}) and more. */
 interface RunningDaemon extends DaemonHandle {
@@ -987,7 +974,6 @@ async function makeRegistry(
     "../git/discover.ts",
     import.meta.url,
   );
-  const { pidAlive } = await load<typeof import("./records.ts")>("./records.ts", import.meta.url);
   const configDir = dirname(config.path);
   const passthrough = passthroughNames(settings.get("servers.envPassthrough"));
   const maxMessageBytes = settings.get("daemon.maxMessageBytes");
