@@ -1,8 +1,6 @@
-import { adapterStamp } from "../adapters/declare.ts";
 import { dirname, join } from "../_path.ts";
 import { McpxError, messageOf, toProblem } from "../errors.ts";
 import { Context, type DaemonHandle, type UpgradeRequest, type UpgradeResult } from "../context.ts";
-import { type Fingerprint, fingerprintConfig } from "../config/fingerprint.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { loadConfig, type McpxConfig } from "../config/load.ts";
 import { DaemonLog, type Level } from "../log/daemon.ts";
@@ -10,7 +8,6 @@ import type { Format } from "../../launcher/log.ts";
 import { wantsColor } from "../log/run_log.ts";
 import { daemonFlagArgs, FINGERPRINT_HEADER, guardOf, probe } from "./client.ts";
 import { CALLER_HEADER, decodeCaller, TRUSTED_HEADER, VERSION_HEADER } from "./wire.ts";
-import { trustState, untrustedError } from "../config/trust.ts";
 import {
   readBounded,
   refuseWithoutToken,
@@ -19,7 +16,6 @@ import {
   writeToken,
 } from "./guard.ts";
 import type { Registry } from "../pool/registry.ts";
-import type { ServerDef } from "../config/servers.ts";
 import { SUN_PATH_LIMIT } from "../paths.ts";
 import { withLock } from "./lock.ts";
 import { runningVersion } from "../version.ts";
@@ -48,7 +44,8 @@ import {
 import { UiGate } from "./ui_gate.ts";
 import { readToken } from "./guard.ts";
 import { predecessorOf, Successor, upgrade } from "./upgrade.ts";
-import { cacheFor, defsOf, makeRegistry } from "./wiring.ts";
+import { defsOf, makeRegistry } from "./wiring.ts";
+import { ConfigFollower } from "./reload.ts";
 
 /** A running daemon's state: what operations see of it ({@linkcode DaemonHandle}) and more. */
 interface RunningDaemon extends DaemonHandle {
@@ -84,7 +81,7 @@ export async function runDaemon(
     ready?: (stop: (reason: string) => void) => void;
   } = {},
 ): Promise<number> {
-  let fp = await ctx.fingerprint();
+  const fp = await ctx.fingerprint();
   const paths = await ctx.paths();
   // Started by `mcpx daemon upgrade`: it takes over from the daemon named here (upgrade.ts).
   const from = predecessorOf(ctx.io.env);
@@ -258,7 +255,7 @@ export async function runDaemon(
     const record: DaemonRecord = {
       pid: Deno.pid,
       fingerprint: state.fingerprint,
-      config: fp.path,
+      config: follower.fp.path,
       socket: paths.socket,
       log: paths.log,
       startedAt: new Date(state.startedAt).toISOString(),
@@ -269,91 +266,19 @@ export async function runDaemon(
     writeFileAtomic(paths.record, JSON.stringify(record, null, 2) + "\n");
   };
 
-  // One daemon serves its configuration file across edits: an edit is taken up in place, and
-  // only the servers it changed are restarted (docs/daemon.md, "Configuration edits").
-  let reloading: Promise<McpxError | undefined> | undefined;
-  let refused: { hash: string; adapters: string; error: McpxError } | undefined;
-  let adapters = adapterStamp(settings, ctx.io.cwd);
-  let untrustedSaid: string | undefined;
-  const reload = async (vouched?: string): Promise<McpxError | undefined> => {
-    let now: Fingerprint;
-    try {
-      now = fingerprintConfig(fp.path);
-    } catch (e) {
-      return e instanceof McpxError ? e : new McpxError("CONFIG_INVALID", messageOf(e));
-    }
-    // An edited adapter declaration (docs/adapters.md) is taken up like an edit of the file.
-    const adaptersNow = adapterStamp(settings, ctx.io.cwd);
-    if (now.hash === state.fingerprint && adaptersNow === adapters) return undefined;
-    if (refused?.hash === now.hash && refused.adapters === adaptersNow) return refused.error;
-    // An edit starts nothing before it is trusted: a command that found this very version
-    // trusted says so; without that word, the daemon asks as a command that did not name the file
-    // would (a file named with --config is trusted only by the command that named it).
-    if (vouched !== now.hash) {
-      const trust = await trustState(now.path, now.text, {
-        ...ctx.trustOptions(fp.path),
-        explicit: false,
-      });
-      if (!trust.trusted) {
-        if (untrustedSaid !== now.hash) {
-          untrustedSaid = now.hash;
-          log.write(
-            "warn",
-            "config.reload_untrusted",
-            "The edited configuration is not trusted: still serving the one before",
-            { config: now.path, why: trust.why },
-          );
-        }
-        return untrustedError(now.path, trust);
-      }
-    }
-    let next: McpxConfig, defs: ServerDef[];
-    try {
-      next = await loadConfig(now.path, now.text);
-      defs = defsOf(next, settings, log, ctx.io.cwd);
-    } catch (e) {
-      const error = e instanceof McpxError ? e : new McpxError("CONFIG_INVALID", messageOf(e));
-      refused = { hash: now.hash, adapters: adaptersNow, error };
-      log.write(
-        "error",
-        "config.reload_failed",
-        `The edited configuration was not taken up: ${error.message}; still serving the one before`,
-        { config: now.path },
-      );
-      return error;
-    }
-    if (stopReason) return undefined; // a stopping daemon takes nothing up
-    // The cache so far lands first: the new version's starts from it (matched by identity).
-    await registry.flushCache();
-    const cache = await cacheFor(ctx, now, defs, log);
-    const { kept, stopped } = await registry.reconfigure(defs, cache);
-    half.setDefs(defs);
-    if (settingsText(next) !== settingsText(state.config)) {
-      log.write(
-        "warn",
-        "config.settings_changed",
-        "Settings in the configuration file changed: they take effect when the daemon restarts (`mcpx stop`)",
-        { config: now.path },
-      );
-    }
-    fp = now;
-    adapters = adaptersNow;
-    state.fingerprint = now.hash;
-    state.config = next;
-    if (!stopping) writeRecord();
-    log.write("info", "config.reloaded", "Took up the edited configuration", {
-      fingerprint: now.hash,
-      kept,
-      restarted: stopped,
-    });
-    return undefined;
-  };
-  /** Takes up the file as it is now; resolves to why it could not, if it could not. */
-  const current = async (vouched?: string): Promise<McpxError | undefined> => {
-    while (reloading) await reloading;
-    reloading = reload(vouched).finally(() => (reloading = undefined));
-    return await reloading;
-  };
+  const follower = new ConfigFollower(ctx, settings, log, fp, {
+    state,
+    registry,
+    half,
+    get stopReason() {
+      return stopReason;
+    },
+    get stopping() {
+      return stopping;
+    },
+    writeRecord: () => writeRecord(),
+  });
+  const current = (vouched?: string) => follower.current(vouched);
 
   /** The requests that came over the TCP listener, as handed to `route`. */
   const overTcp = new WeakSet<Request>();
@@ -478,8 +403,7 @@ export async function runDaemon(
             // A command that read another version of the file: take up the file as it is now
             // first, or say why it cannot be.
             const wanted = req.headers.get(FINGERPRINT_HEADER);
-            const edited = (wanted && wanted !== state.fingerprint) ||
-              adapterStamp(settings, ctx.io.cwd) !== adapters;
+            const edited = (wanted && wanted !== state.fingerprint) || follower.adaptersEdited();
             if (!(ready instanceof Response) && edited) {
               const vouched = wanted && req.headers.get(TRUSTED_HEADER) === wanted
                 ? wanted
@@ -680,7 +604,7 @@ export async function runDaemon(
       socket: paths.socket,
       tokenFile: paths.token,
       stateDir: paths.dir,
-      config: fp.path,
+      config: follower.fp.path,
       version,
       startedAt: new Date(daemonStarted).toISOString(),
       env: ctx.io.env as Record<string, string>,
@@ -730,7 +654,7 @@ export async function runDaemon(
     ...(state.listen && listen
       ? { listen: state.listen, loopback: isLoopback(listen.hostname) }
       : {}),
-    config: fp.path,
+    config: follower.fp.path,
     autostarted,
     fallbackSocket: paths.socketFallback,
   });
@@ -754,10 +678,7 @@ export async function runDaemon(
       return;
     }
     try {
-      if (
-        fingerprintConfig(fp.path).hash !== state.fingerprint ||
-        adapterStamp(settings, ctx.io.cwd) !== adapters
-      ) void current();
+      if (follower.edited()) void current();
     } catch {
       state.requestStop("config removed");
     }
@@ -858,10 +779,4 @@ function recordChildren(
   const start = processToken(Deno.pid);
   if (start === undefined) return;
   writeChildren(path, { pid: Deno.pid, start }, out);
-}
-
-/** The settings a configuration file holds (all but its servers): a reload does not take them up. */
-function settingsText(config: McpxConfig): string {
-  const { mcpServers: _s, pool: _p, $schema: _d, ...rest } = config.data;
-  return JSON.stringify(rest);
 }
