@@ -1,25 +1,17 @@
 import { dirname, join } from "../_path.ts";
-import { McpxError, messageOf, toProblem } from "../errors.ts";
-import { Context, type DaemonHandle, type UpgradeRequest, type UpgradeResult } from "../context.ts";
+import { McpxError, messageOf } from "../errors.ts";
+import type { Context, DaemonHandle, UpgradeRequest, UpgradeResult } from "../context.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { loadConfig, type McpxConfig } from "../config/load.ts";
 import { DaemonLog, type Level } from "../log/daemon.ts";
 import type { Format } from "../../launcher/log.ts";
 import { wantsColor } from "../log/run_log.ts";
-import { daemonFlagArgs, FINGERPRINT_HEADER, guardOf, probe } from "./client.ts";
-import { CALLER_HEADER, decodeCaller, TRUSTED_HEADER, VERSION_HEADER } from "./wire.ts";
-import {
-  readBounded,
-  refuseWithoutToken,
-  secureSocketDir,
-  secureStateDir,
-  writeToken,
-} from "./guard.ts";
+import { daemonFlagArgs, guardOf, probe } from "./client.ts";
+import { refuseWithoutToken, secureSocketDir, secureStateDir, writeToken } from "./guard.ts";
 import type { Registry } from "../pool/registry.ts";
 import { SUN_PATH_LIMIT } from "../paths.ts";
 import { withLock } from "./lock.ts";
 import { runningVersion } from "../version.ts";
-import { load } from "../_load.ts";
 import { processToken } from "./pid.ts";
 import type { DaemonRecord } from "./records.ts";
 import {
@@ -46,6 +38,7 @@ import { readToken } from "./guard.ts";
 import { predecessorOf, Successor, upgrade } from "./upgrade.ts";
 import { defsOf, makeRegistry } from "./wiring.ts";
 import { ConfigFollower } from "./reload.ts";
+import { Handler, type Refusal, type Serve } from "./handler.ts";
 
 /** A running daemon's state: what operations see of it ({@linkcode DaemonHandle}) and more. */
 interface RunningDaemon extends DaemonHandle {
@@ -60,11 +53,7 @@ interface RunningDaemon extends DaemonHandle {
   listen?: string;
 }
 
-/**
- * What the daemon answers on its socket: a handler built from `context`, which gives each request
- * the {@linkcode Context} it runs in (lib/surfaces/daemon.ts builds the `/v1` router).
- */
-export type Serve = (context: (req: Request) => Context) => (req: Request) => Promise<Response>;
+export type { Serve };
 
 /**
  * Runs the daemon for the context's configuration until it is stopped, idles out (when
@@ -280,20 +269,6 @@ export async function runDaemon(
   });
   const current = (vouched?: string) => follower.current(vouched);
 
-  /** The requests that came over the TCP listener, as handed to `route`. */
-  const overTcp = new WeakSet<Request>();
-  const route = serve((req) => {
-    // A garbled caller is refused (400): a call under the wrong scope could share a process it
-    // must not.
-    const caller = decodeCaller(req.headers.get(CALLER_HEADER));
-    // Where it came from is the daemon's word, whatever the header said.
-    if (overTcp.has(req)) caller.overTcp = true;
-    else delete caller.overTcp;
-    // A call whose client goes away is cancelled with it (notifications/cancelled to the server).
-    const perRequest = new Context(ctx.io, ctx.flags, state, caller, ctx.boot, req.signal);
-    return perRequest;
-  });
-
   // Upgrades (upgrade.ts): the listeners a predecessor gives back or a successor binds late, the
   // requests a successor holds until it owns the processes, and whether this one has retired.
   let listenUnix: (path: string) => void = () => {};
@@ -306,29 +281,24 @@ export async function runDaemon(
   // From the handoff on, a request this daemon still receives (a connection made just before its
   // socket was replaced) goes to the successor, which holds it until it owns the processes.
   let forwardTo: Deno.HttpClient | undefined;
-  const forward = async (req: Request, client: Deno.HttpClient): Promise<Response> => {
-    const url = new URL(req.url);
-    const headers = new Headers(req.headers);
-    headers.delete("host");
-    try {
-      const res = await fetch(`http://mcpx${url.pathname}${url.search}`, {
-        method: req.method,
-        headers,
-        body: req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer(),
-        client,
-        signal: req.signal,
-      });
-      return new Response(res.body, { status: res.status, headers: res.headers });
-    } catch (e) {
-      return problemResponse(
-        new McpxError(
-          "DAEMON_UNAVAILABLE",
-          `The daemon was being upgraded and its successor did not answer: ${messageOf(e)}`,
-          { hint: "Run the command again" },
-        ),
-      );
-    }
-  };
+  const handler = new Handler(
+    ctx,
+    {
+      state,
+      registry,
+      follower,
+      get forwardTo() {
+        return forwardTo;
+      },
+      from,
+      get successor() {
+        return successor;
+      },
+      takenOver: takenOver.promise,
+    },
+    serve,
+    { settings, log, version },
+  );
   try {
     await withLock(paths.bindLock, async () => {
       // A successor's predecessor answers on the socket, and its servers are not orphans.
@@ -369,67 +339,11 @@ export async function runDaemon(
       // Before the socket exists, so that whoever can connect can already read it. A successor
       // keeps its predecessor's: scripts running hold it.
       const token = (from ? readToken(paths.token) : undefined) ?? writeToken(paths.token);
-      const maxBytes = settings.get("daemon.maxRequestBytes");
-      const memoryEvery = settings.get("plumbing.memoryLog");
-      const snapshots = settings.get("plumbing.heapSnapshots");
-      let requests = 0;
       const onError = (error: unknown) => {
         log.write("error", "http.error", String(error));
         return new Response("internal error", { status: 500 });
       };
-      // The same answers on every listener, after its own check of who is asking.
-      // A refusal on TCP says nothing of the daemon (no fingerprint): the asker may be anyone.
-      const handle =
-        (refusal: (req: Request) => Response | undefined, bare = false) =>
-        async (req: Request): Promise<Response> => {
-          const refused = refusal(req);
-          if (refused && bare) return refused;
-          state.lastActivity = Date.now();
-          state.inflight++;
-          try {
-            if (forwardTo && !refused && !bare) return await forward(req, forwardTo);
-            if (from && !refused) {
-              const path = new URL(req.url).pathname;
-              // The predecessor's handoff (upgrade.ts); everything else waits for its end.
-              if (path === "/v1/daemon/handoff" && req.method === "POST" && !bare) {
-                return successor && !successor.done
-                  ? await successor.handle(req)
-                  : problemResponse(new McpxError("USAGE", "No handoff is under way"));
-              }
-              if (path !== "/v1/health") await takenOver.promise;
-            }
-            const ready = refused ?? await readBounded(req, maxBytes);
-            if (bare && !(ready instanceof Response)) overTcp.add(ready);
-            // A command that read another version of the file: take up the file as it is now
-            // first, or say why it cannot be.
-            const wanted = req.headers.get(FINGERPRINT_HEADER);
-            const edited = (wanted && wanted !== state.fingerprint) || follower.adaptersEdited();
-            if (!(ready instanceof Response) && edited) {
-              const vouched = wanted && req.headers.get(TRUSTED_HEADER) === wanted
-                ? wanted
-                : undefined;
-              const failed = await current(vouched);
-              if (failed) {
-                // The answer is about the version the command read: it carries its fingerprint.
-                const res = problemResponse(failed);
-                if (wanted) res.headers.set(FINGERPRINT_HEADER, wanted);
-                return res;
-              }
-            }
-            const res = ready instanceof Response ? ready : await route(ready);
-            res.headers.set(FINGERPRINT_HEADER, state.fingerprint);
-            res.headers.set(VERSION_HEADER, version);
-            return res;
-          } finally {
-            state.inflight--;
-            state.lastActivity = Date.now();
-            if (memoryEvery > 0 && ++requests % memoryEvery === 0) {
-              const n = requests;
-              // After the answer has gone: what the request held is garbage by then.
-              setTimeout(() => void logMemory(log, n, registry, snapshots), 0);
-            }
-          }
-        };
+      const handle = (refusal: Refusal, bare = false) => handler.for(refusal, bare);
       // The TCP listener first: once the socket answers, a command may already ask for it. A
       // successor binds it once its predecessor has let go of the port.
       bindTcp = () => {
@@ -721,34 +635,6 @@ export async function runDaemon(
   log.write("info", "daemon.stop", "Daemon stopped", { reason: stopReason });
   log.close();
   return 0;
-}
-
-/** One `daemon.memory` record (`plumbing.memoryLog`); lib/daemon/memory.ts is loaded for it. */
-async function logMemory(
-  log: DaemonLog,
-  requests: number,
-  registry: Registry,
-  snapshots: string,
-): Promise<void> {
-  try {
-    const { measureMemory } = await load<typeof import("./memory.ts")>(
-      "./memory.ts",
-      import.meta.url,
-    );
-    const record = await measureMemory(requests, registry.tables(), snapshots);
-    log.write("info", "daemon.memory", `Memory after ${requests} requests`, { ...record });
-  } catch (e) {
-    log.write("warn", "daemon.memory_failed", `Cannot measure memory: ${messageOf(e)}`);
-  }
-}
-
-/** An error as the `/v1` problem document it is answered with. */
-function problemResponse(error: McpxError): Response {
-  const body = toProblem(error);
-  return new Response(JSON.stringify(body), {
-    status: body.status,
-    headers: { "content-type": "application/problem+json" },
-  });
 }
 
 /** Child records already read, by pid and instance: a start time is read from /proc once. */
