@@ -1,4 +1,4 @@
-import { dirname, join } from "../_path.ts";
+import { dirname } from "../_path.ts";
 import { McpxError, messageOf } from "../errors.ts";
 import type { Context, DaemonHandle, UpgradeRequest, UpgradeResult } from "../context.ts";
 import { writeFileAtomic } from "../_atomic.ts";
@@ -7,9 +7,8 @@ import { DaemonLog, type Level } from "../log/daemon.ts";
 import type { Format } from "../../launcher/log.ts";
 import { wantsColor } from "../log/run_log.ts";
 import { daemonFlagArgs, guardOf, probe } from "./client.ts";
-import { refuseWithoutToken, secureSocketDir, secureStateDir, writeToken } from "./guard.ts";
+import { readToken, secureSocketDir, secureStateDir, writeToken } from "./guard.ts";
 import type { Registry } from "../pool/registry.ts";
-import { SUN_PATH_LIMIT } from "../paths.ts";
 import { withLock } from "./lock.ts";
 import { runningVersion } from "../version.ts";
 import { processToken } from "./pid.ts";
@@ -25,20 +24,13 @@ import { removeLive, writeLive } from "./live.ts";
 import { EventBus } from "../events/bus.ts";
 import { NamedSessions } from "../sessions/named.ts";
 import { ClientHalf } from "./client_half.ts";
-import {
-  hostPort,
-  isLoopback,
-  listenerToken,
-  parseHostPort,
-  refuseOnListener,
-  type TcpAddress,
-} from "./listen.ts";
+import { isLoopback, parseHostPort, type TcpAddress } from "./listen.ts";
 import { UiGate } from "./ui_gate.ts";
-import { readToken } from "./guard.ts";
 import { predecessorOf, Successor, upgrade } from "./upgrade.ts";
 import { defsOf, makeRegistry } from "./wiring.ts";
 import { ConfigFollower } from "./reload.ts";
-import { Handler, type Refusal, type Serve } from "./handler.ts";
+import { Handler, type Serve } from "./handler.ts";
+import { Listeners } from "./listeners.ts";
 
 /** A running daemon's state: what operations see of it ({@linkcode DaemonHandle}) and more. */
 interface RunningDaemon extends DaemonHandle {
@@ -186,14 +178,8 @@ export async function runDaemon(
     reportStart(e);
     throw e;
   }
-  // The unix listeners: one, and a second one when an upgrade failed and this daemon took its
-  // socket back (the first still listens on the path its successor replaced).
-  const servers: Deno.HttpServer<Deno.UnixAddr>[] = [];
-  let tcp: Deno.HttpServer<Deno.NetAddr> | undefined;
-  // The web page's loopback listener (`mcpx ui`), when no daemon.listen serves it.
-  let uiTcp: Deno.HttpServer<Deno.NetAddr> | undefined;
+  let listeners: Listeners | undefined;
   const gate = new UiGate();
-  let openUi: (() => string) | undefined;
   let stopReason = "";
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
@@ -226,8 +212,10 @@ export async function runDaemon(
             hint: "Run `mcpx start` first, or drop --inline (daemon.inline)",
           });
         }
-        if (!openUi) throw new McpxError("DAEMON_UNAVAILABLE", "The daemon is not listening yet");
-        return Promise.resolve({ listen: openUi(), ...gate.issue() });
+        if (!listeners) {
+          throw new McpxError("DAEMON_UNAVAILABLE", "The daemon is not listening yet");
+        }
+        return Promise.resolve({ listen: listeners.openUi(), ...gate.issue() });
       },
       exchange: (code) => gate.exchange(code),
     },
@@ -271,8 +259,6 @@ export async function runDaemon(
 
   // Upgrades (upgrade.ts): the listeners a predecessor gives back or a successor binds late, the
   // requests a successor holds until it owns the processes, and whether this one has retired.
-  let listenUnix: (path: string) => void = () => {};
-  let bindTcp: () => void = () => {};
   let successor: Successor | undefined;
   const takenOver = Promise.withResolvers<void>();
   if (!from) takenOver.resolve();
@@ -339,101 +325,29 @@ export async function runDaemon(
       // Before the socket exists, so that whoever can connect can already read it. A successor
       // keeps its predecessor's: scripts running hold it.
       const token = (from ? readToken(paths.token) : undefined) ?? writeToken(paths.token);
-      const onError = (error: unknown) => {
-        log.write("error", "http.error", String(error));
-        return new Response("internal error", { status: 500 });
-      };
-      const handle = (refusal: Refusal, bare = false) => handler.for(refusal, bare);
+      listeners = new Listeners({
+        handler,
+        log,
+        settings,
+        paths,
+        gate,
+        token,
+        listen,
+        state,
+        announce: !autostarted && !from,
+        err: (text) => ctx.io.err(text),
+      });
       // The TCP listener first: once the socket answers, a command may already ask for it. A
       // successor binds it once its predecessor has let go of the port.
-      bindTcp = () => {
-        if (!listen) return;
-        // Beyond the socket's 0600: anyone who can reach the port must hold the listener token,
-        // loopback or not (other users of this machine reach a loopback port too).
-        const bearer = listenerToken(settings.get("daemon.token"), paths.listenToken);
-        const at = { ...listen };
-        try {
-          tcp = Deno.serve(
-            { hostname: at.hostname, port: at.port, onListen() {}, onError },
-            handle((req) => refuseOnListener(req, at, bearer, gate), true),
-          );
-          at.port = tcp.addr.port;
-        } catch (e) {
-          throw new McpxError(
-            "DAEMON_START_FAILED",
-            `Cannot listen on ${hostPort(at)}: ${messageOf(e)}`,
-            { hint: "Give --listen (daemon.listen) a free port of an address of this machine" },
-          );
-        }
-        state.listen = hostPort(at);
-        if (!autostarted && !from) {
-          ctx.io.err(
-            `mcpx daemon: /v1 and /mcp at http://${state.listen} (bearer token: ${
-              settings.get("daemon.token") ? "daemon.token" : paths.listenToken
-            })\n`,
-          );
-        }
-      };
-      if (!from) bindTcp();
-      // The web page is served where daemon.listen is, else on a loopback port opened the first
-      // time `mcpx ui` asks: it takes page sessions only, no token anyone was given.
-      openUi = () => {
-        if (state.listen) return state.listen;
-        if (!uiTcp) {
-          const at = { hostname: "127.0.0.1", port: 0 };
-          const nobody = crypto.randomUUID() + crypto.randomUUID();
-          uiTcp = Deno.serve(
-            { hostname: at.hostname, port: 0, onListen() {}, onError },
-            handle((req) => refuseOnListener(req, at, nobody, gate), true),
-          );
-          at.port = uiTcp.addr.port;
-          log.write("info", "daemon.ui_listening", "Serving the web page", { ui: hostPort(at) });
-        }
-        return hostPort({ hostname: "127.0.0.1", port: uiTcp.addr.port });
-      };
-      // Bound at a private name and renamed onto its path: Deno unlinks the path a listener was
-      // bound at when it shuts down, and after an upgrade that path is the successor's socket.
-      let bound = 0;
-      listenUnix = (path: string) => {
-        let at = join(dirname(path), `.${Deno.pid}-${bound++}.sock`);
-        // A daemon.socket near or past the length limit is bound in place: no upgrade then keeps
-        // it, and one past the limit fails here (renamed onto, nobody could connect to it).
-        const long = (p: string) => new TextEncoder().encode(p).length > SUN_PATH_LIMIT;
-        if (long(at) || long(path)) at = path;
-        try {
-          Deno.removeSync(at);
-        } catch { /* none left over */ }
-        try {
-          servers.push(Deno.serve(
-            { path: at, onListen() {}, onError },
-            handle((req) => refuseWithoutToken(req, token)),
-          ));
-          Deno.chmodSync(at, 0o600);
-          if (at !== path) Deno.renameSync(at, path);
-        } catch (e) {
-          if (at !== path) {
-            try {
-              Deno.removeSync(at);
-            } catch { /* never bound */ }
-          }
-          throw new McpxError(
-            "DAEMON_START_FAILED",
-            `Cannot listen on "${path}": ${messageOf(e)}`,
-            {
-              hint: "Set daemon.socket (MCPX_DAEMON_SOCKET) to a path in a writable directory",
-            },
-          );
-        }
-      };
-      listenUnix(from ? from.socket : paths.socket);
+      if (!from) listeners.bindTcp();
+      listeners.listenUnix(from ? from.socket : paths.socket);
       if (!from) writeRecord();
     });
   } catch (e) {
     log.write("error", "daemon.start_failed", messageOf(e));
     log.close();
     reportStart(e);
-    await Promise.all(servers.map((s) => s.shutdown()));
-    await tcp?.shutdown();
+    await listeners?.abort();
     sessions?.close();
     await registry.close();
     throw e;
@@ -468,7 +382,7 @@ export async function runDaemon(
         // The predecessor closed its TCP listener before the handoff; its port may take a moment.
         const bind = (left: number) => {
           try {
-            bindTcp();
+            listeners!.bindTcp();
             if (state.listen) writeRecord();
           } catch (e) {
             if (left > 0) setTimeout(() => bind(left - 1), 50);
@@ -528,16 +442,10 @@ export async function runDaemon(
       drainMs: settings.get("daemon.upgradeDrain"),
       registry,
       inflight: () => state.inflight,
-      closeListeners: () => {
-        void tcp?.shutdown();
-        void uiTcp?.shutdown();
-        tcp = undefined;
-        uiTcp = undefined;
-        state.listen = undefined;
-      },
+      closeListeners: () => listeners!.closeTcp(),
       relisten: () => {
-        listenUnix(paths.socket);
-        bindTcp();
+        listeners!.listenUnix(paths.socket);
+        listeners!.bindTcp();
         writeRecord();
       },
       quiesce: () => {
@@ -613,12 +521,7 @@ export async function runDaemon(
   events.close();
   // Servers go while the listener drains: a call in flight then fails at once (its server was
   // stopped) instead of holding the shutdown until its callTimeout.
-  await Promise.all([
-    ...servers.map((s) => s.shutdown()),
-    tcp?.shutdown(),
-    uiTcp?.shutdown(),
-    registry.close(),
-  ]);
+  await Promise.all([listeners!.shutdown(), registry.close()]);
   await registry.flushCache();
   forwardTo?.close();
   // Only remove files that are still ours: a successor may already have replaced them.
