@@ -320,6 +320,27 @@ export function daemonFlagArgs(ctx: Context): string[] {
 /** How long a daemon may spend loading its modules (fetching them into an empty cache) at most. */
 const LOADING_LIMIT_MS = 10 * 60_000;
 
+/**
+ * Starts a daemon detached from this process (a group of its own, no standard streams): the
+ * command line `args`, with `env` as its whole environment, in the folder of the configuration
+ * `env` names (MCPX_CONFIG). This process does not wait for it to exit.
+ */
+export function spawnDaemon(env: Record<string, string>, args: string[]): Deno.ChildProcess {
+  const [command, ...rest] = args;
+  const child = new Deno.Command(command, {
+    args: rest,
+    cwd: dirname(env.MCPX_CONFIG),
+    env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+    detached: true,
+  }).spawn();
+  child.unref();
+  return child;
+}
+
 async function spawnAndWait(
   ctx: Context,
   paths: DaemonPaths,
@@ -331,8 +352,10 @@ async function spawnAndWait(
   const fp = await ctx.fingerprint();
   // Through sh, for its standard error to be a file (Deno.Command has no such option): the wait
   // below reads what Deno does before the daemon's first line, and why it could not start.
-  const child = new Deno.Command("/bin/sh", {
-    args: [
+  const child = spawnDaemon(
+    { ...ctx.io.env, MCPX_DAEMON_CHILD: deliberate ? "hand" : "auto", MCPX_CONFIG: fp.path },
+    [
+      "/bin/sh",
       "-c",
       'f=$1; shift; exec "$@" 2>"$f"',
       "mcpx-daemon",
@@ -340,40 +363,14 @@ async function spawnAndWait(
       self.command,
       ...self.args,
     ],
-    cwd: dirname(fp.path),
-    env: { ...ctx.io.env, MCPX_DAEMON_CHILD: deliberate ? "hand" : "auto", MCPX_CONFIG: fp.path },
-    clearEnv: true,
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-    detached: true,
-  }).spawn();
+  );
   let exited: Deno.CommandStatus | undefined;
   child.status.then((s) => (exited = s));
-  child.unref();
-  const timeout = ctx.boot.get("daemon.startTimeout");
-  const started = performance.now();
-  // While the daemon loads its modules (Deno fetching npm packages into an empty cache, then
-  // reading them) the timeout does not run, up to LOADING_LIMIT_MS; it runs from their end.
-  let deadline = started + timeout;
-  let seen: StartOutput = { fetched: 0, loading: false, loaded: false };
-  let size = -1;
-  let nextLook = started + 50;
-  let shown = 0;
-  let loadedAt: number | undefined;
-  const tty = ctx.io.errIsTerminal === true;
-  const read = () => {
-    try {
-      seen = startOutput(Deno.readTextFileSync(paths.stderr));
-    } catch { /* not written yet */ }
-  };
-  const done = () => {
-    if (tty && shown > 0) ctx.io.err("\r\x1b[2K");
-  };
-  while (performance.now() < deadline) {
+  const watch = new StartWatch(ctx, paths, ctx.boot.get("daemon.startTimeout"));
+  while (performance.now() < watch.deadline) {
     const state = await probe(paths.socket, guardOf(paths, fingerprint, true));
     if (typeof state === "object") {
-      done();
+      watch.done();
       checkOwner(state, fingerprint, paths.socket);
       // The command that started it says what it found: a dead daemon's servers, now stopped.
       if (state.recovered) {
@@ -383,69 +380,135 @@ async function spawnAndWait(
       return state;
     }
     if (exited) {
-      done();
-      let report: { code?: string; message?: string; hint?: string } = {};
-      try {
-        report = JSON.parse(await Deno.readTextFile(paths.startError));
-      } catch { /* no report written */ }
-      // A mistake in the configuration is the user's, and keeps its own code and fix.
-      if (
-        isErrorCode(report.code) && !["INTERNAL", "DAEMON_START_FAILED"].includes(report.code) &&
-        report.message
-      ) {
-        throw new McpxError(report.code, report.message, { hint: report.hint });
-      }
-      read();
-      const why = report.message ??
-        `it exited with status ${exited.code}${seen.lastLine ? `: ${seen.lastLine}` : ""}`;
-      throw new McpxError(
-        "DAEMON_START_FAILED",
-        `The daemon for ${fp.path} did not start: ${why}`,
-        { hint: report.hint ?? `See ${paths.log} and ${paths.stderr}` },
-      );
+      watch.done();
+      throw await exitedError(paths, fp.path, exited, watch);
     }
-    const now = performance.now();
-    if (now >= nextLook) {
-      nextLook = now + 50;
-      try {
-        const s = Deno.statSync(paths.stderr).size;
-        if (s !== size) read();
-        size = s;
-      } catch { /* not written yet */ }
-      const loading = seen.loading && !seen.loaded;
-      if (loading) {
-        deadline = Math.max(deadline, Math.min(now + timeout, started + LOADING_LIMIT_MS));
-      } else if (seen.loaded && !loadedAt) {
-        loadedAt = now;
-        deadline = Math.max(deadline, now + timeout);
-      }
-      // Loading is said after 2 s; a start that is only slow, after 5 s (a loaded machine's daemon
-      // can take 2 s, and what a command writes to stderr is its own).
-      const slow = now - started > (loading ? 2000 : 5000);
-      if (slow && (tty ? now - shown > 250 : shown === 0)) {
-        const line = startProgress(now - started, seen);
-        ctx.io.err(tty ? `\r\x1b[2K${line}` : `${line}\n`);
-        shown = now;
-      }
-    }
+    watch.look();
     await sleep(5);
   }
-  done();
+  watch.done();
   try {
     Deno.kill(child.pid, "SIGKILL");
   } catch { /* already gone */ }
-  throw new McpxError(
+  throw watch.timedOut(fp.path);
+}
+
+/** Why a daemon that exited before it answered did not start: its report, else its stderr. */
+async function exitedError(
+  paths: DaemonPaths,
+  config: string,
+  exited: Deno.CommandStatus,
+  watch: StartWatch,
+): Promise<McpxError> {
+  let report: { code?: string; message?: string; hint?: string } = {};
+  try {
+    report = JSON.parse(await Deno.readTextFile(paths.startError));
+  } catch { /* no report written */ }
+  // A mistake in the configuration is the user's, and keeps its own code and fix.
+  if (
+    isErrorCode(report.code) && !["INTERNAL", "DAEMON_START_FAILED"].includes(report.code) &&
+    report.message
+  ) {
+    return new McpxError(report.code, report.message, { hint: report.hint });
+  }
+  watch.read();
+  const seen = watch.seen;
+  const why = report.message ??
+    `it exited with status ${exited.code}${seen.lastLine ? `: ${seen.lastLine}` : ""}`;
+  return new McpxError(
     "DAEMON_START_FAILED",
-    seen.loading && !seen.loaded
-      ? `The daemon for ${fp.path} was still loading its modules after ${
-        Math.round((performance.now() - started) / 1000)
-      } s${seen.fetched > 0 ? ` (${seen.fetched} npm downloads, last ${seen.lastPackage})` : ""}`
-      : `The daemon for ${fp.path} did not answer within ${timeout} ms`,
-    {
-      hint:
-        `Raise daemon.startTimeout, or run \`mcpx daemon\` in the foreground to see why; log: ${paths.log}`,
-    },
+    `The daemon for ${config} did not start: ${why}`,
+    { hint: report.hint ?? `See ${paths.log} and ${paths.stderr}` },
   );
+}
+
+/**
+ * A daemon's start as the command that started it follows it: what its standard error says (its
+ * modules loading), the deadline that follows from it, and the progress line shown meanwhile.
+ */
+class StartWatch {
+  readonly #ctx: Context;
+  readonly #paths: DaemonPaths;
+  readonly #timeout: number;
+  readonly #started = performance.now();
+  // While the daemon loads its modules (Deno fetching npm packages into an empty cache, then
+  // reading them) the timeout does not run, up to LOADING_LIMIT_MS; it runs from their end.
+  deadline: number;
+  seen: StartOutput = { fetched: 0, loading: false, loaded: false };
+  #size = -1;
+  #nextLook: number;
+  #shown = 0;
+  #loadedAt: number | undefined;
+  readonly #tty: boolean;
+
+  constructor(ctx: Context, paths: DaemonPaths, timeout: number) {
+    this.#ctx = ctx;
+    this.#paths = paths;
+    this.#timeout = timeout;
+    this.deadline = this.#started + timeout;
+    this.#nextLook = this.#started + 50;
+    this.#tty = ctx.io.errIsTerminal === true;
+  }
+
+  /** Reads the daemon's standard error again. */
+  read(): void {
+    try {
+      this.seen = startOutput(Deno.readTextFileSync(this.#paths.stderr));
+    } catch { /* not written yet */ }
+  }
+
+  /** Clears the progress line, if one was shown on a terminal. */
+  done(): void {
+    if (this.#tty && this.#shown > 0) this.#ctx.io.err("\r\x1b[2K");
+  }
+
+  /** At most every 50 ms: reads what the daemon wrote, moves the deadline, shows progress. */
+  look(): void {
+    const now = performance.now();
+    if (now < this.#nextLook) return;
+    this.#nextLook = now + 50;
+    try {
+      const s = Deno.statSync(this.#paths.stderr).size;
+      if (s !== this.#size) this.read();
+      this.#size = s;
+    } catch { /* not written yet */ }
+    const seen = this.seen;
+    const loading = seen.loading && !seen.loaded;
+    if (loading) {
+      this.deadline = Math.max(
+        this.deadline,
+        Math.min(now + this.#timeout, this.#started + LOADING_LIMIT_MS),
+      );
+    } else if (seen.loaded && !this.#loadedAt) {
+      this.#loadedAt = now;
+      this.deadline = Math.max(this.deadline, now + this.#timeout);
+    }
+    // Loading is said after 2 s; a start that is only slow, after 5 s (a loaded machine's daemon
+    // can take 2 s, and what a command writes to stderr is its own).
+    const slow = now - this.#started > (loading ? 2000 : 5000);
+    if (slow && (this.#tty ? now - this.#shown > 250 : this.#shown === 0)) {
+      const line = startProgress(now - this.#started, seen);
+      this.#ctx.io.err(this.#tty ? `\r\x1b[2K${line}` : `${line}\n`);
+      this.#shown = now;
+    }
+  }
+
+  /** Why the daemon for `config` did not start in time. */
+  timedOut(config: string): McpxError {
+    const seen = this.seen;
+    return new McpxError(
+      "DAEMON_START_FAILED",
+      seen.loading && !seen.loaded
+        ? `The daemon for ${config} was still loading its modules after ${
+          Math.round((performance.now() - this.#started) / 1000)
+        } s${seen.fetched > 0 ? ` (${seen.fetched} npm downloads, last ${seen.lastPackage})` : ""}`
+        : `The daemon for ${config} did not answer within ${this.#timeout} ms`,
+      {
+        hint:
+          `Raise daemon.startTimeout, or run \`mcpx daemon\` in the foreground to see why; log: ${this.#paths.log}`,
+      },
+    );
+  }
 }
 
 const UPGRADE_PATH = "/v1/daemon/upgrade";

@@ -1,44 +1,20 @@
-import { adapterStamp, configuredAdapters } from "../adapters/declare.ts";
-import { secureCacheDir } from "../cache/secure.ts";
-import { dirname, join } from "../_path.ts";
-import { McpxError, messageOf, toProblem } from "../errors.ts";
-import { Context, type DaemonHandle, type UpgradeRequest, type UpgradeResult } from "../context.ts";
-import { type Fingerprint, fingerprintConfig } from "../config/fingerprint.ts";
+import { dirname } from "../_path.ts";
+import { McpxError, messageOf } from "../errors.ts";
+import type { Context, DaemonHandle, UpgradeRequest, UpgradeResult } from "../context.ts";
+import type { Fingerprint } from "../config/fingerprint.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { loadConfig, type McpxConfig } from "../config/load.ts";
 import { DaemonLog, type Level } from "../log/daemon.ts";
 import type { Format } from "../../launcher/log.ts";
 import { wantsColor } from "../log/run_log.ts";
-import { daemonFlagArgs, FINGERPRINT_HEADER, guardOf, probe } from "./client.ts";
-import { CALLER_HEADER, decodeCaller, TRUSTED_HEADER, VERSION_HEADER } from "./wire.ts";
-import { trustState, untrustedError } from "../config/trust.ts";
-import {
-  readBounded,
-  refuseWithoutToken,
-  secureSocketDir,
-  secureStateDir,
-  writeToken,
-} from "./guard.ts";
-import { type LiveState, Registry } from "../pool/registry.ts";
-import { type ServerDef, serverDefs } from "../config/servers.ts";
-import { passthroughNames, serverEnvironment } from "../config/server_env.ts";
+import type { DaemonPaths } from "../paths.ts";
 import type { Settings } from "../settings/resolve.ts";
-import { resolve } from "../_path.ts";
-import { cacheDir, questionsDb, stateDir, SUN_PATH_LIMIT } from "../paths.ts";
-import { isMachine, login, oauthDir } from "../mcp/oauth/mod.ts";
-import type { SignIn } from "../pool/sign_in.ts";
-import {
-  CacheWriter,
-  readCache,
-  readCacheSync,
-  removeOtherVersions,
-} from "../cache/schema_cache.ts";
+import { daemonFlagArgs, guardOf, probe } from "./client.ts";
+import { readToken, secureSocketDir, secureStateDir, writeToken } from "./guard.ts";
+import type { Registry } from "../pool/registry.ts";
 import { withLock } from "./lock.ts";
-import { namespacesOf } from "../discovery/load.ts";
-import { summarizeCache, summaryFile } from "../discovery/ls_summary.ts";
 import { runningVersion } from "../version.ts";
-import { load } from "../_load.ts";
-import { pidAlive, processToken, procStat } from "./pid.ts";
+import { processToken } from "./pid.ts";
 import type { DaemonRecord } from "./records.ts";
 import {
   type ChildRecord,
@@ -51,18 +27,19 @@ import { removeLive, writeLive } from "./live.ts";
 import { EventBus } from "../events/bus.ts";
 import { NamedSessions } from "../sessions/named.ts";
 import { ClientHalf } from "./client_half.ts";
-import {
-  hostPort,
-  isLoopback,
-  listenerToken,
-  parseHostPort,
-  refuseOnListener,
-  type TcpAddress,
-} from "./listen.ts";
+import { isLoopback, parseHostPort, type TcpAddress } from "./listen.ts";
 import { UiGate } from "./ui_gate.ts";
-import { readToken } from "./guard.ts";
-import { descendants } from "./processes.ts";
-import { predecessorOf, Successor, upgrade } from "./upgrade.ts";
+import {
+  type Predecessor,
+  predecessorOf,
+  Successor,
+  upgrade,
+  type UpgradeSetup,
+} from "./upgrade.ts";
+import { defsOf, makeRegistry } from "./wiring.ts";
+import { ConfigFollower } from "./reload.ts";
+import { Handler, type Serve } from "./handler.ts";
+import { Listeners } from "./listeners.ts";
 
 /** A running daemon's state: what operations see of it ({@linkcode DaemonHandle}) and more. */
 interface RunningDaemon extends DaemonHandle {
@@ -77,11 +54,13 @@ interface RunningDaemon extends DaemonHandle {
   listen?: string;
 }
 
-/**
- * What the daemon answers on its socket: a handler built from `context`, which gives each request
- * the {@linkcode Context} it runs in (lib/surfaces/daemon.ts builds the `/v1` router).
- */
-export type Serve = (context: (req: Request) => Context) => (req: Request) => Promise<Response>;
+export type { Serve };
+
+/** What the daemon's host may ask of it. */
+interface Hooks {
+  /** Called once it answers on its socket, with how to stop it (a daemon hosted inline). */
+  ready?: (stop: (reason: string) => void) => void;
+}
 
 /**
  * Runs the daemon for the context's configuration until it is stopped, idles out (when
@@ -93,576 +72,480 @@ export async function runDaemon(
   autostarted: boolean,
   listenFlag: string | undefined,
   serve: Serve,
-  hooks: {
-    /** Called once it answers on its socket, with how to stop it (a daemon hosted inline). */
-    ready?: (stop: (reason: string) => void) => void;
-  } = {},
+  hooks: Hooks = {},
 ): Promise<number> {
-  let fp = await ctx.fingerprint();
-  const paths = await ctx.paths();
-  // Started by `mcpx daemon upgrade`: it takes over from the daemon named here (upgrade.ts).
-  const from = predecessorOf(ctx.io.env);
-  const version = runningVersion(ctx.io.env);
-  let stateDirOk = false;
-  const reportStart = (error: unknown) => {
+  const daemon = new Daemon(ctx, autostarted, serve, hooks);
+  await daemon.start(listenFlag);
+  await daemon.bind();
+  await daemon.watch();
+  return await daemon.stop();
+}
+
+/**
+ * One daemon, from its start to its stop: {@linkcode start} (state folders, settings, log,
+ * sessions, registry), {@linkcode bind} (lock, probe, orphans, token, listeners, record),
+ * {@linkcode watch} (the idle and configuration timer, signals, until a stop is asked for),
+ * {@linkcode stop} (drain, and the files that are still its own). A successor started by
+ * `mcpx daemon upgrade` serves once it has taken over ({@linkcode takeOver}).
+ *
+ * Its public members are what lib/daemon/reload.ts, handler.ts and upgrade.ts read of it.
+ */
+class Daemon {
+  readonly #ctx: Context;
+  readonly #autostarted: boolean;
+  readonly #serve: Serve;
+  readonly #hooks: Hooks;
+  /** Started by `mcpx daemon upgrade`: it takes over from the daemon named here (upgrade.ts). */
+  readonly from: Predecessor | undefined;
+  readonly #version: string;
+  // Set by start():
+  #paths!: DaemonPaths;
+  #settings!: Settings;
+  #listen: TcpAddress | undefined;
+  #log!: DaemonLog;
+  #started!: number;
+  #events!: EventBus;
+  half!: ClientHalf;
+  registry!: Registry;
+  state!: RunningDaemon;
+  follower!: ConfigFollower;
+  // Set by bind():
+  #handler!: Handler;
+  #listeners: Listeners | undefined;
+  #stateDirOk = false;
+  #stopping = false;
+  // Whether the shared files (live state, children, sessions) are this daemon's to write: not
+  // while stopping, nor for a successor before it takes over, nor during an upgrade's handoff.
+  #owner: boolean;
+  #quiet = false;
+  // Made once the registry is: the registry asks it about each call of a session.
+  #sessions: NamedSessions | undefined;
+  readonly #gate = new UiGate();
+  #stopReason = "";
+  readonly #stopped = Promise.withResolvers<void>();
+  // Upgrades (upgrade.ts): the listeners a predecessor gives back or a successor binds late, the
+  // requests a successor holds until it owns the processes, and whether this one has retired.
+  #successor: Successor | undefined;
+  readonly #takenOver = Promise.withResolvers<void>();
+  #retiredFor: number | undefined;
+  #upgrading: Promise<UpgradeResult> | undefined;
+  // From the handoff on, a request this daemon still receives (a connection made just before its
+  // socket was replaced) goes to the successor, which holds it until it owns the processes.
+  #forwardTo: Deno.HttpClient | undefined;
+
+  constructor(ctx: Context, autostarted: boolean, serve: Serve, hooks: Hooks) {
+    this.#ctx = ctx;
+    this.#autostarted = autostarted;
+    this.#serve = serve;
+    this.#hooks = hooks;
+    this.from = predecessorOf(ctx.io.env);
+    this.#version = runningVersion(ctx.io.env);
+    this.#owner = !this.from;
+    if (!this.from) this.#takenOver.resolve();
+  }
+
+  get stopping(): boolean {
+    return this.#stopping;
+  }
+
+  get stopReason(): string {
+    return this.#stopReason;
+  }
+
+  get successor(): Successor | undefined {
+    return this.#successor;
+  }
+
+  get takenOver(): Promise<void> {
+    return this.#takenOver.promise;
+  }
+
+  get forwardTo(): Deno.HttpClient | undefined {
+    return this.#forwardTo;
+  }
+
+  log(level: Level, event: string, msg: string, attrs?: Record<string, unknown>): void {
+    this.#log.write(level, event, msg, attrs);
+  }
+
+  /** Says why the daemon did not start, where the command that started it looks. */
+  #reportStart(error: unknown): void {
     const report = error instanceof McpxError
       ? { code: error.code, message: error.message, hint: error.hint }
       : { code: "INTERNAL", message: messageOf(error) };
     // Never into a state directory that was refused as another user's.
-    if (!stateDirOk) return;
+    if (!this.#stateDirOk) return;
+    const paths = this.#paths;
     try {
       writeFileAtomic(
-        from ? ctx.io.env.MCPX_UPGRADE_ERROR || paths.startError : paths.startError,
+        this.from ? this.#ctx.io.env.MCPX_UPGRADE_ERROR || paths.startError : paths.startError,
         JSON.stringify(report) + "\n",
       );
     } catch { /* nowhere to say why */ }
-  };
-  let settings, config: McpxConfig, listen: TcpAddress | undefined;
-  try {
-    secureStateDir(dirname(paths.dir));
-    secureStateDir(paths.dir);
-    secureStateDir(dirname(paths.log));
-    stateDirOk = true;
-    settings = await ctx.settings();
-    const text = listenFlag ?? ctx.boot.get("daemon.listen");
-    listen = text ? parseHostPort(text, "--listen") : undefined;
-    config = await loadConfig(fp.path, fp.text);
-  } catch (e) {
-    reportStart(e);
-    throw e;
   }
-  // A log that cannot be written never stops the daemon: it says so once on its stderr.
-  const log = new DaemonLog({
-    dir: paths.logs,
-    stem: paths.logStem,
-    level: settings.get("logging.level") as Level,
-    maxBytes: settings.get("logging.maxBytes"),
-    problem: (line) => ctx.io.err(line + "\n"),
-    // In the foreground on a terminal, the daemon shows its records as a run shows a script's.
-    ...(ctx.io.errIsTerminal && !autostarted
-      ? {
-        render: {
-          write: (line: string) => ctx.io.err(line),
-          format: settings.get("logging.format") as Format,
-          color: wantsColor(ctx.io),
-        },
-      }
-      : {}),
-  }, { pid: Deno.pid });
-  log.write("info", "daemon.start", "Daemon starting", {
-    config: fp.path,
-    fingerprint: fp.hash,
-    version,
-    autostarted,
-  });
-  for (const w of settings.warnings) log.write("warn", "config.warning", w);
 
-  const daemonStarted = Date.now();
-  let registry!: Registry;
-  let stopping = false;
-  // Whether the shared files (live state, children, sessions) are this daemon's to write: not
-  // while stopping, nor for a successor before it takes over, nor during an upgrade's handoff.
-  let owner = !from;
-  let quiet = false;
-  const owning = () => owner && !stopping && !quiet;
-  const events = new EventBus();
-  // Made once the registry is: the registry asks it about each call of a session.
-  let sessions: NamedSessions | undefined;
-  const makeSessions = (
-    carried?: ConstructorParameters<typeof NamedSessions>[0]["carried"],
-  ): NamedSessions =>
-    new NamedSessions({
-      path: paths.sessions,
-      daemon: { pid: Deno.pid, startedAt: new Date(daemonStarted).toISOString() },
-      ...(carried ? { carried } : {}),
-      user: ctx.io.env.USER || undefined,
-      uid: Deno.uid() ?? undefined,
-      log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
-      publish: (type, data) => void events.publish(type, data),
-      stop: (name) => registry.endSession(name),
-      instances: () => registry.sessionInstances(),
+  /** The state folders, settings, log, named sessions and registry. */
+  async start(listenFlag: string | undefined): Promise<void> {
+    const ctx = this.#ctx;
+    const fp = await ctx.fingerprint();
+    this.#paths = await ctx.paths();
+    const paths = this.#paths;
+    let config: McpxConfig;
+    try {
+      secureStateDir(dirname(paths.dir));
+      secureStateDir(paths.dir);
+      secureStateDir(dirname(paths.log));
+      this.#stateDirOk = true;
+      this.#settings = await ctx.settings();
+      const text = listenFlag ?? ctx.boot.get("daemon.listen");
+      this.#listen = text ? parseHostPort(text, "--listen") : undefined;
+      config = await loadConfig(fp.path, fp.text);
+    } catch (e) {
+      this.#reportStart(e);
+      throw e;
+    }
+    const log = this.#log = this.#openLog();
+    log.write("info", "daemon.start", "Daemon starting", {
+      config: fp.path,
+      fingerprint: fp.hash,
+      version: this.#version,
+      autostarted: this.#autostarted,
     });
-  let half: ClientHalf;
-  try {
-    half = new ClientHalf(defsOf(config, settings, log, ctx.io.cwd), {
+    for (const w of this.#settings.warnings) log.write("warn", "config.warning", w);
+    this.#started = Date.now();
+    this.#events = new EventBus();
+    try {
+      await this.#wire(config);
+    } catch (e) {
+      log.close();
+      this.#reportStart(e);
+      throw e;
+    }
+    this.state = this.#handle(fp, config);
+    this.follower = new ConfigFollower(ctx, this.#settings, log, fp, this);
+  }
+
+  /** A log that cannot be written never stops the daemon: it says so once on its stderr. */
+  #openLog(): DaemonLog {
+    const { io } = this.#ctx;
+    const settings = this.#settings;
+    return new DaemonLog({
+      dir: this.#paths.logs,
+      stem: this.#paths.logStem,
+      level: settings.get("logging.level") as Level,
+      maxBytes: settings.get("logging.maxBytes"),
+      problem: (line) => io.err(line + "\n"),
+      // In the foreground on a terminal, the daemon shows its records as a run shows a script's.
+      ...(io.errIsTerminal && !this.#autostarted
+        ? {
+          render: {
+            write: (line: string) => io.err(line),
+            format: settings.get("logging.format") as Format,
+            color: wantsColor(io),
+          },
+        }
+        : {}),
+    }, { pid: Deno.pid });
+  }
+
+  /** The client half, the registry and (for a daemon that succeeds nobody) the named sessions. */
+  async #wire(config: McpxConfig): Promise<void> {
+    const settings = this.#settings;
+    const log = this.#log;
+    const paths = this.#paths;
+    this.half = new ClientHalf(defsOf(config, settings, log, this.#ctx.io.cwd), {
       configDir: dirname(config.path),
       roots: settings.get("servers.roots"),
       logLevel: settings.get("servers.logLevel"),
       log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
-      bus: events,
+      bus: this.#events,
     });
     // Once stopping, the live state is no longer written: a successor may own the file by then.
-    registry = await makeRegistry(config, ctx, settings, log, half, events, {
-      live: (state) => {
-        if (owning()) writeLive(paths.live, state);
+    this.registry = await makeRegistry(
+      config,
+      this.#ctx,
+      settings,
+      log,
+      this.half,
+      this.#events,
+      {
+        live: (state) => {
+          if (this.#owning()) writeLive(paths.live, state);
+        },
+        children: (list) => {
+          if (!this.#owning()) return;
+          recordChildren(paths.children, list);
+          this.#sessions?.refresh();
+        },
+        sessions: {
+          enter: (caller) => this.#sessions?.enter(caller),
+          leave: (caller) => this.#sessions?.leave(caller),
+          keeps: (scope) => this.#sessions?.keeps(scope) ?? false,
+        },
       },
-      children: (list) => {
-        if (!owning()) return;
-        recordChildren(paths.children, list);
-        sessions?.refresh();
-      },
-      sessions: {
-        enter: (caller) => sessions?.enter(caller),
-        leave: (caller) => sessions?.leave(caller),
-        keeps: (scope) => sessions?.keeps(scope) ?? false,
-      },
-    });
+    );
     // A successor reads them once it has taken over: until then they are its predecessor's.
-    if (!from) sessions = makeSessions();
-  } catch (e) {
-    log.close();
-    reportStart(e);
-    throw e;
+    if (!this.from) this.#sessions = this.#makeSessions();
   }
-  // The unix listeners: one, and a second one when an upgrade failed and this daemon took its
-  // socket back (the first still listens on the path its successor replaced).
-  const servers: Deno.HttpServer<Deno.UnixAddr>[] = [];
-  let tcp: Deno.HttpServer<Deno.NetAddr> | undefined;
-  // The web page's loopback listener (`mcpx ui`), when no daemon.listen serves it.
-  let uiTcp: Deno.HttpServer<Deno.NetAddr> | undefined;
-  const gate = new UiGate();
-  let openUi: (() => string) | undefined;
-  let stopReason = "";
-  let resolveStopped!: () => void;
-  const stopped = new Promise<void>((r) => (resolveStopped = r));
-  const state: RunningDaemon = {
-    pid: Deno.pid,
-    startedAt: daemonStarted,
-    autostarted,
-    socket: paths.socket,
-    configPath: fp.path,
-    fingerprint: fp.hash,
-    logId: log.id,
-    config,
-    idleExitMs: settings.get("daemon.idleExit"),
-    lastActivity: Date.now(),
-    inflight: 0,
-    log,
-    registry,
-    events,
-    // Read once this daemon serves: a successor makes them when it takes over (upgrade.ts).
-    get sessions() {
-      return sessions;
-    },
-    version,
-    inline: hooks.ready !== undefined,
-    ui: {
-      open() {
-        // Hosted inline, the daemon ends with the command that prints the address.
-        if (hooks.ready) {
-          throw new McpxError("USAGE", "The web page needs a daemon that outlives this command", {
-            hint: "Run `mcpx start` first, or drop --inline (daemon.inline)",
-          });
-        }
-        if (!openUi) throw new McpxError("DAEMON_UNAVAILABLE", "The daemon is not listening yet");
-        return Promise.resolve({ listen: openUi(), ...gate.issue() });
+
+  #owning(): boolean {
+    return this.#owner && !this.#stopping && !this.#quiet;
+  }
+
+  #makeSessions(
+    carried?: ConstructorParameters<typeof NamedSessions>[0]["carried"],
+  ): NamedSessions {
+    const log = this.#log;
+    return new NamedSessions({
+      path: this.#paths.sessions,
+      daemon: { pid: Deno.pid, startedAt: new Date(this.#started).toISOString() },
+      ...(carried ? { carried } : {}),
+      user: this.#ctx.io.env.USER || undefined,
+      uid: Deno.uid() ?? undefined,
+      log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
+      publish: (type, data) => void this.#events.publish(type, data),
+      stop: (name) => this.registry.endSession(name),
+      instances: () => this.registry.sessionInstances(),
+    });
+  }
+
+  /** What operations see of the daemon (lib/context.ts `DaemonHandle`), and more. */
+  #handle(fp: Fingerprint, config: McpxConfig): RunningDaemon {
+    const sessions = () => this.#sessions;
+    return {
+      pid: Deno.pid,
+      startedAt: this.#started,
+      autostarted: this.#autostarted,
+      socket: this.#paths.socket,
+      configPath: fp.path,
+      fingerprint: fp.hash,
+      logId: this.#log.id,
+      config,
+      idleExitMs: this.#settings.get("daemon.idleExit"),
+      lastActivity: Date.now(),
+      inflight: 0,
+      log: this.#log,
+      registry: this.registry,
+      events: this.#events,
+      // Read once this daemon serves: a successor makes them when it takes over (upgrade.ts).
+      get sessions() {
+        return sessions();
       },
-      exchange: (code) => gate.exchange(code),
-    },
-    requestStop(reason: string) {
-      if (stopReason) return;
-      stopReason = reason;
-      // From now on no call is queued and no server starts: queued callers fail at once.
-      registry.beginStop(reason);
-      // Let the answer that asked for the stop leave before the listener closes.
-      setTimeout(resolveStopped, 0);
-    },
-  };
-  const writeRecord = () => {
+      version: this.#version,
+      inline: this.#hooks.ready !== undefined,
+      ui: {
+        open: () => this.#openUi(),
+        exchange: (code) => this.#gate.exchange(code),
+      },
+      requestStop: (reason: string) => this.requestStop(reason),
+    };
+  }
+
+  #openUi(): Promise<{ listen: string; code: string; expiresInMs: number }> {
+    // Hosted inline, the daemon ends with the command that prints the address.
+    if (this.#hooks.ready) {
+      throw new McpxError("USAGE", "The web page needs a daemon that outlives this command", {
+        hint: "Run `mcpx start` first, or drop --inline (daemon.inline)",
+      });
+    }
+    if (!this.#listeners) {
+      throw new McpxError("DAEMON_UNAVAILABLE", "The daemon is not listening yet");
+    }
+    return Promise.resolve({ listen: this.#listeners.openUi(), ...this.#gate.issue() });
+  }
+
+  /** Stops the daemon after the current answer is sent. */
+  requestStop(reason: string): void {
+    if (this.#stopReason) return;
+    this.#stopReason = reason;
+    // From now on no call is queued and no server starts: queued callers fail at once.
+    this.registry.beginStop(reason);
+    // Let the answer that asked for the stop leave before the listener closes.
+    setTimeout(this.#stopped.resolve, 0);
+  }
+
+  /** The daemon's record file (lib/daemon/records.ts). */
+  writeRecord(): void {
+    const state = this.state;
+    const paths = this.#paths;
     const record: DaemonRecord = {
       pid: Deno.pid,
       fingerprint: state.fingerprint,
-      config: fp.path,
+      config: this.follower.fp.path,
       socket: paths.socket,
       log: paths.log,
       startedAt: new Date(state.startedAt).toISOString(),
-      autostarted,
-      version,
+      autostarted: this.#autostarted,
+      version: this.#version,
       ...(state.listen ? { listen: state.listen } : {}),
     };
     writeFileAtomic(paths.record, JSON.stringify(record, null, 2) + "\n");
-  };
+  }
 
-  // One daemon serves its configuration file across edits: an edit is taken up in place, and
-  // only the servers it changed are restarted (docs/daemon.md, "Configuration edits").
-  let reloading: Promise<McpxError | undefined> | undefined;
-  let refused: { hash: string; adapters: string; error: McpxError } | undefined;
-  let adapters = adapterStamp(settings, ctx.io.cwd);
-  let untrustedSaid: string | undefined;
-  const reload = async (vouched?: string): Promise<McpxError | undefined> => {
-    let now: Fingerprint;
+  /**
+   * Listens: under the bind lock, makes sure no other daemon serves this configuration, stops
+   * what one that died left running, opens the listeners and writes the record.
+   */
+  async bind(): Promise<void> {
+    const log = this.#log;
+    this.#handler = new Handler(this.#ctx, this, this.#serve, {
+      settings: this.#settings,
+      log,
+      version: this.#version,
+    });
     try {
-      now = fingerprintConfig(fp.path);
+      await withLock(this.#paths.bindLock, () => this.#bindLocked());
     } catch (e) {
-      return e instanceof McpxError ? e : new McpxError("CONFIG_INVALID", messageOf(e));
+      log.write("error", "daemon.start_failed", messageOf(e));
+      log.close();
+      this.#reportStart(e);
+      await this.#listeners?.abort();
+      this.#sessions?.close();
+      await this.registry.close();
+      throw e;
     }
-    // An edited adapter declaration (docs/adapters.md) is taken up like an edit of the file.
-    const adaptersNow = adapterStamp(settings, ctx.io.cwd);
-    if (now.hash === state.fingerprint && adaptersNow === adapters) return undefined;
-    if (refused?.hash === now.hash && refused.adapters === adaptersNow) return refused.error;
-    // An edit starts nothing before it is trusted: a command that found this very version
-    // trusted says so; without that word, the daemon asks as a command that did not name the file
-    // would (a file named with --config is trusted only by the command that named it).
-    if (vouched !== now.hash) {
-      const trust = await trustState(now.path, now.text, {
-        ...ctx.trustOptions(fp.path),
-        explicit: false,
-      });
-      if (!trust.trusted) {
-        if (untrustedSaid !== now.hash) {
-          untrustedSaid = now.hash;
-          log.write(
-            "warn",
-            "config.reload_untrusted",
-            "The edited configuration is not trusted: still serving the one before",
-            { config: now.path, why: trust.why },
-          );
-        }
-        return untrustedError(now.path, trust);
-      }
-    }
-    let next: McpxConfig, defs: ServerDef[];
-    try {
-      next = await loadConfig(now.path, now.text);
-      defs = defsOf(next, settings, log, ctx.io.cwd);
-    } catch (e) {
-      const error = e instanceof McpxError ? e : new McpxError("CONFIG_INVALID", messageOf(e));
-      refused = { hash: now.hash, adapters: adaptersNow, error };
-      log.write(
-        "error",
-        "config.reload_failed",
-        `The edited configuration was not taken up: ${error.message}; still serving the one before`,
-        { config: now.path },
+    this.registry.start();
+    this.#sessions?.start();
+    if (!this.from) writeLive(this.#paths.live, this.registry.liveState());
+    if (this.from) this.#succeed(this.from);
+    this.state.upgrade = (request: UpgradeRequest) => this.#upgrade(request);
+    const paths = this.#paths;
+    const state = this.state;
+    const listen = this.#listen;
+    log.write("info", "daemon.listening", "Daemon listening", {
+      socket: paths.socket,
+      ...(state.listen && listen
+        ? { listen: state.listen, loopback: isLoopback(listen.hostname) }
+        : {}),
+      config: this.follower.fp.path,
+      autostarted: this.#autostarted,
+      fallbackSocket: paths.socketFallback,
+    });
+    this.#hooks.ready?.((reason) => this.requestStop(reason));
+  }
+
+  async #bindLocked(): Promise<void> {
+    const paths = this.#paths;
+    const log = this.#log;
+    const from = this.from;
+    // A successor's predecessor answers on the socket, and its servers are not orphans.
+    const existing = from ? "absent" : await probe(paths.socket, guardOf(paths));
+    if (typeof existing === "object") {
+      throw new McpxError(
+        "DAEMON_UNAVAILABLE",
+        `A daemon for ${existing.config} already runs (pid ${existing.pid}) on ${paths.socket}`,
+        { hint: "Use `mcpx stop` first, or just use the running one" },
       );
-      return error;
     }
-    if (stopReason) return undefined; // a stopping daemon takes nothing up
-    // The cache so far lands first: the new version's starts from it (matched by identity).
-    await registry.flushCache();
-    const cache = await cacheFor(ctx, now, defs, log);
-    const { kept, stopped } = await registry.reconfigure(defs, cache);
-    half.setDefs(defs);
-    if (settingsText(next) !== settingsText(state.config)) {
+    // No daemon answers: one that died may have left its servers running (they may ignore a
+    // closed stdin). They are stopped before this daemon starts its own.
+    if (!from && this.#stopOrphans() && !this.#autostarted) {
+      this.#ctx.io.err(`mcpx: ${this.state.recovered}\n`);
+    }
+    if (existing === "stale") {
       log.write(
         "warn",
-        "config.settings_changed",
-        "Settings in the configuration file changed: they take effect when the daemon restarts (`mcpx stop`)",
-        { config: now.path },
+        "daemon.stale_socket",
+        "Removing a stale socket left by a daemon that died",
+        {
+          socket: paths.socket,
+        },
       );
+      await Deno.remove(paths.socket);
     }
-    fp = now;
-    adapters = adaptersNow;
-    state.fingerprint = now.hash;
-    state.config = next;
-    if (!stopping) writeRecord();
-    log.write("info", "config.reloaded", "Took up the edited configuration", {
-      fingerprint: now.hash,
-      kept,
-      restarted: stopped,
+    if (paths.socketFallback) secureSocketDir(dirname(paths.socket), { create: true });
+    else {await Deno.mkdir(dirname(paths.socket), { recursive: true, mode: 0o700 }).catch(
+        () => {},
+      );}
+    // Before the socket exists, so that whoever can connect can already read it. A successor
+    // keeps its predecessor's: scripts running hold it.
+    const token = (from ? readToken(paths.token) : undefined) ?? writeToken(paths.token);
+    const listeners = this.#listeners = new Listeners({
+      handler: this.#handler,
+      log,
+      settings: this.#settings,
+      paths,
+      gate: this.#gate,
+      token,
+      listen: this.#listen,
+      state: this.state,
+      announce: !this.#autostarted && !from,
+      err: (text) => this.#ctx.io.err(text),
     });
-    return undefined;
-  };
-  /** Takes up the file as it is now; resolves to why it could not, if it could not. */
-  const current = async (vouched?: string): Promise<McpxError | undefined> => {
-    while (reloading) await reloading;
-    reloading = reload(vouched).finally(() => (reloading = undefined));
-    return await reloading;
-  };
-
-  /** The requests that came over the TCP listener, as handed to `route`. */
-  const overTcp = new WeakSet<Request>();
-  const route = serve((req) => {
-    // A garbled caller is refused (400): a call under the wrong scope could share a process it
-    // must not.
-    const caller = decodeCaller(req.headers.get(CALLER_HEADER));
-    // Where it came from is the daemon's word, whatever the header said.
-    if (overTcp.has(req)) caller.overTcp = true;
-    else delete caller.overTcp;
-    // A call whose client goes away is cancelled with it (notifications/cancelled to the server).
-    const perRequest = new Context(ctx.io, ctx.flags, state, caller, ctx.boot, req.signal);
-    return perRequest;
-  });
-
-  // Upgrades (upgrade.ts): the listeners a predecessor gives back or a successor binds late, the
-  // requests a successor holds until it owns the processes, and whether this one has retired.
-  let listenUnix: (path: string) => void = () => {};
-  let bindTcp: () => void = () => {};
-  let successor: Successor | undefined;
-  const takenOver = Promise.withResolvers<void>();
-  if (!from) takenOver.resolve();
-  let retiredFor: number | undefined;
-  let upgrading: Promise<UpgradeResult> | undefined;
-  // From the handoff on, a request this daemon still receives (a connection made just before its
-  // socket was replaced) goes to the successor, which holds it until it owns the processes.
-  let forwardTo: Deno.HttpClient | undefined;
-  const forward = async (req: Request, client: Deno.HttpClient): Promise<Response> => {
-    const url = new URL(req.url);
-    const headers = new Headers(req.headers);
-    headers.delete("host");
-    try {
-      const res = await fetch(`http://mcpx${url.pathname}${url.search}`, {
-        method: req.method,
-        headers,
-        body: req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer(),
-        client,
-        signal: req.signal,
-      });
-      return new Response(res.body, { status: res.status, headers: res.headers });
-    } catch (e) {
-      return problemResponse(
-        new McpxError(
-          "DAEMON_UNAVAILABLE",
-          `The daemon was being upgraded and its successor did not answer: ${messageOf(e)}`,
-          { hint: "Run the command again" },
-        ),
-      );
-    }
-  };
-  try {
-    await withLock(paths.bindLock, async () => {
-      // A successor's predecessor answers on the socket, and its servers are not orphans.
-      const existing = from ? "absent" : await probe(paths.socket, guardOf(paths));
-      if (typeof existing === "object") {
-        throw new McpxError(
-          "DAEMON_UNAVAILABLE",
-          `A daemon for ${existing.config} already runs (pid ${existing.pid}) on ${paths.socket}`,
-          { hint: "Use `mcpx stop` first, or just use the running one" },
-        );
-      }
-      // No daemon answers: one that died may have left its servers running (they may ignore a
-      // closed stdin). They are stopped before this daemon starts its own.
-      const orphans = from ? undefined : stopOrphans(paths.children);
-      if (orphans && orphans.stopped.length > 0) {
-        state.recovered = describeOrphans(orphans);
-        log.write("warn", "daemon.orphans_stopped", state.recovered, {
-          predecessor: orphans.daemon,
-          stopped: orphans.stopped,
-        });
-        if (!autostarted) ctx.io.err(`mcpx: ${state.recovered}\n`);
-      }
-      if (existing === "stale") {
-        log.write(
-          "warn",
-          "daemon.stale_socket",
-          "Removing a stale socket left by a daemon that died",
-          {
-            socket: paths.socket,
-          },
-        );
-        await Deno.remove(paths.socket);
-      }
-      if (paths.socketFallback) secureSocketDir(dirname(paths.socket), { create: true });
-      else {await Deno.mkdir(dirname(paths.socket), { recursive: true, mode: 0o700 }).catch(
-          () => {},
-        );}
-      // Before the socket exists, so that whoever can connect can already read it. A successor
-      // keeps its predecessor's: scripts running hold it.
-      const token = (from ? readToken(paths.token) : undefined) ?? writeToken(paths.token);
-      const maxBytes = settings.get("daemon.maxRequestBytes");
-      const memoryEvery = settings.get("plumbing.memoryLog");
-      const snapshots = settings.get("plumbing.heapSnapshots");
-      let requests = 0;
-      const onError = (error: unknown) => {
-        log.write("error", "http.error", String(error));
-        return new Response("internal error", { status: 500 });
-      };
-      // The same answers on every listener, after its own check of who is asking.
-      // A refusal on TCP says nothing of the daemon (no fingerprint): the asker may be anyone.
-      const handle =
-        (refusal: (req: Request) => Response | undefined, bare = false) =>
-        async (req: Request): Promise<Response> => {
-          const refused = refusal(req);
-          if (refused && bare) return refused;
-          state.lastActivity = Date.now();
-          state.inflight++;
-          try {
-            if (forwardTo && !refused && !bare) return await forward(req, forwardTo);
-            if (from && !refused) {
-              const path = new URL(req.url).pathname;
-              // The predecessor's handoff (upgrade.ts); everything else waits for its end.
-              if (path === "/v1/daemon/handoff" && req.method === "POST" && !bare) {
-                return successor && !successor.done
-                  ? await successor.handle(req)
-                  : problemResponse(new McpxError("USAGE", "No handoff is under way"));
-              }
-              if (path !== "/v1/health") await takenOver.promise;
-            }
-            const ready = refused ?? await readBounded(req, maxBytes);
-            if (bare && !(ready instanceof Response)) overTcp.add(ready);
-            // A command that read another version of the file: take up the file as it is now
-            // first, or say why it cannot be.
-            const wanted = req.headers.get(FINGERPRINT_HEADER);
-            const edited = (wanted && wanted !== state.fingerprint) ||
-              adapterStamp(settings, ctx.io.cwd) !== adapters;
-            if (!(ready instanceof Response) && edited) {
-              const vouched = wanted && req.headers.get(TRUSTED_HEADER) === wanted
-                ? wanted
-                : undefined;
-              const failed = await current(vouched);
-              if (failed) {
-                // The answer is about the version the command read: it carries its fingerprint.
-                const res = problemResponse(failed);
-                if (wanted) res.headers.set(FINGERPRINT_HEADER, wanted);
-                return res;
-              }
-            }
-            const res = ready instanceof Response ? ready : await route(ready);
-            res.headers.set(FINGERPRINT_HEADER, state.fingerprint);
-            res.headers.set(VERSION_HEADER, version);
-            return res;
-          } finally {
-            state.inflight--;
-            state.lastActivity = Date.now();
-            if (memoryEvery > 0 && ++requests % memoryEvery === 0) {
-              const n = requests;
-              // After the answer has gone: what the request held is garbage by then.
-              setTimeout(() => void logMemory(log, n, registry, snapshots), 0);
-            }
-          }
-        };
-      // The TCP listener first: once the socket answers, a command may already ask for it. A
-      // successor binds it once its predecessor has let go of the port.
-      bindTcp = () => {
-        if (!listen) return;
-        // Beyond the socket's 0600: anyone who can reach the port must hold the listener token,
-        // loopback or not (other users of this machine reach a loopback port too).
-        const bearer = listenerToken(settings.get("daemon.token"), paths.listenToken);
-        const at = { ...listen };
-        try {
-          tcp = Deno.serve(
-            { hostname: at.hostname, port: at.port, onListen() {}, onError },
-            handle((req) => refuseOnListener(req, at, bearer, gate), true),
-          );
-          at.port = tcp.addr.port;
-        } catch (e) {
-          throw new McpxError(
-            "DAEMON_START_FAILED",
-            `Cannot listen on ${hostPort(at)}: ${messageOf(e)}`,
-            { hint: "Give --listen (daemon.listen) a free port of an address of this machine" },
-          );
-        }
-        state.listen = hostPort(at);
-        if (!autostarted && !from) {
-          ctx.io.err(
-            `mcpx daemon: /v1 and /mcp at http://${state.listen} (bearer token: ${
-              settings.get("daemon.token") ? "daemon.token" : paths.listenToken
-            })\n`,
-          );
-        }
-      };
-      if (!from) bindTcp();
-      // The web page is served where daemon.listen is, else on a loopback port opened the first
-      // time `mcpx ui` asks: it takes page sessions only, no token anyone was given.
-      openUi = () => {
-        if (state.listen) return state.listen;
-        if (!uiTcp) {
-          const at = { hostname: "127.0.0.1", port: 0 };
-          const nobody = crypto.randomUUID() + crypto.randomUUID();
-          uiTcp = Deno.serve(
-            { hostname: at.hostname, port: 0, onListen() {}, onError },
-            handle((req) => refuseOnListener(req, at, nobody, gate), true),
-          );
-          at.port = uiTcp.addr.port;
-          log.write("info", "daemon.ui_listening", "Serving the web page", { ui: hostPort(at) });
-        }
-        return hostPort({ hostname: "127.0.0.1", port: uiTcp.addr.port });
-      };
-      // Bound at a private name and renamed onto its path: Deno unlinks the path a listener was
-      // bound at when it shuts down, and after an upgrade that path is the successor's socket.
-      let bound = 0;
-      listenUnix = (path: string) => {
-        let at = join(dirname(path), `.${Deno.pid}-${bound++}.sock`);
-        // A daemon.socket near or past the length limit is bound in place: no upgrade then keeps
-        // it, and one past the limit fails here (renamed onto, nobody could connect to it).
-        const long = (p: string) => new TextEncoder().encode(p).length > SUN_PATH_LIMIT;
-        if (long(at) || long(path)) at = path;
-        try {
-          Deno.removeSync(at);
-        } catch { /* none left over */ }
-        try {
-          servers.push(Deno.serve(
-            { path: at, onListen() {}, onError },
-            handle((req) => refuseWithoutToken(req, token)),
-          ));
-          Deno.chmodSync(at, 0o600);
-          if (at !== path) Deno.renameSync(at, path);
-        } catch (e) {
-          if (at !== path) {
-            try {
-              Deno.removeSync(at);
-            } catch { /* never bound */ }
-          }
-          throw new McpxError(
-            "DAEMON_START_FAILED",
-            `Cannot listen on "${path}": ${messageOf(e)}`,
-            {
-              hint: "Set daemon.socket (MCPX_DAEMON_SOCKET) to a path in a writable directory",
-            },
-          );
-        }
-      };
-      listenUnix(from ? from.socket : paths.socket);
-      if (!from) writeRecord();
-    });
-  } catch (e) {
-    log.write("error", "daemon.start_failed", messageOf(e));
-    log.close();
-    reportStart(e);
-    await Promise.all(servers.map((s) => s.shutdown()));
-    await tcp?.shutdown();
-    sessions?.close();
-    await registry.close();
-    throw e;
+    // The TCP listener first: once the socket answers, a command may already ask for it. A
+    // successor binds it once its predecessor has let go of the port.
+    if (!from) listeners.bindTcp();
+    listeners.listenUnix(from ? from.socket : paths.socket);
+    if (!from) this.writeRecord();
   }
-  registry.start();
-  sessions?.start();
-  if (!from) writeLive(paths.live, registry.liveState());
-  if (from) {
-    successor = new Successor(from, {
-      registry,
-      env: ctx.io.env,
-      stateDir: paths.dir,
-      socket: paths.socket,
-      log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
-      stopOrphans: () => {
-        const orphans = stopOrphans(paths.children);
-        if (orphans && orphans.stopped.length > 0) {
-          state.recovered = describeOrphans(orphans);
-          log.write("warn", "daemon.orphans_stopped", state.recovered, {
-            predecessor: orphans.daemon,
-            stopped: orphans.stopped,
-          });
-        }
-      },
-      takeOver: (carried) => {
-        owner = true;
-        sessions = makeSessions(carried);
-        sessions.start();
-        writeRecord();
-        writeLive(paths.live, registry.liveState());
-        recordChildren(paths.children, registry.children());
-        // The predecessor closed its TCP listener before the handoff; its port may take a moment.
-        const bind = (left: number) => {
-          try {
-            bindTcp();
-            if (state.listen) writeRecord();
-          } catch (e) {
-            if (left > 0) setTimeout(() => bind(left - 1), 50);
-            else log.write("error", "daemon.listen_failed", messageOf(e));
-          }
-        };
-        bind(40);
-        takenOver.resolve();
-        log.write("info", "daemon.took_over", "This daemon serves from now on", {
-          predecessor: from.pid,
-          servers: registry.children().length,
-        });
-      },
+
+  /**
+   * Stops what a daemon that died left running (lib/daemon/children.ts); says so in the log and
+   * the state. Returns whether it stopped anything.
+   */
+  #stopOrphans(): boolean {
+    const orphans = stopOrphans(this.#paths.children);
+    if (!orphans || orphans.stopped.length === 0) return false;
+    this.state.recovered = describeOrphans(orphans);
+    this.#log.write("warn", "daemon.orphans_stopped", this.state.recovered, {
+      predecessor: orphans.daemon,
+      stopped: orphans.stopped,
     });
-    successor.watch();
+    return true;
   }
-  state.upgrade = (request: UpgradeRequest) => {
-    if (hooks.ready) {
+
+  /** A successor's side of the upgrade: answers the handoff, or takes over alone. */
+  #succeed(from: Predecessor): void {
+    this.#successor = new Successor(from, {
+      registry: this.registry,
+      env: this.#ctx.io.env,
+      stateDir: this.#paths.dir,
+      socket: this.#paths.socket,
+      log: (level, event, msg, attrs) => this.#log.write(level, event, msg, attrs),
+      stopOrphans: () => void this.#stopOrphans(),
+      takeOver: (carried) => this.takeOver(carried),
+    });
+    this.#successor.watch();
+  }
+
+  /**
+   * Makes this successor the daemon: its record, live state and children written, the TCP
+   * listener bound, the named sessions read (`carried`: the predecessor whose sessions'
+   * processes were handed over), and the requests held so far let through.
+   */
+  takeOver(carried?: ConstructorParameters<typeof NamedSessions>[0]["carried"]): void {
+    this.#owner = true;
+    this.#sessions = this.#makeSessions(carried);
+    this.#sessions.start();
+    this.writeRecord();
+    this.#writeProcesses();
+    // The predecessor closed its TCP listener before the handoff; its port may take a moment.
+    const bind = (left: number) => {
+      try {
+        this.#listeners!.bindTcp();
+        if (this.state.listen) this.writeRecord();
+      } catch (e) {
+        if (left > 0) setTimeout(() => bind(left - 1), 50);
+        else this.#log.write("error", "daemon.listen_failed", messageOf(e));
+      }
+    };
+    bind(40);
+    this.#takenOver.resolve();
+    this.#log.write("info", "daemon.took_over", "This daemon serves from now on", {
+      predecessor: this.from!.pid,
+      servers: this.registry.children().length,
+    });
+  }
+
+  /** The live state and the children's records, written as this daemon's. */
+  #writeProcesses(): void {
+    writeLive(this.#paths.live, this.registry.liveState());
+    recordChildren(this.#paths.children, this.registry.children());
+  }
+
+  /** `mcpx daemon upgrade` (lib/daemon/upgrade.ts): one at a time. */
+  #upgrade(request: UpgradeRequest): Promise<UpgradeResult> {
+    if (this.#hooks.ready) {
       return Promise.reject(
         new McpxError(
           "USAGE",
@@ -674,7 +557,7 @@ export async function runDaemon(
         ),
       );
     }
-    if (!ctx.io.env.MCPX_DAEMON_CHILD) {
+    if (!this.#ctx.io.env.MCPX_DAEMON_CHILD) {
       return Promise.reject(
         new McpxError(
           "USAGE",
@@ -686,162 +569,151 @@ export async function runDaemon(
         ),
       );
     }
-    if (stopReason) {
+    if (this.#stopReason) {
       return Promise.reject(new McpxError("DAEMON_STOPPING", `Daemon ${Deno.pid} is stopping`));
     }
-    if (upgrading) return upgrading;
-    upgrading = upgrade({
+    if (this.#upgrading) return this.#upgrading;
+    this.#upgrading = upgrade(this, this.#upgradeSetup(), request)
+      .finally(() => (this.#upgrading = undefined));
+    return this.#upgrading;
+  }
+
+  #upgradeSetup(): UpgradeSetup {
+    const paths = this.#paths;
+    const settings = this.#settings;
+    return {
       socket: paths.socket,
       tokenFile: paths.token,
       stateDir: paths.dir,
-      config: fp.path,
-      version,
-      startedAt: new Date(daemonStarted).toISOString(),
-      env: ctx.io.env as Record<string, string>,
-      flagArgs: daemonFlagArgs(ctx),
-      autostarted,
+      config: this.follower.fp.path,
+      version: this.#version,
+      startedAt: new Date(this.#started).toISOString(),
+      env: this.#ctx.io.env as Record<string, string>,
+      flagArgs: daemonFlagArgs(this.#ctx),
+      autostarted: this.#autostarted,
       startTimeoutMs: settings.get("daemon.startTimeout"),
       drainMs: settings.get("daemon.upgradeDrain"),
-      registry,
-      inflight: () => state.inflight,
-      closeListeners: () => {
-        void tcp?.shutdown();
-        void uiTcp?.shutdown();
-        tcp = undefined;
-        uiTcp = undefined;
-        state.listen = undefined;
-      },
-      relisten: () => {
-        listenUnix(paths.socket);
-        bindTcp();
-        writeRecord();
-      },
-      quiesce: () => {
-        quiet = true;
-        forwardTo = Deno.createHttpClient({ proxy: { transport: "unix", path: paths.socket } });
-        sessions?.close();
-        void registry.flushCache();
-      },
-      resume: () => {
-        quiet = false;
-        forwardTo?.close();
-        forwardTo = undefined;
-        sessions = makeSessions();
-        sessions.start();
-        writeLive(paths.live, registry.liveState());
-        recordChildren(paths.children, registry.children());
-      },
-      log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
-      retire: (to) => {
-        retiredFor = to;
-        state.requestStop(`upgraded: daemon ${to} serves from now on`);
-      },
-    }, request).finally(() => (upgrading = undefined));
-    return upgrading;
-  };
-  log.write("info", "daemon.listening", "Daemon listening", {
-    socket: paths.socket,
-    ...(state.listen && listen
-      ? { listen: state.listen, loopback: isLoopback(listen.hostname) }
-      : {}),
-    config: fp.path,
-    autostarted,
-    fallbackSocket: paths.socketFallback,
-  });
+    };
+  }
 
-  hooks.ready?.((reason) => state.requestStop(reason));
-  const onSignal = () => state.requestStop("signal");
-  Deno.addSignalListener("SIGTERM", onSignal);
-  Deno.addSignalListener("SIGINT", onSignal);
-  const tickMs = Math.min(
-    30_000,
-    Math.max(50, state.idleExitMs > 0 ? state.idleExitMs / 4 : 30_000),
-  );
-  const timer = setInterval(() => {
-    if (!autostarted || state.inflight > 0) return;
+  // What an upgrade asks of the daemon (lib/daemon/upgrade.ts `Upgradable`).
+
+  /** Requests being answered now, the upgrade's own included. */
+  inflight(): number {
+    return this.state.inflight;
+  }
+
+  /** Stops accepting on the TCP listeners (without waiting for their connections to end). */
+  closeListeners(): void {
+    this.#listeners!.closeTcp();
+  }
+
+  /** Listens on the daemon's socket again, once the successor has failed. */
+  relisten(): void {
+    this.#listeners!.listenUnix(this.#paths.socket);
+    this.#listeners!.bindTcp();
+    this.writeRecord();
+  }
+
+  /** Stops writing the shared files (live state, children, sessions): the successor will. */
+  quiesce(): void {
+    this.#quiet = true;
+    this.#forwardTo = Deno.createHttpClient({
+      proxy: { transport: "unix", path: this.#paths.socket },
+    });
+    this.#sessions?.close();
+    void this.registry.flushCache();
+  }
+
+  /** Writes the shared files again: the successor failed. */
+  resume(): void {
+    this.#quiet = false;
+    this.#forwardTo?.close();
+    this.#forwardTo = undefined;
+    this.#sessions = this.#makeSessions();
+    this.#sessions.start();
+    this.#writeProcesses();
+  }
+
+  /** Ends this daemon once the answer has left: the successor serves. */
+  retire(to: number): void {
+    this.#retiredFor = to;
+    this.state.requestStop(`upgraded: daemon ${to} serves from now on`);
+  }
+
+  /**
+   * Until a stop is asked for: signals, and for an auto-started daemon, its idle time and an
+   * edited (or removed) configuration file.
+   */
+  async watch(): Promise<void> {
+    const state = this.state;
+    const onSignal = () => state.requestStop("signal");
+    Deno.addSignalListener("SIGTERM", onSignal);
+    Deno.addSignalListener("SIGINT", onSignal);
+    const tickMs = Math.min(
+      30_000,
+      Math.max(50, state.idleExitMs > 0 ? state.idleExitMs / 4 : 30_000),
+    );
+    const timer = setInterval(() => this.#tick(), tickMs);
+    await this.#stopped.promise;
+    clearInterval(timer);
+    Deno.removeSignalListener("SIGTERM", onSignal);
+    Deno.removeSignalListener("SIGINT", onSignal);
+  }
+
+  #tick(): void {
+    const state = this.state;
+    if (!this.#autostarted || state.inflight > 0) return;
     if (
       state.idleExitMs > 0 && Date.now() - state.lastActivity >= state.idleExitMs &&
       // A named session's processes are kept until its TTL runs out (docs/sessions.md).
-      !sessions?.holding()
+      !this.#sessions?.holding()
     ) {
       state.requestStop("idle");
       return;
     }
     try {
-      if (
-        fingerprintConfig(fp.path).hash !== state.fingerprint ||
-        adapterStamp(settings, ctx.io.cwd) !== adapters
-      ) void current();
+      if (this.follower.edited()) void this.follower.current();
     } catch {
       state.requestStop("config removed");
     }
-  }, tickMs);
-
-  await stopped;
-  clearInterval(timer);
-  Deno.removeSignalListener("SIGTERM", onSignal);
-  Deno.removeSignalListener("SIGINT", onSignal);
-  stopping = true;
-  // Before the servers go: the records keep listing them, so a successor can say they were lost.
-  // After an upgrade they are the successor's: this daemon wrote them before it let go.
-  if (!retiredFor) sessions?.close();
-  log.write("info", "daemon.stopping", `Daemon stopping: ${stopReason}`, { reason: stopReason });
-  await registry.flushCache();
-  // Event streams end first: the listener's drain would otherwise wait on every follower.
-  events.publish("daemon.stopping", { reason: stopReason });
-  events.close();
-  // Servers go while the listener drains: a call in flight then fails at once (its server was
-  // stopped) instead of holding the shutdown until its callTimeout.
-  await Promise.all([
-    ...servers.map((s) => s.shutdown()),
-    tcp?.shutdown(),
-    uiTcp?.shutdown(),
-    registry.close(),
-  ]);
-  await registry.flushCache();
-  forwardTo?.close();
-  // Only remove files that are still ours: a successor may already have replaced them.
-  try {
-    const rec = JSON.parse(await Deno.readTextFile(paths.record)) as DaemonRecord;
-    if (rec.pid === Deno.pid) {
-      await Deno.remove(paths.record).catch(() => {});
-      await Deno.remove(paths.socket).catch(() => {});
-      await removeLive(paths.live);
-      await Deno.remove(paths.token).catch(() => {});
-      await Deno.remove(paths.children).catch(() => {});
-    }
-  } catch { /* record already gone */ }
-  log.write("info", "daemon.stop", "Daemon stopped", { reason: stopReason });
-  log.close();
-  return 0;
-}
-
-/** One `daemon.memory` record (`plumbing.memoryLog`); lib/daemon/memory.ts is loaded for it. */
-async function logMemory(
-  log: DaemonLog,
-  requests: number,
-  registry: Registry,
-  snapshots: string,
-): Promise<void> {
-  try {
-    const { measureMemory } = await load<typeof import("./memory.ts")>(
-      "./memory.ts",
-      import.meta.url,
-    );
-    const record = await measureMemory(requests, registry.tables(), snapshots);
-    log.write("info", "daemon.memory", `Memory after ${requests} requests`, { ...record });
-  } catch (e) {
-    log.write("warn", "daemon.memory_failed", `Cannot measure memory: ${messageOf(e)}`);
   }
-}
 
-/** An error as the `/v1` problem document it is answered with. */
-function problemResponse(error: McpxError): Response {
-  const body = toProblem(error);
-  return new Response(JSON.stringify(body), {
-    status: body.status,
-    headers: { "content-type": "application/problem+json" },
-  });
+  /** Drains, stops the servers, removes the files that are still its own: resolves to 0. */
+  async stop(): Promise<number> {
+    const registry = this.registry;
+    const log = this.#log;
+    const paths = this.#paths;
+    const reason = this.#stopReason;
+    this.#stopping = true;
+    // Before the servers go: the records keep listing them, so a successor can say they were lost.
+    // After an upgrade they are the successor's: this daemon wrote them before it let go.
+    if (!this.#retiredFor) this.#sessions?.close();
+    log.write("info", "daemon.stopping", `Daemon stopping: ${reason}`, { reason });
+    await registry.flushCache();
+    // Event streams end first: the listener's drain would otherwise wait on every follower.
+    this.#events.publish("daemon.stopping", { reason });
+    this.#events.close();
+    // Servers go while the listener drains: a call in flight then fails at once (its server was
+    // stopped) instead of holding the shutdown until its callTimeout.
+    await Promise.all([this.#listeners!.shutdown(), registry.close()]);
+    await registry.flushCache();
+    this.#forwardTo?.close();
+    // Only remove files that are still ours: a successor may already have replaced them.
+    try {
+      const rec = JSON.parse(await Deno.readTextFile(paths.record)) as DaemonRecord;
+      if (rec.pid === Deno.pid) {
+        await Deno.remove(paths.record).catch(() => {});
+        await Deno.remove(paths.socket).catch(() => {});
+        await removeLive(paths.live);
+        await Deno.remove(paths.token).catch(() => {});
+        await Deno.remove(paths.children).catch(() => {});
+      }
+    } catch { /* record already gone */ }
+    log.write("info", "daemon.stop", "Daemon stopped", { reason: this.#stopReason });
+    log.close();
+    return 0;
+  }
 }
 
 /** Child records already read, by pid and instance: a start time is read from /proc once. */
@@ -872,261 +744,4 @@ function recordChildren(
   const start = processToken(Deno.pid);
   if (start === undefined) return;
   writeChildren(path, { pid: Deno.pid, start }, out);
-}
-
-/** The pool's log events that are also bus events (lib/events/bus.ts), by their bus type. */
-const BUS_EVENTS: Record<string, string> = {
-  "server.ready": "server.started",
-  "server.start_failed": "server.failed",
-  "server.exited": "server.crashed",
-  "server.stop": "server.stopped",
-};
-
-/** The servers of a configuration, its warnings logged. */
-function defsOf(
-  config: McpxConfig,
-  settings: Settings,
-  log: DaemonLog,
-  cwd: string,
-): ServerDef[] {
-  const warnings: string[] = [];
-  const defs = serverDefs(config, {
-    warnings,
-    queueTimeoutMs: settings.get("pool.queueTimeout"),
-    evictNamed: settings.get("pool.evictNamed"),
-    adapters: configuredAdapters(settings, cwd),
-  });
-  for (const w of warnings) log.write("warn", "config.warning", w);
-  return defs;
-}
-
-/** The schema cache writer of one version of the configuration (`fp`). */
-async function cacheFor(
-  ctx: Context,
-  fp: Fingerprint,
-  defs: ServerDef[],
-  log: DaemonLog,
-): Promise<CacheWriter> {
-  const dir = secureCacheDir(cacheDir(ctx.boot, ctx.io.env));
-  // This fingerprint's own file, intact, is what the writer starts from; else the cache carried
-  // over from an earlier one (matched by each server's identity), or an empty one, which the
-  // first listing writes out.
-  const own = readCacheSync(dir, fp.hash, fp.path);
-  const { cache: initial, warning } = own ?? await readCache(dir, fp.hash, fp.path);
-  if (warning) log.write("warn", "cache.corrupt", warning);
-  // Each write of the cache writes the summary `mcpx ls` reads instead (of every server). The
-  // first also removes what older versions of the file left in the cache folder: this version's
-  // file is the one carried over from now on.
-  let swept = false;
-  return new CacheWriter(
-    dir,
-    initial,
-    own !== undefined && !own.warning,
-    (written) => {
-      summarizeCache(dir, written, (c) => namespacesOf(defs, c));
-      if (swept) return;
-      swept = true;
-      const removed = removeOtherVersions(dir, written);
-      for (const short of removed) {
-        try {
-          Deno.removeSync(summaryFile(dir, short));
-        } catch { /* never written */ }
-      }
-      if (removed.length > 0) {
-        log.write(
-          "info",
-          "cache.cleaned",
-          `Removed the schema caches of ${removed.length} earlier version(s) of the configuration`,
-          { fingerprints: removed },
-        );
-      }
-    },
-  );
-}
-
-/** The settings a configuration file holds (all but its servers): a reload does not take them up. */
-function settingsText(config: McpxConfig): string {
-  const { mcpServers: _s, pool: _p, $schema: _d, ...rest } = config.data;
-  return JSON.stringify(rest);
-}
-
-async function makeRegistry(
-  config: McpxConfig,
-  ctx: Context,
-  settings: Settings,
-  log: DaemonLog,
-  half: ClientHalf,
-  events: EventBus,
-  watch: {
-    live: (state: LiveState) => void;
-    children: (list: { pid: number; server: string; instance: string }[]) => void;
-    sessions: NonNullable<ConstructorParameters<typeof Registry>[1]["sessions"]>;
-  },
-): Promise<Registry> {
-  const defs = defsOf(config, settings, log, ctx.io.cwd);
-  const fp = await ctx.fingerprint();
-  const cache = await cacheFor(ctx, fp, defs, log);
-  const { resolveAuth, oauthClientConfig } = await load<typeof import("../mcp/auth.ts")>(
-    "../mcp/auth.ts",
-    import.meta.url,
-  );
-  const { discoverRepository } = await load<typeof import("../git/discover.ts")>(
-    "../git/discover.ts",
-    import.meta.url,
-  );
-  const configDir = dirname(config.path);
-  const passthrough = passthroughNames(settings.get("servers.envPassthrough"));
-  const maxMessageBytes = settings.get("daemon.maxMessageBytes");
-  const { Broker } = await load<typeof import("../questions/broker.ts")>(
-    "../questions/broker.ts",
-    import.meta.url,
-  );
-  const questions = new Broker({
-    path: questionsDb(settings, ctx.io.env),
-    config: config.path,
-    deadlineMs: settings.get("elicit.deadline"),
-    maxPending: settings.get("elicit.maxPending"),
-    log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
-  });
-  const write = (
-    level: "debug" | "info" | "warn" | "error",
-    event: string,
-    msg: string,
-    attrs?: Record<string, unknown>,
-  ) => {
-    log.write(level, event, msg, attrs);
-    const type = BUS_EVENTS[event];
-    if (type) events.publish(type, { message: msg, ...attrs });
-  };
-  // A sign-in started from a call (lib/pool/sign_in.ts): the daemon's own `mcpx auth login`, its
-  // URL handed over as a question; never in CI mode, nor for a machine client or a server whose
-  // entry sets its own Authorization header.
-  const startSignIn = (server: { name: string }): SignIn | undefined => {
-    const def = defs.find((d) => d.name === server.name);
-    const ci = settings.get("auth.ci") || ["true", "1"].includes(ctx.io.env.CI ?? "");
-    if (!def || def.transport === "stdio" || ci) return undefined;
-    let use;
-    try {
-      const env = def.envFrom === "caller" ? {} : { ...ctx.io.env };
-      const auth = resolveAuth(def.name, def.entry, { env });
-      const own = Object.keys(auth.headers).some((h) => h.toLowerCase() === "authorization");
-      const client = oauthClientConfig(def.name, def.entry.mcpx?.oauth, env);
-      if (own || !auth.url || isMachine(client)) return undefined;
-      use = {
-        namespace: def.namespace,
-        url: auth.url,
-        dir: oauthDir(stateDir(settings, ctx.io.env)),
-        ...(client ? { client } : {}),
-      };
-    } catch {
-      return undefined; // an unset ${VAR}: the call's own error says enough
-    }
-    const stop = new AbortController();
-    const url = Promise.withResolvers<string>();
-    const done = login(use, {
-      say: (line) => {
-        if (/^https?:\/\//.test(line)) url.resolve(line);
-      },
-      signal: stop.signal,
-    });
-    done.then(
-      () => url.reject(new Error("signed in without a URL")),
-      (e) => url.reject(e),
-    );
-    url.promise.catch(() => {});
-    done.catch(() => {});
-    log.write("info", "auth.signin", `A call started a sign-in to "${def.namespace}"`, {
-      server: def.name,
-    });
-    return { url: url.promise, done, cancel: () => stop.abort() };
-  };
-  return new Registry(defs, {
-    // The SDK is loaded when the first server starts, not with the daemon (~100 ms of start-up).
-    connect: async (spec, startTimeoutMs, signal, adopt) => {
-      // The connection is known once it exists; a question arrives only after the handshake.
-      const self: { conn?: object } = {};
-      const conn = await (await load<typeof import("../mcp/connect.ts")>(
-        "../mcp/connect.ts",
-        import.meta.url,
-      )).connectServer(spec, {
-        startTimeoutMs,
-        signal,
-        ...(adopt ? { adopt } : {}),
-        maxMessageBytes,
-        log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
-        ...half.options(spec),
-        capabilities: { roots: true, elicitation: { form: true, url: true }, sampling: true },
-        inputRounds: settings.get("elicit.inputRounds"),
-        // Roots are answered from the configuration; questions become stored state.
-        // A gateway session's call hands them to its own client first (lib/surfaces/mcp/gateway.ts).
-        onServerRequest: (method, params, rctx) =>
-          method === "roots/list"
-            ? questions.relay(self.conn ?? self, method, params, rctx.signal) ??
-              half.options(spec).onServerRequest!(method, params, rctx)
-            : questions.ask(self.conn ?? self, spec.name, method, params, rctx.signal),
-      });
-      self.conn = conn;
-      half.started(spec, conn, startTimeoutMs);
-      return conn;
-    },
-    called: (call) => events.publish("call.finished", { ...call }),
-    questions,
-    elicitWaitMs: settings.get("elicit.wait"),
-    signIn: startSignIn,
-    spec(def, key) {
-      // `${VAR}` reads the daemon's environment, or for "envFrom": "caller" the caller's values
-      // that came with the call (the key carries them); nothing else of either reaches the server.
-      const source = def.envFrom === "caller" ? { ...key?.env } : { ...ctx.io.env };
-      const auth = resolveAuth(def.name, def.entry, { env: source });
-      const remote = def.transport !== "stdio" && auth.url !== undefined;
-      const ownAuthorization = Object.keys(auth.headers).some((h) =>
-        h.toLowerCase() === "authorization"
-      );
-      // A machine client (client credentials, JWT bearer, enterprise) gets its tokens in the daemon, so it needs its
-      // configuration here; any other refresh uses the client stored with the tokens at login.
-      const block = def.entry.mcpx?.oauth as Record<string, unknown> | undefined;
-      const machine = remote &&
-          ["client_credentials", "jwt_bearer", "enterprise"].includes(String(block?.grant))
-        ? oauthClientConfig(def.name, block, source)
-        : undefined;
-      const oauth = remote && !ownAuthorization
-        ? {
-          namespace: def.namespace,
-          url: auth.url as string,
-          dir: oauthDir(stateDir(settings, ctx.io.env)),
-          ...(machine ? { client: machine } : {}),
-          ci: settings.get("auth.ci") || ["true", "1"].includes(ctx.io.env.CI ?? ""),
-        }
-        : undefined;
-      return {
-        name: def.name,
-        transport: def.transport,
-        command: def.entry.command,
-        args: auth.args,
-        env: serverEnvironment(ctx.io.env, passthrough, auth.env),
-        cwd: resolve(configDir, def.entry.cwd ?? "."),
-        url: auth.url,
-        headers: auth.headers,
-        ...(oauth ? { oauth } : {}),
-        protocol: def.protocol,
-        ...(key?.cwd === undefined ? {} : { callerCwd: key.cwd }),
-      };
-    },
-    discover: (cwd) => discoverRepository(cwd),
-    log: write,
-    logParent: log.id,
-    trace: settings.get("logging.trace"),
-    reapIntervalMs: settings.get("plumbing.reapInterval"),
-    alive: pidAlive,
-    identify(pid) {
-      const start = processToken(pid);
-      if (!start) return undefined;
-      return { start, pgid: Number(procStat(pid)?.[2] ?? 0) };
-    },
-    descendants: (pid) => descendants(pid),
-    cache,
-    live: watch.live,
-    children: watch.children,
-    sessions: watch.sessions,
-  });
 }

@@ -23,6 +23,7 @@ import type { HandedInstance, NotHanded, Registry, RegistryCarry } from "../pool
 import { processToken } from "./pid.ts";
 import { TOKEN_HEADER } from "./guard.ts";
 import { wireRequest } from "./wire.ts";
+import { spawnDaemon } from "./client.ts";
 import type { UpgradeRequest, UpgradeResult } from "../context.ts";
 
 /** The environment a successor is started with: whom it succeeds, and its socket until then. */
@@ -61,8 +62,8 @@ export async function stall(
   await sleep(60_000);
 }
 
-/** What the old daemon's side of an upgrade needs from the daemon (lib/daemon/server.ts). */
-export interface UpgradeDeps {
+/** What a successor is started with, and what the old daemon's side of an upgrade reads. */
+export interface UpgradeSetup {
   socket: string;
   tokenFile: string;
   stateDir: string;
@@ -76,7 +77,12 @@ export interface UpgradeDeps {
   autostarted: boolean;
   startTimeoutMs: number;
   drainMs: number;
-  registry: Registry;
+}
+
+/** What the old daemon's side of an upgrade asks of the daemon (lib/daemon/server.ts). */
+export interface Upgradable {
+  /** The server pools, handed over. */
+  readonly registry: Registry;
   /** Requests being answered now, the upgrade's own included. */
   inflight(): number;
   /** Stops accepting on the TCP listeners (without waiting for their connections to end). */
@@ -86,14 +92,14 @@ export interface UpgradeDeps {
   /** Stops writing the shared files (live state, children, sessions) from now on, or again. */
   quiesce(): void;
   resume(): void;
+  /** Ends this daemon once the answer has left: the successor serves. */
+  retire(successor: number): void;
   log(
     level: "info" | "warn" | "error",
     event: string,
     msg: string,
     attrs?: Record<string, unknown>,
   ): void;
-  /** Ends this daemon once the answer has left: the successor serves. */
-  retire(successor: number): void;
 }
 
 function headersFor(tokenFile: string): Record<string, string> {
@@ -143,169 +149,220 @@ function runs(pid: number, start: string | undefined): boolean {
  * with every process it had.
  * @throws {McpxError} DAEMON_START_FAILED when the successor does not start or fails mid-way.
  */
-export async function upgrade(d: UpgradeDeps, request: UpgradeRequest): Promise<UpgradeResult> {
-  const began = performance.now();
-  const myStart = processToken(Deno.pid) ?? "0";
-  const tmp = join(dirname(d.socket), `.up-${Deno.pid}-${Date.now() % 100000}.sock`);
-  await Deno.remove(tmp).catch(() => {});
-  const env: Record<string, string> = { ...d.env };
-  // The stand-in version of the tests is the old daemon's, not the new one's.
-  delete env.MCPX_TEST_VERSION;
-  const startError = join(d.stateDir, `upgrade-${Deno.pid}.error`);
-  const cannot = (why: string) =>
-    new McpxError(
+export async function upgrade(
+  daemon: Upgradable,
+  setup: UpgradeSetup,
+  request: UpgradeRequest,
+): Promise<UpgradeResult> {
+  const attempt = new Attempt(daemon, setup);
+  await attempt.start(request);
+  const version = await attempt.answered();
+  const drainMs = await attempt.takePlace();
+  return await attempt.handOver(version, drainMs);
+}
+
+/** One upgrade, from the successor's start to its taking over (or this daemon's taking back). */
+class Attempt {
+  readonly #daemon: Upgradable;
+  readonly #setup: UpgradeSetup;
+  readonly #began = performance.now();
+  readonly #myStart = processToken(Deno.pid) ?? "0";
+  /** The successor's socket until it takes this one's place. */
+  readonly #tmp: string;
+  /** Where the successor says why it could not start. */
+  readonly #startError: string;
+  #child!: Deno.ChildProcess;
+  #exited = false;
+  #successor = 0;
+
+  constructor(daemon: Upgradable, setup: UpgradeSetup) {
+    this.#daemon = daemon;
+    this.#setup = setup;
+    this.#tmp = join(dirname(setup.socket), `.up-${Deno.pid}-${Date.now() % 100000}.sock`);
+    this.#startError = join(setup.stateDir, `upgrade-${Deno.pid}.error`);
+  }
+
+  /** Starts the successor from `request.command`, on a socket of its own. */
+  async start(request: UpgradeRequest): Promise<void> {
+    const d = this.#setup;
+    await Deno.remove(this.#tmp).catch(() => {});
+    const env: Record<string, string> = { ...d.env };
+    // The stand-in version of the tests is the old daemon's, not the new one's.
+    delete env.MCPX_TEST_VERSION;
+    try {
+      this.#child = spawnDaemon({
+        ...env,
+        MCPX_DAEMON_CHILD: d.autostarted ? "auto" : "hand",
+        MCPX_CONFIG: d.config,
+        [UPGRADE_FROM]: `${Deno.pid}:${this.#myStart}`,
+        [UPGRADE_SOCKET]: this.#tmp,
+        MCPX_UPGRADE_ERROR: this.#startError,
+      }, [request.command, ...request.args, ...d.flagArgs]);
+    } catch (e) {
+      throw this.#cannot(`"${request.command}" could not be started (${messageOf(e)})`);
+    }
+    this.#child.status.then(() => (this.#exited = true));
+    this.#successor = this.#child.pid;
+    this.#daemon.log("info", "daemon.upgrade_start", "Starting the daemon that succeeds this one", {
+      successor: this.#successor,
+      command: request.command,
+    });
+  }
+
+  #cannot(why: string): McpxError {
+    return new McpxError(
       "DAEMON_START_FAILED",
       `The new daemon did not take over: ${why}; daemon ${Deno.pid} keeps serving with every server it had`,
       { hint: "Fix what the new version needs, then run `mcpx daemon upgrade` again" },
     );
-  let child: Deno.ChildProcess;
-  try {
-    child = spawnSuccessor();
-  } catch (e) {
-    throw cannot(`"${request.command}" could not be started (${messageOf(e)})`);
   }
-  function spawnSuccessor(): Deno.ChildProcess {
-    return new Deno.Command(request.command, {
-      args: [...request.args, ...d.flagArgs],
-      cwd: dirname(d.config),
-      env: {
-        ...env,
-        MCPX_DAEMON_CHILD: d.autostarted ? "auto" : "hand",
-        MCPX_CONFIG: d.config,
-        [UPGRADE_FROM]: `${Deno.pid}:${myStart}`,
-        [UPGRADE_SOCKET]: tmp,
-        MCPX_UPGRADE_ERROR: startError,
-      },
-      clearEnv: true,
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-      detached: true,
-    }).spawn();
-  }
-  let exited = false;
-  child.status.then(() => (exited = true));
-  child.unref();
-  const successor = child.pid;
-  d.log("info", "daemon.upgrade_start", "Starting the daemon that succeeds this one", {
-    successor,
-    command: request.command,
-  });
-  const refuse = async (why: string): Promise<never> => {
+
+  /** The successor goes, before it had anything: this daemon serves on as it was. */
+  async #refuse(why: string): Promise<never> {
+    const successor = this.#successor;
     killGroup(successor);
-    await Deno.remove(tmp).catch(() => {});
-    d.log("error", "daemon.upgrade_failed", `Upgrade failed: ${why}; still serving`, { successor });
-    throw cannot(why);
-  };
-  // 1. The successor answers on its own socket.
-  const deadline = performance.now() + d.startTimeoutMs;
-  let version = "";
-  for (;;) {
-    if (exited) {
-      let why = "it exited before it answered";
-      try {
-        const report = JSON.parse(Deno.readTextFileSync(startError));
-        if (report.message) why = `it exited: ${report.message}`;
-      } catch { /* no report */ }
-      await Deno.remove(startError).catch(() => {});
-      return await refuse(why);
-    }
-    try {
-      const res = await wireRequest(tmp, "GET", "/v1/health", {
-        timeoutMs: 1000,
-        headers: headersFor(d.tokenFile),
-      });
-      if (res.status === 200) {
-        version = JSON.parse(res.text).version ?? "";
-        break;
-      }
-    } catch { /* not yet */ }
-    if (performance.now() > deadline) {
-      return await refuse(`it did not answer within ${d.startTimeoutMs} ms`);
-    }
-    await sleep(5);
-  }
-  // 2. Every new connection reaches the successor from now on; it holds them until it owns
-  // the processes. This daemon finishes what it has.
-  try {
-    Deno.renameSync(tmp, d.socket);
-  } catch (e) {
-    return await refuse(`its socket could not take this one's place (${messageOf(e)})`);
-  }
-  // The unix listener stays open until this daemon ends: nothing new reaches it by its path,
-  // and closing it now would reset a connection still in its backlog. The TCP ones close now,
-  // so that the successor can bind their ports.
-  d.closeListeners();
-  await stall(d.env, "renamed", d.stateDir);
-  const drainStart = performance.now();
-  while (d.inflight() > 1 && performance.now() - drainStart < d.drainMs) await sleep(2);
-  const drainMs = performance.now() - drainStart;
-  const successorStart = processToken(successor);
-  // 3. The handoff.
-  d.quiesce();
-  d.registry.beginStop("the daemon is being upgraded");
-  let handed: HandedInstance[] = [];
-  let notHanded: NotHanded[] = [];
-  let carry: RegistryCarry | undefined;
-  try {
-    const pids = d.registry.children().map((c) => c.pid);
-    const prepared = await handoffRequest(
-      d.socket,
-      d.tokenFile,
-      { phase: "prepare", pids },
-      10_000,
-    );
-    const opened = new Set((prepared.opened as number[]) ?? []);
-    ({ handed, notHanded, carry } = await d.registry.handOff((pid) => opened.has(pid)));
-    await stall(d.env, "detached", d.stateDir);
-    const answer = await handoffRequest(d.socket, d.tokenFile, {
-      phase: "adopt",
-      from: { pid: Deno.pid, start: myStart, startedAt: d.startedAt },
-      handed,
-      notHanded,
-      carry,
-    }, 30_000);
-    const adopted = (answer.adopted ?? []) as { server: string; key: string; pid: number }[];
-    const failed = (answer.failed ?? []) as {
-      server: string;
-      key: string;
-      pid: number;
-      why: string;
-    }[];
-    const result: UpgradeResult = {
-      from: { pid: Deno.pid, version: d.version },
-      to: { pid: successor, version },
-      handedOver: adopted,
-      stopped: [
-        ...notHanded.map((n) => ({ server: n.server, key: n.key, pid: n.pid, why: n.why })),
-        ...failed,
-      ],
-      durationMs: Math.round(performance.now() - began),
-      drainMs: Math.round(drainMs),
-    };
-    d.log("info", "daemon.upgraded", `Upgraded: daemon ${successor} serves from now on`, {
+    await Deno.remove(this.#tmp).catch(() => {});
+    this.#daemon.log("error", "daemon.upgrade_failed", `Upgrade failed: ${why}; still serving`, {
       successor,
-      handedOver: adopted.length,
-      stopped: result.stopped.length,
-      durationMs: result.durationMs,
     });
-    d.retire(successor);
-    return result;
-  } catch (e) {
-    // The successor failed mid-way: it goes, and this daemon serves again with what it had.
+    throw this.#cannot(why);
+  }
+
+  /** 1. The successor answers on its own socket: resolves to the version it reports. */
+  async answered(): Promise<string> {
+    const d = this.#setup;
+    const deadline = performance.now() + d.startTimeoutMs;
+    for (;;) {
+      if (this.#exited) {
+        let why = "it exited before it answered";
+        try {
+          const report = JSON.parse(Deno.readTextFileSync(this.#startError));
+          if (report.message) why = `it exited: ${report.message}`;
+        } catch { /* no report */ }
+        await Deno.remove(this.#startError).catch(() => {});
+        return await this.#refuse(why);
+      }
+      try {
+        const res = await wireRequest(this.#tmp, "GET", "/v1/health", {
+          timeoutMs: 1000,
+          headers: headersFor(d.tokenFile),
+        });
+        if (res.status === 200) return JSON.parse(res.text).version ?? "";
+      } catch { /* not yet */ }
+      if (performance.now() > deadline) {
+        return await this.#refuse(`it did not answer within ${d.startTimeoutMs} ms`);
+      }
+      await sleep(5);
+    }
+  }
+
+  /**
+   * 2. Every new connection reaches the successor from now on; it holds them until it owns
+   * the processes. This daemon finishes what it has: resolves to how long that took (ms).
+   */
+  async takePlace(): Promise<number> {
+    const d = this.#setup;
+    try {
+      Deno.renameSync(this.#tmp, d.socket);
+    } catch (e) {
+      return await this.#refuse(`its socket could not take this one's place (${messageOf(e)})`);
+    }
+    // The unix listener stays open until this daemon ends: nothing new reaches it by its path,
+    // and closing it now would reset a connection still in its backlog. The TCP ones close now,
+    // so that the successor can bind their ports.
+    this.#daemon.closeListeners();
+    await stall(d.env, "renamed", d.stateDir);
+    const drainStart = performance.now();
+    while (this.#daemon.inflight() > 1 && performance.now() - drainStart < d.drainMs) {
+      await sleep(2);
+    }
+    return performance.now() - drainStart;
+  }
+
+  /** 3. The handoff: the successor adopts the idle servers, and this daemon retires. */
+  async handOver(version: string, drainMs: number): Promise<UpgradeResult> {
+    const d = this.#setup;
+    const daemon = this.#daemon;
+    const successor = this.#successor;
+    const successorStart = processToken(successor);
+    daemon.quiesce();
+    daemon.registry.beginStop("the daemon is being upgraded");
+    let handed: HandedInstance[] = [];
+    let notHanded: NotHanded[] = [];
+    let carry: RegistryCarry | undefined;
+    try {
+      const pids = daemon.registry.children().map((c) => c.pid);
+      const prepared = await handoffRequest(
+        d.socket,
+        d.tokenFile,
+        { phase: "prepare", pids },
+        10_000,
+      );
+      const opened = new Set((prepared.opened as number[]) ?? []);
+      ({ handed, notHanded, carry } = await daemon.registry.handOff((pid) => opened.has(pid)));
+      await stall(d.env, "detached", d.stateDir);
+      const answer = await handoffRequest(d.socket, d.tokenFile, {
+        phase: "adopt",
+        from: { pid: Deno.pid, start: this.#myStart, startedAt: d.startedAt },
+        handed,
+        notHanded,
+        carry,
+      }, 30_000);
+      const adopted = (answer.adopted ?? []) as { server: string; key: string; pid: number }[];
+      const failed = (answer.failed ?? []) as {
+        server: string;
+        key: string;
+        pid: number;
+        why: string;
+      }[];
+      const result: UpgradeResult = {
+        from: { pid: Deno.pid, version: d.version },
+        to: { pid: successor, version },
+        handedOver: adopted,
+        stopped: [
+          ...notHanded.map((n) => ({ server: n.server, key: n.key, pid: n.pid, why: n.why })),
+          ...failed,
+        ],
+        durationMs: Math.round(performance.now() - this.#began),
+        drainMs: Math.round(drainMs),
+      };
+      daemon.log("info", "daemon.upgraded", `Upgraded: daemon ${successor} serves from now on`, {
+        successor,
+        handedOver: adopted.length,
+        stopped: result.stopped.length,
+        durationMs: result.durationMs,
+      });
+      daemon.retire(successor);
+      return result;
+    } catch (e) {
+      return await this.#takeBack(e, successorStart, handed);
+    }
+  }
+
+  /**
+   * The successor failed mid-way: it goes, and this daemon serves again with what it had,
+   * `handed` (the processes it had let go of) opened again.
+   */
+  async #takeBack(
+    e: unknown,
+    successorStart: string | undefined,
+    handed: HandedInstance[],
+  ): Promise<never> {
+    const daemon = this.#daemon;
+    const successor = this.#successor;
     // A killed successor's socket can close before its exit is seen: its status gets a moment.
-    const died = exited || !runs(successor, successorStart) ||
-      await Promise.race([child.status.then(() => true), sleep(500).then(() => false)]);
+    const died = this.#exited || !runs(successor, successorStart) ||
+      await Promise.race([this.#child.status.then(() => true), sleep(500).then(() => false)]);
     const why = died
       ? `the new daemon ${successor} died during the handoff`
       : `the handoff failed (${messageOf(e)})`;
     killGroup(successor);
     await waitGone(successor, successorStart, 2000);
     try {
-      Deno.removeSync(d.socket);
+      Deno.removeSync(this.#setup.socket);
     } catch { /* already gone */ }
-    d.relisten();
-    d.registry.resume();
+    daemon.relisten();
+    daemon.registry.resume();
     const back: {
       instance: HandedInstance;
       adoption: { handed: HandedInstance["handed"]; pipes: AdoptedPipes };
@@ -320,10 +377,10 @@ export async function upgrade(d: UpgradeDeps, request: UpgradeRequest): Promise<
         killGroup(instance.handed.pid);
       }
     }
-    const again = await d.registry.adoptAll(back, [], undefined);
+    const again = await daemon.registry.adoptAll(back, [], undefined);
     for (const f of again.failed) killGroup(f.instance.handed.pid);
-    d.resume();
-    d.log("error", "daemon.upgrade_failed", `Upgrade failed: ${why}; still serving`, {
+    daemon.resume();
+    daemon.log("error", "daemon.upgrade_failed", `Upgrade failed: ${why}; still serving`, {
       successor,
       kept: again.adopted.length,
     });
