@@ -29,6 +29,7 @@ for (const file of sources) {
 big.sort((a, b) => b.lines - a.lines);
 
 const config = await Deno.makeTempFile({ suffix: ".json" });
+let lint: { diagnostics: { filename: string; message: string }[] };
 try {
   Deno.writeTextFileSync(
     config,
@@ -39,7 +40,7 @@ try {
       },
     }),
   );
-  var lint = JSON.parse(
+  lint = JSON.parse(
     await run("deno", ["lint", "--config", config, "--json", ...sources], {
       MCPX_STRUCTURE_MIN_LINES: "121",
     }),
@@ -47,7 +48,7 @@ try {
 } finally {
   Deno.removeSync(config);
 }
-const functions = (lint.diagnostics as { filename: string; message: string }[]).map((d) => {
+const functions = lint.diagnostics.map((d) => {
   const [name, lines] = d.message.split(" ");
   return { file: new URL(d.filename).pathname.slice(repo.length), name, lines: Number(lines) };
 }).sort((a, b) => b.lines - a.lines);
