@@ -136,9 +136,24 @@ export async function makeRegistry(
     "../mcp/auth.ts",
     import.meta.url,
   );
-  const { discoverRepository } = await load<typeof import("../git/discover.ts")>(
+  const { repositoryFinder } = await load<typeof import("../git/discover.ts")>(
     "../git/discover.ts",
     import.meta.url,
+  );
+  // The repo and worktree scopes: a layout the native reader leaves to git is asked of git once
+  // per folder (only PATH and HOME reach it); when git cannot answer, the folder stands for the
+  // repository. Either is said once in the log.
+  const discover = repositoryFinder(
+    { PATH: ctx.io.env.PATH ?? "", ...(ctx.io.env.HOME ? { HOME: ctx.io.env.HOME } : {}) },
+    (n) =>
+      log.write(
+        n.outcome === "git" ? "info" : "warn",
+        "git.fallback",
+        n.outcome === "git"
+          ? `The repository of ${n.cwd} was asked of git once: ${n.reason}`
+          : `The repository of ${n.cwd} could not be found, so its folder stands for it: ${n.reason}`,
+        { cwd: n.cwd, outcome: n.outcome },
+      ),
   );
   const wiring: Wiring = { ctx, settings, log, auth: { resolveAuth, oauthClientConfig } };
   const configDir = dirname(config.path);
@@ -199,7 +214,7 @@ export async function makeRegistry(
     elicitWaitMs: settings.get("elicit.wait"),
     signIn: (server) => startSignIn(wiring, defs, server),
     spec: (def, key) => specOf(wiring, configDir, passthrough, def, key),
-    discover: (cwd) => discoverRepository(cwd),
+    discover,
     log: write,
     logParent: log.id,
     trace: settings.get("logging.trace"),

@@ -474,6 +474,44 @@ Deno.test("scope: repo and worktree keys come from the caller's checkout, read w
   );
 });
 
+Deno.test("scope: a repository laid out for git alone (core.worktree) is asked of git once, then shared", async () => {
+  await using box = await Sandbox.create();
+  const git = async (cwd: string, ...args: string[]) => {
+    const out = await new Deno.Command("git", {
+      args: ["-c", "init.defaultBranch=main", ...args],
+      cwd: join(box.root, cwd),
+      clearEnv: true,
+      env: { PATH: box.env.PATH, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  };
+  await box.write("work/moved/x", "");
+  await box.write("elsewhere/x", "");
+  await git("work/moved", "init", "-q");
+  await git("work/moved", "config", "core.worktree", "../../../elsewhere");
+  await box.write("work/.mcpx.json", {
+    mcpServers: { perrepo: { ...faultyServer(), mcpx: { scope: "repo" } } },
+  });
+  const config = { MCPX_CONFIG: join(box.root, "work/.mcpx.json") };
+  const first = await box.json<Call>(["call", "perrepo.pid"], { cwd: "work/moved", env: config });
+  const again = await box.json<Call>(["call", "perrepo.pid"], { cwd: "work/moved", env: config });
+  assert.equal(again.mcpx.instance.pid, first.mcpx.instance.pid, "one process for the repository");
+  assert.equal(
+    first.mcpx.instance.key,
+    `repo:${await Deno.realPath(join(box.root, "work/moved/.git"))}`,
+  );
+  const said = await box.mcpx(["log", "--grep", "asked of git once"], { env: config });
+  assert.equal(said.code, 0, said.stderr);
+  assert.equal(
+    said.stdout.split("\n").filter((l) => l.includes("asked of git once")).length,
+    1,
+    said.stdout,
+  );
+  await box.json(["stop"], { env: config });
+});
+
 Deno.test("stop: a call in flight fails at once, the daemon stops cleanly, and nothing restarts it", async () => {
   await using box = await Sandbox.create();
   await box.write("work/.mcpx.json", {
