@@ -11,6 +11,7 @@ import { refuseWithoutToken } from "./guard.ts";
 import { hostPort, listenerToken, refuseOnListener, type TcpAddress } from "./listen.ts";
 import type { UiGate } from "./ui_gate.ts";
 import type { Handler } from "./handler.ts";
+import { type GuardedServer, serveGuarded } from "./tcp_guard.ts";
 
 /** What the listeners are opened with. */
 export interface ListenerDeps {
@@ -37,9 +38,9 @@ export class Listeners {
   // The unix listeners: one, and a second one when an upgrade failed and this daemon took its
   // socket back (the first still listens on the path its successor replaced).
   readonly #unix: Deno.HttpServer<Deno.UnixAddr>[] = [];
-  #tcp: Deno.HttpServer<Deno.NetAddr> | undefined;
+  #tcp: GuardedServer | undefined;
   // The web page's loopback listener (`mcpx ui`), when no daemon.listen serves it.
-  #ui: Deno.HttpServer<Deno.NetAddr> | undefined;
+  #ui: GuardedServer | undefined;
   #bound = 0;
   /** A handler that threw: logged, and answered 500. */
   readonly #onError = (error: unknown) => {
@@ -98,8 +99,8 @@ export class Listeners {
     const bearer = listenerToken(settings.get("daemon.token"), paths.listenToken);
     const at = { ...listen };
     try {
-      this.#tcp = Deno.serve(
-        { hostname: at.hostname, port: at.port, onListen() {}, onError: this.#onError },
+      this.#tcp = this.#guarded(
+        at,
         this.#deps.handler.for((req) => refuseOnListener(req, at, bearer, gate), true),
       );
       at.port = this.#tcp.addr.port;
@@ -130,8 +131,8 @@ export class Listeners {
     if (!this.#ui) {
       const at = { hostname: "127.0.0.1", port: 0 };
       const nobody = crypto.randomUUID() + crypto.randomUUID();
-      this.#ui = Deno.serve(
-        { hostname: at.hostname, port: 0, onListen() {}, onError: this.#onError },
+      this.#ui = this.#guarded(
+        at,
         this.#deps.handler.for((req) => refuseOnListener(req, at, nobody, gate), true),
       );
       at.port = this.#ui.addr.port;
@@ -140,6 +141,43 @@ export class Listeners {
       });
     }
     return hostPort({ hostname: "127.0.0.1", port: this.#ui.addr.port });
+  }
+
+  /**
+   * A TCP listener within the `daemon.listen*` bounds (lib/daemon/tcp_guard.ts), its connections
+   * piped to a private unix socket beside the daemon's own.
+   */
+  #guarded(at: TcpAddress, handler: (req: Request) => Promise<Response>): GuardedServer {
+    const { settings, log, paths } = this.#deps;
+    const inner = join(dirname(paths.socket), `.${Deno.pid}-tcp-${this.#bound++}.sock`);
+    return serveGuarded(
+      { hostname: at.hostname, port: at.port, inner },
+      {
+        maxConnections: settings.get("daemon.listenMaxConnections"),
+        headerTimeoutMs: settings.get("daemon.listenHeaderTimeout"),
+        idleTimeoutMs: settings.get("daemon.listenIdleTimeout"),
+      },
+      handler,
+      this.#onError,
+      (why, active) => {
+        const said = {
+          maxConnections:
+            `refused: ${active} connections already held (daemon.listenMaxConnections)`,
+          headerTimeout: "closed: no request head in time (daemon.listenHeaderTimeout)",
+          idleTimeout: "closed: silent too long (daemon.listenIdleTimeout)",
+        }[why];
+        log.write(
+          why === "idleTimeout" ? "info" : "warn",
+          "listen.bound",
+          `A TCP connection to ${hostPort(at)} was ${said}`,
+          {
+            listen: hostPort(at),
+            bound: why,
+            active,
+          },
+        );
+      },
+    );
   }
 
   /** Stops accepting on the TCP listeners, without waiting for their connections to end. */

@@ -157,6 +157,26 @@ export const SETTINGS = {
       "Every request on it must carry the listener token (`Authorization: Bearer <token>` or the x-mcpx-token header), loopback or not: daemon.token, else one generated into <state>/daemons/<fingerprint>.listen-token (mode 0600, kept across restarts). Host and Origin are checked against DNS rebinding: a Host must be an IP address, localhost or the listen host, and an Origin must be that same http origin. Port 0 picks one; `mcpx status` shows it.",
     early: true,
   },
+  "daemon.listenMaxConnections": {
+    type: "integer",
+    default: "128",
+    doc: "Most connections the daemon's TCP listeners hold at once; one more is answered 503",
+    detail:
+      "Applies to daemon.listen and to the web page's loopback port (`mcpx ui`), not to the unix socket. Each held connection costs the daemon a file descriptor.",
+  },
+  "daemon.listenHeaderTimeout": {
+    type: "duration",
+    default: "10s",
+    doc: "How long a TCP connection may take to send its first request's head before it is closed",
+  },
+  "daemon.listenIdleTimeout": {
+    type: "duration",
+    default: "60s",
+    doc:
+      "How long a TCP connection may stay silent, while nothing is being answered, before it is closed",
+    detail:
+      "Silent means no byte either way. While the listener is answering any request (a long tool call, an event stream, which sends a keep-alive every 15 s), silent connections are kept.",
+  },
   "daemon.endpoint": {
     type: "string",
     default: "",

@@ -296,3 +296,61 @@ Deno.test("listen: a listener on an address beyond loopback requires the bearer 
   await client.close();
   await refused.close().catch(() => {});
 });
+
+Deno.test("listen: the TCP listener caps its connections and closes silent ones, and goes on answering", async () => {
+  await using box = await Sandbox.create();
+  await box.write("work/.mcpx.json", { mcpServers: {} });
+  const port = freePort();
+  const { token } = await startListening(box, `127.0.0.1:${port}`, {
+    MCPX_DAEMON_LISTEN_MAX_CONNECTIONS: "3",
+    MCPX_DAEMON_LISTEN_HEADER_TIMEOUT: "700ms",
+    MCPX_DAEMON_LISTEN_IDLE_TIMEOUT: "1s",
+  });
+  /** Resolves with how long the server took to close `conn` (it reads until end of file). */
+  const closedAfter = async (conn: Deno.Conn) => {
+    const t0 = Date.now();
+    const buf = new Uint8Array(4096);
+    let text = "";
+    try {
+      for (let n; (n = await conn.read(buf)) !== null;) {
+        text += new TextDecoder().decode(buf.subarray(0, n));
+      }
+    } catch { /* reset */ }
+    conn.close();
+    return { ms: Date.now() - t0, text };
+  };
+  // Three connections that never send a request head take every place.
+  const silent = await Promise.all(
+    [1, 2, 3].map(() => Deno.connect({ hostname: "127.0.0.1", port })),
+  );
+  await new Promise((r) => setTimeout(r, 150));
+  const fourth = await Deno.connect({ hostname: "127.0.0.1", port });
+  const turned = await closedAfter(fourth);
+  assert.match(turned.text, /^HTTP\/1\.1 503 /, "one more than the cap is answered 503");
+  assert.ok(turned.ms < 500, `turned away at once (${turned.ms} ms)`);
+  // The header timeout closes them.
+  for (const done of await Promise.all(silent.map(closedAfter))) {
+    assert.ok(done.ms < 3000, `a connection with no request head was closed (${done.ms} ms)`);
+    assert.equal(done.text, "");
+  }
+  // A kept-alive connection that was answered, then says nothing, is closed once idle.
+  const kept = await Deno.connect({ hostname: "127.0.0.1", port });
+  const head = `GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+    `Authorization: Bearer ${token}\r\n\r\n`;
+  await kept.write(new TextEncoder().encode(head));
+  const idle = await closedAfter(kept);
+  assert.match(idle.text, /^HTTP\/1\.1 200 /);
+  assert.ok(
+    idle.ms >= 900 && idle.ms < 4000,
+    `closed after about the idle timeout (${idle.ms} ms)`,
+  );
+  // Places are free again: a request is answered as before.
+  const ok = await raw(port, "127.0.0.1", "GET", "/v1/health", {
+    Host: `127.0.0.1:${port}`,
+    Authorization: `Bearer ${token}`,
+  });
+  assert.equal(ok.status, 200, ok.text);
+  const logged = await box.mcpx(["log", "--grep", "daemon.listenMaxConnections"]);
+  assert.match(logged.stdout, /refused: 3 connections already held/);
+  await box.json(["stop"]);
+});
