@@ -18,9 +18,8 @@
 import { dirname, join } from "../_path.ts";
 import { McpxError, messageOf } from "../errors.ts";
 import { sleep } from "../_timer.ts";
-import { type AdoptedPipes, openPipes } from "../mcp/stdio_transport.ts";
+import { type AdoptedPipes, openPipes, processToken } from "../_proc.ts";
 import type { HandedInstance, NotHanded, Registry, RegistryCarry } from "../pool/registry.ts";
-import { processToken } from "./pid.ts";
 import { TOKEN_HEADER } from "./guard.ts";
 import { wireRequest } from "./wire.ts";
 import { spawnDaemon } from "./client.ts";

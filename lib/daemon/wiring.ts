@@ -27,10 +27,9 @@ import {
 import { namespacesOf } from "../discovery/load.ts";
 import { summarizeCache, summaryFile } from "../discovery/ls_summary.ts";
 import { load } from "../_load.ts";
-import { pidAlive, processToken, procStat } from "./pid.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { ClientHalf } from "./client_half.ts";
-import { descendants } from "./processes.ts";
+import { descendants, pidAlive, processToken, procStat } from "../_proc.ts";
 
 type Auth = typeof import("../mcp/auth.ts");
 

@@ -4,12 +4,8 @@
 
 import type { VersionNegotiationOptions } from "@modelcontextprotocol/client";
 import { McpxError } from "../errors.ts";
-import {
-  type AdoptedPipes,
-  type ChildExit,
-  describeExit,
-  type OversizedReport,
-} from "./stdio_transport.ts";
+import type { AdoptedPipes } from "../_proc.ts";
+import { type ChildExit, describeExit, type OversizedReport } from "./stdio_transport.ts";
 import type {
   ConnectionEnd,
   ServerSpec,

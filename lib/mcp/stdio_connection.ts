@@ -28,13 +28,8 @@ import {
   toToolInfo,
 } from "./_connection.ts";
 import { waitAtMost } from "./_wait.ts";
-import {
-  type AdoptedPipes,
-  describeEnd,
-  oversizedData,
-  startOf,
-  StdioTransport,
-} from "./stdio_transport.ts";
+import { type AdoptedPipes, startOf } from "../_proc.ts";
+import { describeEnd, oversizedData, StdioTransport } from "./stdio_transport.ts";
 import type {
   CallOptions,
   CallToolEnvelope,

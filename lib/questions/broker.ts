@@ -7,6 +7,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 import { McpxError } from "../errors.ts";
+import { pidAlive } from "../_proc.ts";
 import { answerFromWords, checkAnswer, type FormSchema } from "./answer.ts";
 import { RequestWithdrawn } from "../mcp/withdrawn.ts";
 
@@ -183,7 +184,7 @@ export class Broker {
       "SELECT DISTINCT daemon FROM questions WHERE state = 'pending'",
     ).all() as { daemon: number }[];
     for (const { daemon } of holders) {
-      if (daemon !== Deno.pid && exists(`/proc/${daemon}`)) continue;
+      if (daemon !== Deno.pid && pidAlive(daemon)) continue;
       this.#db.prepare(
         "UPDATE questions SET state = 'cancelled' WHERE state = 'pending' AND daemon = ?",
       )
