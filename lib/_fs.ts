@@ -1,13 +1,17 @@
 /**
  * The stat helpers: whether something is at a path, and what. Each answers false for a path
  * that cannot be read (nothing there, a parent that is not a folder, no permission), following
- * symlinks.
+ * symlinks unless told not to.
  */
 
-/** Whether anything is at `path`. */
-export function exists(path: string): boolean {
+/**
+ * Whether anything is at `path`. With `followSymlinks: false` a symlink is something, wherever
+ * it points (what a folder's listing shows).
+ */
+export function exists(path: string, options: { followSymlinks?: boolean } = {}): boolean {
   try {
-    Deno.statSync(path);
+    if (options.followSymlinks === false) Deno.lstatSync(path);
+    else Deno.statSync(path);
     return true;
   } catch {
     return false;

@@ -5,6 +5,7 @@
 
 import { messageOf } from "../errors.ts";
 import { dirname } from "../_path.ts";
+import { isDirectory } from "../_fs.ts";
 
 /** How the repository of a checkout is laid out on disk. */
 export type RepositoryLayout =
@@ -221,14 +222,6 @@ function commonDirOf(gitDir: string): string | undefined {
   }
   const target = text.replace(/[\r\n]+$/, "");
   return Deno.realPathSync(target.startsWith("/") ? target : `${gitDir}/${target}`);
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return Deno.statSync(path).isDirectory;
-  } catch {
-    return false;
-  }
 }
 
 /** Turns a found git directory into an answer, applying the repository's own config. */

@@ -2,6 +2,7 @@ import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { McpxError, messageOf } from "../errors.ts";
 import { LineRing } from "./line_ring.ts";
 import { waitAtMost } from "./_wait.ts";
+import { isDirectory } from "../_fs.ts";
 import { type AdoptedPipes, fileWritable, groupGone, signalGroup, stillRuns } from "../_proc.ts";
 
 // The pool names an adopted server's pipes by this module (lib/pool/pool.ts).
@@ -725,7 +726,7 @@ function spawnError(name: string, command: string, cwd: string | undefined, erro
     });
   if (error instanceof Deno.errors.NotFound) {
     // Deno reports a missing working directory the same way as a missing program.
-    if (cwd !== undefined && !directoryExists(cwd)) {
+    if (cwd !== undefined && !isDirectory(cwd)) {
       return fail(
         `working directory "${cwd}" does not exist`,
         `Fix "cwd" of server "${name}" in the configuration`,
@@ -740,14 +741,6 @@ function spawnError(name: string, command: string, cwd: string | undefined, erro
     return fail(`command "${command}" is not executable`);
   }
   return fail(messageOf(error));
-}
-
-function directoryExists(path: string): boolean {
-  try {
-    return Deno.statSync(path).isDirectory;
-  } catch {
-    return false;
-  }
 }
 
 /** Describes how a child ended: `exited with code 3`, `was killed by SIGKILL`. */

@@ -8,6 +8,7 @@ import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 import { McpxError } from "../errors.ts";
 import { pidAlive } from "../_proc.ts";
+import { exists } from "../_fs.ts";
 import { answerFromWords, checkAnswer, type FormSchema } from "./answer.ts";
 import { RequestWithdrawn } from "../mcp/withdrawn.ts";
 
@@ -495,15 +496,6 @@ export class Broker {
 
   #say(level: "info" | "warn", event: string, msg: string, attrs: Record<string, unknown>) {
     this.#opts.log?.(level, event, msg, attrs);
-  }
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
   }
 }
 
