@@ -24,6 +24,7 @@ import { TOKEN_HEADER } from "./guard.ts";
 import { wireRequest } from "./wire.ts";
 import { spawnDaemon } from "./client.ts";
 import type { UpgradeRequest, UpgradeResult } from "../context.ts";
+import type { LogSink } from "../log/daemon.ts";
 
 /** The environment a successor is started with: whom it succeeds, and its socket until then. */
 export const UPGRADE_FROM = "MCPX_UPGRADE_FROM";
@@ -93,12 +94,7 @@ export interface Upgradable {
   resume(): void;
   /** Ends this daemon once the answer has left: the successor serves. */
   retire(successor: number): void;
-  log(
-    level: "info" | "warn" | "error",
-    event: string,
-    msg: string,
-    attrs?: Record<string, unknown>,
-  ): void;
+  log: LogSink;
 }
 
 function headersFor(tokenFile: string): Record<string, string> {
@@ -402,12 +398,7 @@ export interface SuccessorDeps {
   env: Record<string, string | undefined>;
   stateDir: string;
   socket: string;
-  log(
-    level: "info" | "warn" | "error",
-    event: string,
-    msg: string,
-    attrs?: Record<string, unknown>,
-  ): void;
+  log: LogSink;
   /**
    * Makes this daemon the one: its record, live state and children written, the TCP listener
    * bound, the named sessions read (`carried`: the predecessor whose sessions' processes were

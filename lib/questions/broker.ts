@@ -11,6 +11,7 @@ import { pidAlive } from "../_proc.ts";
 import { exists } from "../_fs.ts";
 import { answerFromWords, checkAnswer, type FormSchema } from "./answer.ts";
 import { RequestWithdrawn } from "../mcp/withdrawn.ts";
+import type { LogSink } from "../log/daemon.ts";
 
 /** A question's kind: a form or URL elicitation, or a sampling request. */
 export type QuestionKind = "elicit" | "sample";
@@ -131,12 +132,7 @@ export interface BrokerOptions {
   maxPending: number;
   /** A clock, for tests. */
   now?: () => number;
-  log?: (
-    level: "info" | "warn",
-    event: string,
-    msg: string,
-    attrs: Record<string, unknown>,
-  ) => void;
+  log?: LogSink;
   /** Told of each question raised and answered (the event bus, where there is one). */
   publish?: (type: string, data: unknown) => void;
 }
@@ -494,9 +490,7 @@ export class Broker {
     }
   }
 
-  #say(level: "info" | "warn", event: string, msg: string, attrs: Record<string, unknown>) {
-    this.#opts.log?.(level, event, msg, attrs);
-  }
+  #say: LogSink = (level, event, msg, attrs) => this.#opts.log?.(level, event, msg, attrs);
 }
 
 /**

@@ -9,6 +9,7 @@ import { McpxError } from "../errors.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { formatDuration, parseDuration } from "../duration.ts";
 import type { Caller } from "../pool/scope.ts";
+import type { LogSink } from "../log/daemon.ts";
 
 /** The version of the sessions file this code writes and reads. */
 export const SESSIONS_VERSION = 1;
@@ -177,12 +178,7 @@ export interface NamedSessionsDeps {
   user?: string;
   uid?: number;
   now?: () => number;
-  log(
-    level: "info" | "warn",
-    event: string,
-    message: string,
-    attrs?: Record<string, unknown>,
-  ): void;
+  log: LogSink;
   publish?(type: string, data: Record<string, unknown>): void;
   /** Stops every process serving the session `name`; resolves to how many. */
   stop(name: string, reason: string): Promise<number>;

@@ -10,6 +10,7 @@ import type { McpHost, ToolSet } from "./mcp/tools.ts";
 import { McpxError, toProblem } from "../errors.ts";
 import type { McpConnection } from "../mcp/types.ts";
 import { isPagePath } from "../daemon/ui_gate.ts";
+import type { LogSink } from "../log/daemon.ts";
 
 /** `--json` as a flag: a tool's answer is the operation's document, never its terminal form. */
 const JSON_FLAG = { key: "output.json", text: "true", spelling: "--json" };
@@ -164,12 +165,8 @@ async function gatewayHandler(base: Context, namespaces: string[]): Promise<McpH
       base.daemon,
       { session },
     );
-  const log = (
-    level: "info" | "warn",
-    event: string,
-    message: string,
-    attrs?: Record<string, unknown>,
-  ) => base.daemon?.log?.write(level, event, message, attrs);
+  const log: LogSink = (level, event, message, attrs) =>
+    base.daemon?.log?.write(level, event, message, attrs);
   const host = {
     // A session answers what its calls' servers ask (lib/questions), else they stay questions.
     questions: registry.questions,
