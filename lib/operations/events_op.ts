@@ -3,6 +3,7 @@ import { defineOperation } from "./define.ts";
 import type { Context } from "../context.ts";
 import { load } from "../_load.ts";
 import type { BusEvent, Delivery } from "../events/bus.ts";
+import { parseSse, sseLines } from "../events/sse.ts";
 
 interface EventsInput {
   follow?: boolean;
@@ -95,16 +96,6 @@ export function line(d: Delivery): string {
   return `${e.id} ${e.time} ${e.type}${about ? ` ${about}` : ""}\n`;
 }
 
-/** The deliveries of a server-sent events text. */
-export function parseSse(text: string): Delivery[] {
-  const out: Delivery[] = [];
-  for (const block of text.split("\n\n")) {
-    const data = block.split("\n").find((l) => l.startsWith("data: "));
-    if (data) out.push(JSON.parse(data.slice(6)) as Delivery);
-  }
-  return out;
-}
-
 /**
  * Reads `path` from the daemon's socket as a stream of server-sent events, until it ends, the
  * command is interrupted or `stop` aborts (which ends it quietly).
@@ -143,16 +134,8 @@ export async function streamEvents(
       throw new McpxError("DAEMON_UNAVAILABLE", `The daemon refused ${path}: HTTP ${res.status}`);
     }
     opened?.();
-    let buffer = "";
-    for await (const chunk of res.body.pipeThrough(new TextDecoderStream())) {
-      buffer += chunk;
-      let at: number;
-      while ((at = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, at);
-        buffer = buffer.slice(at + 2);
-        for (const d of parseSse(block + "\n\n")) each(d);
-      }
-    }
+    const push = sseLines((data) => each(JSON.parse(data) as Delivery));
+    for await (const chunk of res.body.pipeThrough(new TextDecoderStream())) push(chunk);
   } catch (e) {
     if (stop?.aborted) return;
     if (e instanceof McpxError || ctx.signal?.aborted) throw e;
