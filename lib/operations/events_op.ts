@@ -57,9 +57,7 @@ export const eventsList = defineOperation<EventsInput, EventsOutput>({
       let followed = 0;
       await streamEvents(ctx, `/v1/events?follow=true${since}`, (d) => {
         followed++;
-        ctx.io.out(
-          ctx.flags.some((f) => f.key === "output.json") ? JSON.stringify(d) + "\n" : line(d),
-        );
+        ctx.io.out(ctx.json ? JSON.stringify(d) + "\n" : line(d));
       });
       return { events: [], followed };
     }

@@ -175,7 +175,7 @@ export const logShow = defineOperation<LogInput, LogOutput>({
       const start = q.findRecords(index, { ...filter, limit: input.limit ?? 10 });
       let seq = q.lastSeq(index);
       const { ingest } = await loadIndex();
-      const json = ctx.boot.get("output.json") === true;
+      const json = ctx.json;
       const emit = async (records: Row[]) => {
         if (!records.length) return;
         ctx.io.out(
