@@ -4,6 +4,8 @@
  * symlinks unless told not to.
  */
 
+import { join } from "./_path.ts";
+
 /**
  * Whether anything is at `path`. With `followSymlinks: false` a symlink is something, wherever
  * it points (what a folder's listing shows).
@@ -34,4 +36,24 @@ export function isDirectory(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The first executable called `name` in the folders of `env.PATH`, empty entries passed over;
+ * with `absoluteOnly`, relative ones too (no folder is looked for from the working directory).
+ */
+export function findOnPath(
+  name: string,
+  env: { readonly PATH?: string },
+  options: { absoluteOnly?: boolean } = {},
+): string | undefined {
+  for (const dir of (env.PATH ?? "").split(":")) {
+    if (!dir || (options.absoluteOnly && !dir.startsWith("/"))) continue;
+    const path = join(dir, name);
+    try {
+      const info = Deno.statSync(path);
+      if (info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0) return path;
+    } catch { /* not here */ }
+  }
+  return undefined;
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { EventBus, sseFrame } from "./bus.ts";
 import { parseSse, readSse, sseLines } from "./sse.ts";
 
-/** The text of function `name` declared in `text`, from its first line to its closing brace, dedented. */
+/** The text of function `name` in `text`, its first line to its closing brace, dedented. */
 function functionText(text: string, name: string): string {
   const lines = text.split("\n");
   const start = lines.findIndex((l) =>

@@ -35,6 +35,7 @@ import type {
   CallToolEnvelope,
   ConnectionEnd,
   McpConnection,
+  RequestOptions,
   ServerSpec,
   StdioHandoff,
   ToolInfo,
@@ -355,11 +356,7 @@ class StdioConnection implements McpConnection {
   async request(
     method: string,
     params: Record<string, unknown> | undefined,
-    options: {
-      timeoutMs: number;
-      signal?: AbortSignal;
-      onprogress?: (progress: Record<string, unknown>) => void;
-    },
+    options: RequestOptions,
   ): Promise<Record<string, unknown>> {
     this.#life.assertOpen(`answer "${method}"`);
     const server = this.#spec.name;
