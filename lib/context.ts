@@ -150,6 +150,12 @@ const UNHOSTED: Host = {
 };
 
 /**
+ * `--json` as a flag, for a context a surface makes (MCP tools, `/mcp`): a tool's answer is the
+ * operation's document, never its terminal form.
+ */
+export const JSON_FLAG: FlagValue = { key: "output.json", text: "true", spelling: "--json" };
+
+/**
  * Everything an operation may need, computed lazily so that a cheap command pays for none of it:
  * `boot` holds the settings readable without files; `settings()` adds the configuration files.
  */

@@ -4,6 +4,7 @@
 
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { join } from "../_path.ts";
+import { messageOf } from "../errors.ts";
 
 /** The index's file name, in the logs folder. */
 export const INDEX_FILE = "index.db";
@@ -129,7 +130,7 @@ export function openIndex(
   try {
     db = open();
   } catch (e) {
-    const why = e instanceof Error ? e.message : String(e);
+    const why = messageOf(e);
     if (!/not a database|malformed|disk image|file is encrypted/i.test(why)) throw e;
     const aside = `${path}.corrupt-${Date.now()}`;
     Deno.renameSync(path, aside);

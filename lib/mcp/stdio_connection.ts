@@ -7,7 +7,7 @@
 import { RequestWithdrawn } from "./withdrawn.ts";
 import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 import { Validator } from "@cfworker/json-schema";
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import {
   abandoned,
@@ -493,7 +493,7 @@ class StdioConnection implements McpConnection {
             code: typeof (error as { rpcCode?: unknown })?.rpcCode === "number"
               ? (error as { rpcCode: number }).rpcCode
               : INTERNAL_ERROR,
-            message: error instanceof Error ? error.message : String(error),
+            message: messageOf(error),
           },
         }),
       ).then((answer) => {
@@ -638,7 +638,7 @@ class StdioConnection implements McpConnection {
     if (error instanceof RpcError) {
       return `initialize was refused: ${error.rpc.message} (JSON-RPC error ${error.rpc.code})`;
     }
-    return error instanceof Error ? error.message : String(error);
+    return messageOf(error);
   }
 }
 

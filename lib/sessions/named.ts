@@ -5,7 +5,7 @@
 // the daemon. The processes do not: a daemon that finds records a predecessor left marks their
 // servers lost, and the session says so instead of pretending (docs/sessions.md).
 
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { formatDuration, parseDuration } from "../duration.ts";
 import type { Caller } from "../pool/scope.ts";
@@ -241,7 +241,7 @@ export class NamedSessions {
         "warn",
         "session.file_unreadable",
         `Cannot read the named sessions in ${this.#deps.path} (${
-          e instanceof Error ? e.message : String(e)
+          messageOf(e)
         }); moved it to ${aside} and starting with none`,
       );
       return;
@@ -345,9 +345,7 @@ export class NamedSessions {
       this.#deps.log(
         "warn",
         "session.write_failed",
-        `Cannot write the named sessions to ${this.#deps.path}: ${
-          e instanceof Error ? e.message : String(e)
-        }`,
+        `Cannot write the named sessions to ${this.#deps.path}: ${messageOf(e)}`,
       );
     }
   }
