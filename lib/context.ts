@@ -19,6 +19,7 @@ import { type FlagValue, resolveSettings, type Settings } from "./settings/resol
 import { loadConfig, loadConfigSync, readConfigText } from "./config/load.ts";
 import { callerVariables, pick } from "./config/server_env.ts";
 import { firstId, parseTraceIds, type TraceIds } from "./log/trace_ids.ts";
+import type { LogSink } from "./log/daemon.ts";
 import { join } from "./_path.ts";
 import { writeFileAtomic } from "./_atomic.ts";
 
@@ -88,14 +89,7 @@ export interface DaemonHandle {
   /** Whether it is hosted inline (lib/surfaces/inline.ts): it ends with the command hosting it. */
   readonly inline?: boolean;
   /** The daemon's log. */
-  readonly log?: {
-    write(
-      level: "info" | "warn",
-      event: string,
-      message: string,
-      attrs?: Record<string, unknown>,
-    ): void;
-  };
+  readonly log?: { write: LogSink };
 }
 
 /**
@@ -154,6 +148,12 @@ const UNHOSTED: Host = {
   helpTopic: unhosted("helpTopic"),
   commandWords: unhosted("commandWords"),
 };
+
+/**
+ * `--json` as a flag, for a context a surface makes (MCP tools, `/mcp`): a tool's answer is the
+ * operation's document, never its terminal form.
+ */
+export const JSON_FLAG: FlagValue = { key: "output.json", text: "true", spelling: "--json" };
 
 /**
  * Everything an operation may need, computed lazily so that a cheap command pays for none of it:

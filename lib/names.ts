@@ -173,7 +173,8 @@ const unicodeIdentifier = () =>
 const unicodeStart = () => startRe ??= /^[\p{ID_Start}$_]/u;
 const unicodePart = () => partRe ??= /^[\p{ID_Continue}$\u200C\u200D]$/u;
 
-function compare(a: string, b: string): number {
+/** Orders strings by UTF-16 code units as `sort()` does, whatever the locale: `sort(compare)`. */
+export function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 

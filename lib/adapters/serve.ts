@@ -6,6 +6,7 @@
 import type { Adapter, AdapterTool } from "./declare.ts";
 import { ArgumentProblem, buildArgv, inputSchema } from "./argv.ts";
 import { VERSION } from "../version.ts";
+import { messageOf } from "../errors.ts";
 
 type Id = string | number | null;
 
@@ -98,7 +99,7 @@ export async function callAdapterTool(
         `"${adapter.command}" is not installed (not found on PATH); see \`mcpx adapter check\``,
       );
     }
-    return fail(`Cannot run "${adapter.command}": ${e instanceof Error ? e.message : String(e)}`);
+    return fail(`Cannot run "${adapter.command}": ${messageOf(e)}`);
   }
   const out = text(output.stdout);
   const err = text(output.stderr);
@@ -196,7 +197,7 @@ export async function serveAdapter(adapter: Adapter): Promise<void> {
           write({
             jsonrpc: "2.0",
             id: message.id ?? null,
-            error: { code: -32603, message: e instanceof Error ? e.message : String(e) },
+            error: { code: -32603, message: messageOf(e) },
           }),
       ).finally(() => pending.delete(p));
       pending.add(p);

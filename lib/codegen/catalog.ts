@@ -5,6 +5,7 @@ import type { ToolInfo } from "../mcp/types.ts";
 import { aliasDeclaration } from "./schema_to_ts.ts";
 import { namespaceBlock, planNamespace } from "./declarations.ts";
 import { search, type SearchDoc } from "../search/search.ts";
+import { compare } from "../names.ts";
 
 /** One namespace as the catalog sees it. */
 export interface CatalogNamespace {
@@ -208,8 +209,4 @@ function utf8Length(text: string): number {
     } else n += 3;
   }
   return n;
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -2,7 +2,7 @@
 // servers' own schemas. Pure and deterministic: the same tools give the same bytes.
 
 import type { ToolInfo } from "../mcp/types.ts";
-import { functionNames, isIdentifier, isReservedWord, toIdentifier } from "../names.ts";
+import { compare, functionNames, isIdentifier, isReservedWord, toIdentifier } from "../names.ts";
 import { abridge, CUT_MARK } from "./abridge.ts";
 import {
   briefFunction,
@@ -295,8 +295,4 @@ function checkNamespace(ns: string): void {
   if (!isIdentifier(ns) || isReservedWord(ns)) {
     throw new TypeError(`Cannot declare namespace ${JSON.stringify(ns)}: it is not an identifier`);
   }
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

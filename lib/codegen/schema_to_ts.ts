@@ -2,7 +2,7 @@
 // are listed in docs/codegen.md; the short version: structure becomes types, descriptions and
 // the few constraints a type cannot say become JSDoc, and everything else is dropped.
 
-import { isReservedTypeName, toIdentifier } from "../names.ts";
+import { compare, isReservedTypeName, toIdentifier } from "../names.ts";
 import {
   intersection,
   isName,
@@ -34,10 +34,6 @@ const MAX_INDEX_UNION = 50;
 
 function isObj(value: unknown): value is Obj {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** One schema document: the root `$ref`s resolve against, and how its `$defs` are named. */

@@ -3,6 +3,19 @@ import { toNamespace } from "../names.ts";
 import type { ServerConfig } from "./servers.ts";
 
 /**
+ * The refusal of an ad-hoc server named over the daemon's TCP listener: the command line a user
+ * typed is the consent for one, and a holder of the listener token is not that user at a command
+ * line (docs/security.md).
+ */
+export function adHocOverTcp(): McpxError {
+  return new McpxError(
+    "FORBIDDEN",
+    "An ad-hoc server (--stdio, --url) is refused over the daemon's TCP listener",
+    { hint: "Name it from a command on the daemon's machine, or configure it there" },
+  );
+}
+
+/**
  * Splits a command line into words the way a shell would quote them, without a shell: single
  * quotes keep everything, double quotes keep all but `\"` and `\\`, a backslash outside quotes
  * keeps the next character. Nothing is expanded: `$(…)`, `;` and backticks are text.

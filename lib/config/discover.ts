@@ -1,6 +1,6 @@
 import { isFile } from "../_fs.ts";
 import { dirname, join, resolve } from "../_path.ts";
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 
 /** Names searched in each directory from the working directory upward, in order. */
 export const PROJECT_NAMES = [".mcpx.json", ".mcpx/config.json", ".mcp.json"] as const;
@@ -65,7 +65,7 @@ function candidateExists(path: string): boolean {
     } catch { /* unreadable link */ }
     if (e instanceof Deno.errors.NotFound) throw broken(`is a dangling symlink${to}`);
     if (e instanceof Deno.errors.FilesystemLoop) throw broken("is a symlink loop");
-    throw broken(`cannot be read: ${e instanceof Error ? e.message : String(e)}`);
+    throw broken(`cannot be read: ${messageOf(e)}`);
   }
   if (target.isDirectory) throw broken("is a symlink to a directory, not a file");
   if (!target.isFile) throw broken("is a symlink to something other than a regular file");

@@ -1,6 +1,6 @@
 import type { Context } from "../context.ts";
-import { McpxError } from "../errors.ts";
 import { load } from "../_load.ts";
+import { adHocOverTcp } from "../config/adhoc.ts";
 
 /** What `mcpx tools --stdio …` answers: an ad-hoc server's namespace and its tools. */
 export interface AdHocTools {
@@ -20,12 +20,7 @@ export interface AdHocTools {
  * @throws {McpxError} FORBIDDEN
  */
 export function refuseOverTcp(ctx: Context): void {
-  if (!ctx.caller.overTcp) return;
-  throw new McpxError(
-    "FORBIDDEN",
-    "An ad-hoc server (--stdio, --url) is refused over the daemon's TCP listener",
-    { hint: "Name it from a command on the daemon's machine, or configure it there" },
-  );
+  if (ctx.caller.overTcp) throw adHocOverTcp();
 }
 
 /** Whether an input names an ad-hoc server. */

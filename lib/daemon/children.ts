@@ -1,5 +1,5 @@
 import { writeFileAtomic } from "../_atomic.ts";
-import { processToken, procStat } from "./pid.ts";
+import { groupMembers, processToken, procStat } from "../_proc.ts";
 
 /** One server process a daemon started, as it records it for a successor. */
 export interface ChildRecord {
@@ -45,24 +45,6 @@ export function writeChildren(path: string, self: ChildrenFile["daemon"], list: 
   try {
     writeFileAtomic(path, JSON.stringify({ daemon: self, children: list }) + "\n");
   } catch { /* a successor then finds an older list, or none */ }
-}
-
-/** The pids of live processes in group `pgid` that started at or after `since` (clock ticks). */
-function groupMembers(pgid: number, since: number): number[] {
-  const out: number[] = [];
-  let entries: Iterable<Deno.DirEntry>;
-  try {
-    entries = Deno.readDirSync("/proc");
-  } catch {
-    return out;
-  }
-  for (const e of entries) {
-    if (!/^\d+$/.test(e.name)) continue;
-    const f = procStat(Number(e.name));
-    if (!f || f[0] === "Z" || f[0] === "X" || Number(f[2]) !== pgid) continue;
-    if (Number(f[19]) >= since) out.push(Number(e.name));
-  }
-  return out;
 }
 
 function kill(target: number, signal: Deno.Signal): void {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { childRecord, type ChildrenFile, stopOrphans, writeChildren } from "./children.ts";
-import { processToken } from "./pid.ts";
+import { processToken } from "../_proc.ts";
 
 /** A `sleep` in its own process group, as the daemon starts servers. */
 function sleeper(): Deno.ChildProcess {

@@ -10,6 +10,7 @@ import type { ServerDef } from "../config/servers.ts";
 import type { ConnectOptions } from "../mcp/connect.ts";
 import type { McpConnection, ServerSpec } from "../mcp/types.ts";
 import type { EventBus } from "../events/bus.ts";
+import type { LogSink } from "../log/daemon.ts";
 
 type Level = "debug" | "info" | "warn" | "error";
 
@@ -27,7 +28,7 @@ export interface ClientHalfOptions {
   roots: string;
   /** `servers.logLevel`: what `logging/setLevel` asks for (`off`: nothing is asked). */
   logLevel: string;
-  log: (level: Level, event: string, msg: string, attrs?: Record<string, unknown>) => void;
+  log: LogSink;
   bus?: EventBus;
 }
 

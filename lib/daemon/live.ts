@@ -5,7 +5,7 @@
 import { writeFileAtomic } from "../_atomic.ts";
 import type { LiveState } from "../pool/registry.ts";
 import { scopeOf, sessionKey } from "../pool/scope.ts";
-import { processToken } from "./pid.ts";
+import { processToken } from "../_proc.ts";
 
 /** What the file holds: the live state, and the process that wrote it. */
 export interface KeptLive extends LiveState {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "../_path.ts";
 import { mayHoldSession, readLive, removeLive, writeLive } from "./live.ts";
-import { processToken } from "./pid.ts";
+import { processToken } from "../_proc.ts";
 
 Deno.test("readLive() gives back what writeLive() kept, while its writer runs; the file is 0600", async () => {
   const dir = await Deno.makeTempDir();

@@ -2,9 +2,7 @@ import { join } from "../_path.ts";
 import { daemonFiles, recordShort } from "../paths.ts";
 import { sleep } from "../_timer.ts";
 import { probe } from "./client.ts";
-import { pidAlive } from "./pid.ts";
-
-export { pidAlive };
+import { pidAlive } from "../_proc.ts";
 
 /** The daemon's record file: what `mcpx daemons` and `mcpx stop --all` read. */
 export interface DaemonRecord {

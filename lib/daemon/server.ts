@@ -14,7 +14,7 @@ import { readToken, secureSocketDir, secureStateDir, writeToken } from "./guard.
 import type { Registry } from "../pool/registry.ts";
 import { withLock } from "./lock.ts";
 import { runningVersion } from "../version.ts";
-import { processToken } from "./pid.ts";
+import { processToken } from "../_proc.ts";
 import type { DaemonRecord } from "./records.ts";
 import {
   type ChildRecord,

@@ -4,16 +4,12 @@ import { stopOrphans } from "./children.ts";
 import { removeLive } from "./live.ts";
 import { probe, tokenHeaders } from "./client.ts";
 import { wireRequest } from "./wire.ts";
-import { type DaemonEntry, listDaemons, pidAlive, waitForExit } from "./records.ts";
+import { type DaemonEntry, listDaemons, waitForExit } from "./records.ts";
+import { cmdlineOf, pidAlive } from "../_proc.ts";
 
 /** Whether `pid` still looks like an mcpx daemon (guards against a reused pid). */
 function looksLikeDaemon(pid: number): boolean {
-  try {
-    const argv = Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0");
-    return argv.includes("daemon");
-  } catch {
-    return false;
-  }
+  return cmdlineOf(pid)?.includes("daemon") ?? false;
 }
 
 async function stopOne(

@@ -18,13 +18,13 @@
 import { dirname, join } from "../_path.ts";
 import { McpxError, messageOf } from "../errors.ts";
 import { sleep } from "../_timer.ts";
-import { type AdoptedPipes, openPipes } from "../mcp/stdio_transport.ts";
+import { type AdoptedPipes, openPipes, processToken } from "../_proc.ts";
 import type { HandedInstance, NotHanded, Registry, RegistryCarry } from "../pool/registry.ts";
-import { processToken } from "./pid.ts";
 import { TOKEN_HEADER } from "./guard.ts";
 import { wireRequest } from "./wire.ts";
 import { spawnDaemon } from "./client.ts";
 import type { UpgradeRequest, UpgradeResult } from "../context.ts";
+import type { LogSink } from "../log/daemon.ts";
 
 /** The environment a successor is started with: whom it succeeds, and its socket until then. */
 export const UPGRADE_FROM = "MCPX_UPGRADE_FROM";
@@ -94,12 +94,7 @@ export interface Upgradable {
   resume(): void;
   /** Ends this daemon once the answer has left: the successor serves. */
   retire(successor: number): void;
-  log(
-    level: "info" | "warn" | "error",
-    event: string,
-    msg: string,
-    attrs?: Record<string, unknown>,
-  ): void;
+  log: LogSink;
 }
 
 function headersFor(tokenFile: string): Record<string, string> {
@@ -403,12 +398,7 @@ export interface SuccessorDeps {
   env: Record<string, string | undefined>;
   stateDir: string;
   socket: string;
-  log(
-    level: "info" | "warn" | "error",
-    event: string,
-    msg: string,
-    attrs?: Record<string, unknown>,
-  ): void;
+  log: LogSink;
   /**
    * Makes this daemon the one: its record, live state and children written, the TCP listener
    * bound, the named sessions read (`carried`: the predecessor whose sessions' processes were

@@ -8,7 +8,7 @@ import { dirname, resolve } from "../_path.ts";
 import type { Context } from "../context.ts";
 import type { Fingerprint } from "../config/fingerprint.ts";
 import type { McpxConfig } from "../config/load.ts";
-import type { DaemonLog } from "../log/daemon.ts";
+import type { DaemonLog, LogSink } from "../log/daemon.ts";
 import { type LiveState, Registry } from "../pool/registry.ts";
 import { type ServerDef, serverDefs } from "../config/servers.ts";
 import { passthroughNames, serverEnvironment } from "../config/server_env.ts";
@@ -27,10 +27,9 @@ import {
 import { namespacesOf } from "../discovery/load.ts";
 import { summarizeCache, summaryFile } from "../discovery/ls_summary.ts";
 import { load } from "../_load.ts";
-import { pidAlive, processToken, procStat } from "./pid.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { ClientHalf } from "./client_half.ts";
-import { descendants } from "./processes.ts";
+import { descendants, pidAlive, processToken, procStat } from "../_proc.ts";
 
 type Auth = typeof import("../mcp/auth.ts");
 
@@ -170,12 +169,7 @@ export async function makeRegistry(
     maxPending: settings.get("elicit.maxPending"),
     log: (level, event, msg, attrs) => log.write(level, event, msg, attrs),
   });
-  const write = (
-    level: "debug" | "info" | "warn" | "error",
-    event: string,
-    msg: string,
-    attrs?: Record<string, unknown>,
-  ) => {
+  const write: LogSink = (level, event, msg, attrs) => {
     log.write(level, event, msg, attrs);
     const type = BUS_EVENTS[event];
     if (type) events.publish(type, { message: msg, ...attrs });

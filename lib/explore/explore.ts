@@ -7,6 +7,7 @@ import { didYouMean } from "../near.ts";
 import { argumentsOf, type Field, fieldsOf } from "./arguments.ts";
 import type { History } from "./history.ts";
 import type { Prompter } from "./prompt.ts";
+import { messageOf } from "../errors.ts";
 
 /** The namespaces and `ns.tool` names there are to show. */
 export interface Names {
@@ -181,7 +182,7 @@ async function call(
   try {
     schema = await deps.schema(target);
   } catch (error) {
-    deps.out(`${error instanceof Error ? error.message : String(error)}\n`);
+    deps.out(`${messageOf(error)}\n`);
     return;
   }
   const fields: Field[] = fieldsOf(schema);

@@ -5,6 +5,7 @@
 
 import { messageOf } from "../errors.ts";
 import { dirname } from "../_path.ts";
+import { findOnPath, isDirectory } from "../_fs.ts";
 
 /** How the repository of a checkout is laid out on disk. */
 export type RepositoryLayout =
@@ -221,14 +222,6 @@ function commonDirOf(gitDir: string): string | undefined {
   }
   const target = text.replace(/[\r\n]+$/, "");
   return Deno.realPathSync(target.startsWith("/") ? target : `${gitDir}/${target}`);
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return Deno.statSync(path).isDirectory;
-  } catch {
-    return false;
-  }
 }
 
 /** Turns a found git directory into an answer, applying the repository's own config. */
@@ -515,7 +508,7 @@ function askGit(
 ): RepositoryExplanation {
   const unsupported = "core.worktree" as const;
   if (!fallback) return { reason: `${why}, and no git fallback was allowed`, unsupported };
-  const git = findOnPath("git", fallback.PATH);
+  const git = findOnPath("git", fallback, { absoluteOnly: true });
   if (!git) return { reason: `${why}, and git is not on PATH`, unsupported };
   const env: Record<string, string> = { PATH: fallback.PATH };
   if (fallback.HOME) env.HOME = fallback.HOME;
@@ -555,21 +548,6 @@ function askGit(
   } catch (e) {
     return { reason: `${why}, and git rev-parse answered unusably: ${messageOf(e)}`, unsupported };
   }
-}
-
-/** The first executable `name` in the absolute entries of `path`. */
-function findOnPath(name: string, path: string): string | undefined {
-  for (const dir of path.split(":")) {
-    if (!dir.startsWith("/")) continue;
-    const candidate = `${dir}/${name}`;
-    try {
-      const st = Deno.statSync(candidate);
-      if (st.isFile && ((st.mode ?? 0o111) & 0o111) !== 0) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }
 
 // --- The daemon's finder ---------------------------------------------------------------

@@ -8,6 +8,17 @@ import { newId } from "./ids.ts";
 
 export type { Level };
 
+/**
+ * Where a part of the daemon sends a record: {@linkcode DaemonLog.write}'s shape, handed to the
+ * part instead of the log itself (a test hands a fake).
+ */
+export type LogSink = (
+  level: Level,
+  event: string,
+  msg: string,
+  attrs?: Record<string, unknown>,
+) => void;
+
 /** Where a daemon's records go. */
 export interface DaemonLogOptions {
   dir: string;

@@ -4,6 +4,7 @@
 
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { join } from "../_path.ts";
+import { messageOf } from "../errors.ts";
 
 /** The index's file name, in the logs folder. */
 export const INDEX_FILE = "index.db";
@@ -129,7 +130,7 @@ export function openIndex(
   try {
     db = open();
   } catch (e) {
-    const why = e instanceof Error ? e.message : String(e);
+    const why = messageOf(e);
     if (!/not a database|malformed|disk image|file is encrypted/i.test(why)) throw e;
     const aside = `${path}.corrupt-${Date.now()}`;
     Deno.renameSync(path, aside);
@@ -204,6 +205,20 @@ function str(v: unknown): string | null {
   return typeof v === "string" ? v : null;
 }
 
+/** The files the index has read, by path. */
+function known(db: DatabaseSync): Map<string, FileRow> {
+  const map = new Map<string, FileRow>();
+  for (const row of db.prepare("SELECT * FROM files").all() as unknown as FileRow[]) {
+    map.set(row.path, row);
+  }
+  return map;
+}
+
+/** Whether a file moved (its size, mtime or inode) since the index read it, or was never read. */
+function moved(seen: Seen, row: FileRow | undefined): boolean {
+  return !row || row.size !== seen.size || row.mtime !== seen.mtime || row.ino !== seen.ino;
+}
+
 /**
  * Reads what is new in every JSONL file of the folder into the index, in one transaction
  * (`BEGIN IMMEDIATE`: a second ingester waits, then finds nothing left to do). A file whose
@@ -220,18 +235,9 @@ export function ingest(
 ): IngestReport {
   const { db } = index;
   const report: IngestReport = { files: 0, read: 0, records: 0, bad: 0 };
-  const known = () => {
-    const map = new Map<string, FileRow>();
-    for (const row of db.prepare("SELECT * FROM files").all() as unknown as FileRow[]) {
-      map.set(row.path, row);
-    }
-    return map;
-  };
-  const moved = (seen: Seen, row: FileRow | undefined) =>
-    !row || row.size !== seen.size || row.mtime !== seen.mtime || row.ino !== seen.ino;
   const seen = statAll(index.dir);
   report.files = seen.length;
-  const rows = known();
+  const rows = known(db);
   if (!seen.some((s) => moved(s, rows.get(s.path)))) return report;
 
   db.exec("PRAGMA cache_size = -65536");
@@ -253,20 +259,11 @@ function ingestLocked(
   report: IngestReport,
 ): IngestReport {
   const { db } = index;
-  const known = () => {
-    const map = new Map<string, FileRow>();
-    for (const row of db.prepare("SELECT * FROM files").all() as unknown as FileRow[]) {
-      map.set(row.path, row);
-    }
-    return map;
-  };
-  const moved = (seen: Seen, row: FileRow | undefined) =>
-    !row || row.size !== seen.size || row.mtime !== seen.mtime || row.ino !== seen.ino;
   let seen: Seen[];
   let rows: Map<string, FileRow>;
   db.exec("BEGIN IMMEDIATE");
   try {
-    rows = known();
+    rows = known(db);
     seen = statAll(index.dir);
     report.files = seen.length;
     // Rows go in BATCH at a time, one statement each: one call into SQLite per batch rather

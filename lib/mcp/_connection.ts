@@ -4,12 +4,9 @@
 
 import type { VersionNegotiationOptions } from "@modelcontextprotocol/client";
 import { McpxError } from "../errors.ts";
-import {
-  type AdoptedPipes,
-  type ChildExit,
-  describeExit,
-  type OversizedReport,
-} from "./stdio_transport.ts";
+import type { AdoptedPipes } from "../_proc.ts";
+import { type ChildExit, describeExit, type OversizedReport } from "./stdio_transport.ts";
+import type { LogSink } from "../log/daemon.ts";
 import type {
   ConnectionEnd,
   ServerSpec,
@@ -35,12 +32,7 @@ export interface ConnectOptions {
   /** stdio: the longest message read from the server (`daemon.maxMessageBytes`; 64 MiB). */
   maxMessageBytes?: number;
   /** Where what goes wrong outside a request (a reply over the limit) is recorded. */
-  log?: (
-    level: "warn" | "error",
-    event: string,
-    msg: string,
-    attrs: Record<string, unknown>,
-  ) => void;
+  log?: LogSink;
   /**
    * Hears the server's notifications: `notifications/message`, `notifications/progress` (also
    * delivered to the call's `onProgress`) and `notifications/{tools,prompts,resources}/list_changed`.

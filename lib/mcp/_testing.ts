@@ -2,6 +2,7 @@
 import type { ServerSpec } from "./types.ts";
 import { serverEnvironment } from "../config/server_env.ts";
 import { realIo } from "../io.ts";
+import { exists } from "../_fs.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 
@@ -236,13 +237,4 @@ export async function eventually(check: () => boolean, ms = 2000): Promise<boole
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return true;
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -45,6 +45,7 @@ import type {
   CallToolEnvelope,
   ConnectionEnd,
   McpConnection,
+  RequestOptions,
   ServerSpec,
   ToolInfo,
   UpstreamNotification,
@@ -436,14 +437,7 @@ class Connection implements McpConnection {
   async request(
     method: string,
     params: Record<string, unknown> | undefined,
-    options: {
-      timeoutMs: number;
-      signal?: AbortSignal;
-      onprogress?: (progress: Record<string, unknown>) => void;
-      allowInputRequired?: boolean;
-      raw?: boolean;
-      taskExtension?: boolean;
-    },
+    options: RequestOptions,
   ): Promise<Record<string, unknown>> {
     this.#life.assertOpen(`answer "${method}"`);
     const server = this.#spec.name;

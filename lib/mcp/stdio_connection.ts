@@ -7,7 +7,7 @@
 import { RequestWithdrawn } from "./withdrawn.ts";
 import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 import { Validator } from "@cfworker/json-schema";
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import {
   abandoned,
@@ -28,18 +28,14 @@ import {
   toToolInfo,
 } from "./_connection.ts";
 import { waitAtMost } from "./_wait.ts";
-import {
-  type AdoptedPipes,
-  describeEnd,
-  oversizedData,
-  startOf,
-  StdioTransport,
-} from "./stdio_transport.ts";
+import { type AdoptedPipes, startOf } from "../_proc.ts";
+import { describeEnd, oversizedData, StdioTransport } from "./stdio_transport.ts";
 import type {
   CallOptions,
   CallToolEnvelope,
   ConnectionEnd,
   McpConnection,
+  RequestOptions,
   ServerSpec,
   StdioHandoff,
   ToolInfo,
@@ -360,11 +356,7 @@ class StdioConnection implements McpConnection {
   async request(
     method: string,
     params: Record<string, unknown> | undefined,
-    options: {
-      timeoutMs: number;
-      signal?: AbortSignal;
-      onprogress?: (progress: Record<string, unknown>) => void;
-    },
+    options: RequestOptions,
   ): Promise<Record<string, unknown>> {
     this.#life.assertOpen(`answer "${method}"`);
     const server = this.#spec.name;
@@ -501,7 +493,7 @@ class StdioConnection implements McpConnection {
             code: typeof (error as { rpcCode?: unknown })?.rpcCode === "number"
               ? (error as { rpcCode: number }).rpcCode
               : INTERNAL_ERROR,
-            message: error instanceof Error ? error.message : String(error),
+            message: messageOf(error),
           },
         }),
       ).then((answer) => {
@@ -646,7 +638,7 @@ class StdioConnection implements McpConnection {
     if (error instanceof RpcError) {
       return `initialize was refused: ${error.rpc.message} (JSON-RPC error ${error.rpc.code})`;
     }
-    return error instanceof Error ? error.message : String(error);
+    return messageOf(error);
   }
 }
 

@@ -2,6 +2,11 @@ import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { McpxError, messageOf } from "../errors.ts";
 import { LineRing } from "./line_ring.ts";
 import { waitAtMost } from "./_wait.ts";
+import { isDirectory } from "../_fs.ts";
+import { type AdoptedPipes, fileWritable, groupGone, signalGroup, stillRuns } from "../_proc.ts";
+
+// The pool names an adopted server's pipes by this module (lib/pool/pool.ts).
+export type { AdoptedPipes };
 
 /** How to start one stdio server, and the bounds its transport keeps. */
 export interface StdioTransportOptions {
@@ -700,79 +705,6 @@ export function asMessage(value: unknown): JSONRPCMessage {
   throw new SyntaxError("not a JSON-RPC 2.0 message");
 }
 
-/** A server's pipes, opened through /proc by the daemon that adopts it: {@linkcode openPipes}. */
-export interface AdoptedPipes {
-  stdin: Deno.FsFile;
-  stdout: Deno.FsFile;
-  stderr: Deno.FsFile;
-}
-
-/**
- * A pipe opened through /proc, as a stream of writes. Not `FsFile.writable`: its writes to such
- * a pipe never reach the reader (Deno 2.9; `file.write` does).
- */
-function fileWritable(file: Deno.FsFile): WritableStream<Uint8Array> {
-  const close = () => {
-    try {
-      file.close();
-    } catch { /* already closed */ }
-  };
-  return new WritableStream<Uint8Array>({
-    async write(chunk) {
-      for (let at = 0; at < chunk.length;) at += await file.write(chunk.subarray(at));
-    },
-    close,
-    abort: close,
-  });
-}
-
-/**
- * Opens another process's stdin (for writing), stdout and stderr (for reading) through
- * /proc/<pid>/fd: on Linux that opens the very pipes it holds, a new end of each, so a daemon
- * can take over a server its predecessor started without the predecessor passing descriptors.
- * Only the process's owner may (the same check as reading its memory).
- */
-export function openPipes(pid: number): AdoptedPipes {
-  const opened: Deno.FsFile[] = [];
-  try {
-    for (
-      const [fd, how] of [[0, { write: true }], [1, { read: true }], [2, { read: true }]] as const
-    ) {
-      const path = `/proc/${pid}/fd/${fd}`;
-      if (!Deno.readLinkSync(path).startsWith("pipe:")) {
-        throw new Error(`its fd ${fd} is not a pipe`);
-      }
-      opened.push(Deno.openSync(path, how));
-    }
-  } catch (e) {
-    for (const f of opened) f.close();
-    throw e;
-  }
-  return { stdin: opened[0], stdout: opened[1], stderr: opened[2] };
-}
-
-/** `pid`'s state and start time from /proc/<pid>/stat (fields 3 and 22), or undefined. */
-function procState(pid: number): { state: string; start: string } | undefined {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { state: f[0], start: f[19] };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether `pid` still runs as the process that started at `start` (a zombie does not). */
-export function stillRuns(pid: number, start: string): boolean {
-  const s = procState(pid);
-  return s !== undefined && s.start === start && s.state !== "Z" && s.state !== "X";
-}
-
-/** The start time /proc gives `pid` (what {@linkcode stillRuns} compares), or undefined. */
-export function startOf(pid: number): string | undefined {
-  return procState(pid)?.start;
-}
-
 /**
  * Resolves once an adopted process (not this one's child, so there is no status to wait for) is
  * gone: looked for every 100 ms. Its exit status cannot be known.
@@ -785,44 +717,6 @@ async function adoptedStatus(
   return { code: null, signal: null };
 }
 
-/** Waits until no live process is in group `pgid` (Linux: read from /proc), up to `ms`. */
-async function groupGone(pgid: number, ms: number): Promise<void> {
-  if (Deno.build.os !== "linux") return;
-  const deadline = performance.now() + ms;
-  while (performance.now() < deadline) {
-    let alive = false;
-    for (const entry of Deno.readDirSync("/proc")) {
-      if (!/^\d+$/.test(entry.name)) continue;
-      try {
-        const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
-        const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        if (Number(pgrp) === pgid && state !== "Z") {
-          alive = true;
-          break;
-        }
-      } catch {
-        // It exited while we looked.
-      }
-    }
-    if (!alive) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-/**
- * Sends `signal` to every process in the group `pgid`; a group already gone is not an error.
- * Says whether it reached anyone (false: nobody is in the group, not even a zombie).
- */
-function signalGroup(pgid: number, signal: Deno.Signal): boolean {
-  try {
-    Deno.kill(-pgid, signal);
-    return true;
-  } catch {
-    // ESRCH: nobody left in the group.
-    return false;
-  }
-}
-
 /** Says why a spawn failed in the user's terms. */
 function spawnError(name: string, command: string, cwd: string | undefined, error: unknown) {
   const fail = (reason: string, hint?: string) =>
@@ -832,7 +726,7 @@ function spawnError(name: string, command: string, cwd: string | undefined, erro
     });
   if (error instanceof Deno.errors.NotFound) {
     // Deno reports a missing working directory the same way as a missing program.
-    if (cwd !== undefined && !directoryExists(cwd)) {
+    if (cwd !== undefined && !isDirectory(cwd)) {
       return fail(
         `working directory "${cwd}" does not exist`,
         `Fix "cwd" of server "${name}" in the configuration`,
@@ -847,14 +741,6 @@ function spawnError(name: string, command: string, cwd: string | undefined, erro
     return fail(`command "${command}" is not executable`);
   }
   return fail(messageOf(error));
-}
-
-function directoryExists(path: string): boolean {
-  try {
-    return Deno.statSync(path).isDirectory;
-  } catch {
-    return false;
-  }
 }
 
 /** Describes how a child ended: `exited with code 3`, `was killed by SIGKILL`. */

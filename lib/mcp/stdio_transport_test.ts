@@ -4,13 +4,12 @@ import { McpxError } from "../errors.ts";
 import {
   describeEnd,
   idFromTail,
-  openPipes,
   oversizedData,
   scanHead,
-  startOf,
   StdioTransport,
 } from "./stdio_transport.ts";
 import { waitAtMost } from "./_wait.ts";
+import { openPipes, startOf } from "../_proc.ts";
 import { eventually, groupMembers, processGroupOf } from "./_testing.ts";
 
 Deno.test("StdioTransport makes the child lead its own process group and kills the whole group", async () => {

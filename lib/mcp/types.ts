@@ -89,6 +89,28 @@ export interface StdioHandoff {
   stderr: string[];
 }
 
+/** How {@linkcode McpConnection.request} sends one request. */
+export interface RequestOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  onprogress?: (progress: Record<string, unknown>) => void;
+  /**
+   * 2026-07-28: an `input_required` result is resolved as it came, not answered through
+   * the connection's handlers (a gateway hands it to its own client). SDK connections only.
+   */
+  allowInputRequired?: boolean;
+  /**
+   * The result as the server sent it, checked only as an object: for what the client's own
+   * schemas do not describe (a task-augmented `tools/call`, `tasks/*` in the 2025 era).
+   */
+  raw?: boolean;
+  /**
+   * 2026-07-28: declares the tasks extension for this request alone, and resolves to the
+   * CreateTaskResult (`resultType: "task"`) when the server makes a task.
+   */
+  taskExtension?: boolean;
+}
+
 export interface McpConnection {
   /** The child's pid (stdio only). */
   readonly pid?: number;
@@ -118,26 +140,7 @@ export interface McpConnection {
   request?(
     method: string,
     params: Record<string, unknown> | undefined,
-    options: {
-      timeoutMs: number;
-      signal?: AbortSignal;
-      onprogress?: (progress: Record<string, unknown>) => void;
-      /**
-       * 2026-07-28: an `input_required` result is resolved as it came, not answered through
-       * the connection's handlers (a gateway hands it to its own client). SDK connections only.
-       */
-      allowInputRequired?: boolean;
-      /**
-       * The result as the server sent it, checked only as an object: for what the client's own
-       * schemas do not describe (a task-augmented `tools/call`, `tasks/*` in the 2025 era).
-       */
-      raw?: boolean;
-      /**
-       * 2026-07-28: declares the tasks extension for this request alone, and resolves to the
-       * CreateTaskResult (`resultType: "task"`) when the server makes a task.
-       */
-      taskExtension?: boolean;
-    },
+    options: RequestOptions,
   ): Promise<Record<string, unknown>>;
   /** What the server declared at the handshake (tools, prompts, resources, logging, completions). */
   capabilities?(): Record<string, unknown> | undefined;

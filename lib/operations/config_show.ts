@@ -4,6 +4,7 @@ import { renderTable } from "../table.ts";
 import type { ResolvedSetting } from "../settings/resolve.ts";
 import type { Context } from "../context.ts";
 import { load } from "../_load.ts";
+import { messageOf } from "../errors.ts";
 
 /** How one server's processes are handed out, and where that came from. */
 interface ServerLeasing {
@@ -81,7 +82,7 @@ async function serverLeasing(ctx: Context, warnings: string[]): Promise<ServerLe
         : {}),
     }));
   } catch (e) {
-    warnings.push(`servers not listed: ${e instanceof Error ? e.message : String(e)}`);
+    warnings.push(`servers not listed: ${messageOf(e)}`);
     return [];
   }
 }

@@ -1,6 +1,7 @@
 import { defineOperation } from "./define.ts";
 import type { Context } from "../context.ts";
 import { load } from "../_load.ts";
+import { messageOf } from "../errors.ts";
 
 /** One check's outcome: `fail` makes `mcpx doctor` exit 1; `warn` is reported and passes. */
 export interface Check {
@@ -22,10 +23,6 @@ interface DoctorOutput {
 
 /** Exit status of `mcpx doctor` when any check failed. */
 export const DOCTOR_FAILED_EXIT = 1;
-
-function messageOfError(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
 
 function hintOf(e: unknown): string | undefined {
   const hint = (e as { hint?: unknown } | null)?.hint;
@@ -240,7 +237,7 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
     add({
       area: "settings",
       status: "fail",
-      message: messageOfError(e),
+      message: messageOf(e),
       hint: hintOf(e) ?? "Fix the value named",
     });
   }
@@ -285,7 +282,7 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
       add({
         area: "config",
         status: "fail",
-        message: messageOfError(e),
+        message: messageOf(e),
         hint: hintOf(e) ?? `Fix ${primary} at the place named`,
       });
     }
@@ -407,7 +404,7 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
       add({
         area: "adapter",
         status: "fail",
-        message: messageOfError(e),
+        message: messageOf(e),
         hint: hintOf(e) ?? "Fix the declaration named (docs/adapters.md)",
       });
       adapters.failed = true;
@@ -482,7 +479,7 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
           add({
             area: "logindex",
             status: "fail",
-            message: `${db} cannot be opened: ${messageOfError(e)}`,
+            message: `${db} cannot be opened: ${messageOf(e)}`,
             hint: `Move ${db} away: \`mcpx log\` builds a new one from the JSONL files`,
           });
         }
@@ -534,7 +531,7 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
       add({
         area: "daemon",
         status: "fail",
-        message: messageOfError(e),
+        message: messageOf(e),
         hint: hintOf(e) ?? "Run `mcpx stop --all`, then try again",
       });
     }
@@ -560,7 +557,7 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
       add({
         area: "registry",
         status: "fail",
-        message: messageOfError(e),
+        message: messageOf(e),
         hint: `Fix registry.url (set in ${registryUrl.source.kind} ${registryUrl.source.where})`,
       });
     }
@@ -645,7 +642,7 @@ export async function runChecks(ctx: Context, options: { start: boolean }): Prom
       add({
         area: "server",
         status: "fail",
-        message: `servers could not be started: ${messageOfError(e)}`,
+        message: `servers could not be started: ${messageOf(e)}`,
         hint: hintOf(e) ?? "Run `mcpx refresh` to see the whole error",
       });
     }

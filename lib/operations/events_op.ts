@@ -3,6 +3,7 @@ import { defineOperation } from "./define.ts";
 import type { Context } from "../context.ts";
 import { load } from "../_load.ts";
 import type { BusEvent, Delivery } from "../events/bus.ts";
+import { parseSse, sseLines } from "../events/sse.ts";
 
 interface EventsInput {
   follow?: boolean;
@@ -56,9 +57,7 @@ export const eventsList = defineOperation<EventsInput, EventsOutput>({
       let followed = 0;
       await streamEvents(ctx, `/v1/events?follow=true${since}`, (d) => {
         followed++;
-        ctx.io.out(
-          ctx.flags.some((f) => f.key === "output.json") ? JSON.stringify(d) + "\n" : line(d),
-        );
+        ctx.io.out(ctx.json ? JSON.stringify(d) + "\n" : line(d));
       });
       return { events: [], followed };
     }
@@ -93,16 +92,6 @@ export function line(d: Delivery): string {
     .map((k) => `${k}=${typeof e.data[k] === "string" ? e.data[k] : JSON.stringify(e.data[k])}`)
     .join(" ");
   return `${e.id} ${e.time} ${e.type}${about ? ` ${about}` : ""}\n`;
-}
-
-/** The deliveries of a server-sent events text. */
-export function parseSse(text: string): Delivery[] {
-  const out: Delivery[] = [];
-  for (const block of text.split("\n\n")) {
-    const data = block.split("\n").find((l) => l.startsWith("data: "));
-    if (data) out.push(JSON.parse(data.slice(6)) as Delivery);
-  }
-  return out;
 }
 
 /**
@@ -143,16 +132,8 @@ export async function streamEvents(
       throw new McpxError("DAEMON_UNAVAILABLE", `The daemon refused ${path}: HTTP ${res.status}`);
     }
     opened?.();
-    let buffer = "";
-    for await (const chunk of res.body.pipeThrough(new TextDecoderStream())) {
-      buffer += chunk;
-      let at: number;
-      while ((at = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, at);
-        buffer = buffer.slice(at + 2);
-        for (const d of parseSse(block + "\n\n")) each(d);
-      }
-    }
+    const push = sseLines((data) => each(JSON.parse(data) as Delivery));
+    for await (const chunk of res.body.pipeThrough(new TextDecoderStream())) push(chunk);
   } catch (e) {
     if (stop?.aborted) return;
     if (e instanceof McpxError || ctx.signal?.aborted) throw e;

@@ -3,6 +3,7 @@ import type { Context } from "../context.ts";
 import { McpxError } from "../errors.ts";
 import { load } from "../_load.ts";
 import { logsDir } from "../paths.ts";
+import type { LogFilter } from "../logindex/query.ts";
 
 type Row = Record<string, unknown>;
 
@@ -31,15 +32,8 @@ async function fresh(ctx: Context) {
 
 const FORMATS = ["text", "logfmt", "json"] as const;
 
-interface LogInput {
-  since?: string;
-  until?: string;
-  level?: string;
-  event?: string;
-  server?: string;
-  session?: string;
-  grep?: string;
-  limit?: number;
+/** `mcpx log`'s input: the filter (`-f` keeps its own place), then what to show and how. */
+interface LogInput extends Omit<LogFilter, "afterSeq"> {
   follow?: boolean;
   chain?: string;
   format?: (typeof FORMATS)[number];
@@ -175,7 +169,7 @@ export const logShow = defineOperation<LogInput, LogOutput>({
       const start = q.findRecords(index, { ...filter, limit: input.limit ?? 10 });
       let seq = q.lastSeq(index);
       const { ingest } = await loadIndex();
-      const json = ctx.boot.get("output.json") === true;
+      const json = ctx.json;
       const emit = async (records: Row[]) => {
         if (!records.length) return;
         ctx.io.out(

@@ -10,6 +10,7 @@ import { readLive } from "../daemon/live.ts";
 import { type LsRow as Row, lsRow, readSummary } from "../discovery/ls_summary.ts";
 import { selectServers } from "../config/servers.ts";
 import { dirname } from "../_path.ts";
+import { exists } from "../_fs.ts";
 
 type LsRow = Row & { live: number };
 
@@ -70,17 +71,10 @@ function daemonFiles(paths: DaemonPaths): { socket: boolean; live: boolean } {
     names = new Set(); // no folder: no daemon ever ran with these settings
   }
   const inDir = (path: string) =>
-    dirname(path) === paths.dir ? names.has(path.slice(paths.dir.length + 1)) : exists(path);
+    dirname(path) === paths.dir
+      ? names.has(path.slice(paths.dir.length + 1))
+      : exists(path, { followSymlinks: false });
   return { socket: inDir(paths.socket), live: inDir(paths.live) };
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -7,8 +7,11 @@
 import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 import { McpxError } from "../errors.ts";
+import { pidAlive } from "../_proc.ts";
+import { exists } from "../_fs.ts";
 import { answerFromWords, checkAnswer, type FormSchema } from "./answer.ts";
 import { RequestWithdrawn } from "../mcp/withdrawn.ts";
+import type { LogSink } from "../log/daemon.ts";
 
 /** A question's kind: a form or URL elicitation, or a sampling request. */
 export type QuestionKind = "elicit" | "sample";
@@ -129,12 +132,7 @@ export interface BrokerOptions {
   maxPending: number;
   /** A clock, for tests. */
   now?: () => number;
-  log?: (
-    level: "info" | "warn",
-    event: string,
-    msg: string,
-    attrs: Record<string, unknown>,
-  ) => void;
+  log?: LogSink;
   /** Told of each question raised and answered (the event bus, where there is one). */
   publish?: (type: string, data: unknown) => void;
 }
@@ -183,7 +181,7 @@ export class Broker {
       "SELECT DISTINCT daemon FROM questions WHERE state = 'pending'",
     ).all() as { daemon: number }[];
     for (const { daemon } of holders) {
-      if (daemon !== Deno.pid && exists(`/proc/${daemon}`)) continue;
+      if (daemon !== Deno.pid && pidAlive(daemon)) continue;
       this.#db.prepare(
         "UPDATE questions SET state = 'cancelled' WHERE state = 'pending' AND daemon = ?",
       )
@@ -492,18 +490,7 @@ export class Broker {
     }
   }
 
-  #say(level: "info" | "warn", event: string, msg: string, attrs: Record<string, unknown>) {
-    this.#opts.log?.(level, event, msg, attrs);
-  }
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
+  #say: LogSink = (level, event, msg, attrs) => this.#opts.log?.(level, event, msg, attrs);
 }
 
 /**

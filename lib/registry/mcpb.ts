@@ -3,7 +3,7 @@
 // the state directory, where the configured entry points (docs/registry.md, "MCP bundles").
 
 import { join } from "../_path.ts";
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 import {
   envName,
   fetchFile,
@@ -87,7 +87,7 @@ export async function translateBundle(
   try {
     files = readZip(bytes);
   } catch (e) {
-    throw unreadable(e instanceof Error ? e.message : String(e));
+    throw unreadable(messageOf(e));
   }
   for (const f of files) {
     if (f.name.startsWith("/") || f.name.includes("\\") || f.name.split("/").includes("..")) {
@@ -199,7 +199,7 @@ function unpack(files: ZipEntry[], dir: string, sha: string): void {
     } catch { /* already gone */ }
     throw new McpxError(
       "CONFIG_INVALID",
-      `Cannot unpack the bundle into ${dir}: ${e instanceof Error ? e.message : String(e)}`,
+      `Cannot unpack the bundle into ${dir}: ${messageOf(e)}`,
       { hint: "Check the state directory's permissions; the configuration was not changed" },
     );
   }

@@ -1,7 +1,7 @@
 // The MCP registry's published API (`/v0.1/servers`), and turning one of its entries into an
 // `mcpServers` entry (docs/registry.md).
 
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 import { toNamespace } from "../names.ts";
 import { load } from "../_load.ts";
 
@@ -88,7 +88,7 @@ export async function registryGet(
   try {
     res = await fetcher(url, { headers: { accept: "application/json" } });
   } catch (e) {
-    throw unavailable(url, `cannot be reached: ${e instanceof Error ? e.message : String(e)}`);
+    throw unavailable(url, `cannot be reached: ${messageOf(e)}`);
   }
   if (res.status === 404) {
     await res.body?.cancel();
@@ -381,7 +381,7 @@ export async function fetchFile(
   try {
     res = await fetcher(url);
   } catch (e) {
-    throw fail(`cannot be reached (${e instanceof Error ? e.message : String(e)})`);
+    throw fail(`cannot be reached (${messageOf(e)})`);
   }
   if (!res.ok) {
     await res.body?.cancel();

@@ -293,48 +293,66 @@ async function denoProgress(
   key: string | undefined,
   each: (p: { progress: number; total?: number; message?: string }) => void,
 ): Promise<() => void> {
+  // A copy of lib/events/sse.ts's two readers, since this module imports nothing
+  // (lib/events/sse_test.ts holds the copy to them): nested, so no namespace loses their names.
+  function sseLines(each: (data: string) => void): (piece: string) => void {
+    let text = "";
+    return (piece) => {
+      text += piece;
+      let at: number;
+      while ((at = text.indexOf("\n")) >= 0) {
+        const line = text.slice(0, at);
+        text = text.slice(at + 1);
+        if (line.startsWith("data: ")) each(line.slice(6));
+      }
+    };
+  }
+  async function readSse(
+    conn: { read(into: Uint8Array): Promise<number | null> },
+    each: (data: string) => void,
+  ): Promise<{ reading: Promise<void> } | undefined> {
+    const decoder = new TextDecoder();
+    const buf = new Uint8Array(65536);
+    let text = "";
+    while (!text.includes("\r\n\r\n")) {
+      const n = await conn.read(buf);
+      if (n === null) return undefined;
+      text += decoder.decode(buf.subarray(0, n), { stream: true });
+    }
+    const push = sseLines(each);
+    const reading = (async () => {
+      try {
+        push(text);
+        for (;;) {
+          const n = await conn.read(buf);
+          if (n === null) return;
+          push(decoder.decode(buf.subarray(0, n), { stream: true }));
+        }
+      } catch { /* closed */ }
+    })();
+    return { reading };
+  }
+
   const conn = await deno.connect({ transport: "unix", path: socket() });
   const head = `GET /v1/events HTTP/1.1\r\nhost: mcpx\r\nconnection: close\r\n` +
     (key === undefined ? "" : `x-mcpx-token: ${key}\r\n`) + "\r\n";
   await conn.write(new TextEncoder().encode(head));
-  const decoder = new TextDecoder();
-  const buf = new Uint8Array(65536);
-  let text = "";
-  let subscribed = false;
   const stop = () => {
     try {
       conn.close();
     } catch { /* already closed */ }
   };
   // The answer's head (and the opening comment) arrive once the daemon has subscribed.
-  while (!subscribed) {
-    const n = await conn.read(buf);
-    if (n === null) return stop;
-    text += decoder.decode(buf.subarray(0, n), { stream: true });
-    subscribed = text.includes("\r\n\r\n");
-  }
-  void (async () => {
-    try {
-      for (;;) {
-        let at: number;
-        while ((at = text.indexOf("\n")) >= 0) {
-          const line = text.slice(0, at);
-          text = text.slice(at + 1);
-          if (!line.startsWith("data: ") || !line.includes(progress)) continue;
-          const event = JSON.parse(line.slice(6));
-          if (event?.type === "call.progress" && event.data?.token === progress) {
-            const { progress: p, total, message } = event.data;
-            try {
-              each({ progress: p, total, message });
-            } catch { /* the script's handler failed: not the call's failure */ }
-          }
-        }
-        const n = await conn.read(buf);
-        if (n === null) return;
-        text += decoder.decode(buf.subarray(0, n), { stream: true });
-      }
-    } catch { /* closed */ }
-  })();
+  await readSse(conn, (data) => {
+    if (!data.includes(progress)) return;
+    const event = JSON.parse(data);
+    if (event?.type === "call.progress" && event.data?.token === progress) {
+      const { progress: p, total, message } = event.data;
+      try {
+        each({ progress: p, total, message });
+      } catch { /* the script's handler failed: not the call's failure */ }
+    }
+  });
   return stop;
 }
 

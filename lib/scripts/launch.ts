@@ -14,7 +14,7 @@ import {
   type WorkerMessage,
 } from "../../launcher/protocol.ts";
 import type { RunOutput } from "./output.ts";
-import { descendants, parentOf, processTree, signalAll, signalGroup } from "../daemon/processes.ts";
+import { descendants, parentOf, processTree, signalAll, signalGroup } from "../_proc.ts";
 import { emitModule, type RuntimeCommand } from "./select.ts";
 
 /** How a run ended. */

@@ -14,7 +14,7 @@ import { planRun } from "./plan.ts";
 import { askDaemon, endSession, type Provision, provisionClient } from "./provision.ts";
 import { scriptEnvironment } from "./run.ts";
 import { ownLauncherDir, WORKER_URL } from "./select.ts";
-import { descendants, signalAll } from "../daemon/processes.ts";
+import { descendants, signalAll } from "../_proc.ts";
 import { tellDaemon } from "./launch.ts";
 import { incomplete, lastWord } from "./repl_input.ts";
 import type { History } from "../explore/history.ts";

@@ -17,6 +17,7 @@ import { remoteScriptEnv } from "../daemon/client.ts";
 import { failureOf, places, report, type RunOutcome } from "./report.ts";
 import {
   launcherDir,
+  nearestDenoConfig,
   ownLauncherDir,
   type RuntimeCommand,
   runtimeCommand,
@@ -78,7 +79,7 @@ async function typecheck(
     Deno.writeTextFileSync(target, `${o.program}\nimport type {} from ${JSON.stringify(url)};\n`);
     o.emitted.push(target);
   }
-  const config = nearestConfig(o.script);
+  const config = nearestDenoConfig(o.script);
   const result = await new Deno.Command(Deno.execPath(), {
     args: ["check", "--quiet", ...(config ? ["--config", config] : ["--no-config"]), target],
     cwd: ctx.io.cwd,
@@ -96,17 +97,6 @@ async function typecheck(
   }
   ctx.io.err(shown.endsWith("\n") ? shown : shown + "\n");
   return { exitCode: 1 };
-}
-
-function nearestConfig(script: string): string | undefined {
-  for (let dir = dirname(script);; dir = dirname(dir)) {
-    for (const name of ["deno.json", "deno.jsonc"]) {
-      try {
-        if (Deno.statSync(join(dir, name)).isFile) return join(dir, name);
-      } catch { /* keep looking */ }
-    }
-    if (dir === "/" || dir === dirname(dir)) return undefined;
-  }
 }
 
 /**

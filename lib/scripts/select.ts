@@ -4,6 +4,7 @@
 
 import { dirname, fromFileUrl, join } from "../_path.ts";
 import { McpxError } from "../errors.ts";
+import { findOnPath, isFile } from "../_fs.ts";
 
 /** `worker` runs the script in a Deno Worker inside mcpx; the others start a process. */
 export const RUNTIMES = ["worker", "deno", "bun", "node"] as const;
@@ -108,21 +109,8 @@ export function isCompiled(): boolean {
   return import.meta.url.includes("/deno-compile-");
 }
 
-/** The first executable called `name` on `PATH`. */
-export function findOnPath(
-  name: string,
-  env: Readonly<Record<string, string>>,
-): string | undefined {
-  for (const dir of (env.PATH ?? "").split(":")) {
-    if (!dir) continue;
-    const path = join(dir, name);
-    try {
-      const info = Deno.statSync(path);
-      if (info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0) return path;
-    } catch { /* not here */ }
-  }
-  return undefined;
-}
+// The doctor and the adapters find commands through this module, as it does (lib/_fs.ts).
+export { findOnPath };
 
 /**
  * The folder holding launcher/main.ts and its imports as plain files another runtime can load:
@@ -156,12 +144,11 @@ export function ownLauncherDir(): string {
   return here.protocol === "file:" ? fromFileUrl(here).replace(/\/$/, "") : here.href;
 }
 
-function nearestDenoConfig(script: string): string | undefined {
+/** The deno.json (or deno.jsonc) nearest `script`: in its folder, or the first above it with one. */
+export function nearestDenoConfig(script: string): string | undefined {
   for (let dir = dirname(script);; dir = dirname(dir)) {
     for (const name of ["deno.json", "deno.jsonc"]) {
-      try {
-        if (Deno.statSync(join(dir, name)).isFile) return join(dir, name);
-      } catch { /* keep looking */ }
+      if (isFile(join(dir, name))) return join(dir, name);
     }
     if (dir === "/" || dir === dirname(dir)) return undefined;
   }

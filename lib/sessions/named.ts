@@ -5,10 +5,11 @@
 // the daemon. The processes do not: a daemon that finds records a predecessor left marks their
 // servers lost, and the session says so instead of pretending (docs/sessions.md).
 
-import { McpxError } from "../errors.ts";
+import { McpxError, messageOf } from "../errors.ts";
 import { writeFileAtomic } from "../_atomic.ts";
 import { formatDuration, parseDuration } from "../duration.ts";
 import type { Caller } from "../pool/scope.ts";
+import type { LogSink } from "../log/daemon.ts";
 
 /** The version of the sessions file this code writes and reads. */
 export const SESSIONS_VERSION = 1;
@@ -177,12 +178,7 @@ export interface NamedSessionsDeps {
   user?: string;
   uid?: number;
   now?: () => number;
-  log(
-    level: "info" | "warn",
-    event: string,
-    message: string,
-    attrs?: Record<string, unknown>,
-  ): void;
+  log: LogSink;
   publish?(type: string, data: Record<string, unknown>): void;
   /** Stops every process serving the session `name`; resolves to how many. */
   stop(name: string, reason: string): Promise<number>;
@@ -245,7 +241,7 @@ export class NamedSessions {
         "warn",
         "session.file_unreadable",
         `Cannot read the named sessions in ${this.#deps.path} (${
-          e instanceof Error ? e.message : String(e)
+          messageOf(e)
         }); moved it to ${aside} and starting with none`,
       );
       return;
@@ -349,9 +345,7 @@ export class NamedSessions {
       this.#deps.log(
         "warn",
         "session.write_failed",
-        `Cannot write the named sessions to ${this.#deps.path}: ${
-          e instanceof Error ? e.message : String(e)
-        }`,
+        `Cannot write the named sessions to ${this.#deps.path}: ${messageOf(e)}`,
       );
     }
   }

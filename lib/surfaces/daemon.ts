@@ -1,4 +1,4 @@
-import { Context } from "../context.ts";
+import { Context, JSON_FLAG } from "../context.ts";
 import { runDaemon as runServer } from "../daemon/server.ts";
 import { OPERATIONS } from "../operations/mod.ts";
 import { load } from "../_load.ts";
@@ -10,9 +10,8 @@ import type { McpHost, ToolSet } from "./mcp/tools.ts";
 import { McpxError, toProblem } from "../errors.ts";
 import type { McpConnection } from "../mcp/types.ts";
 import { isPagePath } from "../daemon/ui_gate.ts";
-
-/** `--json` as a flag: a tool's answer is the operation's document, never its terminal form. */
-const JSON_FLAG = { key: "output.json", text: "true", spelling: "--json" };
+import { adHocOverTcp } from "../config/adhoc.ts";
+import type { LogSink } from "../log/daemon.ts";
 
 /**
  * The daemon as a surface: runs the daemon for the context's configuration, answering `/v1` with
@@ -51,9 +50,7 @@ export function runDaemon(
         const key = decodeURIComponent(exposed[1]);
         // An ad-hoc server's key names its command line: not for a holder of the listener token.
         if (key.split(",").some((ns) => ns.startsWith("adhoc:")) && context(req).caller.overTcp) {
-          return Promise.resolve(Response.json({
-            error: "An ad-hoc server (--stdio, --url) is refused over the daemon's TCP listener",
-          }, { status: 403 }));
+          return Promise.resolve(Response.json({ error: adHocOverTcp().message }, { status: 403 }));
         }
         let handler = gateways.get(key);
         if (!handler) gateways.set(key, handler = gatewayHandler(context(req), key.split(",")));
@@ -164,12 +161,8 @@ async function gatewayHandler(base: Context, namespaces: string[]): Promise<McpH
       base.daemon,
       { session },
     );
-  const log = (
-    level: "info" | "warn",
-    event: string,
-    message: string,
-    attrs?: Record<string, unknown>,
-  ) => base.daemon?.log?.write(level, event, message, attrs);
+  const log: LogSink = (level, event, message, attrs) =>
+    base.daemon?.log?.write(level, event, message, attrs);
   const host = {
     // A session answers what its calls' servers ask (lib/questions), else they stay questions.
     questions: registry.questions,

@@ -7,7 +7,7 @@ import { Context } from "../context.ts";
 import { McpxError, messageOf } from "../errors.ts";
 import { inlineFilePid, inlinePaths } from "../paths.ts";
 import { stopOrphans } from "../daemon/children.ts";
-import { processToken } from "../daemon/pid.ts";
+import { processToken } from "../_proc.ts";
 import { runDaemon } from "./daemon.ts";
 
 /**

@@ -7,6 +7,7 @@
 import type { Context } from "../context.ts";
 import { load } from "../_load.ts";
 import type { BusEvent } from "../events/bus.ts";
+import { readSse } from "../events/sse.ts";
 
 /** One progress report as a line: `[######    ] 3/5 step 3`, or `3 step 3` without a total. */
 export function progressLine(p: { progress: number; total?: number; message?: string }): string {
@@ -52,33 +53,12 @@ export async function withProgress<T>(
     const head = `GET /v1/events HTTP/1.1\r\nhost: mcpx\r\nconnection: close\r\n` +
       (key === undefined ? "" : `x-mcpx-token: ${key}\r\n`) + "\r\n";
     await conn.write(new TextEncoder().encode(head));
-    const open = conn;
     // The answer's head arrives once the daemon has subscribed.
-    const decoder = new TextDecoder();
-    const buf = new Uint8Array(65536);
-    let text = "";
-    while (!text.includes("\r\n\r\n")) {
-      const n = await open.read(buf);
-      if (n === null) throw new Error("closed");
-      text += decoder.decode(buf.subarray(0, n), { stream: true });
-    }
-    reading = (async () => {
-      try {
-        for (;;) {
-          let at: number;
-          while ((at = text.indexOf("\n")) >= 0) {
-            const line = text.slice(0, at);
-            text = text.slice(at + 1);
-            if (line.startsWith("data: ") && line.includes(token)) {
-              draw(JSON.parse(line.slice(6)) as BusEvent);
-            }
-          }
-          const n = await open.read(buf);
-          if (n === null) return;
-          text += decoder.decode(buf.subarray(0, n), { stream: true });
-        }
-      } catch { /* closed */ }
-    })();
+    const read = await readSse(conn, (data) => {
+      if (data.includes(token)) draw(JSON.parse(data) as BusEvent);
+    });
+    if (read === undefined) throw new Error("closed");
+    reading = read.reading;
   } catch {
     // No progress to show is no reason to fail the call: it is sent all the same.
   }

@@ -10,6 +10,7 @@ import { writeFileAtomic } from "../_atomic.ts";
 import { McpxError, messageOf } from "../errors.ts";
 import type { CallToolEnvelope, McpConnection } from "../mcp/types.ts";
 import type { TaskHold } from "../pool/registry.ts";
+import type { LogSink } from "../log/daemon.ts";
 
 /** The 2026-07-28 tasks extension's id (lib/mcp/sdk_connection.ts declares it on a request). */
 const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -90,7 +91,7 @@ export interface TasksDeps {
    */
   file?: string;
   publish?(type: string, data: Record<string, unknown>): void;
-  log?(level: "info" | "warn", event: string, msg: string, attrs?: Record<string, unknown>): void;
+  log?: LogSink;
   now?: () => number;
 }
 

@@ -11,6 +11,7 @@ import { Box, type Key, Text, useApp, useInput, useWindowSize } from "ink";
 import type { Grid, NamespaceItem, Row, StatsKind, ToolItem, ViewSource } from "./source.ts";
 import { STATS_KINDS } from "./source.ts";
 import { cellText, columnWidths, detailLines, fit, rowMatches, wrapLines } from "./format.ts";
+import { messageOf } from "../errors.ts";
 
 const h = React.createElement;
 const { useEffect, useMemo, useRef, useState } = React;
@@ -64,10 +65,6 @@ interface Filter {
 
 const NO_FILTER: Filter = { open: false, text: "" };
 const NO_KEY = {} as Key;
-
-function messageOf(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
 
 function clamp(n: number, lo: number, hi: number): number {
   return Math.max(lo, Math.min(hi, n));

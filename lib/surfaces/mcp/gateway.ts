@@ -36,6 +36,7 @@ import {
   type WithConn,
 } from "./gateway_tasks.ts";
 import { pageOf } from "./tools.ts";
+import type { LogSink } from "../../log/daemon.ts";
 
 export { type GatewayState, gatewayState, lacking } from "./gateway_asks.ts";
 
@@ -73,12 +74,7 @@ export interface GatewayHost {
     fn: (conn: McpConnection, timeoutMs: number) => Promise<T>,
   ): Promise<T>;
   end?(session: string): Promise<void>;
-  log?(
-    level: "info" | "warn",
-    event: string,
-    message: string,
-    attrs?: Record<string, unknown>,
-  ): void;
+  log?: LogSink;
 }
 
 type Kind = "tools" | "prompts" | "resources" | "resourceTemplates";

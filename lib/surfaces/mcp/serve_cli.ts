@@ -3,7 +3,7 @@
  * command's own `execute` ({@linkcode cliHost}); gateway mode (`--expose`) relayed to the daemon's
  * `/mcp/<ns>`. Loaded by lib/operations/serve_op.ts when the command runs.
  */
-import { Context } from "../../context.ts";
+import { Context, JSON_FLAG } from "../../context.ts";
 import type { Io } from "../../io.ts";
 import type { Operation } from "../../operations/define.ts";
 import { OPERATIONS } from "../../operations/mod.ts";
@@ -22,9 +22,6 @@ import {
 } from "@modelcontextprotocol/server";
 import { McpxError, messageOf } from "../../errors.ts";
 import { sameText } from "../../daemon/guard.ts";
-
-/** `--json` as a flag: a tool's answer is the operation's document, never its terminal form. */
-const JSON_FLAG = { key: "output.json", text: "true", spelling: "--json" };
 
 /**
  * What the serving process runs a tool with: the command's own `execute` (local, or over `/v1` in

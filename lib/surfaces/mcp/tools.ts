@@ -9,6 +9,7 @@ import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprot
 import { z } from "zod";
 import type { Operation, ParamSpec } from "../../operations/define.ts";
 import { McpxError, messageOf } from "../../errors.ts";
+import type { LogSink } from "../../log/daemon.ts";
 
 /** One tool of the MCP surface: its wire description and the operation behind it. */
 export interface McpTool {
@@ -48,12 +49,7 @@ export interface McpHost {
   /** The session is over (its client went away): release what it holds. */
   end?(session: string): Promise<void>;
   /** A record for the host's log (a cancellation, a session opened or closed). */
-  log?(
-    level: "info" | "warn",
-    event: string,
-    message: string,
-    attrs?: Record<string, unknown>,
-  ): void;
+  log?: LogSink;
 }
 
 /** One tool call as the host runs it. */
