@@ -45,7 +45,12 @@ function fakeHost() {
         return Promise.resolve(
           input.name === undefined
             ? { prompts: [{ namespace: "x", name: "greet", arguments: [{ name: "who" }] }] }
-            : { namespace: "x", name: input.name, messages: [{ role: "user", content: input }] },
+            : {
+              namespace: "x",
+              name: input.name,
+              // The input it was given, as the text of a valid message.
+              messages: [{ role: "user", content: { type: "text", text: JSON.stringify(input) } }],
+            },
         );
       }
       if (op.id === "resources.read") {
@@ -450,8 +455,10 @@ Deno.test("/mcp, 2025-11-25: a session per client lists, calls and pages, every 
     }, "every server's prompts, namespaced");
     const got = await a.send("prompts/get", { name: "x.greet", arguments: { who: "me" } });
     assert.deepEqual(
-      (got.frames[0].result as { messages: { content: Record<string, unknown> }[] }).messages[0]
-        .content,
+      JSON.parse(
+        (got.frames[0].result as { messages: { content: { text: string } }[] }).messages[0]
+          .content.text,
+      ),
       { server: "x", name: "greet", arguments: { who: "me" } },
     );
     const resources = await a.send("resources/list");
