@@ -31,6 +31,7 @@ import type { Operation, ParamSpec } from "../operations/define.ts";
 import { McpxError, messageOf } from "../errors.ts";
 import { completionsGet, promptsGet, resourcesRead } from "../operations/feature_ops.ts";
 import { VERSION } from "../version.ts";
+import { RevisionTransport } from "./mcp_revision.ts";
 
 /** One tool of the MCP surface: its wire description and the operation behind it. */
 export interface McpTool {
@@ -757,7 +758,10 @@ export async function serveStdioWith(
 ): Promise<void> {
   const session = named ?? newSessionKey();
   const closed = Promise.withResolvers<void>();
-  const transport = new LineTransport(Deno.stdin.readable, Deno.stdout.writable, maxLineBytes);
+  // Each result held to the revision the client negotiated (lib/surfaces/mcp_revision.ts).
+  const transport = new RevisionTransport(
+    new LineTransport(Deno.stdin.readable, Deno.stdout.writable, maxLineBytes),
+  );
   const handle = sdkServeStdio(() => {
     const server = make(session);
     const before = server.onclose;
@@ -881,7 +885,7 @@ export function httpHandlerWith(
         onsessionclosed: (id) => void closeLegacy(id, session, named !== undefined),
       });
     const server = make(session);
-    await server.connect(transport);
+    await server.connect(new RevisionTransport(transport));
     const res = await transport.handleRequest(req);
     // A failed initialize leaves no session behind.
     if (!transport.sessionId) await server.close();
