@@ -11,7 +11,11 @@
  * One reading is the schema's own: up to 2025-06-18 the schemas are generated from TypeScript
  * interfaces whose `params` redeclare the base `Request`'s (`Notification`'s), which drops the
  * `_meta` every request and notification may carry (the base's `params._meta`, the revisions'
- * "General fields"); a closed `params` there is given the base's `_meta` back.
+ * "General fields"); a closed `params` there is given the base's `_meta` back. And from 2026-07-28
+ * a `_meta` object (`RequestMetaObject`, `ResultMetaObject`, …) "extends MetaObject", whose rule is
+ * that any key may be added outside the prefixes MCP reserves (a second label `modelcontextprotocol`
+ * or `mcp`): closed, it still admits such keys (`io.mcpx/restarted`), and a reserved key only where
+ * the definition names it.
  */
 import { Validator } from "@cfworker/json-schema";
 
@@ -35,8 +39,8 @@ type Json = Record<string, unknown>;
  * except the JSON Schemas a message carries (a tool's input and output schema, an elicitation's
  * requested schema), whose keys are JSON Schema's vocabulary, not a revision's.
  */
-function strict(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(strict);
+function strict(node: unknown, name?: string): unknown {
+  if (Array.isArray(node)) return node.map((n) => strict(n));
   if (node === null || typeof node !== "object") return node;
   const out: Json = {};
   for (const [k, v] of Object.entries(node as Json)) {
@@ -45,15 +49,22 @@ function strict(node: unknown): unknown {
       ? Object.fromEntries(
         Object.entries(v as Json).map((
           [n, s],
-        ) => [n, k === "properties" && CARRIED.has(n) ? s : strict(s)]),
+        ) => [
+          n,
+          k === "properties" && CARRIED.has(n) ? s : strict(s, k === "properties" ? undefined : n),
+        ]),
       )
       : strict(v);
   }
   if ("properties" in out && !("additionalProperties" in out) && out.type === "object") {
     out.additionalProperties = false;
+    if (name?.endsWith("MetaObject")) out.patternProperties = { [UNRESERVED]: {} };
   }
   return out;
 }
+
+/** A `_meta` key outside the prefixes MCP reserves (MetaObject, 2026-07-28). */
+const UNRESERVED = "^(?![A-Za-z][A-Za-z0-9-]*\\.(modelcontextprotocol|mcp)[./])";
 
 const CARRIED = new Set(["inputSchema", "outputSchema", "requestedSchema"]);
 
@@ -93,7 +104,7 @@ function load(rev: Revision): Loaded {
   const key = "$defs" in schema ? "$defs" : "definitions";
   const raw = structuredClone(schema[key]) as Json;
   inheritMeta(raw);
-  const defs = strict(raw) as Json;
+  const defs = Object.fromEntries(Object.entries(raw).map(([n, s]) => [n, strict(s, n)]));
   const methods = new Map<string, { def: string; sides: Set<Side> }>();
   for (const side of ["client", "server"] as const) {
     for (const kind of ["Request", "Notification"]) {
@@ -136,11 +147,15 @@ export function problems(rev: Revision, def: string, value: unknown): string[] {
     validators.set(key, v);
   }
   const result = v.validate(value);
-  return result.valid
-    ? []
-    : result.errors.filter((e) => e.keyword !== "$ref" && e.keyword !== "properties").map((e) =>
-      `${e.instanceLocation}: ${e.error}`
-    ).slice(0, 8);
+  if (result.valid) return [];
+  // The deepest errors say it: those of an enclosing object or a `false` schema repeat them.
+  const errors = result.errors.filter((e) =>
+    e.keyword !== "$ref" && e.keyword !== "properties" && e.keyword !== "false"
+  );
+  const deepest = errors.filter((e) =>
+    !errors.some((d) => d.instanceLocation.startsWith(`${e.instanceLocation}/`))
+  );
+  return [...new Set(deepest.map((e) => `${e.instanceLocation}: ${e.error}`))].slice(0, 8);
 }
 
 /** The result definition of each method, whichever side answers it. */
