@@ -17,7 +17,7 @@ import {
   mcpToolName,
   type ToolSet,
 } from "../lib/surfaces/mcp/tools.ts";
-import { frameProblems, type Revision } from "./_mcp_schema.ts";
+import { frameProblems, type Revision, REVISIONS } from "./_mcp_schema.ts";
 
 const MODERN = "2026-07-28";
 const LEGACY = "2025-11-25";
@@ -44,7 +44,12 @@ function fakeHost() {
         return Promise.resolve(
           input.name === undefined
             ? { prompts: [{ namespace: "x", name: "greet", arguments: [{ name: "who" }] }] }
-            : { namespace: "x", name: input.name, messages: [{ role: "user", content: input }] },
+            : {
+              namespace: "x",
+              name: input.name,
+              // The input it was given, as the text of a valid message.
+              messages: [{ role: "user", content: { type: "text", text: JSON.stringify(input) } }],
+            },
         );
       }
       if (op.id === "resources.read") {
@@ -91,11 +96,19 @@ async function answerOf(res: Response): Promise<Answer> {
   return { status: res.status, headers: res.headers, frames };
 }
 
-/** Posts one body; every frame in the answer is checked against `rev`'s schema. */
+/**
+ * Posts one body; every frame in the answer is checked against `rev`'s schema (its problems
+ * added to `collect` when given, asserted absent otherwise).
+ */
 async function post(
   h: ReturnType<typeof handler>,
   body: unknown,
-  options: { rev: Revision; headers?: Record<string, string>; method?: string },
+  options: {
+    rev: Revision;
+    headers?: Record<string, string>;
+    method?: string;
+    collect?: string[];
+  },
 ): Promise<Answer> {
   const res = await h.fetch(
     new Request("http://127.0.0.1/mcp", {
@@ -111,6 +124,14 @@ async function post(
   );
   const answer = await answerOf(res);
   for (const frame of answer.frames) {
+    if (options.collect) {
+      options.collect.push(
+        ...frameProblems(options.rev, frame, options.method).map((p) =>
+          `${options.rev} ${options.method ?? "-"}: ${p}`
+        ),
+      );
+      continue;
+    }
     assert.deepEqual(
       frameProblems(options.rev, frame, options.method),
       [],
@@ -120,29 +141,35 @@ async function post(
   return answer;
 }
 
-/** A legacy session: initialize, then initialized; returns a poster for its requests. */
-async function legacySession(h: ReturnType<typeof handler>) {
+/** A legacy session at `rev`: initialize, then initialized; returns a poster for its requests. */
+async function legacySession(
+  h: ReturnType<typeof handler>,
+  rev: Revision = LEGACY,
+  collect?: string[],
+) {
   const init = await post(h, {
     jsonrpc: "2.0",
     id: 1,
     method: "initialize",
-    params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "t", version: "1" } },
-  }, { rev: LEGACY, method: "initialize" });
+    params: { protocolVersion: rev, capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  }, { rev, method: "initialize", collect });
   assert.equal(init.status, 200);
   const sid = init.headers.get("mcp-session-id");
   assert.ok(sid, "a legacy client gets a session");
-  const headers = { "mcp-session-id": sid, "mcp-protocol-version": LEGACY };
+  const headers = { "mcp-session-id": sid, "mcp-protocol-version": rev };
   const note = await post(h, { jsonrpc: "2.0", method: "notifications/initialized" }, {
-    rev: LEGACY,
+    rev,
     headers,
+    collect,
   });
   assert.equal(note.status, 202);
   let id = 10;
   const send = (method: string, params?: unknown) =>
     post(h, { jsonrpc: "2.0", id: id++, method, ...(params ? { params } : {}) }, {
-      rev: LEGACY,
+      rev,
       headers,
       method,
+      collect,
     });
   return { sid, init, send, headers };
 }
@@ -158,7 +185,7 @@ function modern(
   h: ReturnType<typeof handler>,
   method: string,
   params: Record<string, unknown> = {},
-  options: { version?: string; meta?: boolean; name?: string } = {},
+  options: { version?: string; meta?: boolean; name?: string; collect?: string[] } = {},
 ) {
   const version = options.version ?? MODERN;
   return post(h, {
@@ -169,6 +196,7 @@ function modern(
   }, {
     rev: MODERN,
     method,
+    collect: options.collect,
     headers: {
       "mcp-protocol-version": version,
       "mcp-method": method,
@@ -449,8 +477,10 @@ Deno.test("/mcp, 2025-11-25: a session per client lists, calls and pages, every 
     }, "every server's prompts, namespaced");
     const got = await a.send("prompts/get", { name: "x.greet", arguments: { who: "me" } });
     assert.deepEqual(
-      (got.frames[0].result as { messages: { content: Record<string, unknown> }[] }).messages[0]
-        .content,
+      JSON.parse(
+        (got.frames[0].result as { messages: { content: { text: string } }[] }).messages[0]
+          .content.text,
+      ),
       { server: "x", name: "greet", arguments: { who: "me" } },
     );
     const resources = await a.send("resources/list");
@@ -556,6 +586,72 @@ Deno.test("/mcp, 2026-07-28: discover, list and call with _meta; -32022 and -326
     assert.equal((noMeta.frames[0].error as { code: number }).code, -32602);
     const badCursor = await modern(h, "tools/list", { cursor: "%%%" });
     assert.equal((badCursor.frames[0].error as { code: number }).code, -32602);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("/mcp in every revision: what mcpx sends as a server is valid for the revision negotiated", async () => {
+  const { host } = fakeHost();
+  const h = handler(host);
+  const found: string[] = [];
+  try {
+    for (const rev of REVISIONS) {
+      let send: (method: string, params?: Record<string, unknown>) => Promise<Answer>;
+      if (rev === MODERN) {
+        const discover = await modern(h, "server/discover", {}, { collect: found });
+        const d = discover.frames[0].result as { supportedVersions: string[] };
+        assert.deepEqual(d.supportedVersions, [MODERN]);
+        send = (method, params) =>
+          modern(h, method, params, {
+            collect: found,
+            name: (params?.name ?? params?.uri) as string | undefined,
+          });
+      } else {
+        const session = await legacySession(h, rev, found);
+        const init = session.init.frames[0].result as { protocolVersion: string };
+        assert.equal(init.protocolVersion, rev, `${rev} is agreed to`);
+        send = session.send;
+        await send("ping");
+        await send("logging/setLevel", { level: "info" });
+      }
+      let cursor: string | undefined;
+      const listed: Record<string, unknown>[] = [];
+      do {
+        const page = await send("tools/list", cursor ? { cursor } : {});
+        const result = page.frames[0].result as { tools: typeof listed; nextCursor?: string };
+        listed.push(...result.tools);
+        cursor = result.nextCursor;
+      } while (cursor);
+      // What a later revision added is left out, and only then.
+      const ls = listed.find((t) => t.name === "mcpx_ls")!;
+      assert.equal("annotations" in ls, rev >= "2025-03-26", `${rev}: annotations`);
+      assert.equal(listed.some((t) => "outputSchema" in t), rev >= "2025-06-18", rev);
+      const echo = await send("tools/call", {
+        name: "mcpx_call",
+        arguments: { server: "x", tool: "echo" },
+      });
+      assert.equal((echo.frames[0].result as { isError?: boolean }).isError, undefined, rev);
+      await send("tools/call", { name: "mcpx_call", arguments: { server: "x", tool: "fail" } });
+      const version = await send("tools/call", { name: "mcpx_version", arguments: {} });
+      const v = version.frames[0].result as { content: { text: string }[] };
+      assert.equal("structuredContent" in v, rev >= "2025-06-18", `${rev}: structuredContent`);
+      assert.equal(typeof JSON.parse(v.content[0].text).version, "string", "the text keeps it");
+      const unknown = await send("tools/call", { name: "mcpx_nope", arguments: {} });
+      assert.equal((unknown.frames[0].error as { code: number }).code, -32602, rev);
+      await send("prompts/list");
+      await send("prompts/get", { name: "x.greet", arguments: { who: "me" } });
+      await send("resources/list");
+      await send("resources/templates/list");
+      await send("resources/read", { uri: "mcpx://x/file:///a" });
+      await send("completion/complete", {
+        ref: { type: "ref/resource", uri: "mcpx://{ns}/file:///a" },
+        argument: { name: "ns", value: "" },
+      });
+      const none = await send("no/such/method");
+      assert.ok(none.frames[0].error, rev);
+    }
+    assert.deepEqual(found, []);
   } finally {
     await h.close();
   }

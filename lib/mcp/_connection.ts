@@ -61,12 +61,17 @@ export interface ConnectOptions {
   };
 }
 
-/** The handshake's `capabilities` object for {@linkcode ConnectOptions.capabilities}. */
+/**
+ * The handshake's `capabilities` object for {@linkcode ConnectOptions.capabilities}; `modern`: as
+ * a 2026-07-28 request's `_meta` declares them, where `roots` has no `listChanged` (that revision
+ * has no roots/list_changed notification).
+ */
 export function declaredCapabilities(
   caps: ConnectOptions["capabilities"],
+  modern = false,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (caps?.roots) out.roots = { listChanged: true };
+  if (caps?.roots) out.roots = modern ? {} : { listChanged: true };
   if (caps?.elicitation && (caps.elicitation.form || caps.elicitation.url)) {
     out.elicitation = {
       ...(caps.elicitation.form ? { form: {} } : {}),

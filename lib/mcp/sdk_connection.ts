@@ -172,7 +172,11 @@ class Connection implements McpConnection {
       // Declared here, at construction (a handler installed after the handshake is one the server
       // was never told about), and only where a handler answers them: a server that believes it
       // can ask would otherwise wait on silence.
-      capabilities: options.onServerRequest ? declaredCapabilities(options.capabilities) : {},
+      // Under force-modern the era is known: its shape. prefer-modern's probe and fallback
+      // `initialize` share one object with the 2025 shape (docs/protocol.md).
+      capabilities: options.onServerRequest
+        ? declaredCapabilities(options.capabilities, spec.protocol === "force-modern")
+        : {},
       // 2026-07-28: an input_required result is answered through the same handlers as a
       // 2025-era server request, and resent with inputResponses and the requestState exactly as
       // received, at most elicit.inputRounds times.
@@ -469,7 +473,7 @@ class Connection implements McpConnection {
     const nonce = options.taskExtension ? crypto.randomUUID() : undefined;
     if (nonce) {
       const declared = this.#options.onServerRequest
-        ? declaredCapabilities(this.#options.capabilities)
+        ? declaredCapabilities(this.#options.capabilities, true)
         : {};
       params = {
         ...params,

@@ -5,6 +5,7 @@
  *
  * Loaded on demand: the daemon imports it on the first `/mcp` request, never at start.
  */
+import { RevisionTransport } from "./revision.ts";
 import {
   createMcpHandler,
   hostHeaderValidationResponse,
@@ -130,7 +131,7 @@ export function httpHandlerWith(
         onsessionclosed: (id) => void closeLegacy(id, session, named !== undefined),
       });
     const server = make(session);
-    await server.connect(transport);
+    await server.connect(new RevisionTransport(transport));
     const res = await transport.handleRequest(req);
     // A failed initialize leaves no session behind.
     if (!transport.sessionId) await server.close();

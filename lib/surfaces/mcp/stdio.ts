@@ -3,6 +3,7 @@
  * ({@linkcode readFrame}, which the Streamable HTTP handler uses for a POST body too) and every
  * one it cannot hand on answered.
  */
+import { RevisionTransport } from "./revision.ts";
 import {
   type JSONRPCMessage,
   type Server,
@@ -237,7 +238,10 @@ export async function serveStdioWith(
 ): Promise<void> {
   const session = named ?? newSessionKey();
   const closed = Promise.withResolvers<void>();
-  const transport = new LineTransport(Deno.stdin.readable, Deno.stdout.writable, maxLineBytes);
+  // Each result held to the revision the client negotiated (lib/surfaces/mcp/revision.ts).
+  const transport = new RevisionTransport(
+    new LineTransport(Deno.stdin.readable, Deno.stdout.writable, maxLineBytes),
+  );
   const handle = sdkServeStdio(() => {
     const server = make(session);
     const before = server.onclose;
