@@ -57,3 +57,9 @@ export function findOnPath(
   }
   return undefined;
 }
+
+/** `path` with a leading `~` or `~/` read as the home folder in `env` (unchanged without HOME). */
+export function expandHome(path: string, env: Readonly<Record<string, string>>): string {
+  if (path === "~") return env.HOME ?? path;
+  return path.startsWith("~/") && env.HOME ? join(env.HOME, path.slice(2)) : path;
+}

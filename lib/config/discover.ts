@@ -1,4 +1,4 @@
-import { isFile } from "../_fs.ts";
+import { expandHome, isFile } from "../_fs.ts";
 import { dirname, join, resolve } from "../_path.ts";
 import { McpxError, messageOf } from "../errors.ts";
 
@@ -143,7 +143,7 @@ export function discoverConfig(
     }
     const path = resolve(
       cwd,
-      entry.startsWith("~/") ? join(env.HOME ?? "", entry.slice(2)) : entry,
+      expandHome(entry, env),
     );
     let isDir: boolean;
     try {

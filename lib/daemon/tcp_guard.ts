@@ -26,6 +26,84 @@ export interface GuardedServer {
 
 const HEAD_END = new Uint8Array([13, 10, 13, 10]);
 
+const BUSY = new TextEncoder().encode(
+  "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\n" +
+    "connection: close\r\ncontent-length: 57\r\n\r\n" +
+    "Too many connections to the mcpx daemon; try again later\n",
+);
+
+/** Answers a connection past the cap 503 and closes it. */
+async function turnAway(conn: Deno.Conn): Promise<void> {
+  try {
+    await conn.write(BUSY);
+  } catch { /* gone already */ }
+  try {
+    conn.close();
+  } catch { /* closed */ }
+}
+
+/**
+ * Pipes `conn` and `upstream` both ways until either ends or a bound closes them: no request
+ * head within the header timeout, or silence past the idle timeout while nothing is being
+ * answered (`busy`). The pair is in `open` meanwhile.
+ */
+async function pipeBounded(
+  conn: Deno.Conn,
+  upstream: Deno.Conn,
+  bounds: TcpBounds,
+  open: Set<{ close(): void }>,
+  busy: () => boolean,
+  closedBy: (why: "headerTimeout" | "idleTimeout") => void,
+): Promise<void> {
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    clearTimeout(headTimer);
+    clearInterval(idleTimer);
+    for (const c of [conn, upstream]) {
+      try {
+        c.close();
+      } catch { /* closed */ }
+    }
+    open.delete(entry);
+  };
+  const entry = { close };
+  open.add(entry);
+  let lastBytes = Date.now();
+  let headSeen = false;
+  let carry = new Uint8Array(0);
+  const headTimer = setTimeout(() => {
+    if (headSeen) return;
+    closedBy("headerTimeout");
+    close();
+  }, bounds.headerTimeoutMs);
+  const idleTimer = setInterval(() => {
+    if (busy() || Date.now() - lastBytes < bounds.idleTimeoutMs) return;
+    closedBy("idleTimeout");
+    close();
+  }, Math.max(50, Math.min(1000, bounds.idleTimeoutMs / 4)));
+  const pump = async (from: Deno.Conn, to: Deno.Conn, inbound: boolean) => {
+    const buf = new Uint8Array(64 * 1024);
+    try {
+      for (;;) {
+        const n = await from.read(buf);
+        if (n === null) break;
+        lastBytes = Date.now();
+        const chunk = buf.subarray(0, n);
+        if (inbound && !headSeen) {
+          headSeen = endsHead(carry, chunk);
+          carry = chunk.slice(Math.max(0, n - 3));
+        }
+        let written = 0;
+        while (written < n) written += await to.write(chunk.subarray(written));
+      }
+    } catch { /* either side went away */ }
+    close();
+  };
+  await Promise.all([pump(conn, upstream, true), pump(upstream, conn, false)]);
+}
+
 /** Whether `chunk`, after the `carry` bytes that ended the previous one, holds `\r\n\r\n`. */
 function endsHead(carry: Uint8Array, chunk: Uint8Array): boolean {
   const joined = new Uint8Array(carry.length + chunk.length);
@@ -78,16 +156,7 @@ export function serveGuarded(
   const serveOne = async (conn: Deno.Conn) => {
     if (open.size >= bounds.maxConnections) {
       onRefused("maxConnections", open.size);
-      const busy = "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\n" +
-        "connection: close\r\ncontent-length: 57\r\n\r\n" +
-        "Too many connections to the mcpx daemon; try again later\n";
-      try {
-        await conn.write(new TextEncoder().encode(busy));
-      } catch { /* gone already */ }
-      try {
-        conn.close();
-      } catch { /* closed */ }
-      return;
+      return await turnAway(conn);
     }
     let upstream: Deno.UnixConn;
     try {
@@ -96,53 +165,14 @@ export function serveGuarded(
       conn.close();
       return;
     }
-    let closed = false;
-    const close = () => {
-      if (closed) return;
-      closed = true;
-      clearTimeout(headTimer);
-      clearInterval(idleTimer);
-      for (const c of [conn, upstream]) {
-        try {
-          c.close();
-        } catch { /* closed */ }
-      }
-      open.delete(entry);
-    };
-    const entry = { close };
-    open.add(entry);
-    let lastBytes = Date.now();
-    let headSeen = false;
-    let carry = new Uint8Array(0);
-    const headTimer = setTimeout(() => {
-      if (headSeen) return;
-      onRefused("headerTimeout", open.size);
-      close();
-    }, bounds.headerTimeoutMs);
-    const idleTimer = setInterval(() => {
-      if (answering > 0 || Date.now() - lastBytes < bounds.idleTimeoutMs) return;
-      onRefused("idleTimeout", open.size);
-      close();
-    }, Math.max(50, Math.min(1000, bounds.idleTimeoutMs / 4)));
-    const pump = async (from: Deno.Conn, to: Deno.Conn, inbound: boolean) => {
-      const buf = new Uint8Array(64 * 1024);
-      try {
-        for (;;) {
-          const n = await from.read(buf);
-          if (n === null) break;
-          lastBytes = Date.now();
-          const chunk = buf.subarray(0, n);
-          if (inbound && !headSeen) {
-            headSeen = endsHead(carry, chunk);
-            carry = chunk.slice(Math.max(0, n - 3));
-          }
-          let written = 0;
-          while (written < n) written += await to.write(chunk.subarray(written));
-        }
-      } catch { /* either side went away */ }
-      close();
-    };
-    await Promise.all([pump(conn, upstream, true), pump(upstream, conn, false)]);
+    await pipeBounded(
+      conn,
+      upstream,
+      bounds,
+      open,
+      () => answering > 0,
+      (why) => onRefused(why, open.size),
+    );
   };
 
   const accepting = (async () => {

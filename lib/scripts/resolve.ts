@@ -1,4 +1,4 @@
-import { isFile } from "../_fs.ts";
+import { expandHome, isFile } from "../_fs.ts";
 import { dirname, join, resolve } from "../_path.ts";
 import { McpxError } from "../errors.ts";
 import { nearest } from "../near.ts";
@@ -53,11 +53,6 @@ export interface ListedScript {
   description: string;
   /** The nearer script of the same name that wins over this one. */
   shadowedBy?: string;
-}
-
-function expandHome(path: string, env: Readonly<Record<string, string>>): string {
-  if (path === "~") return env.HOME ?? path;
-  return path.startsWith("~/") && env.HOME ? join(env.HOME, path.slice(2)) : path;
 }
 
 /**
