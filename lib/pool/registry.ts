@@ -38,9 +38,11 @@ import {
   type NotHanded,
   type RegistryCarry,
 } from "./handoff.ts";
+import type { CallFinished, CallOutput, CallRequest, Served } from "./call_types.ts";
 
 export { summarize, summarizeResult } from "./unwrap.ts";
 export type { HandedInstance, NotHanded, RegistryCarry } from "./handoff.ts";
+export type { CallFinished, CallOutput, CallRequest, TaskHold } from "./call_types.ts";
 
 /** At most this many servers are started at once by a refresh (`mcpx refresh`, `mcpx doctor`). */
 export const REFRESH_PARALLEL = 8;
@@ -70,17 +72,7 @@ export interface RegistryDeps extends Omit<PoolDeps, "listed" | "failed" | "chan
    * session names it, with its arguments and its result, each summarised (`mcpx session attach
    * --watch` shows them).
    */
-  called?(call: {
-    server: string;
-    tool: string;
-    instance: string;
-    durationMs: number;
-    ok: boolean;
-    error?: string;
-    session?: string;
-    arguments?: string;
-    result?: string;
-  }): void;
+  called?(call: CallFinished): void;
   /**
    * The named sessions (lib/sessions/named.ts): `enter` is told each call of a session before it
    * is served (it may refuse it, or return why its processes start fresh), `leave` after.
@@ -118,46 +110,6 @@ export interface LiveState {
 /** Calls made again after a sign-in: they fail as they are, with no second sign-in. */
 const RETRIED = new WeakSet<CallRequest>();
 
-/** One tool call, as `/v1` and the CLI ask for it. */
-export interface CallRequest {
-  server: string;
-  tool: string;
-  arguments: Record<string, unknown>;
-  caller: Caller;
-  raw?: boolean;
-  /**
-   * `key=value` words as they were typed, given their types here by the tool's input schema
-   * (lib/pool/words.ts), over `arguments`.
-   */
-  words?: readonly string[];
-  /** Hears the call's progress (`notifications/progress`); a progress token is sent with it. */
-  onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
-  /** How long a question waits for an inline answer before INPUT_REQUIRED (elicit.wait). */
-  elicitWaitMs?: number;
-  /**
-   * Hands the leased connection to a task (lib/tasks/tasks.ts) instead of calling the tool: the
-   * arguments are checked and curated as a call's are. Once it resolves, the lease is the task's
-   * to release (`hold.release()`, when the task ends or its TTL passes); its value is the
-   * output's `result`.
-   */
-  asTask?: (hold: TaskHold) => Promise<unknown>;
-}
-
-/** What a task is handed by {@linkcode CallRequest.asTask}. */
-export interface TaskHold {
-  conn: McpConnection;
-  /** The namespace, the tool as listed and its name on the server (curation may rename it). */
-  namespace: string;
-  tool: ToolInfo;
-  serverTool: string;
-  arguments: Record<string, unknown>;
-  instance: { id: string; pid: number | null; key: string };
-  /** How long one request to the server may take (the server's callTimeout). */
-  callTimeoutMs: number;
-  /** Frees the lease; once only, later calls do nothing. */
-  release(): void;
-}
-
 /** What `status` shows of one namespace. */
 export type NamespaceStatus = PoolStatus & {
   name: string;
@@ -166,29 +118,6 @@ export type NamespaceStatus = PoolStatus & {
   transport: string;
   sharedWith: string[];
 };
-
-/** One tool call's answer. */
-export interface CallOutput {
-  server: string;
-  tool: string;
-  result: unknown;
-  raw?: unknown;
-  instance: { id: string; pid: number | null; key: string };
-  durationMs: number;
-  /**
-   * The process that served this session before was stopped to make room, or exited, and this
-   * call ran on a fresh one: whatever state the old one held (a page, a login) is gone.
-   */
-  restarted?: true;
-  /** Why the old process went, when `restarted`. */
-  restartReason?: string;
-  /**
-   * Set when a server known to keep per-caller state, leased per session by default (the caller
-   * chose nothing), found no session and ran on a process of this call's own, stopped as it
-   * ended: what would fix it.
-   */
-  alone?: string;
-}
 
 /**
  * Function names per namespace and listed tools array (an instance's list is replaced, never
@@ -224,20 +153,6 @@ export function findNamedTool(
     `Server "${server}" has no tool "${name}"${didYouMean(name, names)}`,
     { hint: `It has: ${names.slice(0, 12).join(", ")}${names.length > 12 ? ", …" : ""}` },
   );
-}
-
-/** What a call learnt on its way to a process: the server, the instance, the session's log id. */
-interface Served {
-  instance?: Instance;
-  server?: string;
-  /** The tool's function name (what a user calls), and its name on the server when another. */
-  tool?: string;
-  serverTool?: string;
-  sessionId?: string;
-  /** Why a named session's processes start fresh (its servers did not survive a restart). */
-  note?: string;
-  /** What would have given the call a session's process: {@linkcode CallOutput.alone}. */
-  alone?: string;
 }
 
 /**
