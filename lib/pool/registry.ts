@@ -5,14 +5,7 @@ import type { Broker } from "../questions/broker.ts";
 import { signInQuestion, type StartSignIn } from "./sign_in.ts";
 import { selectServers, type ServerDef } from "../config/servers.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
-import {
-  type Adoption,
-  type Instance,
-  type Lease,
-  Pool,
-  type PoolDeps,
-  type PoolStatus,
-} from "./pool.ts";
+import { type Adoption, type Instance, type Lease, Pool, type PoolDeps } from "./pool.ts";
 import {
   type Caller,
   type Discover,
@@ -34,11 +27,21 @@ import {
   type RegistryCarry,
 } from "./handoff.ts";
 import type { CallFinished, CallOutput, CallRequest, Served } from "./call_types.ts";
+import {
+  childrenOf,
+  type LiveState,
+  liveStateOf,
+  type NamespaceStatus,
+  namespaceStatus,
+  sessionInstancesOf,
+  type SessionProcess,
+} from "./status.ts";
 import { callEnd, checkedArguments, findNamedTool, finishedCall, outputOf } from "./call_steps.ts";
 
 export { summarize, summarizeResult } from "./unwrap.ts";
 export type { HandedInstance, NotHanded, RegistryCarry } from "./handoff.ts";
 export type { CallFinished, CallOutput, CallRequest, TaskHold } from "./call_types.ts";
+export type { LiveState, NamespaceStatus, SessionProcess } from "./status.ts";
 
 /** At most this many servers are started at once by a refresh (`mcpx refresh`, `mcpx doctor`). */
 export const REFRESH_PARALLEL = 8;
@@ -95,25 +98,8 @@ export interface RegistryDeps extends Omit<PoolDeps, "listed" | "failed" | "chan
   signIn?: StartSignIn;
 }
 
-/** What the daemon keeps for `mcpx ls` and `mcpx run` to read without asking it. */
-export interface LiveState {
-  /** Live processes per namespace. */
-  live: Record<string, number>;
-  /** The scope key of every live process (`global`, `session:<id>`, …). */
-  keys: string[];
-}
-
 /** Calls made again after a sign-in: they fail as they are, with no second sign-in. */
 const RETRIED = new WeakSet<CallRequest>();
-
-/** What `status` shows of one namespace. */
-export type NamespaceStatus = PoolStatus & {
-  name: string;
-  sharing: string;
-  scope: string;
-  transport: string;
-  sharedWith: string[];
-};
 
 /** Every configured server's pool, with calls, status, restart and refresh over them. */
 export class Registry {
@@ -261,32 +247,12 @@ export class Registry {
 
   /** Every server process running now: its pid, its server's name and its instance. */
   children(): { pid: number; server: string; instance: string }[] {
-    const out: { pid: number; server: string; instance: string }[] = [];
-    for (const p of this.#active) {
-      for (const i of p.instances()) {
-        if (i.pid !== undefined) out.push({ pid: i.pid, server: p.def.name, instance: i.id });
-      }
-    }
-    return out;
+    return childrenOf(this.#active);
   }
 
-  /**
-   * Live processes per namespace, as `status()` counts them (a shared pool's under its first
-   * namespace; a namespace with none is left out), and the keys they serve. Linear in pools and
-   * processes: it runs whenever a process starts or stops.
-   */
+  /** Live processes per namespace, as `status()` counts them, and the keys they serve. */
   liveState(): LiveState {
-    const live: Record<string, number> = {};
-    const keys = new Set<string>();
-    for (const pool of this.#active) {
-      const instances = pool.instances();
-      const spaces = this.#namespaces.get(pool);
-      // A pool a reload dropped keeps its processes only until they are stopped.
-      if (instances.length === 0 || !spaces) continue;
-      live[spaces[0]] = instances.length;
-      for (const i of instances) keys.add(i.key);
-    }
-    return { live, keys: [...keys] };
+    return liveStateOf(this.#active, this.#namespaces);
   }
 
   /** Starts the idle reaper and the pid watcher. */
@@ -631,7 +597,7 @@ export class Registry {
    */
   status(): NamespaceStatus[] {
     const seen = new Set<Pool>();
-    return [...this.#entries.values()].map((e) => this.#statusOf(e, seen));
+    return [...this.#entries.values()].map((e) => namespaceStatus(e, this.#namespaces, seen));
   }
 
   /**
@@ -642,29 +608,10 @@ export class Registry {
     const seen = new Set<Pool>();
     const out: NamespaceStatus[] = [];
     for (const e of this.#entries.values()) {
-      out.push(this.#statusOf(e, seen));
+      out.push(namespaceStatus(e, this.#namespaces, seen));
       if (out.length % slice === 0) await new Promise((r) => setTimeout(r, 0));
     }
     return out;
-  }
-
-  #statusOf({ def, pool }: { def: ServerDef; pool: Pool }, seen: Set<Pool>): NamespaceStatus {
-    const st = pool.status();
-    const first = !seen.has(pool);
-    seen.add(pool);
-    const spaces = this.#namespaces.get(pool)!;
-    return {
-      ...st,
-      namespace: def.namespace,
-      state: def.disabled ? "disabled" : st.state,
-      name: def.name,
-      sharing: def.pool.sharing,
-      scope: def.pool.scope,
-      transport: def.transport,
-      sharedWith: first ? spaces.filter((n) => n !== def.namespace) : [spaces[0]],
-      instances: first ? st.instances : [],
-      queue: first ? st.queue : { waiting: 0, oldestWaitMs: 0 },
-    };
   }
 
   /** The sizes of every pool's tables ({@linkcode Pool.tables}), summed, and the registry's own. */
@@ -691,20 +638,8 @@ export class Registry {
   }
 
   /** The processes serving each session (`session:<name>` keys), by the session's name. */
-  sessionInstances(): Map<string, { server: string; instance: string; pid: number | null }[]> {
-    const out = new Map<string, { server: string; instance: string; pid: number | null }[]>();
-    for (const p of this.#active) {
-      for (const i of p.instances()) {
-        const scope = scopeOf(i.key);
-        if (!scope.startsWith("session:")) continue;
-        const name = scope.slice("session:".length);
-        let list = out.get(name);
-        if (!list) out.set(name, list = []);
-        const server = this.#namespaces.get(p)?.[0] ?? p.def.name;
-        list.push({ server, instance: i.id, pid: i.pid ?? null });
-      }
-    }
-    return out;
+  sessionInstances(): Map<string, SessionProcess[]> {
+    return sessionInstancesOf(this.#active, this.#namespaces);
   }
 
   /** Stops every instance keyed to a session a caller minted, now that it has finished. */
