@@ -16,7 +16,6 @@ import {
 } from "./scope.ts";
 import type { Selection } from "../config/servers.ts";
 import { errorText } from "./unwrap.ts";
-import { bounded } from "../_bounded.ts";
 import { type OwnersDeps, SessionOwners } from "./owners.ts";
 import { invokeWatched } from "./invoke.ts";
 import {
@@ -27,6 +26,7 @@ import {
   type RegistryCarry,
 } from "./handoff.ts";
 import type { CallFinished, CallOutput, CallRequest, Served } from "./call_types.ts";
+import { type Refreshed, refreshPools } from "./refresh.ts";
 import {
   childrenOf,
   type LiveState,
@@ -42,9 +42,7 @@ export { summarize, summarizeResult } from "./unwrap.ts";
 export type { HandedInstance, NotHanded, RegistryCarry } from "./handoff.ts";
 export type { CallFinished, CallOutput, CallRequest, TaskHold } from "./call_types.ts";
 export type { LiveState, NamespaceStatus, SessionProcess } from "./status.ts";
-
-/** At most this many servers are started at once by a refresh (`mcpx refresh`, `mcpx doctor`). */
-export const REFRESH_PARALLEL = 8;
+export { REFRESH_PARALLEL, type Refreshed } from "./refresh.ts";
 
 /**
  * What the registry needs from the daemon: a pool's needs (`logParent`, the daemon's log id, is
@@ -665,42 +663,12 @@ export class Registry {
    */
   async refresh(
     caller: Caller = {},
-  ): Promise<{ namespace: string; tools?: ToolInfo[]; error?: string }[]> {
-    const byPool = new Map<Pool, Promise<{ tools?: ToolInfo[]; error?: string }>>();
-    const listOne = async (p: Pool) => {
-      const live = p.instances().find((i) => i.state === "ready" && i.conn);
-      try {
-        if (live) {
-          live.tools = await live.conn!.listTools();
-          this.#cache?.listed(this.#namesOf(p), p.def.identity, live.tools);
-          return { tools: live.tools };
-        }
-        p.clearCooldown();
-        const env = p.def.envFrom === "caller" ? scopeKey(p.def, caller, () => undefined).env : {};
-        const lease = await p.acquire(
-          { key: `refresh:${crypto.randomUUID()}`, ephemeral: true, env },
-          p.def.pool.startTimeoutMs,
-        );
-        lease.release();
-        return { tools: lease.instance.tools };
-      } catch (e) {
-        return { error: messageOf(e) };
-      }
-    };
-    const enabled = [...this.#entries.values()].filter((e) => !e.def.disabled);
-    const gate = bounded(REFRESH_PARALLEL);
-    for (const { pool } of enabled) {
-      if (!byPool.has(pool)) byPool.set(pool, gate(() => listOne(pool)));
-    }
-    const out = await Promise.all(enabled.map(async ({ def, pool }) => {
-      const got = await byPool.get(pool)!;
-      return got.tools
-        ? {
-          namespace: def.namespace,
-          tools: def.curateTools(got.tools.filter((t) => def.showsTool(t.name))),
-        }
-        : { namespace: def.namespace, error: got.error };
-    }));
+  ): Promise<Refreshed[]> {
+    const out = await refreshPools(
+      this.#entries.values(),
+      (p, tools) => this.#cache?.listed(this.#namesOf(p), p.def.identity, tools),
+      caller,
+    );
     // The answer means the schema cache file says so too, rewritten whole (a refresh is also how a
     // removed or corrupt file is made right): a caller reads it next.
     this.#cache?.persist();
