@@ -299,8 +299,12 @@ export class Registry {
       );
     }
     if (found.def.disabled) {
+      // Disabled by the top-level pool block, the entry's own block is what turns it on again.
+      const byPool = found.def.filters.disabled?.from === "pool";
       throw new McpxError("SERVER_NOT_FOUND", `Server "${name}" is disabled in the configuration`, {
-        hint: 'Remove "disabled" from its entry to use it',
+        hint: byPool
+          ? 'Write "mcpx": { "disabled": false } in its entry, or remove "disabled" from the top-level "pool" block'
+          : 'Remove "disabled" from its entry to use it',
       });
     }
     return found;
