@@ -1,35 +1,15 @@
 import { McpxError, messageOf } from "../errors.ts";
-import { traceAttrs } from "../log/trace_ids.ts";
 import { didYouMean } from "../near.ts";
 import type { CallToolEnvelope, McpConnection, ToolInfo } from "../mcp/types.ts";
 import type { Broker } from "../questions/broker.ts";
-import { signInQuestion, type StartSignIn } from "./sign_in.ts";
+import { signInQuestion } from "./sign_in.ts";
 import { selectServers, type ServerDef } from "../config/servers.ts";
-import { functionNames } from "../names.ts";
 import type { CacheWriter } from "../cache/schema_cache.ts";
-import {
-  type Adoption,
-  type Instance,
-  type Lease,
-  Pool,
-  type PoolDeps,
-  type PoolStatus,
-} from "./pool.ts";
-import { newId } from "../log/ids.ts";
-import {
-  type Caller,
-  type Discover,
-  parentSessionKey,
-  scopeKey,
-  scopeOf,
-  sessionKey,
-} from "./scope.ts";
+import { type Adoption, type Instance, type Lease, Pool } from "./pool.ts";
+import { type Caller, parentSessionKey, scopeKey, scopeOf, sessionKey } from "./scope.ts";
 import type { Selection } from "../config/servers.ts";
-import { errorText, summarize, summarizeResult, unwrapResult } from "./unwrap.ts";
-import { checkKeys, validateArguments } from "./validate.ts";
-import { typeWords } from "./words.ts";
-import { bounded } from "../_bounded.ts";
-import { type OwnersDeps, SessionOwners } from "./owners.ts";
+import { errorText } from "./unwrap.ts";
+import { SessionOwners } from "./owners.ts";
 import { invokeWatched } from "./invoke.ts";
 import {
   adoptInstances,
@@ -38,270 +18,29 @@ import {
   type NotHanded,
   type RegistryCarry,
 } from "./handoff.ts";
+import type { CallOutput, CallRequest, Served } from "./call_types.ts";
+import type { RegistryDeps } from "./registry_deps.ts";
+import { type Refreshed, refreshPools } from "./refresh.ts";
+import {
+  childrenOf,
+  type LiveState,
+  liveStateOf,
+  type NamespaceStatus,
+  namespaceStatus,
+  sessionInstancesOf,
+  type SessionProcess,
+} from "./status.ts";
+import { callEnd, checkedArguments, findNamedTool, finishedCall, outputOf } from "./call_steps.ts";
 
 export { summarize, summarizeResult } from "./unwrap.ts";
 export type { HandedInstance, NotHanded, RegistryCarry } from "./handoff.ts";
-
-/** At most this many servers are started at once by a refresh (`mcpx refresh`, `mcpx doctor`). */
-export const REFRESH_PARALLEL = 8;
-
-/**
- * What the registry needs from the daemon: a pool's needs (`logParent`, the daemon's log id, is
- * also the parent of what the registry creates when no run asked for it) but what the registry
- * tells its pools itself, what tells a session's owner and a call's caller alive
- * (`identify`, `descendants`: lib/pool/owners.ts), and its own.
- */
-export interface RegistryDeps extends Omit<PoolDeps, "listed" | "failed" | "changed">, OwnersDeps {
-  discover: Discover;
-  /** MCPX_TRACE / logging.trace: one log line per call naming the instance that served it. */
-  trace: boolean;
-  /** How often idle instances are reaped. */
-  reapIntervalMs: number;
-  alive(pid: number): boolean;
-  /** Where listings and start failures are recorded for `ls`, `types` and `search`. */
-  cache?: CacheWriter;
-  /**
-   * Told the live processes per namespace (as `status()` counts them) and the scope keys they
-   * serve whenever they change, at most once per turn of the event loop.
-   */
-  live?(state: LiveState): void;
-  /**
-   * Told each call that finished, answered or not (the `call.finished` event); a call in a
-   * session names it, with its arguments and its result, each summarised (`mcpx session attach
-   * --watch` shows them).
-   */
-  called?(call: {
-    server: string;
-    tool: string;
-    instance: string;
-    durationMs: number;
-    ok: boolean;
-    error?: string;
-    session?: string;
-    arguments?: string;
-    result?: string;
-  }): void;
-  /**
-   * The named sessions (lib/sessions/named.ts): `enter` is told each call of a session before it
-   * is served (it may refuse it, or return why its processes start fresh), `leave` after.
-   */
-  sessions?: {
-    enter(caller: Caller): string | undefined;
-    leave(caller: Caller): void;
-    /** Whether a scope key is an open named session's: its TTL, not idleTimeout, stops it. */
-    keeps?(key: string): boolean;
-  };
-  /** Told the server processes (pid, server, instance) whenever they change, like `live`. */
-  children?(list: { pid: number; server: string; instance: string }[]): void;
-  /**
-   * The daemon's questions (lib/questions/broker.ts): a call whose server asks one waits
-   * `elicitWaitMs` for an inline answer, then fails INPUT_REQUIRED with the ticket while the call
-   * goes on in the daemon.
-   */
-  questions?: Broker;
-  elicitWaitMs?: number;
-  /**
-   * Starts a sign-in in the daemon for a call that needs OAuth and has no token
-   * (lib/pool/sign_in.ts): the URL becomes a URL-mode question, the call INPUT_REQUIRED.
-   */
-  signIn?: StartSignIn;
-}
-
-/** What the daemon keeps for `mcpx ls` and `mcpx run` to read without asking it. */
-export interface LiveState {
-  /** Live processes per namespace. */
-  live: Record<string, number>;
-  /** The scope key of every live process (`global`, `session:<id>`, …). */
-  keys: string[];
-}
+export type { CallFinished, CallOutput, CallRequest, TaskHold } from "./call_types.ts";
+export type { LiveState, NamespaceStatus, SessionProcess } from "./status.ts";
+export { REFRESH_PARALLEL, type Refreshed } from "./refresh.ts";
+export type { RegistryDeps } from "./registry_deps.ts";
 
 /** Calls made again after a sign-in: they fail as they are, with no second sign-in. */
 const RETRIED = new WeakSet<CallRequest>();
-
-/** One tool call, as `/v1` and the CLI ask for it. */
-export interface CallRequest {
-  server: string;
-  tool: string;
-  arguments: Record<string, unknown>;
-  caller: Caller;
-  raw?: boolean;
-  /**
-   * `key=value` words as they were typed, given their types here by the tool's input schema
-   * (lib/pool/words.ts), over `arguments`.
-   */
-  words?: readonly string[];
-  /** Hears the call's progress (`notifications/progress`); a progress token is sent with it. */
-  onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
-  /** How long a question waits for an inline answer before INPUT_REQUIRED (elicit.wait). */
-  elicitWaitMs?: number;
-  /**
-   * Hands the leased connection to a task (lib/tasks/tasks.ts) instead of calling the tool: the
-   * arguments are checked and curated as a call's are. Once it resolves, the lease is the task's
-   * to release (`hold.release()`, when the task ends or its TTL passes); its value is the
-   * output's `result`.
-   */
-  asTask?: (hold: TaskHold) => Promise<unknown>;
-}
-
-/** What a task is handed by {@linkcode CallRequest.asTask}. */
-export interface TaskHold {
-  conn: McpConnection;
-  /** The namespace, the tool as listed and its name on the server (curation may rename it). */
-  namespace: string;
-  tool: ToolInfo;
-  serverTool: string;
-  arguments: Record<string, unknown>;
-  instance: { id: string; pid: number | null; key: string };
-  /** How long one request to the server may take (the server's callTimeout). */
-  callTimeoutMs: number;
-  /** Frees the lease; once only, later calls do nothing. */
-  release(): void;
-}
-
-/** What `status` shows of one namespace. */
-export type NamespaceStatus = PoolStatus & {
-  name: string;
-  sharing: string;
-  scope: string;
-  transport: string;
-  sharedWith: string[];
-};
-
-/** One tool call's answer. */
-export interface CallOutput {
-  server: string;
-  tool: string;
-  result: unknown;
-  raw?: unknown;
-  instance: { id: string; pid: number | null; key: string };
-  durationMs: number;
-  /**
-   * The process that served this session before was stopped to make room, or exited, and this
-   * call ran on a fresh one: whatever state the old one held (a page, a login) is gone.
-   */
-  restarted?: true;
-  /** Why the old process went, when `restarted`. */
-  restartReason?: string;
-  /**
-   * Set when a server known to keep per-caller state, leased per session by default (the caller
-   * chose nothing), found no session and ran on a process of this call's own, stopped as it
-   * ended: what would fix it.
-   */
-  alone?: string;
-}
-
-/**
- * Function names per namespace and listed tools array (an instance's list is replaced, never
- * mutated), so a call does not recompute them.
- */
-const NAMES = new WeakMap<ServerDef, WeakMap<ToolInfo[], Map<string, string>>>();
-
-/** Finds a tool by its real name or by its identifier form (`fancy-name` as `fancy_name`). */
-export function findTool(def: ServerDef, all: ToolInfo[], name: string): ToolInfo {
-  return findNamedTool(def, all, name).tool;
-}
-
-/**
- * {@linkcode findTool}, with the function name the tool is called by (`get_sum` for the listed
- * `get-sum`): the one name errors, log records and `mcpx stats` show.
- */
-export function findNamedTool(
-  def: ServerDef,
-  all: ToolInfo[],
-  name: string,
-): { tool: ToolInfo; fn: string } {
-  const server = def.namespace;
-  const tools = def.curateTools(all.filter((t) => def.showsTool(t.name)));
-  let byList = NAMES.get(def);
-  if (!byList) NAMES.set(def, byList = new WeakMap());
-  let fn = byList.get(all);
-  if (!fn) byList.set(all, fn = functionNames(tools));
-  const tool = tools.find((t) => t.name === name) ?? tools.find((t) => fn.get(t.name) === name);
-  if (tool) return { tool, fn: fn.get(tool.name) ?? tool.name };
-  const names = tools.map((t) => fn.get(t.name)!);
-  throw new McpxError(
-    "TOOL_NOT_FOUND",
-    `Server "${server}" has no tool "${name}"${didYouMean(name, names)}`,
-    { hint: `It has: ${names.slice(0, 12).join(", ")}${names.length > 12 ? ", …" : ""}` },
-  );
-}
-
-/** What a call learnt on its way to a process: the server, the instance, the session's log id. */
-interface Served {
-  instance?: Instance;
-  server?: string;
-  /** The tool's function name (what a user calls), and its name on the server when another. */
-  tool?: string;
-  serverTool?: string;
-  sessionId?: string;
-  /** Why a named session's processes start fresh (its servers did not survive a restart). */
-  note?: string;
-  /** What would have given the call a session's process: {@linkcode CallOutput.alone}. */
-  alone?: string;
-}
-
-/**
- * A call's arguments, before the configuration's fixed ones join them: `key=value`
- * words typed by the tool's schema, and refused when they name a parameter the configuration
- * fixes or hides (`hidden`), has no such key, or breaks the schema.
- */
-function checkedArguments(
-  def: ServerDef,
-  tool: ToolInfo,
-  fn: string,
-  req: CallRequest,
-  hidden: readonly string[],
-): Record<string, unknown> {
-  const args = req.words
-    ? typeWords(tool.inputSchema, req.words, `${def.namespace}.${fn}`, req.arguments)
-    : req.arguments;
-  const unwanted = hidden.filter((k) => Object.hasOwn(args, k));
-  if (unwanted.length) {
-    throw new McpxError(
-      "INVALID_ARGUMENTS",
-      `Invalid arguments for ${def.namespace}.${fn}: ${
-        unwanted.map((k) => `"${k}"`).join(", ")
-      } is not a parameter here (the configuration fixes or hides it)`,
-      { hint: `\`mcpx types ${def.namespace}.${fn}\` shows the accepted fields` },
-    );
-  }
-  checkKeys(def.namespace, fn, tool.inputSchema, args);
-  validateArguments(def.namespace, fn, tool.inputSchema, args);
-  return args;
-}
-
-/**
- * A call's answer: its result unwrapped (and the envelope, when `raw`), the instance that served
- * it, and what the caller should know of its session's process (`alone`, `restarted`).
- */
-function outputOf(
-  def: ServerDef,
-  fn: string,
-  lease: Lease,
-  envelope: CallToolEnvelope,
-  req: CallRequest,
-  served: Served,
-  durationMs: number,
-): CallOutput {
-  return {
-    server: def.namespace,
-    tool: fn,
-    result: unwrapResult(envelope),
-    ...(req.raw ? { raw: envelope } : {}),
-    instance: {
-      id: lease.instance.id,
-      pid: lease.instance.pid ?? null,
-      key: lease.instance.key,
-    },
-    durationMs,
-    ...(served.alone !== undefined ? { alone: served.alone } : {}),
-    ...(lease.restarted
-      ? { restarted: true, restartReason: lease.restarted }
-      : served.note
-      ? { restarted: true, restartReason: served.note }
-      : {}),
-  };
-}
 
 /** Every configured server's pool, with calls, status, restart and refresh over them. */
 export class Registry {
@@ -449,32 +188,12 @@ export class Registry {
 
   /** Every server process running now: its pid, its server's name and its instance. */
   children(): { pid: number; server: string; instance: string }[] {
-    const out: { pid: number; server: string; instance: string }[] = [];
-    for (const p of this.#active) {
-      for (const i of p.instances()) {
-        if (i.pid !== undefined) out.push({ pid: i.pid, server: p.def.name, instance: i.id });
-      }
-    }
-    return out;
+    return childrenOf(this.#active);
   }
 
-  /**
-   * Live processes per namespace, as `status()` counts them (a shared pool's under its first
-   * namespace; a namespace with none is left out), and the keys they serve. Linear in pools and
-   * processes: it runs whenever a process starts or stops.
-   */
+  /** Live processes per namespace, as `status()` counts them, and the keys they serve. */
   liveState(): LiveState {
-    const live: Record<string, number> = {};
-    const keys = new Set<string>();
-    for (const pool of this.#active) {
-      const instances = pool.instances();
-      const spaces = this.#namespaces.get(pool);
-      // A pool a reload dropped keeps its processes only until they are stopped.
-      if (instances.length === 0 || !spaces) continue;
-      live[spaces[0]] = instances.length;
-      for (const i of instances) keys.add(i.key);
-    }
-    return { live, keys: [...keys] };
+    return liveStateOf(this.#active, this.#namespaces);
   }
 
   /** Starts the idle reaper and the pid watcher. */
@@ -523,8 +242,12 @@ export class Registry {
       );
     }
     if (found.def.disabled) {
+      // Disabled by the top-level pool block, the entry's own block is what turns it on again.
+      const byPool = found.def.filters.disabled?.from === "pool";
       throw new McpxError("SERVER_NOT_FOUND", `Server "${name}" is disabled in the configuration`, {
-        hint: 'Remove "disabled" from its entry to use it',
+        hint: byPool
+          ? 'Write "mcpx": { "disabled": false } in its entry, or remove "disabled" from the top-level "pool" block'
+          : 'Remove "disabled" from its entry to use it',
       });
     }
     return found;
@@ -566,26 +289,13 @@ export class Registry {
       throw e;
     } finally {
       if (entered) this.#deps.sessions!.leave(req.caller);
-      const inst = served.instance;
-      // One name per tool: the function name a user calls, whichever spelling reached it, so that
-      // `mcpx stats` groups `get_sum` and `get-sum` as one; the server's own name rides beside.
       const tool = served.tool ?? req.tool;
-      this.#deps.log(failure ? "warn" : "info", "call.end", `${req.server}.${tool}`, {
-        id: newId("cal"),
-        parent: req.caller.runId ?? this.#deps.logParent,
-        server: served.server ?? req.server,
-        tool,
-        ...(served.serverTool && served.serverTool !== tool
-          ? { serverTool: served.serverTool }
-          : {}),
-        ...(inst ? { instanceId: inst.logId, instance: inst.id } : {}),
-        ...(req.caller.session ? { session: req.caller.session } : {}),
-        ...(served.sessionId ? { sessionId: served.sessionId } : {}),
-        durationMs: Math.round((performance.now() - started) * 100) / 100,
-        ok: !failure,
-        ...(failure ? { error: messageOf(failure) } : {}),
-        ...traceAttrs(req.caller.ids),
-      });
+      this.#deps.log(
+        failure ? "warn" : "info",
+        "call.end",
+        `${req.server}.${tool}`,
+        callEnd(req, served, started, failure, this.#deps.logParent),
+      );
     }
   }
 
@@ -798,21 +508,7 @@ export class Registry {
   ): void {
     if (!this.#deps.called) return;
     try {
-      const session = req.caller.session;
-      this.#deps.called({
-        server: def.namespace,
-        tool,
-        instance: inst.id,
-        durationMs: Math.round((performance.now() - started) * 100) / 100,
-        ok: error === undefined,
-        ...(error === undefined ? {} : { error }),
-        // What a watcher of the session sees (`mcpx session attach --watch`).
-        ...(session === undefined ? {} : {
-          session,
-          arguments: summarize(args),
-          ...(envelope && error === undefined ? { result: summarizeResult(envelope) } : {}),
-        }),
-      });
+      this.#deps.called(finishedCall(def, tool, inst, started, error, req, args, envelope));
     } catch {
       // A listener's failure is not the call's.
     }
@@ -846,7 +542,7 @@ export class Registry {
    */
   status(): NamespaceStatus[] {
     const seen = new Set<Pool>();
-    return [...this.#entries.values()].map((e) => this.#statusOf(e, seen));
+    return [...this.#entries.values()].map((e) => namespaceStatus(e, this.#namespaces, seen));
   }
 
   /**
@@ -857,29 +553,10 @@ export class Registry {
     const seen = new Set<Pool>();
     const out: NamespaceStatus[] = [];
     for (const e of this.#entries.values()) {
-      out.push(this.#statusOf(e, seen));
+      out.push(namespaceStatus(e, this.#namespaces, seen));
       if (out.length % slice === 0) await new Promise((r) => setTimeout(r, 0));
     }
     return out;
-  }
-
-  #statusOf({ def, pool }: { def: ServerDef; pool: Pool }, seen: Set<Pool>): NamespaceStatus {
-    const st = pool.status();
-    const first = !seen.has(pool);
-    seen.add(pool);
-    const spaces = this.#namespaces.get(pool)!;
-    return {
-      ...st,
-      namespace: def.namespace,
-      state: def.disabled ? "disabled" : st.state,
-      name: def.name,
-      sharing: def.pool.sharing,
-      scope: def.pool.scope,
-      transport: def.transport,
-      sharedWith: first ? spaces.filter((n) => n !== def.namespace) : [spaces[0]],
-      instances: first ? st.instances : [],
-      queue: first ? st.queue : { waiting: 0, oldestWaitMs: 0 },
-    };
   }
 
   /** The sizes of every pool's tables ({@linkcode Pool.tables}), summed, and the registry's own. */
@@ -906,20 +583,8 @@ export class Registry {
   }
 
   /** The processes serving each session (`session:<name>` keys), by the session's name. */
-  sessionInstances(): Map<string, { server: string; instance: string; pid: number | null }[]> {
-    const out = new Map<string, { server: string; instance: string; pid: number | null }[]>();
-    for (const p of this.#active) {
-      for (const i of p.instances()) {
-        const scope = scopeOf(i.key);
-        if (!scope.startsWith("session:")) continue;
-        const name = scope.slice("session:".length);
-        let list = out.get(name);
-        if (!list) out.set(name, list = []);
-        const server = this.#namespaces.get(p)?.[0] ?? p.def.name;
-        list.push({ server, instance: i.id, pid: i.pid ?? null });
-      }
-    }
-    return out;
+  sessionInstances(): Map<string, SessionProcess[]> {
+    return sessionInstancesOf(this.#active, this.#namespaces);
   }
 
   /** Stops every instance keyed to a session a caller minted, now that it has finished. */
@@ -945,42 +610,12 @@ export class Registry {
    */
   async refresh(
     caller: Caller = {},
-  ): Promise<{ namespace: string; tools?: ToolInfo[]; error?: string }[]> {
-    const byPool = new Map<Pool, Promise<{ tools?: ToolInfo[]; error?: string }>>();
-    const listOne = async (p: Pool) => {
-      const live = p.instances().find((i) => i.state === "ready" && i.conn);
-      try {
-        if (live) {
-          live.tools = await live.conn!.listTools();
-          this.#cache?.listed(this.#namesOf(p), p.def.identity, live.tools);
-          return { tools: live.tools };
-        }
-        p.clearCooldown();
-        const env = p.def.envFrom === "caller" ? scopeKey(p.def, caller, () => undefined).env : {};
-        const lease = await p.acquire(
-          { key: `refresh:${crypto.randomUUID()}`, ephemeral: true, env },
-          p.def.pool.startTimeoutMs,
-        );
-        lease.release();
-        return { tools: lease.instance.tools };
-      } catch (e) {
-        return { error: messageOf(e) };
-      }
-    };
-    const enabled = [...this.#entries.values()].filter((e) => !e.def.disabled);
-    const gate = bounded(REFRESH_PARALLEL);
-    for (const { pool } of enabled) {
-      if (!byPool.has(pool)) byPool.set(pool, gate(() => listOne(pool)));
-    }
-    const out = await Promise.all(enabled.map(async ({ def, pool }) => {
-      const got = await byPool.get(pool)!;
-      return got.tools
-        ? {
-          namespace: def.namespace,
-          tools: def.curateTools(got.tools.filter((t) => def.showsTool(t.name))),
-        }
-        : { namespace: def.namespace, error: got.error };
-    }));
+  ): Promise<Refreshed[]> {
+    const out = await refreshPools(
+      this.#entries.values(),
+      (p, tools) => this.#cache?.listed(this.#namesOf(p), p.def.identity, tools),
+      caller,
+    );
     // The answer means the schema cache file says so too, rewritten whole (a refresh is also how a
     // removed or corrupt file is made right): a caller reads it next.
     this.#cache?.persist();

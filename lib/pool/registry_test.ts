@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { McpConnection } from "../mcp/types.ts";
 import { serverDefs } from "../config/servers.ts";
+import { McpxError } from "../errors.ts";
 import { REFRESH_PARALLEL, Registry, summarize, summarizeResult } from "./registry.ts";
 
 /** In-process connections that record which were closed. */
@@ -28,11 +29,15 @@ function fakes() {
   return { connect, closed };
 }
 
-const defs = (servers: Record<string, unknown>) =>
-  serverDefs({ path: "c", mcpServers: servers, pool: {}, data: {} });
+const defs = (servers: Record<string, unknown>, pool: Record<string, unknown> = {}) =>
+  serverDefs({ path: "c", mcpServers: servers, pool, data: {} });
 
-function registry(servers: Record<string, unknown>, f: ReturnType<typeof fakes>): Registry {
-  return new Registry(defs(servers), {
+function registry(
+  servers: Record<string, unknown>,
+  f: ReturnType<typeof fakes>,
+  pool: Record<string, unknown> = {},
+): Registry {
+  return new Registry(defs(servers, pool), {
     connect: f.connect,
     spec: (def) => ({
       name: def.name,
@@ -94,6 +99,31 @@ Deno.test("Registry.reconfigure() keeps a renamed server's process, stops a disa
   assert.equal(await pidOf(r, "renamed"), a);
   assert.throws(() => r.entry("c"), /No server "c"/);
   assert.throws(() => r.entry("b"), /disabled/);
+  await r.close();
+});
+
+Deno.test("Registry.entry() says how to use a server disabled by its own entry or by the pool block", async () => {
+  const r = registry(
+    { own: { command: "x", mcpx: { disabled: true } }, pooled: { command: "y" } },
+    fakes(),
+    { disabled: true },
+  );
+  const hint = (name: string) => {
+    try {
+      r.entry(name);
+    } catch (e) {
+      assert.ok(e instanceof McpxError);
+      assert.equal(e.code, "SERVER_NOT_FOUND");
+      assert.match(e.message, /is disabled in the configuration/);
+      return e.hint;
+    }
+    assert.fail(`${name} is not disabled`);
+  };
+  assert.equal(hint("own"), 'Remove "disabled" from its entry to use it');
+  assert.equal(
+    hint("pooled"),
+    'Write "mcpx": { "disabled": false } in its entry, or remove "disabled" from the top-level "pool" block',
+  );
   await r.close();
 });
 
