@@ -1,6 +1,7 @@
 /**
  * Generates docs/cli.md, docs/settings.md, docs/parity.md and the man page docs/mcpx.1 from the
- * operations and settings tables. Deterministic: the same tables give the same bytes.
+ * operations and settings tables, and docs/compare/README.md from its register (tools/compare.ts).
+ * Deterministic: the same tables give the same bytes.
  *
  *     deno run -A tools/gen.ts           # write the files
  *     deno run -A tools/gen.ts --check   # exit 1 naming every stale file
@@ -21,6 +22,7 @@ import {
 import { usage } from "../lib/surfaces/help.ts";
 import { BATCH_TOOL, buildMcpTools } from "../lib/surfaces/mcp/tools.ts";
 import { renderMan } from "./man.ts";
+import { renderCompare } from "./compare.ts";
 
 /** The repository root. */
 export const ROOT: string = fileURLToPath(new URL("..", import.meta.url));
@@ -335,6 +337,7 @@ export const FILES: Readonly<Record<string, () => string>> = {
   "docs/settings.md": () => renderSettings(),
   "docs/parity.md": () => renderParity(),
   "docs/mcpx.1": () => renderMan(OPERATIONS),
+  "docs/compare/README.md": () => renderCompare(),
 };
 
 /** Formats markdown exactly as `deno fmt` formats the repository's files. */

@@ -57,13 +57,21 @@ async function remoteOf(ctx: Context): Promise<Remote | undefined> {
 
 /**
  * What a script's runtime needs to reach the daemon `daemon.endpoint` names (lib/runtime/
- * client.ts): the endpoint and its bearer token, or a unix endpoint's socket; empty for the local
+ * client.ts): the endpoint and its bearer token, or a unix endpoint's socket and token file; empty for the local
  * daemon.
  */
 export async function remoteScriptEnv(ctx: Context): Promise<Record<string, string>> {
   const remote = await remoteOf(ctx);
   if (!remote) return {};
-  if (remote.endpoint.kind === "unix") return { MCPX_SOCKET: remote.endpoint.path };
+  if (remote.endpoint.kind === "unix") {
+    // The socket's token is read beside it at each call, as the command read it (checked private).
+    const path = remote.endpoint.path;
+    const file = path.endsWith(".sock") ? path.slice(0, -".sock".length) + ".token" : "";
+    return {
+      MCPX_SOCKET: path,
+      ...(file && remote.headers[TOKEN_HEADER] ? { MCPX_TOKEN_FILE: file } : {}),
+    };
+  }
   const bearer = remote.headers.authorization?.replace(/^Bearer /, "");
   return { MCPX_DAEMON_ENDPOINT: remote.shown, ...(bearer ? { MCPX_DAEMON_TOKEN: bearer } : {}) };
 }

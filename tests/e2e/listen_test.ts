@@ -174,6 +174,12 @@ Deno.test("listen: MCPX_DAEMON_ENDPOINT sends commands and scripts to a daemon e
   });
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /Echo: from a script/);
+  // And by path: the script's client reads the token beside the socket, as the command does.
+  const byPath = await box.mcpx(["run", "./hello.ts"], {
+    env: { MCPX_DAEMON_ENDPOINT: `unix://${health.socket}` },
+  });
+  assert.equal(byPath.code, 0, byPath.stderr);
+  assert.match(byPath.stdout, /Echo: from a script/);
   await box.write("other/.mcpx.json", CONFIG);
   const { daemons } = await box.json<{ daemons: unknown[] }>(["daemons"]);
   assert.equal(daemons.length, 1, "no second daemon was started");
