@@ -73,16 +73,21 @@ async function pipeBounded(
   let lastBytes = Date.now();
   let headSeen = false;
   let carry = new Uint8Array(0);
-  const headTimer = setTimeout(() => {
-    if (headSeen) return;
-    closedBy("headerTimeout");
-    close();
-  }, bounds.headerTimeoutMs);
-  const idleTimer = setInterval(() => {
-    if (busy() || Date.now() - lastBytes < bounds.idleTimeoutMs) return;
-    closedBy("idleTimeout");
-    close();
-  }, Math.max(50, Math.min(1000, bounds.idleTimeoutMs / 4)));
+  // A bound of 0 is none.
+  const headTimer = bounds.headerTimeoutMs > 0
+    ? setTimeout(() => {
+      if (headSeen) return;
+      closedBy("headerTimeout");
+      close();
+    }, bounds.headerTimeoutMs)
+    : undefined;
+  const idleTimer = bounds.idleTimeoutMs > 0
+    ? setInterval(() => {
+      if (busy() || Date.now() - lastBytes < bounds.idleTimeoutMs) return;
+      closedBy("idleTimeout");
+      close();
+    }, Math.max(50, Math.min(1000, bounds.idleTimeoutMs / 4)))
+    : undefined;
   const pump = async (from: Deno.Conn, to: Deno.Conn, inbound: boolean) => {
     const buf = new Uint8Array(64 * 1024);
     try {
@@ -154,7 +159,7 @@ export function serveGuarded(
   let stopping = false;
 
   const serveOne = async (conn: Deno.Conn) => {
-    if (open.size >= bounds.maxConnections) {
+    if (bounds.maxConnections > 0 && open.size >= bounds.maxConnections) {
       onRefused("maxConnections", open.size);
       return await turnAway(conn);
     }

@@ -162,12 +162,13 @@ export const SETTINGS = {
     default: "128",
     doc: "Most connections the daemon's TCP listeners hold at once; one more is answered 503",
     detail:
-      "Applies to daemon.listen and to the web page's loopback port (`mcpx ui`), not to the unix socket. Each held connection costs the daemon a file descriptor.",
+      "Applies to daemon.listen and to the web page's loopback port (`mcpx ui`), not to the unix socket. Each held connection costs the daemon a file descriptor. 0 sets no cap.",
   },
   "daemon.listenHeaderTimeout": {
     type: "duration",
     default: "10s",
     doc: "How long a TCP connection may take to send its first request's head before it is closed",
+    detail: "0 waits for ever.",
   },
   "daemon.listenIdleTimeout": {
     type: "duration",
@@ -175,7 +176,7 @@ export const SETTINGS = {
     doc:
       "How long a TCP connection may stay silent, while nothing is being answered, before it is closed",
     detail:
-      "Silent means no byte either way. While the listener is answering any request (a long tool call, an event stream, which sends a keep-alive every 15 s), silent connections are kept.",
+      "Silent means no byte either way. While the listener is answering any request (a long tool call, an event stream, which sends a keep-alive every 15 s), silent connections are kept. 0 keeps them for ever.",
   },
   "daemon.endpoint": {
     type: "string",
