@@ -470,12 +470,8 @@ async function main(): Promise<void> {
   };
   await interruptible(stop, async (stopIfInterrupted, cleanup) => {
     const health = JSON.parse(await runDeno(mcpxArgs(["--json", "start"]), base.project, env));
-    const tokenFile = join(
-      env.XDG_STATE_HOME,
-      "mcpx",
-      "daemons",
-      `${health.fingerprint.slice(0, 16)}.token`,
-    );
+    // The token beside the socket (`<key>.sock` → `<key>.token`), wherever its key came from.
+    const tokenFile = health.socket.replace(/\.sock$/, ".token");
     const e: Environment = {
       ...base,
       socket: health.socket,

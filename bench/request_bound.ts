@@ -87,9 +87,9 @@ await Deno.writeTextFile(
 await interruptible(() => teardown(base.root, base.env), async (stopIfInterrupted, cleanup) => {
   const health = JSON.parse(await runDeno(mcpxArgs(["--json", "start"]), project, base.env));
   // No token file: a daemon from before tokens (the figures of an older checkout, for comparison).
-  const token = (await Deno.readTextFile(
-    join(base.env.XDG_STATE_HOME, "mcpx", "daemons", `${health.fingerprint.slice(0, 16)}.token`),
-  ).catch(() => "")).trim();
+  // The token beside the socket (`<key>.sock` → `<key>.token`).
+  const tokenFile = health.socket.replace(/\.sock$/, ".token");
+  const token = (await Deno.readTextFile(tokenFile).catch(() => "")).trim();
   const rows = [["step", "status", "daemon VmRSS MB", "daemon peak (VmHWM) MB", "peak / start"]];
   const start = memory(health.pid, "VmRSS");
   const row = (step: string, status: string) => {
@@ -114,12 +114,6 @@ await interruptible(() => teardown(base.root, base.env), async (stopIfInterrupte
     row(step, String(await post(health.socket, token, size, framing)));
   }
   console.log(`daemon.maxRequestBytes = 16 MiB (default)\n${formatTable(rows)}`);
-  const tokenFile = join(
-    base.env.XDG_STATE_HOME,
-    "mcpx",
-    "daemons",
-    `${health.fingerprint.slice(0, 16)}.token`,
-  );
   const batches: number[] = [];
   for (let b = 0; b < 20; b++) {
     const start = performance.now();
